@@ -1,0 +1,153 @@
+# icache-lab - top-level Makefile.
+#
+#   make                  build everything into build/
+#   make check            the whole test suite (ends with "N passed, N failed")
+#   make demo             install missing packages (as root), build, record the
+#                         default scenario and open it in the viewer
+#   make bench            side-by-side measurements (QUICK=1 for a short run)
+#   make install PREFIX=/usr/local
+#   make clean
+#
+# Variants: SAN=address|thread|undefined builds with that sanitizer into
+# build/SAN/; TRACE=0 compiles every tracepoint out (build/notrace/).
+
+PREFIX ?= /usr/local
+CC ?= cc
+SAN ?=
+TRACE ?= 1
+
+# BUILD may be given on the command line to keep several trees apart.
+ifeq ($(SAN),)
+  ifeq ($(TRACE),0)
+    BUILD ?= build/notrace
+  else
+    BUILD ?= build
+  endif
+else
+  BUILD ?= build/$(SAN)
+endif
+
+PKGS_TRACE := lttng-ust
+PKGS_CTL := lttng-ctl
+PKGS_VIEW := babeltrace2 ncursesw
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS_BASE := -std=gnu11 -O2 -g $(WARN) -pthread -D_GNU_SOURCE \
+	-DLTTNG_UST_COMPAT_API_VERSION=1 -I. -Itracepoints
+LDFLAGS_BASE := -pthread
+
+ifneq ($(SAN),)
+  CFLAGS_BASE += -fsanitize=$(SAN) -fno-omit-frame-pointer
+  LDFLAGS_BASE += -fsanitize=$(SAN)
+  ifeq ($(SAN),undefined)
+    CFLAGS_BASE += -fno-sanitize-recover=undefined
+  endif
+endif
+
+ifeq ($(TRACE),0)
+  CFLAGS_BASE += -DICACHE_TRACE=0
+  TRACE_LIBS :=
+else
+  TRACE_LIBS := $(shell pkg-config --libs $(PKGS_TRACE) 2>/dev/null || echo -llttng-ust -llttng-ust-common -ldl)
+endif
+CTL_LIBS := $(shell pkg-config --libs $(PKGS_CTL) 2>/dev/null || echo -llttng-ctl)
+VIEW_CFLAGS := $(shell pkg-config --cflags $(PKGS_VIEW) 2>/dev/null)
+VIEW_LIBS := $(shell pkg-config --libs $(PKGS_VIEW) 2>/dev/null || echo -lbabeltrace2 -lncursesw -ltinfo)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
+
+CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
+LDFLAGS := $(LDFLAGS_BASE) $(EXTRA_LDFLAGS)
+
+# ---- the simulator --------------------------------------------------------
+
+SIM_SRCS := $(wildcard sim/core/*.c) $(wildcard sim/schemes/*.c) \
+	$(filter-out sim/main.c,$(wildcard sim/*.c))
+ifneq ($(TRACE),0)
+  SIM_SRCS += tracepoints/icache_tp.c
+endif
+SIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS))
+SIM_LIB := $(BUILD)/lib/libicache.a
+SIM_BIN := $(BUILD)/bin/icache-sim
+SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) -lm
+
+# ---- the viewer and the lessons (optional until their sources exist) ----
+
+VIEW_SRCS := $(filter-out viewer/main.c viewer/fuzz_%.c,$(wildcard viewer/*.c))
+VIEW_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(VIEW_SRCS))
+VIEW_LIB := $(BUILD)/lib/libicview.a
+VIEW_BIN := $(if $(wildcard viewer/main.c),$(BUILD)/bin/icache-view)
+
+LESSON_SRCS := $(filter-out lessons/src/main.c,$(wildcard lessons/src/*.c))
+LESSON_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LESSON_SRCS))
+LESSON_BIN := $(if $(wildcard lessons/src/main.c),$(BUILD)/bin/icache-lesson)
+
+# ---- tests -------------------------------------------------------------
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
+
+.PHONY: all check demo bench install clean deps format fuzz
+all: $(BINS) $(TEST_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(if $(filter viewer/% lessons/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+
+$(SIM_LIB): $(SIM_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SIM_BIN): $(BUILD)/obj/sim/main.o $(SIM_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
+
+$(VIEW_LIB): $(VIEW_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/icache-view: $(BUILD)/obj/viewer/main.o $(VIEW_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
+
+$(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/main.o $(LESSON_OBJS) $(VIEW_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
+
+# Every test links the simulator library, and the viewer's if it exists.
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) \
+		$(LDFLAGS) $(CHECK_LIBS) $(SIM_LIBS) $(VIEW_LIBS) -lm
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- the things a user types --------------------------------------------
+
+check: all
+	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run-all.sh
+
+demo:
+	@sh tools/install-deps.sh
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) sh tools/demo.sh
+
+bench: all
+	@BUILD=$(BUILD) QUICK=$(QUICK) sh bench/run.sh
+
+deps:
+	@sh tools/install-deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/icache-lab
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
+
+format:
+	clang-format -i $(SIM_SRCS) sim/main.c $(wildcard sim/*.h sim/core/*.h viewer/*.[ch] tests/*.[ch])
+
+clean:
+	rm -rf build

@@ -1,0 +1,223 @@
+/*
+ * cli.c - parsing the options of `icache-sim run` and `record`.
+ *
+ * Every malformed option gets one line on stderr that names the command,
+ * the flag and the value, and the caller exits with status 2.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/lockdep.h"
+
+const char run_options_help[] =
+	"  --scheme S        locking scheme: global, vfs-scale, inode-scale-v4, merged\n"
+	"                    (default merged; `icache-sim schemes` lists them)\n"
+	"  --cpus N|all      simulated CPUs, one pinned thread each (1..256; default 2)\n"
+	"  --workload W      create-unlink, lookup, writeback, pressure, umount, mixed\n"
+	"                    (default mixed; `icache-sim workloads` lists them)\n"
+	"  --ops N           stop after N operations in all (split over the CPUs)\n"
+	"  --duration D      stop after D: 500ms, 5s, 1m (default 2s unless --ops)\n"
+	"  --seed N          seed of the workload's random choices (default 1)\n"
+	"  --sbs N           shared superblocks (1..64, default 2)\n"
+	"  --hash-bits N     hash table of 2^N chains (4..22, default 12)\n"
+	"  --hot N           inodes in the lookup hot set per sb (1..1000000, default 256)\n"
+	"  --cache N         unused inodes the shrinker lets stay (1..1000000, default 512)\n"
+	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5)\n"
+	"  --check-every D   also stop the world and check invariants every D\n"
+	"  --no-pin          do not pin CPU threads to cores\n"
+	"  --quiet           do not print violations as they happen\n"
+	"  --json            print the result as one JSON object\n"
+	"  --inodes          with --json, list every inode left at the end\n"
+	"  --graph FILE      write the observed lock-order graph as Graphviz DOT\n";
+
+static bool bad(const char *cmd, const char *flag, const char *value,
+		const char *why)
+{
+	fprintf(stderr, "icache-sim %s: %s: '%s' %s\n", cmd, flag, value, why);
+	return false;
+}
+
+static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return false;
+	double mul;
+	if (strcmp(end, "ms") == 0)
+		mul = 1e6;
+	else if (strcmp(end, "s") == 0 || *end == 0)
+		mul = 1e9;
+	else if (strcmp(end, "m") == 0)
+		mul = 60e9;
+	else
+		return false;
+	double t = v * mul;
+	if (t < 1e6 || t > 3600e9)
+		return false;
+	*ns = (uint64_t)t;
+	return true;
+}
+
+bool parse_run_flags(const char *cmd, int argc, char **argv,
+		     struct run_config *cfg, struct run_flags *fl)
+{
+	bool have_ops = false, have_duration = false;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+
+#define NEED_VALUE()                                                          \
+	do {                                                                  \
+		if (!v) {                                                     \
+			fprintf(stderr, "icache-sim %s: %s needs a value\n",  \
+				cmd, a);                                      \
+			return false;                                         \
+		}                                                             \
+		i++;                                                          \
+	} while (0)
+
+		if (strcmp(a, "--scheme") == 0) {
+			NEED_VALUE();
+			cfg->scheme = scheme_find(v);
+			if (!cfg->scheme)
+				return bad(cmd, a, v, "is not a scheme (try `icache-sim schemes`)");
+		} else if (strcmp(a, "--workload") == 0) {
+			NEED_VALUE();
+			cfg->workload = workload_find(v);
+			if (!cfg->workload)
+				return bad(cmd, a, v, "is not a workload (try `icache-sim workloads`)");
+		} else if (strcmp(a, "--cpus") == 0) {
+			NEED_VALUE();
+			if (strcmp(v, "all") == 0)
+				cfg->ncpus = host_cpus();
+			else if (parse_u64(v, 1, MAX_SIM_CPUS, &n))
+				cfg->ncpus = (int)n;
+			else
+				return bad(cmd, a, v, "is not a CPU count (1..256 or 'all')");
+			if (cfg->ncpus > MAX_SIM_CPUS)
+				cfg->ncpus = MAX_SIM_CPUS;
+		} else if (strcmp(a, "--ops") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 1, 10000000000ull, &n))
+				return bad(cmd, a, v, "is not an operation count (1..10000000000)");
+			cfg->ops = n;
+			have_ops = true;
+		} else if (strcmp(a, "--duration") == 0) {
+			NEED_VALUE();
+			if (!parse_duration(v, &cfg->duration_ns))
+				return bad(cmd, a, v, "is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
+			have_duration = true;
+		} else if (strcmp(a, "--seed") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 0, UINT64_MAX, &cfg->seed))
+				return bad(cmd, a, v, "is not a seed (a non-negative integer)");
+		} else if (strcmp(a, "--sbs") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 1, 64, &n))
+				return bad(cmd, a, v, "is not a superblock count (1..64)");
+			cfg->nsbs = (int)n;
+		} else if (strcmp(a, "--hash-bits") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 4, 22, &n))
+				return bad(cmd, a, v, "is out of range (4..22)");
+			cfg->hash_bits = (unsigned)n;
+		} else if (strcmp(a, "--hot") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 1, 1000000, &n))
+				return bad(cmd, a, v, "is out of range (1..1000000)");
+			cfg->hot = (unsigned)n;
+		} else if (strcmp(a, "--cache") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 1, 1000000, &n))
+				return bad(cmd, a, v, "is out of range (1..1000000)");
+			cfg->cache_limit = (unsigned)n;
+		} else if (strcmp(a, "--watchdog") == 0) {
+			NEED_VALUE();
+			char *end;
+			double s = strtod(v, &end);
+			if (end == v || *end || s < 0.1 || s > 600)
+				return bad(cmd, a, v, "is not a number of seconds (0.1..600)");
+			cfg->watchdog_s = s;
+		} else if (strcmp(a, "--check-every") == 0) {
+			NEED_VALUE();
+			if (!parse_duration(v, &cfg->check_every_ns))
+				return bad(cmd, a, v, "is not a duration (like 100ms, 1s)");
+		} else if (strcmp(a, "--no-pin") == 0) {
+			cfg->pin = false;
+		} else if (strcmp(a, "--quiet") == 0) {
+			cfg->quiet = true;
+		} else if (strcmp(a, "--json") == 0) {
+			fl->json = true;
+		} else if (strcmp(a, "--inodes") == 0) {
+			fl->inodes = true;
+		} else if (strcmp(a, "--graph") == 0) {
+			NEED_VALUE();
+			fl->graph = v;
+		} else if (fl->allow_out && (strcmp(a, "-o") == 0 ||
+					     strcmp(a, "--output") == 0)) {
+			NEED_VALUE();
+			fl->out = v;
+		} else {
+			fprintf(stderr, "icache-sim %s: unknown option '%s' (see icache-sim %s --help)\n",
+				cmd, a, cmd);
+			return false;
+		}
+#undef NEED_VALUE
+	}
+	if (have_ops && have_duration) {
+		fprintf(stderr, "icache-sim %s: give --ops or --duration, not both\n", cmd);
+		return false;
+	}
+	if (have_ops)
+		cfg->duration_ns = 3600ull * 1000000000ull;   /* a safety bound */
+	return true;
+}
+
+int finish_run(const char *cmd, const struct run_config *cfg,
+	       const struct run_flags *fl, struct run_result *r, int status,
+	       const char *extra_json)
+{
+	if (r->invariant_failures && !status)
+		status = 1;
+	if (fl->graph) {
+		FILE *f = fopen(fl->graph, "w");
+		if (!f) {
+			fprintf(stderr, "icache-sim %s: --graph: cannot write '%s'\n",
+				cmd, fl->graph);
+			return 2;
+		}
+		char title[256];
+		snprintf(title, sizeof(title), "%s / %s / %d CPUs: observed lock order",
+			 cfg->scheme->name, cfg->workload->name, cfg->ncpus);
+		lockdep_write_dot(f, title);
+		fclose(f);
+	}
+	if (fl->json)
+		print_json(stdout, cfg, r, extra_json);
+	else
+		print_report(stdout, cfg, r);
+	return status;
+}

@@ -1,0 +1,762 @@
+/*
+ * icache.c - the inode cache's structures and their lock-free helpers.
+ *
+ * Nothing here takes an icache lock.  Every helper that changes a list or a
+ * flag first asks the scheme which lock protects it and checks that the
+ * calling CPU holds it, then checks that the inode is still alive (its
+ * memory not yet given back).  Those two checks are the handoff checker:
+ * they turn "the LRU now holds a freed inode" from silent corruption into a
+ * report naming the CPU, the site and the inode.
+ *
+ * Freed inodes are not returned to malloc at once: they wait in a
+ * quarantine, marked INODE_FREED, so a late touch is recognised and
+ * reported instead of corrupting a new inode that reused the memory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "icache.h"
+#include "scheme.h"
+#include "trace.h"
+#include "violation.h"
+
+struct icache icache;
+
+/* ---- the allocator (models the slab; its lock is not an icache lock) -- */
+
+#define QUARANTINE 4096
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list_head pool_free = LIST_HEAD_INIT(pool_free);  /* FIFO */
+static struct list_head pool_all = LIST_HEAD_INIT(pool_all);    /* unused */
+static size_t pool_nfree;
+static uint64_t pool_allocated;  /* distinct inode structures ever made */
+static struct inode **pool_blocks;
+static size_t pool_nblocks, pool_capblocks;
+
+static struct inode *pool_get(void)
+{
+	struct inode *inode = NULL;
+
+	pthread_mutex_lock(&pool_lock);
+	if (pool_nfree > QUARANTINE) {
+		inode = list_first_entry(&pool_free, struct inode, i_pool);
+		list_del_init(&inode->i_pool);
+		pool_nfree--;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	if (inode)
+		return inode;
+
+	inode = calloc(1, sizeof(*inode));
+	if (!inode) {
+		fprintf(stderr, "icache-sim: out of memory allocating an inode\n");
+		exit(2);
+	}
+	INIT_LIST_HEAD(&inode->i_pool);
+	sim_lock_init(&inode->i_lock, LC_i_lock, 0);
+	pthread_mutex_lock(&pool_lock);
+	if (pool_nblocks == pool_capblocks) {
+		pool_capblocks = pool_capblocks ? pool_capblocks * 2 : 1024;
+		pool_blocks = realloc(pool_blocks,
+				      pool_capblocks * sizeof(*pool_blocks));
+		if (!pool_blocks) {
+			fprintf(stderr, "icache-sim: out of memory\n");
+			exit(2);
+		}
+	}
+	pool_blocks[pool_nblocks++] = inode;
+	pool_allocated++;
+	pthread_mutex_unlock(&pool_lock);
+	return inode;
+}
+
+uint64_t inodes_allocated(void)
+{
+	pthread_mutex_lock(&pool_lock);
+	uint64_t n = pool_allocated;
+	pthread_mutex_unlock(&pool_lock);
+	return n;
+}
+
+static void pool_release_all(void)
+{
+	pthread_mutex_lock(&pool_lock);
+	for (size_t i = 0; i < pool_nblocks; i++) {
+		sim_lock_destroy(&pool_blocks[i]->i_lock);
+		free(pool_blocks[i]);
+	}
+	free(pool_blocks);
+	pool_blocks = NULL;
+	pool_nblocks = pool_capblocks = 0;
+	pool_allocated = 0;
+	pool_nfree = 0;
+	INIT_LIST_HEAD(&pool_free);
+	INIT_LIST_HEAD(&pool_all);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+void icache_init(const struct scheme *s, const struct icache_config *cfg,
+		 struct sim_cpu **cpus, int ncpus)
+{
+	memset(&icache, 0, sizeof(icache));
+	icache.scheme = s;
+	icache.cpus = cpus;
+	icache.ncpus = ncpus;
+	sim_lock_init(&icache.inode_lock, LC_inode_lock, 0);
+	sim_lock_init(&icache.hash_lock, LC_inode_hash_lock, 0);
+	sim_lock_init(&icache.sb_list_lock, LC_inode_sb_list_lock, 0);
+	sim_lock_init(&icache.wb_list_lock, LC_inode_wb_list_lock, 0);
+	sim_lock_init(&icache.lru_lock, LC_inode_lru_lock, 0);
+	sim_lock_init(&icache.iunique_lock, LC_iunique_lock, 0);
+
+	icache.hash_bits = cfg->hash_bits;
+	size_t nb = (size_t)1 << cfg->hash_bits;
+	icache.hash = calloc(nb, sizeof(*icache.hash));
+	for (size_t i = 0; i < nb; i++)
+		sim_lock_init(&icache.hash[i].lock, LC_hash_bucket, i);
+
+	INIT_LIST_HEAD(&icache.inode_lru);
+	INIT_LIST_HEAD(&icache.inode_in_use);
+	INIT_LIST_HEAD(&icache.wb.b_dirty);
+	INIT_LIST_HEAD(&icache.wb.b_io);
+	INIT_LIST_HEAD(&icache.wb.b_more_io);
+	sim_lock_init(&icache.wb.list_lock, LC_inode_wb_list_lock, 1);
+
+	icache.nsbs = cfg->nsbs;
+	icache.sbs = calloc((size_t)cfg->nsbs, sizeof(*icache.sbs));
+	for (int i = 0; i < cfg->nsbs; i++) {
+		struct super_block *sb = &icache.sbs[i];
+		sb->s_id = (uint32_t)i;
+		atomic_init(&sb->s_flags, MS_ACTIVE);
+		atomic_init(&sb->s_nr_inodes, 0);
+		INIT_LIST_HEAD(&sb->s_inodes);
+		sim_lock_init(&sb->s_inode_list_lock, LC_inode_sb_list_lock,
+			      (uint64_t)i + 1);
+		sb->s_bdi = &icache.wb;
+	}
+	atomic_init(&icache.shared_last_ino, 0);
+	icache.last_ino = 0;
+	icache.iunique_counter = 0;
+}
+
+void icache_destroy(void)
+{
+	size_t nb = (size_t)1 << icache.hash_bits;
+	for (size_t i = 0; i < nb; i++)
+		sim_lock_destroy(&icache.hash[i].lock);
+	free(icache.hash);
+	for (int i = 0; i < icache.nsbs; i++)
+		sim_lock_destroy(&icache.sbs[i].s_inode_list_lock);
+	free(icache.sbs);
+	sim_lock_destroy(&icache.inode_lock);
+	sim_lock_destroy(&icache.hash_lock);
+	sim_lock_destroy(&icache.sb_list_lock);
+	sim_lock_destroy(&icache.wb_list_lock);
+	sim_lock_destroy(&icache.lru_lock);
+	sim_lock_destroy(&icache.iunique_lock);
+	sim_lock_destroy(&icache.wb.list_lock);
+	pool_release_all();
+	memset(&icache, 0, sizeof(icache));
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+static int cpu_id(void)
+{
+	return this_cpu ? this_cpu->id : -1;
+}
+
+static const char *cpu_name(void)
+{
+	return this_cpu ? this_cpu->name : "?";
+}
+
+bool inode_alive(struct inode *inode, enum site site, const char *what)
+{
+	if (inode->i_magic == INODE_MAGIC)
+		return true;
+	report_violation(VIOL_use_after_free, -1, -1, site, -1, cpu_id(), -1,
+			 inode->i_ino,
+			 "use after free: %s %s inode %llu in %s after it was freed",
+			 cpu_name(), what, (unsigned long long)inode->i_ino,
+			 site_name(site));
+	return false;
+}
+
+/* A freed inode being put on a list is its own, sharper, report. */
+static bool alive_for_list(struct inode *inode, enum inode_list_id list,
+			   enum site site)
+{
+	static const char *const names[] = {
+#define X(n) #n,
+		ICACHE_LISTS(X)
+#undef X
+	};
+	if (inode->i_magic == INODE_MAGIC)
+		return true;
+	report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(), -1,
+			 inode->i_ino,
+			 "freed inode on a list: %s puts inode %llu on the %s list "
+			 "in %s, but that inode has already been freed",
+			 cpu_name(), (unsigned long long)inode->i_ino, names[list],
+			 site_name(site));
+	return false;
+}
+
+void assert_lock_held(struct sim_lock *l, enum site site, const char *what,
+		      const struct inode *inode)
+{
+	if (!l || !this_cpu || sim_lock_held(l))
+		return;
+	report_violation(VIOL_invariant, l->cls, -1, site, -1, cpu_id(), -1,
+			 inode ? inode->i_ino : 0,
+			 "%s changes %s in %s without holding %s",
+			 cpu_name(), what, site_name(site), lock_class_name(l->cls));
+}
+
+static void assert_list_lock(enum inode_list_id list, struct inode *inode,
+			     enum site site, const char *what)
+{
+	assert_lock_held(icache.scheme->list_lock(list, inode), site, what,
+			 inode);
+}
+
+/* ---- allocation --------------------------------------------------------- */
+
+struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
+{
+	struct inode *inode = pool_get();
+
+	inode->i_magic = INODE_MAGIC;
+	inode->i_ino = ino;
+	inode->i_published = false;
+	inode->i_sb = sb;
+	atomic_store(&inode->i_state, 0);
+	atomic_store(&inode->i_count, 1);
+	atomic_store(&inode->i_nlink, 1);
+	INIT_HLIST_NODE(&inode->i_hash);
+	INIT_LIST_HEAD(&inode->i_sb_list);
+	INIT_LIST_HEAD(&inode->i_wb_list);
+	INIT_LIST_HEAD(&inode->i_lru);
+	inode->i_wb_on = (enum inode_list_id)-1;
+	inode->i_lru_on = (enum inode_list_id)-1;
+	inode->dirtied_when = 0;
+	inode->i_generation++;
+	inode->i_lock.inst = ino;
+	nr_inodes_inc();
+	return inode;
+}
+
+void inode_publish(struct inode *inode)
+{
+	if (inode->i_published)
+		return;
+	inode->i_published = true;
+	trace_inode_alloc(this_cpu, inode->i_ino, inode->i_sb->s_id,
+			  atomic_load(&inode->i_nlink));
+}
+
+void destroy_inode(struct inode *inode, enum site site)
+{
+	if (!inode_alive(inode, site, "destroys"))
+		return;
+	if (!hlist_unhashed(&inode->i_hash) || !list_empty(&inode->i_sb_list) ||
+	    !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru))
+		report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(),
+				 -1, inode->i_ino,
+				 "%s frees inode %llu in %s while it is still on a list"
+				 " (hash %d, sb %d, wb %d, lru %d)",
+				 cpu_name(), (unsigned long long)inode->i_ino,
+				 site_name(site), !hlist_unhashed(&inode->i_hash),
+				 !list_empty(&inode->i_sb_list),
+				 !list_empty(&inode->i_wb_list),
+				 !list_empty(&inode->i_lru));
+	if (inode->i_published)
+		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id);
+	nr_inodes_dec();
+	inode->i_magic = INODE_FREED;
+	pthread_mutex_lock(&pool_lock);
+	list_add_tail(&inode->i_pool, &pool_free);
+	pool_nfree++;
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+unsigned inode_state(const struct inode *inode)
+{
+	return atomic_load_explicit(&inode->i_state, memory_order_acquire);
+}
+
+void inode_state_assign(struct inode *inode, unsigned state, enum site site)
+{
+	if (!inode_alive(inode, site, "changes the state of"))
+		return;
+	struct sim_lock *l = icache.scheme->state_lock(inode);
+	if (l && this_cpu && !sim_lock_held(l)) {
+		bool freeing = (state & I_FREEING) && !(inode_state(inode) & I_FREEING);
+		report_violation(freeing ? VIOL_freeing_unlocked : VIOL_invariant,
+				 l->cls, -1, site, -1, cpu_id(), -1, inode->i_ino,
+				 "%s changes i_state of inode %llu in %s%s without "
+				 "holding %s",
+				 cpu_name(), (unsigned long long)inode->i_ino,
+				 site_name(site), freeing ? " (sets I_FREEING)" : "",
+				 lock_class_name(l->cls));
+	}
+	unsigned old = atomic_exchange_explicit(&inode->i_state, state,
+						memory_order_acq_rel);
+	if (old != state)
+		trace_inode_state(this_cpu, inode->i_ino, old, state, site);
+}
+
+void inode_state_set(struct inode *inode, unsigned flags, enum site site)
+{
+	inode_state_assign(inode, inode_state(inode) | flags, site);
+}
+
+void inode_state_clear(struct inode *inode, unsigned flags, enum site site)
+{
+	inode_state_assign(inode, inode_state(inode) & ~flags, site);
+}
+
+/* ---- references ---------------------------------------------------------- */
+
+void inode_ref_get(struct inode *inode, enum site site)
+{
+	if (!inode_alive(inode, site, "takes a reference to"))
+		return;
+	unsigned state = inode_state(inode);
+	if (state & (I_FREEING | I_WILL_FREE))
+		report_violation(VIOL_walker_took_freeing, -1, -1, site, -1,
+				 cpu_id(), -1, inode->i_ino,
+				 "%s takes a reference to inode %llu in %s although "
+				 "it is marked %s: it belongs to whoever set that flag",
+				 cpu_name(), (unsigned long long)inode->i_ino,
+				 site_name(site),
+				 state & I_FREEING ? "I_FREEING" : "I_WILL_FREE");
+	int old = atomic_fetch_add_explicit(&inode->i_count, 1,
+					    memory_order_acq_rel);
+	trace_inode_ref(this_cpu, inode->i_ino, old, old + 1, site);
+}
+
+int inode_ref_put(struct inode *inode, enum site site)
+{
+	int old = atomic_fetch_sub_explicit(&inode->i_count, 1,
+					    memory_order_acq_rel);
+	trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
+	if (old <= 0)
+		report_violation(VIOL_invariant, -1, -1, site, -1, cpu_id(), -1,
+				 inode->i_ino,
+				 "%s drops a reference to inode %llu in %s that it "
+				 "does not have (count was %d)",
+				 cpu_name(), (unsigned long long)inode->i_ino,
+				 site_name(site), old);
+	return old - 1;
+}
+
+bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l,
+			    enum site site)
+{
+	int old = atomic_load_explicit(&inode->i_count, memory_order_relaxed);
+
+	if (!inode_alive(inode, site, "drops a reference to"))
+		return false;
+	/* Not the last reference: no lock needed. */
+	while (old > 1) {
+		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old,
+				old - 1, memory_order_acq_rel, memory_order_relaxed)) {
+			trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
+			return false;
+		}
+	}
+	sim_spin_lock(l, site);
+	if (inode_ref_put(inode, site) == 0)
+		return true;
+	sim_spin_unlock(l, site);
+	return false;
+}
+
+void inode_drop_nlink(struct inode *inode, enum site site)
+{
+	if (!inode_alive(inode, site, "unlinks"))
+		return;
+	unsigned old = atomic_load(&inode->i_nlink);
+	while (old > 0 && !atomic_compare_exchange_weak(&inode->i_nlink, &old,
+							old - 1))
+		;
+	if (old > 0)
+		trace_inode_nlink(this_cpu, inode->i_ino, old - 1);
+}
+
+/* ---- the hash -------------------------------------------------------------- */
+
+struct hash_bucket *inode_hash_bucket(struct super_block *sb, uint64_t ino)
+{
+	uint64_t h = ino * 0x9e3779b97f4a7c15ull ^ ((uint64_t)sb->s_id << 17);
+	h ^= h >> 29;
+	return &icache.hash[h & (((uint64_t)1 << icache.hash_bits) - 1)];
+}
+
+bool inode_hashed(const struct inode *inode)
+{
+	return !hlist_unhashed(&inode->i_hash);
+}
+
+void inode_hash_add(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_hash, inode, site, "the hash");
+	if (!alive_for_list(inode, LIST_hash, site) || inode_hashed(inode))
+		return;
+	hlist_add_head(&inode->i_hash,
+		       &inode_hash_bucket(inode->i_sb, inode->i_ino)->head);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
+}
+
+void inode_hash_del(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_hash, inode, site, "the hash");
+	if (!inode_alive(inode, site, "unhashes") || !inode_hashed(inode))
+		return;
+	hlist_del_init(&inode->i_hash);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_del, site);
+}
+
+struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb,
+			      uint64_t ino)
+{
+	struct hlist_node *n;
+	hlist_for_each(n, &b->head) {
+		struct inode *inode = container_of(n, struct inode, i_hash);
+		if (inode->i_ino == ino && inode->i_sb == sb)
+			return inode;
+	}
+	return NULL;
+}
+
+bool hash_chain_has(struct hash_bucket *b, struct super_block *sb,
+		    uint64_t ino)
+{
+	return hash_chain_find(b, sb, ino) != NULL;
+}
+
+/* ---- superblock lists ------------------------------------------------------ */
+
+void inode_sb_list_add(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
+	if (!alive_for_list(inode, LIST_sb, site))
+		return;
+	list_add(&inode->i_sb_list, &inode->i_sb->s_inodes);
+	atomic_fetch_add(&inode->i_sb->s_nr_inodes, 1);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_add, site);
+}
+
+void inode_sb_list_del(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
+	if (!inode_alive(inode, site, "removes from s_inodes") ||
+	    list_empty(&inode->i_sb_list))
+		return;
+	list_del_init(&inode->i_sb_list);
+	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
+}
+
+/* ---- the LRU (and 2.6.36's in-use list, which shares the link) ------------- */
+
+bool inode_on_lru(const struct inode *inode)
+{
+	return inode->i_lru_on == LIST_lru;
+}
+
+void inode_lru_add(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_lru, inode, site, "the LRU");
+	if (!alive_for_list(inode, LIST_lru, site))
+		return;
+	if (inode->i_lru_on == LIST_lru)
+		return;
+	enum list_action act = LACT_add;
+	if (!list_empty(&inode->i_lru)) {
+		/* 2.6.36: moving from inode_in_use to inode_unused. */
+		if (inode->i_lru_on == LIST_in_use)
+			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use,
+					 LACT_del, site);
+		list_del_init(&inode->i_lru);
+	}
+	list_add(&inode->i_lru, &icache.inode_lru);
+	inode->i_lru_on = LIST_lru;
+	icache.nr_unused++;
+	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, act, site);
+}
+
+void inode_lru_del(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_lru, inode, site, "the LRU");
+	if (!inode_alive(inode, site, "removes from the LRU") ||
+	    inode->i_lru_on != LIST_lru)
+		return;
+	list_del_init(&inode->i_lru);
+	inode->i_lru_on = (enum inode_list_id)-1;
+	icache.nr_unused--;
+	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
+}
+
+void inode_lru_rotate(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_lru, inode, site, "the LRU");
+	if (!inode_alive(inode, site, "rotates") || inode->i_lru_on != LIST_lru)
+		return;
+	list_move(&inode->i_lru, &icache.inode_lru);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_rotate, site);
+}
+
+struct inode *inode_lru_oldest(void)
+{
+	if (list_empty(&icache.inode_lru))
+		return NULL;
+	return list_last_entry(&icache.inode_lru, struct inode, i_lru);
+}
+
+void inode_in_use_add(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
+	if (!alive_for_list(inode, LIST_in_use, site) ||
+	    inode->i_lru_on == LIST_in_use)
+		return;
+	if (inode->i_lru_on == LIST_lru)
+		inode_lru_del(inode, site);
+	list_add(&inode->i_lru, &icache.inode_in_use);
+	inode->i_lru_on = LIST_in_use;
+	trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_add, site);
+}
+
+void inode_dispose_add(struct inode *inode, struct list_head *dispose,
+		       enum site site)
+{
+	if (!alive_for_list(inode, LIST_dispose, site))
+		return;
+	if (inode->i_lru_on == LIST_lru)
+		inode_lru_del(inode, site);
+	else if (!list_empty(&inode->i_lru)) {
+		if (inode->i_lru_on == LIST_in_use) {
+			assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
+			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use,
+					 LACT_del, site);
+		}
+		list_del_init(&inode->i_lru);
+	}
+	list_add(&inode->i_lru, dispose);
+	inode->i_lru_on = LIST_dispose;
+	trace_inode_list(this_cpu, inode->i_ino, LIST_dispose, LACT_add, site);
+}
+
+struct inode *inode_dispose_pop(struct list_head *dispose, enum site site)
+{
+	if (list_empty(dispose))
+		return NULL;
+	struct inode *inode = list_first_entry(dispose, struct inode, i_lru);
+	list_del_init(&inode->i_lru);
+	inode->i_lru_on = (enum inode_list_id)-1;
+	trace_inode_list(this_cpu, inode->i_ino, LIST_dispose, LACT_del, site);
+	return inode;
+}
+
+/* ---- writeback lists --------------------------------------------------------- */
+
+static struct list_head *wb_list_head(struct bdi_writeback *wb,
+				      enum inode_list_id id)
+{
+	switch (id) {
+	case LIST_b_dirty:
+		return &wb->b_dirty;
+	case LIST_b_io:
+		return &wb->b_io;
+	default:
+		return &wb->b_more_io;
+	}
+}
+
+bool inode_on_wb(const struct inode *inode)
+{
+	return !list_empty(&inode->i_wb_list);
+}
+
+void inode_wb_move(struct inode *inode, struct bdi_writeback *wb,
+		   enum inode_list_id to, enum site site)
+{
+	assert_list_lock(to, inode, site, "the writeback lists");
+	if (!alive_for_list(inode, to, site))
+		return;
+	bool was_on = inode_on_wb(inode);
+	if (was_on)
+		trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del,
+				 site);
+	if (to == LIST_b_dirty)
+		inode->dirtied_when = now_ns();
+	list_move(&inode->i_wb_list, wb_list_head(wb, to));
+	inode->i_wb_on = to;
+	trace_inode_list(this_cpu, inode->i_ino, to, LACT_add, site);
+}
+
+void inode_wb_del(struct inode *inode, enum site site)
+{
+	if (!inode_on_wb(inode))
+		return;
+	assert_list_lock(inode->i_wb_on, inode, site, "the writeback lists");
+	if (!inode_alive(inode, site, "removes from a writeback list"))
+		return;
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del, site);
+	list_del_init(&inode->i_wb_list);
+	inode->i_wb_on = (enum inode_list_id)-1;
+}
+
+void wb_queue_io(struct bdi_writeback *wb, enum site site)
+{
+	struct inode *inode;
+	while (!list_empty(&wb->b_more_io)) {
+		inode = list_last_entry(&wb->b_more_io, struct inode, i_wb_list);
+		inode_wb_move(inode, wb, LIST_b_io, site);
+	}
+	while (!list_empty(&wb->b_dirty)) {
+		inode = list_last_entry(&wb->b_dirty, struct inode, i_wb_list);
+		inode_wb_move(inode, wb, LIST_b_io, site);
+	}
+}
+
+struct inode *wb_io_oldest(struct bdi_writeback *wb)
+{
+	if (list_empty(&wb->b_io))
+		return NULL;
+	return list_last_entry(&wb->b_io, struct inode, i_wb_list);
+}
+
+/* ---- inode numbers --------------------------------------------------------------- */
+
+#define LAST_INO_BATCH 1024
+
+uint64_t get_next_ino_percpu(void)
+{
+	struct sim_cpu *c = this_cpu;
+	uint64_t res = c->last_ino;
+
+	if ((res & (LAST_INO_BATCH - 1)) == 0) {
+		/* Start of a fresh batch; ++res below skips its first number,
+		 * so 0 is never handed out. */
+		res = atomic_fetch_add(&icache.shared_last_ino, LAST_INO_BATCH);
+	}
+	c->last_ino = ++res;
+	return res;
+}
+
+/* ---- counters ------------------------------------------------------------------ */
+
+/* nr_inodes is per-CPU: each CPU writes only its own share. */
+void nr_inodes_inc(void)
+{
+	if (this_cpu)
+		this_cpu->nr_inodes++;
+}
+
+void nr_inodes_dec(void)
+{
+	if (this_cpu)
+		this_cpu->nr_inodes--;
+}
+
+long get_nr_inodes(void)
+{
+	long sum = 0;
+	for (int i = 0; i < icache.ncpus; i++)
+		sum += icache.cpus[i]->nr_inodes;
+	return sum < 0 ? 0 : sum;
+}
+
+long get_nr_unused(void)
+{
+	return icache.nr_unused;
+}
+
+/* ---- waiting on an inode --------------------------------------------------------- */
+
+#define WAIT_TABLE 64
+
+struct wait_slot {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	uint64_t seq;
+};
+
+static struct wait_slot wait_table[WAIT_TABLE];
+static pthread_once_t wait_once = PTHREAD_ONCE_INIT;
+
+static void wait_table_init(void)
+{
+	for (int i = 0; i < WAIT_TABLE; i++) {
+		pthread_mutex_init(&wait_table[i].m, NULL);
+		pthread_cond_init(&wait_table[i].c, NULL);
+	}
+}
+
+static struct wait_slot *wait_slot(const struct inode *inode)
+{
+	pthread_once(&wait_once, wait_table_init);
+	uintptr_t h = (uintptr_t)inode / sizeof(*inode);
+	return &wait_table[(h ^ (h >> 7)) % WAIT_TABLE];
+}
+
+uint64_t wait_inode_prepare(struct inode *inode)
+{
+	struct wait_slot *w = wait_slot(inode);
+	pthread_mutex_lock(&w->m);
+	uint64_t seq = w->seq;
+	pthread_mutex_unlock(&w->m);
+	return seq;
+}
+
+void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
+{
+	struct wait_slot *w = wait_slot(inode);
+
+	if (sim_sched) {
+		sim_sched->wait(this_cpu, inode->i_ino, site);
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 20 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&w->m);
+	while (w->seq == token)
+		if (pthread_cond_timedwait(&w->c, &w->m, &ts) != 0)
+			break;
+	pthread_mutex_unlock(&w->m);
+}
+
+void wake_up_inode(struct inode *inode)
+{
+	struct wait_slot *w = wait_slot(inode);
+	pthread_mutex_lock(&w->m);
+	w->seq++;
+	pthread_cond_broadcast(&w->c);
+	pthread_mutex_unlock(&w->m);
+}
+
+void wait_on_inode(struct inode *inode)
+{
+	SITE(wait_on_inode);
+	while (inode_state(inode) & I_NEW) {
+		uint64_t token = wait_inode_prepare(inode);
+		if (!(inode_state(inode) & I_NEW))
+			break;
+		wait_inode_token(inode, token, __site);
+	}
+}

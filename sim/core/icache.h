@@ -1,0 +1,228 @@
+/*
+ * icache.h - the inode cache's data structures, modelled on Linux's.
+ *
+ * The structures are the same in every locking scheme; what changes from
+ * one scheme to the next is only which lock is taken to touch them.  So the
+ * locks of every era live here side by side (the 2.6.36 inode_lock, the
+ * 2.6.39 list locks, per-bucket hash locks, per-sb and per-bdi list locks)
+ * and each scheme file in sim/schemes/ says which of them it uses for what.
+ *
+ * The helpers declared here change one list or one flag and nothing else.
+ * They take no lock: the caller must hold the lock its scheme names for
+ * that list or flag (scheme->list_lock / scheme->state_lock), and each
+ * helper checks that it does, and that the inode is still alive, before it
+ * touches anything.  A failed check becomes a violation report; the helper
+ * then refuses the change rather than corrupt the cache, so a run that found
+ * a bug can still finish and tell the story.
+ */
+#ifndef SIM_ICACHE_H
+#define SIM_ICACHE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "list.h"
+#include "lock.h"
+
+#define INODE_MAGIC 0x1c0de11du
+#define INODE_FREED 0xdeadf1eeu
+
+#define MS_ACTIVE 1u
+
+struct super_block;
+
+struct inode {
+	uint32_t i_magic;               /* INODE_MAGIC while alive */
+	uint64_t i_ino;
+	struct super_block *i_sb;
+	atomic_uint i_state;            /* I_* flags; see scheme->state_lock */
+	atomic_int i_count;             /* references */
+	atomic_uint i_nlink;            /* links; 0 means unlinked */
+	struct sim_lock i_lock;
+	struct hlist_node i_hash;       /* hash chain */
+	struct list_head i_sb_list;     /* sb->s_inodes */
+	struct list_head i_wb_list;     /* b_dirty, b_io or b_more_io */
+	struct list_head i_lru;         /* the LRU, a dispose list, or (2.6.36)
+					   inode_in_use / inode_unused */
+	/* Which list each link is on; written with the link itself. */
+	enum inode_list_id i_wb_on;     /* LIST_b_* or -1 */
+	enum inode_list_id i_lru_on;    /* LIST_lru, LIST_in_use, LIST_dispose or -1 */
+	uint64_t dirtied_when;          /* protected like i_wb_list */
+	uint64_t i_generation;          /* bumped at each reuse of the memory */
+	bool i_published;               /* its birth is in the trace */
+	uint32_t i_check;               /* scratch for the invariant checker */
+	struct list_head i_pool;        /* allocator's quarantine (pool lock) */
+};
+
+struct super_block {
+	uint32_t s_id;
+	atomic_uint s_flags;            /* MS_ACTIVE; umount clears it */
+	struct list_head s_inodes;
+	atomic_long s_nr_inodes;        /* length of s_inodes, for umount */
+	struct sim_lock s_inode_list_lock; /* per-sb list lock (v4 era) */
+	struct bdi_writeback *s_bdi;
+};
+
+/* One backing device's writeback lists, with their per-bdi lock (v4 era). */
+struct bdi_writeback {
+	struct list_head b_dirty, b_io, b_more_io;
+	struct sim_lock list_lock;
+};
+
+struct hash_bucket {
+	struct hlist_head head;
+	struct sim_lock lock;           /* per-bucket lock (hlist_bl style) */
+};
+
+struct icache {
+	/* 2.6.36: one lock for everything below. */
+	struct sim_lock inode_lock;
+	/* 2.6.39: a lock per structure. */
+	struct sim_lock hash_lock;
+	struct sim_lock sb_list_lock;
+	struct sim_lock wb_list_lock;
+	struct sim_lock lru_lock;
+	struct sim_lock iunique_lock;
+
+	struct hash_bucket *hash;
+	unsigned hash_bits;
+
+	struct list_head inode_lru;     /* unused inodes; head = young end */
+	long nr_unused;                 /* protected with inode_lru */
+	struct list_head inode_in_use;  /* 2.6.36 only */
+
+	struct bdi_writeback wb;        /* one backing device */
+	struct super_block *sbs;
+	int nsbs;
+
+	atomic_uint_fast64_t shared_last_ino;   /* get_next_ino's batches */
+	uint64_t last_ino;              /* 2.6.36 counter (inode_lock) */
+	uint64_t iunique_counter;       /* protected by the scheme's lock */
+
+	struct sim_cpu **cpus;          /* every simulated CPU, for counters */
+	int ncpus;
+	const struct scheme *scheme;
+};
+
+/* The inode cache.  The kernel keeps these as globals; so do we. */
+extern struct icache icache;
+
+struct icache_config {
+	int nsbs;
+	unsigned hash_bits;
+};
+
+void icache_init(const struct scheme *s, const struct icache_config *cfg,
+		 struct sim_cpu **cpus, int ncpus);
+void icache_destroy(void);
+
+/* ---- allocation ---------------------------------------------------- */
+
+/*
+ * A fresh inode numbered ino: count 1, nlink 1, state 0, on no list, not
+ * yet visible to anyone.  No locks.  inode_publish() records its birth in
+ * the trace once it is about to become visible (hashed or on s_inodes);
+ * an inode that loses an iget race is destroyed unpublished and leaves no
+ * trace at all.
+ */
+struct inode *alloc_inode(struct super_block *sb, uint64_t ino);
+void inode_publish(struct inode *inode);
+/* Return an inode's memory; it must be on no list.  No locks. */
+void destroy_inode(struct inode *inode, enum site site);
+/* Is this inode's memory still a live inode? Reports if not. */
+bool inode_alive(struct inode *inode, enum site site, const char *what);
+uint64_t inodes_allocated(void);
+
+/* ---- state and references (caller holds scheme->state_lock) -------- */
+
+unsigned inode_state(const struct inode *inode);
+void inode_state_set(struct inode *inode, unsigned flags, enum site site);
+void inode_state_clear(struct inode *inode, unsigned flags, enum site site);
+void inode_state_assign(struct inode *inode, unsigned state, enum site site);
+
+/* i_count changes; no lock checks (the schemes differ on what they need). */
+void inode_ref_get(struct inode *inode, enum site site);
+int inode_ref_put(struct inode *inode, enum site site);   /* returns new */
+/*
+ * Drop a reference.  If it was the last, return true with l held: the
+ * kernel's atomic_dec_and_lock(), on which iput() is built, so the final
+ * put arrives holding the lock that guards the 1 -> 0 transition.
+ */
+bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l,
+			    enum site site);
+
+void inode_drop_nlink(struct inode *inode, enum site site);
+
+/* ---- the lists (caller holds scheme->list_lock for that list) ------ */
+
+struct hash_bucket *inode_hash_bucket(struct super_block *sb, uint64_t ino);
+void inode_hash_add(struct inode *inode, enum site site);
+void inode_hash_del(struct inode *inode, enum site site);
+bool inode_hashed(const struct inode *inode);
+/* Find (sb, ino) on its chain; the chain's lock must be held. */
+struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb,
+			      uint64_t ino);
+/* Is ino used on its chain? For iunique. */
+bool hash_chain_has(struct hash_bucket *b, struct super_block *sb,
+		    uint64_t ino);
+
+void inode_sb_list_add(struct inode *inode, enum site site);
+void inode_sb_list_del(struct inode *inode, enum site site);
+
+/* LRU: add at the young end, counted in nr_unused. */
+void inode_lru_add(struct inode *inode, enum site site);
+void inode_lru_del(struct inode *inode, enum site site);
+void inode_lru_rotate(struct inode *inode, enum site site);
+bool inode_on_lru(const struct inode *inode);
+/* The oldest inode on the LRU (the tail), or NULL. */
+struct inode *inode_lru_oldest(void);
+
+/* 2.6.36's inode_in_use list, threaded through i_lru. */
+void inode_in_use_add(struct inode *inode, enum site site);
+
+/* Private dispose lists are threaded through i_lru; no lock needed. */
+void inode_dispose_add(struct inode *inode, struct list_head *dispose,
+		       enum site site);
+struct inode *inode_dispose_pop(struct list_head *dispose, enum site site);
+
+/* Writeback lists: move to b_dirty, b_io or b_more_io, or off them. */
+void inode_wb_move(struct inode *inode, struct bdi_writeback *wb,
+		   enum inode_list_id to, enum site site);
+void inode_wb_del(struct inode *inode, enum site site);
+bool inode_on_wb(const struct inode *inode);
+/* queue_io: b_more_io and b_dirty move onto b_io. */
+void wb_queue_io(struct bdi_writeback *wb, enum site site);
+struct inode *wb_io_oldest(struct bdi_writeback *wb);
+
+/* get_next_ino(): per-CPU batches of 1024 from a shared counter (2.6.37+). */
+uint64_t get_next_ino_percpu(void);
+
+/* ---- counters -------------------------------------------------------- */
+
+void nr_inodes_inc(void);
+void nr_inodes_dec(void);
+long get_nr_inodes(void);       /* summed over CPUs */
+long get_nr_unused(void);
+
+/* ---- waiting on an inode (bit waitqueues) ---------------------------- */
+
+/*
+ * The kernel sleeps on a bit of i_state.  We sleep on a token: take it while
+ * still holding the lock under which the bad state was seen, drop locks,
+ * then wait_inode_token() returns once the inode's state has changed (or
+ * after a short timeout; callers always re-check).
+ */
+uint64_t wait_inode_prepare(struct inode *inode);
+void wait_inode_token(struct inode *inode, uint64_t token, enum site site);
+void wake_up_inode(struct inode *inode);
+/* Sleep until I_NEW is clear (no locks held). */
+void wait_on_inode(struct inode *inode);
+
+/* ---- assertions ------------------------------------------------------ */
+
+/* Report (once per site) if the lock the scheme names is not held. */
+void assert_lock_held(struct sim_lock *l, enum site site, const char *what,
+		      const struct inode *inode);
+
+#endif /* SIM_ICACHE_H */

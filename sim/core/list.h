@@ -1,0 +1,156 @@
+/*
+ * list.h - intrusive doubly linked lists, after the kernel's list.h.
+ *
+ * A struct list_head lives inside the object it links; container_of()
+ * turns a link back into its object.  An unlinked node points at itself,
+ * so list_empty(&node) tells whether an object is on a list.  These are
+ * the only list primitives in the simulator: nothing else open-codes a
+ * list walk.  None of them locks: the caller holds whatever lock the
+ * scheme says protects the list.
+ */
+#ifndef SIM_LIST_H
+#define SIM_LIST_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD_INIT(name) { &(name), &(name) }
+
+static inline void INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline bool list_empty(const struct list_head *h)
+{
+	return h->next == h;
+}
+
+static inline void __list_link(struct list_head *n, struct list_head *prev,
+			       struct list_head *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+
+/* Add n right after head: the "young" end of an LRU. */
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
+	__list_link(n, head, head->next);
+}
+
+/* Add n right before head: the tail, the end that is reclaimed first. */
+static inline void list_add_tail(struct list_head *n, struct list_head *head)
+{
+	__list_link(n, head->prev, head);
+}
+
+/* Unlink n and leave it pointing at itself, so list_empty(n) is true. */
+static inline void list_del_init(struct list_head *n)
+{
+	n->next->prev = n->prev;
+	n->prev->next = n->next;
+	INIT_LIST_HEAD(n);
+}
+
+static inline void list_move(struct list_head *n, struct list_head *head)
+{
+	list_del_init(n);
+	list_add(n, head);
+}
+
+static inline void list_move_tail(struct list_head *n, struct list_head *head)
+{
+	list_del_init(n);
+	list_add_tail(n, head);
+}
+
+/* Move every node of from to the front of to; from ends up empty. */
+static inline void list_splice_init(struct list_head *from, struct list_head *to)
+{
+	if (list_empty(from))
+		return;
+	struct list_head *first = from->next, *last = from->prev;
+	first->prev = to;
+	last->next = to->next;
+	to->next->prev = last;
+	to->next = first;
+	INIT_LIST_HEAD(from);
+}
+
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_first_entry(head, type, member) list_entry((head)->next, type, member)
+#define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
+
+/* Walk a list; the _safe form allows the current node to be unlinked. */
+#define list_for_each(pos, head) \
+	for (pos = (head)->next; pos != (head); pos = pos->next)
+#define list_for_each_safe(pos, tmp, head) \
+	for (pos = (head)->next, tmp = pos->next; pos != (head); \
+	     pos = tmp, tmp = pos->next)
+
+static inline size_t list_count(const struct list_head *head)
+{
+	size_t n = 0;
+	const struct list_head *p;
+	for (p = head->next; p != head; p = p->next)
+		n++;
+	return n;
+}
+
+/*
+ * hlist: a singly headed list for hash chains (one pointer per bucket).
+ * pprev points at whichever pointer points at us, so unhashing needs no
+ * walk.  hlist_unhashed(n) is true for a node on no chain.
+ */
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+static inline void INIT_HLIST_NODE(struct hlist_node *n)
+{
+	n->next = NULL;
+	n->pprev = NULL;
+}
+
+static inline bool hlist_unhashed(const struct hlist_node *n)
+{
+	return n->pprev == NULL;
+}
+
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	n->next = h->first;
+	if (h->first)
+		h->first->pprev = &n->next;
+	h->first = n;
+	n->pprev = &h->first;
+}
+
+static inline void hlist_del_init(struct hlist_node *n)
+{
+	if (hlist_unhashed(n))
+		return;
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+	INIT_HLIST_NODE(n);
+}
+
+#define hlist_for_each(pos, head) \
+	for (pos = (head)->first; pos; pos = pos->next)
+
+#endif /* SIM_LIST_H */

@@ -1,0 +1,211 @@
+/*
+ * lock.c - instrumented spinlocks: held-lock stacks, lock_stat counters,
+ * validator calls and tracepoints around a pthread mutex.
+ *
+ * The order of events is the contract of tracepoints/EVENTS.md:
+ *   lock_acquire  -> [lock_contended] -> (mutex taken) -> lock_acquired
+ *   lock_release  -> (mutex given up)
+ *   lock_trylock(success) -> [lock_acquired]
+ * "acquired" is fired only once the mutex is ours and "release" while it
+ * still is, so in a trace the holders of one lock never overlap.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "lock.h"
+#include "lockdep.h"
+#include "trace.h"
+#include "violation.h"
+
+__thread struct sim_cpu *this_cpu;
+const struct sched_hooks *sim_sched;
+
+#define X(n) #n,
+static const char *const lock_class_names[] = { ICACHE_LOCK_CLASSES(X) };
+static const char *const site_names[] = { ICACHE_SITES(X) };
+#undef X
+
+const char *lock_class_name(enum lock_class c)
+{
+	if ((unsigned)c >= NR_LOCK_CLASSES)
+		return "none";
+	return lock_class_names[c];
+}
+
+const char *site_name(enum site s)
+{
+	if ((unsigned)s >= NR_SITES)
+		return "none";
+	return site_names[s];
+}
+
+void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
+{
+	pthread_mutex_init(&l->mu, NULL);
+	l->cls = cls;
+	l->inst = inst;
+	atomic_init(&l->holder, -1);
+	l->last_cpu = -1;
+	l->acquired_ns = 0;
+}
+
+void sim_lock_destroy(struct sim_lock *l)
+{
+	pthread_mutex_destroy(&l->mu);
+}
+
+static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site,
+		      bool trylock)
+{
+	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
+	if (n >= MAX_HELD_LOCKS) {
+		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n",
+			c->name, MAX_HELD_LOCKS, site_name(site));
+		abort();
+	}
+	c->held[n].lock = l;
+	c->held[n].site = site;
+	c->held[n].trylock = trylock;
+	atomic_store_explicit(&c->nheld, n + 1, memory_order_release);
+}
+
+/* Remove l from the held stack (it need not be on top). */
+static bool pop_held(struct sim_cpu *c, struct sim_lock *l)
+{
+	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
+	for (int i = n - 1; i >= 0; i--) {
+		if (c->held[i].lock != l)
+			continue;
+		memmove(&c->held[i], &c->held[i + 1],
+			(size_t)(n - 1 - i) * sizeof(c->held[0]));
+		atomic_store_explicit(&c->nheld, n - 1, memory_order_release);
+		return true;
+	}
+	return false;
+}
+
+bool sim_lock_held(const struct sim_lock *l)
+{
+	struct sim_cpu *c = this_cpu;
+	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
+	for (int i = 0; i < n; i++)
+		if (c->held[i].lock == l)
+			return true;
+	return false;
+}
+
+/* Bookkeeping once the mutex is ours. */
+static void lock_acquired(struct sim_cpu *c, struct sim_lock *l,
+			  enum site site, uint64_t wait_ns, bool trylock)
+{
+	struct lock_class_stats *st = &c->stats[l->cls];
+	uint64_t now = now_ns();
+
+	push_held(c, l, site, trylock);
+	atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
+	if (l->last_cpu >= 0 && l->last_cpu != c->id)
+		st->bounces++;
+	l->last_cpu = c->id;
+	l->acquired_ns = now;
+	st->acquisitions++;
+	st->wait_ns_total += wait_ns;
+	if (wait_ns > st->wait_ns_max)
+		st->wait_ns_max = wait_ns;
+	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
+	trace_lock_acquired(c, l, site, wait_ns);
+}
+
+void sim_spin_lock(struct sim_lock *l, enum site site)
+{
+	struct sim_cpu *c = this_cpu;
+	uint64_t wait_ns = 0;
+
+	if (sim_sched)
+		sim_sched->point(c, "lock", site);
+	lockdep_acquire(c, l, site);
+	trace_lock_acquire(c, l, site);
+	if (pthread_mutex_trylock(&l->mu) != 0) {
+		int holder = atomic_load_explicit(&l->holder, memory_order_relaxed);
+		uint64_t t0 = now_ns();
+
+		c->stats[l->cls].contentions++;
+		trace_lock_contended(c, l, site, holder);
+		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
+		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
+		if (sim_sched) {
+			/* Scenario mode: park until the scheduler frees us. */
+			while (pthread_mutex_trylock(&l->mu) != 0)
+				sim_sched->blocked(c, l, site);
+		} else {
+			pthread_mutex_lock(&l->mu);
+		}
+		atomic_store_explicit(&c->waiting_for, NULL, memory_order_release);
+		wait_ns = now_ns() - t0;
+	}
+	lock_acquired(c, l, site, wait_ns, false);
+}
+
+bool sim_spin_trylock(struct sim_lock *l, enum site site)
+{
+	struct sim_cpu *c = this_cpu;
+
+	if (sim_sched)
+		sim_sched->point(c, "trylock", site);
+	if (pthread_mutex_trylock(&l->mu) != 0) {
+		c->stats[l->cls].trylock_failures++;
+		trace_lock_trylock(c, l, site, 0);
+		return false;
+	}
+	trace_lock_trylock(c, l, site, 1);
+	lock_acquired(c, l, site, 0, true);
+	return true;
+}
+
+void sim_spin_unlock(struct sim_lock *l, enum site site)
+{
+	struct sim_cpu *c = this_cpu;
+	struct lock_class_stats *st = &c->stats[l->cls];
+
+	if (!pop_held(c, l)) {
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id,
+				 -1, 0,
+				 "%s releases %s (instance %llu) at %s but does not hold it",
+				 c->name, lock_class_name(l->cls),
+				 (unsigned long long)l->inst, site_name(site));
+		return;
+	}
+	uint64_t hold_ns = now_ns() - l->acquired_ns;
+	st->hold_ns_total += hold_ns;
+	if (hold_ns > st->hold_ns_max)
+		st->hold_ns_max = hold_ns;
+	trace_lock_release(c, l, site, hold_ns);
+	atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
+	pthread_mutex_unlock(&l->mu);
+	if (sim_sched)
+		sim_sched->point(c, "unlock", site);
+}
+
+void lock_stats_sum(struct sim_cpu *const *cpus, int n,
+		    struct lock_class_stats *out)
+{
+	memset(out, 0, sizeof(*out) * NR_LOCK_CLASSES);
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < NR_LOCK_CLASSES; k++) {
+			const struct lock_class_stats *s = &cpus[i]->stats[k];
+			struct lock_class_stats *o = &out[k];
+			o->acquisitions += s->acquisitions;
+			o->contentions += s->contentions;
+			o->bounces += s->bounces;
+			o->trylock_failures += s->trylock_failures;
+			o->wait_ns_total += s->wait_ns_total;
+			o->hold_ns_total += s->hold_ns_total;
+			if (s->wait_ns_max > o->wait_ns_max)
+				o->wait_ns_max = s->wait_ns_max;
+			if (s->hold_ns_max > o->hold_ns_max)
+				o->hold_ns_max = s->hold_ns_max;
+		}
+	}
+}

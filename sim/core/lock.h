@@ -1,0 +1,119 @@
+/*
+ * lock.h - instrumented locks and the simulated CPUs that take them.
+ *
+ * A struct sim_lock stands for a kernel spinlock.  It is built on a pthread
+ * mutex, so ThreadSanitizer and Helgrind understand it, and every operation
+ * on it does four things the kernel's lockdep and lock_stat do:
+ *
+ *   - keeps the taking CPU's held-locks stack (for the validator, for the
+ *     deadlock watchdog's dump and for "is this lock held?" assertions);
+ *   - counts, per CPU and per lock class, acquisitions, contentions, wait
+ *     and hold times and bounces (the lock last taken on another CPU);
+ *     the per-CPU counters are merged only when a run ends;
+ *   - tells the validator (lockdep.c) which locks were held when it was
+ *     taken, so the lock-order graph grows;
+ *   - fires an LTTng tracepoint at each step: acquire, contended,
+ *     acquired (after the lock is ours), release (before it is given up),
+ *     so that a trace never shows two holders of one lock.
+ *
+ * Code takes locks with spin_lock(&l) and friends.  Each function that does
+ * so names itself first with SITE(function_name); the macros pass that site
+ * along, so every event says which function took or dropped the lock.
+ */
+#ifndef SIM_LOCK_H
+#define SIM_LOCK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../tracepoints/icache_enums.h"
+
+#define MAX_HELD_LOCKS 16
+#define MAX_SIM_CPUS 256
+
+struct sim_lock {
+	pthread_mutex_t mu;
+	enum lock_class cls;
+	uint64_t inst;          /* which one: bucket, sb, or inode number */
+	atomic_int holder;      /* simulated CPU holding it, -1 when free */
+	/* The fields below are protected by the lock itself. */
+	int last_cpu;           /* for bounces */
+	uint64_t acquired_ns;   /* for hold times */
+};
+
+struct held_lock {
+	struct sim_lock *lock;
+	enum site site;
+	bool trylock;
+};
+
+/* lock_stat's columns, per lock class. */
+struct lock_class_stats {
+	uint64_t acquisitions;
+	uint64_t contentions;
+	uint64_t bounces;
+	uint64_t trylock_failures;
+	uint64_t wait_ns_total, wait_ns_max;
+	uint64_t hold_ns_total, hold_ns_max;
+};
+
+/*
+ * One simulated CPU: a pthread pinned to a real core.  Everything in here is
+ * written only by its own thread; the watchdog reads the atomics.
+ */
+struct sim_cpu {
+	int id;
+	const char *name;               /* "cpu0", "flusher", "main" */
+	atomic_int nheld;
+	struct held_lock held[MAX_HELD_LOCKS];
+	_Atomic(struct sim_lock *) waiting_for;
+	atomic_int waiting_site;
+	atomic_uint_fast64_t progress;  /* locks taken: the watchdog's pulse */
+	atomic_uint_fast64_t ops_done;  /* operations finished */
+	struct lock_class_stats stats[NR_LOCK_CLASSES];
+	int64_t nr_inodes;              /* this CPU's share of nr_inodes */
+	uint64_t last_ino, last_ino_end;/* get_next_ino's per-CPU batch */
+	uint64_t rng;                   /* workload random state */
+	int sched_blocked;              /* scenario mode: parked on a lock */
+};
+
+/* The CPU the calling thread simulates. */
+extern __thread struct sim_cpu *this_cpu;
+
+void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst);
+void sim_lock_destroy(struct sim_lock *l);
+
+void sim_spin_lock(struct sim_lock *l, enum site site);
+bool sim_spin_trylock(struct sim_lock *l, enum site site);
+void sim_spin_unlock(struct sim_lock *l, enum site site);
+bool sim_lock_held(const struct sim_lock *l);
+
+/* Name the function that is about to take locks: SITE(iput_final); */
+#define SITE(fn) const enum site __site = SITE_##fn
+#define spin_lock(l) sim_spin_lock((l), __site)
+#define spin_trylock(l) sim_spin_trylock((l), __site)
+#define spin_unlock(l) sim_spin_unlock((l), __site)
+
+const char *lock_class_name(enum lock_class c);
+const char *site_name(enum site s);
+
+/* Merge every CPU's counters into out[NR_LOCK_CLASSES]. */
+void lock_stats_sum(struct sim_cpu *const *cpus, int n,
+		    struct lock_class_stats *out);
+
+/*
+ * Scenario mode hooks (sched.c installs them): before each instrumentation
+ * point a CPU asks the scheduler for permission to go on, and a CPU that
+ * finds a lock taken parks there instead of blocking in the mutex.
+ */
+struct sched_hooks {
+	void (*point)(struct sim_cpu *c, const char *what, enum site site);
+	void (*blocked)(struct sim_cpu *c, struct sim_lock *l, enum site site);
+	/* A CPU sleeping on an inode (I_NEW, I_FREEING) yields here. */
+	void (*wait)(struct sim_cpu *c, uint64_t ino, enum site site);
+};
+extern const struct sched_hooks *sim_sched;
+
+#endif /* SIM_LOCK_H */

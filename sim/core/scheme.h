@@ -1,0 +1,89 @@
+/*
+ * scheme.h - the interface every locking scheme implements.
+ *
+ * A scheme is one era of the inode_lock debate: one file in sim/schemes/
+ * that implements every icache operation with that era's locking.  The
+ * operations and their names follow fs/inode.c and fs/fs-writeback.c; the
+ * data structures and the lock-free helpers they use are in icache.h.
+ * Because every scheme fills in the same table, `diff` between two scheme
+ * files shows the locking change between two eras and nothing else.
+ *
+ * Rules for callers (the workloads): an inode pointer may be used only while
+ * holding a reference (from iget_locked, ilookup, igrab, ihold or new_inode),
+ * and every reference is given back with iput.
+ */
+#ifndef SIM_SCHEME_H
+#define SIM_SCHEME_H
+
+#include <stdint.h>
+
+#include "icache.h"
+#include "lockdep.h"
+
+struct scheme {
+	const char *name;
+	const char *era;
+	const char *summary;            /* one line */
+	const char *order_text;         /* the documented order, for humans */
+	const struct lock_rule *order;  /* the same, for the validator */
+	int norder;
+
+	/* Which lock protects i_state, and each list, for the core's checks. */
+	struct sim_lock *(*state_lock)(struct inode *inode);
+	struct sim_lock *(*list_lock)(enum inode_list_id list,
+				      struct inode *inode);
+
+	/* Allocation and lookup. */
+	struct inode *(*new_inode)(struct super_block *sb);
+	void (*insert_inode_hash)(struct inode *inode);
+	struct inode *(*iget_locked)(struct super_block *sb, uint64_t ino);
+	void (*unlock_new_inode)(struct inode *inode);
+	struct inode *(*ilookup)(struct super_block *sb, uint64_t ino);
+	struct inode *(*igrab)(struct inode *inode);
+	void (*ihold)(struct inode *inode);
+
+	/* Dropping references; the last one may free the inode. */
+	void (*iput)(struct inode *inode);
+
+	/* Writeback: mark dirty, and one pass of the flusher. */
+	void (*mark_inode_dirty)(struct inode *inode, unsigned flags);
+	long (*writeback_inodes)(struct bdi_writeback *wb, long nr);
+
+	/* Reclaim: the shrinker, and umount. Both return inodes freed. */
+	long (*prune_icache)(long nr);
+	long (*invalidate_inodes)(struct super_block *sb);
+
+	/* Inode numbers. */
+	uint64_t (*iunique)(struct super_block *sb, uint64_t max_reserved);
+	uint64_t (*get_next_ino)(void);
+};
+
+/* The schemes, in historical order. */
+extern const struct scheme scheme_global;
+extern const struct scheme scheme_vfs_scale;
+extern const struct scheme scheme_inode_scale_v4;
+extern const struct scheme scheme_merged;
+
+/* NULL-terminated list of the schemes that are built. */
+extern const struct scheme *const all_schemes[];
+
+const struct scheme *scheme_find(const char *name);
+
+/* Shared by the schemes: has the superblock been deactivated by umount? */
+static inline bool sb_active(const struct super_block *sb)
+{
+	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) &
+	       MS_ACTIVE;
+}
+
+/*
+ * generic_drop_inode: evict on the last iput if the inode is unlinked or
+ * unhashed.  Same rule in every era.
+ */
+static inline bool generic_drop_inode(const struct inode *inode)
+{
+	return atomic_load_explicit(&inode->i_nlink, memory_order_relaxed) == 0 ||
+	       !inode_hashed(inode);
+}
+
+#endif /* SIM_SCHEME_H */

@@ -1,0 +1,181 @@
+/*
+ * invariants.c - the invariant checker.
+ *
+ * Run on a still cache (every CPU parked between operations, or the run
+ * over), it walks every structure and checks that they agree:
+ *   - everything reachable from a list is a live inode (no freed inode is
+ *     reachable), and each link says which list it is on;
+ *   - every hashed or listed inode is on its superblock's s_inodes;
+ *   - nr_unused equals the LRU's length, nr_inodes the number of inodes;
+ *   - no inode is half way through something (I_NEW, I_FREEING, I_SYNC);
+ *   - a dirty hashed inode is on a writeback list, and (schemes with a
+ *     lazy LRU) an unused clean inode is on the LRU, or reclaim could never
+ *     find it again;
+ *   - at the end of a run no references are left: refcounts balance.
+ * Each failure is reported as an "invariant" violation.
+ */
+#include <stdio.h>
+
+#include "core/scheme.h"
+#include "core/violation.h"
+#include "run.h"
+
+static uint32_t pass;           /* stamp for i_check, one per walk */
+static int failures;
+
+#define FAIL(ino, ...)                                                       \
+	do {                                                                 \
+		failures++;                                                  \
+		report_violation(VIOL_invariant, -1, -1, -1, -1, -1, -1, ino, \
+				 __VA_ARGS__);                               \
+	} while (0)
+
+static bool live(const struct inode *inode, const char *where)
+{
+	if (inode->i_magic == INODE_MAGIC)
+		return true;
+	failures++;
+	report_violation(VIOL_freed_on_list, -1, -1, -1, -1, -1, -1,
+			 inode->i_ino,
+			 "invariant: freed inode %llu is still on %s",
+			 (unsigned long long)inode->i_ino, where);
+	return false;
+}
+
+/* Mark every inode of every sb; check what needs only the inode. */
+static long walk_sb_lists(bool quiescent)
+{
+	long n = 0;
+	for (int s = 0; s < icache.nsbs; s++) {
+		struct super_block *sb = &icache.sbs[s];
+		struct list_head *pos;
+		long len = 0;
+		list_for_each(pos, &sb->s_inodes) {
+			struct inode *inode = list_entry(pos, struct inode,
+							 i_sb_list);
+			len++;
+			if (!live(inode, "an sb list"))
+				continue;
+			inode->i_check = pass;
+			if (inode->i_sb != sb)
+				FAIL(inode->i_ino, "invariant: inode %llu is on the "
+				     "s_inodes of sb %d but belongs to sb %u",
+				     (unsigned long long)inode->i_ino, s,
+				     inode->i_sb->s_id);
+			if (!quiescent)
+				continue;
+			unsigned st = inode_state(inode);
+			int count = atomic_load(&inode->i_count);
+			if (count != 0)
+				FAIL(inode->i_ino, "invariant: inode %llu still has "
+				     "%d references after the run (refcounts do "
+				     "not balance)", (unsigned long long)inode->i_ino,
+				     count);
+			if (st & (I_NEW | I_FREEING | I_WILL_FREE | I_CLEAR | I_SYNC))
+				FAIL(inode->i_ino, "invariant: inode %llu is left in "
+				     "state 0x%x after the run",
+				     (unsigned long long)inode->i_ino, st);
+			if ((st & I_DIRTY) && inode_hashed(inode) &&
+			    !inode_on_wb(inode))
+				FAIL(inode->i_ino, "invariant: inode %llu is dirty "
+				     "but on no writeback list",
+				     (unsigned long long)inode->i_ino);
+			if (!inode_hashed(inode))
+				FAIL(inode->i_ino, "invariant: unhashed inode %llu "
+				     "with no users was never evicted",
+				     (unsigned long long)inode->i_ino);
+			if (count == 0 && !(st & I_DIRTY) && inode_hashed(inode) &&
+			    sb_active(sb) && !inode_on_lru(inode))
+				FAIL(inode->i_ino, "invariant: unused clean inode "
+				     "%llu is not on the LRU: reclaim can never "
+				     "find it", (unsigned long long)inode->i_ino);
+		}
+		if (len != atomic_load(&sb->s_nr_inodes))
+			FAIL(0, "invariant: sb %d counts %ld inodes but its list "
+			     "has %ld", s, (long)atomic_load(&sb->s_nr_inodes), len);
+		n += len;
+	}
+	return n;
+}
+
+static void walk_hash(void)
+{
+	size_t nb = (size_t)1 << icache.hash_bits;
+	for (size_t i = 0; i < nb; i++) {
+		struct hlist_node *n;
+		hlist_for_each(n, &icache.hash[i].head) {
+			struct inode *inode = container_of(n, struct inode, i_hash);
+			if (!live(inode, "a hash chain"))
+				break;  /* its links cannot be trusted */
+			if (inode_hash_bucket(inode->i_sb, inode->i_ino) !=
+			    &icache.hash[i])
+				FAIL(inode->i_ino, "invariant: inode %llu is on the "
+				     "wrong hash chain",
+				     (unsigned long long)inode->i_ino);
+			if (inode->i_check != pass)
+				FAIL(inode->i_ino, "invariant: hashed inode %llu is "
+				     "on no sb list", (unsigned long long)inode->i_ino);
+		}
+	}
+}
+
+static long walk_lru(void)
+{
+	long len = 0;
+	struct list_head *pos;
+	list_for_each(pos, &icache.inode_lru) {
+		struct inode *inode = list_entry(pos, struct inode, i_lru);
+		len++;
+		if (!live(inode, "the LRU"))
+			break;
+		if (inode->i_lru_on != LIST_lru)
+			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
+			     "but its link says list %d",
+			     (unsigned long long)inode->i_ino, inode->i_lru_on);
+		if (inode_state(inode) & I_FREEING)
+			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
+			     "with I_FREEING set", (unsigned long long)inode->i_ino);
+		if (inode->i_check != pass)
+			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
+			     "but on no sb list", (unsigned long long)inode->i_ino);
+	}
+	if (len != icache.nr_unused)
+		FAIL(0, "invariant: nr_unused is %ld but the LRU holds %ld inodes",
+		     icache.nr_unused, len);
+	return len;
+}
+
+static void walk_wb(struct list_head *head, enum inode_list_id id,
+		    const char *name)
+{
+	struct list_head *pos;
+	list_for_each(pos, head) {
+		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
+		if (!live(inode, name))
+			break;
+		if (inode->i_wb_on != id)
+			FAIL(inode->i_ino, "invariant: inode %llu is on %s but its "
+			     "link says list %d", (unsigned long long)inode->i_ino,
+			     name, inode->i_wb_on);
+		if (inode->i_check != pass)
+			FAIL(inode->i_ino, "invariant: inode %llu is on %s but on "
+			     "no sb list", (unsigned long long)inode->i_ino, name);
+	}
+}
+
+int check_invariants(bool quiescent)
+{
+	failures = 0;
+	pass++;
+	long n = walk_sb_lists(quiescent);
+	walk_hash();
+	walk_lru();
+	walk_wb(&icache.wb.b_dirty, LIST_b_dirty, "b_dirty");
+	walk_wb(&icache.wb.b_io, LIST_b_io, "b_io");
+	walk_wb(&icache.wb.b_more_io, LIST_b_more_io, "b_more_io");
+	long nr = get_nr_inodes();
+	if (nr != n)
+		FAIL(0, "invariant: nr_inodes is %ld but the sb lists hold %ld "
+		     "inodes", nr, n);
+	return failures;
+}

@@ -1,0 +1,472 @@
+/*
+ * run.c - simulated CPUs on real cores: start them, stop them, watch them.
+ *
+ * Threads of a run:
+ *   cpu0..cpuN-1  the workload, one pthread each, pinned to core i % cores
+ *   flusher       writeback passes over the bdi (if the workload wants it)
+ *   watchdog      wakes every 50 ms; if no lock was taken by anyone for
+ *                 --watchdog seconds, it prints who holds what and who waits
+ *                 for what, lockdep style, and ends the run with status 1;
+ *                 if locks are taken but no operation completes for four
+ *                 times as long, it reports a livelock the same way.
+ *
+ * With --check-every, the main thread stops the world now and then (each
+ * CPU parks between two operations) and runs the invariant checker.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/trace.h"
+#include "core/violation.h"
+#include "run.h"
+
+struct run_ctx {
+	const struct run_config *cfg;
+	struct sim_cpu *cpus;           /* ncpus workers, then flusher, main */
+	struct sim_cpu **cpu_ptrs;
+	int nthreads;                   /* workers + flusher + main */
+	atomic_bool stop;
+	atomic_bool stop_flusher;
+	atomic_bool watchdog_stop;
+	uint64_t deadline_ns;
+	uint64_t ops_per_cpu, ops_extra;
+	/* stop-the-world for --check-every */
+	pthread_mutex_t pause_m;
+	pthread_cond_t pause_c;
+	atomic_bool pause_req;
+	int parked;                     /* under pause_m */
+	int workers_running;            /* under pause_m */
+};
+
+const struct run_config *run_cfg(struct run_ctx *ctx)
+{
+	return ctx->cfg;
+}
+
+uint64_t sim_rand(struct sim_cpu *c)
+{
+	/* xorshift64*: small, fast, and each CPU has its own stream. */
+	uint64_t x = c->rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	c->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+struct super_block *run_shared_sb(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	return &icache.sbs[sim_rand(c) % (uint64_t)ctx->cfg->nsbs];
+}
+
+struct super_block *run_private_sb(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	return &icache.sbs[ctx->cfg->nsbs + c->id];
+}
+
+void run_config_defaults(struct run_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->scheme = &scheme_merged;
+	cfg->workload = workload_find("mixed");
+	cfg->ncpus = 2;
+	cfg->ops = 0;
+	cfg->duration_ns = 2ull * 1000000000ull;
+	cfg->seed = 1;
+	cfg->nsbs = 2;
+	cfg->hash_bits = 12;
+	cfg->hot = 256;
+	cfg->cache_limit = 512;
+	cfg->watchdog_s = 5.0;
+	cfg->pin = true;
+	cfg->trace_run = true;
+}
+
+int host_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+const char *host_cpu_model(void)
+{
+	static char model[128];
+	if (model[0])
+		return model;
+	snprintf(model, sizeof(model), "unknown CPU");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return model;
+	char line[256];
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "model name", 10) == 0) {
+			char *p = strchr(line, ':');
+			if (p) {
+				p += 2;
+				p[strcspn(p, "\n")] = 0;
+				snprintf(model, sizeof(model), "%s", p);
+			}
+			break;
+		}
+	}
+	fclose(f);
+	return model;
+}
+
+static void pin_to_core(int id)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(id % host_cpus(), &set);
+	/* Best effort: a restricted cpuset just means we run unpinned. */
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Between two operations: park here while the main thread checks. */
+static void maybe_park(struct run_ctx *ctx)
+{
+	if (!atomic_load_explicit(&ctx->pause_req, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&ctx->pause_m);
+	ctx->parked++;
+	pthread_cond_broadcast(&ctx->pause_c);
+	while (atomic_load(&ctx->pause_req))
+		pthread_cond_wait(&ctx->pause_c, &ctx->pause_m);
+	ctx->parked--;
+	pthread_mutex_unlock(&ctx->pause_m);
+}
+
+struct worker_arg {
+	struct run_ctx *ctx;
+	struct sim_cpu *cpu;
+};
+
+static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
+{
+	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
+		return true;
+	if (ctx->cfg->ops) {
+		uint64_t mine = ctx->ops_per_cpu +
+				((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
+		return done >= mine;
+	}
+	return (done & 15) == 0 && now_ns() >= ctx->deadline_ns;
+}
+
+static void *worker_main(void *p)
+{
+	struct worker_arg *a = p;
+	struct run_ctx *ctx = a->ctx;
+	uint64_t done = 0;
+
+	this_cpu = a->cpu;
+	if (ctx->cfg->pin)
+		pin_to_core(a->cpu->id);
+	while (!worker_done(ctx, a->cpu, done)) {
+		ctx->cfg->workload->op(ctx, a->cpu);
+		done++;
+		atomic_store_explicit(&a->cpu->ops_done, done, memory_order_relaxed);
+		maybe_park(ctx);
+	}
+	pthread_mutex_lock(&ctx->pause_m);
+	ctx->workers_running--;
+	pthread_cond_broadcast(&ctx->pause_c);
+	pthread_mutex_unlock(&ctx->pause_m);
+	return NULL;
+}
+
+static void *flusher_main(void *p)
+{
+	struct worker_arg *a = p;
+	struct run_ctx *ctx = a->ctx;
+
+	this_cpu = a->cpu;
+	while (!atomic_load(&ctx->stop_flusher)) {
+		long n = ctx->cfg->scheme->writeback_inodes(&icache.wb, 64);
+		atomic_fetch_add_explicit(&a->cpu->ops_done, 1, memory_order_relaxed);
+		maybe_park(ctx);
+		if (n == 0)
+			usleep(500);
+	}
+	pthread_mutex_lock(&ctx->pause_m);
+	ctx->workers_running--;
+	pthread_cond_broadcast(&ctx->pause_c);
+	pthread_mutex_unlock(&ctx->pause_m);
+	return NULL;
+}
+
+/* ---- the watchdog --------------------------------------------------------- */
+
+static void dump_cpu(FILE *f, const struct sim_cpu *c)
+{
+	int n = atomic_load(&c->nheld);
+	struct sim_lock *w = atomic_load(&c->waiting_for);
+
+	fprintf(f, " %s:", c->name);
+	if (n == 0)
+		fprintf(f, " holds no lock");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s holds %s (instance %llu, taken in %s)",
+			i ? ";" : "", lock_class_name(c->held[i].lock->cls),
+			(unsigned long long)c->held[i].lock->inst,
+			site_name(c->held[i].site));
+	if (w) {
+		int holder = atomic_load(&w->holder);
+		fprintf(f, "; waits for %s (instance %llu) in %s, held by %s%d",
+			lock_class_name(w->cls), (unsigned long long)w->inst,
+			site_name(atomic_load(&c->waiting_site)),
+			holder >= 0 ? "cpu" : "nobody", holder >= 0 ? holder : 0);
+	}
+	fprintf(f, "\n");
+}
+
+static void *watchdog_main(void *p)
+{
+	struct run_ctx *ctx = p;
+	uint64_t last_progress = 0, last_ops = 0;
+	uint64_t still_since = now_ns(), idle_ops_since = now_ns();
+	uint64_t limit = (uint64_t)(ctx->cfg->watchdog_s * 1e9);
+
+	while (!atomic_load(&ctx->watchdog_stop)) {
+		usleep(50 * 1000);
+		if (atomic_load(&ctx->pause_req)) {
+			still_since = idle_ops_since = now_ns();
+			continue;
+		}
+		uint64_t prog = 0, ops = 0;
+		for (int i = 0; i < ctx->nthreads - 1; i++) {
+			prog += atomic_load(&ctx->cpus[i].progress);
+			ops += atomic_load(&ctx->cpus[i].ops_done);
+		}
+		uint64_t t = now_ns();
+		if (prog != last_progress) {
+			last_progress = prog;
+			still_since = t;
+		}
+		if (ops != last_ops) {
+			last_ops = ops;
+			idle_ops_since = t;
+		}
+		bool dead = t - still_since > limit;
+		bool live = t - idle_ops_since > 4 * limit;
+		if (!dead && !live)
+			continue;
+		char buf[4096];
+		FILE *m = fmemopen(buf, sizeof(buf), "w");
+		fprintf(m, "%s: no %s for %.1f s\n",
+			dead ? "deadlock" : "livelock",
+			dead ? "CPU took a lock" : "operation finished",
+			(double)(t - (dead ? still_since : idle_ops_since)) / 1e9);
+		for (int i = 0; i < ctx->nthreads - 1; i++)
+			dump_cpu(m, &ctx->cpus[i]);
+		fclose(m);
+		buf[sizeof(buf) - 1] = 0;
+		report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s",
+				 buf);
+		fflush(stderr);
+		fflush(stdout);
+		_exit(1);
+	}
+	return NULL;
+}
+
+/* ---- stop the world ---------------------------------------------------------- */
+
+static int pause_and_check(struct run_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->pause_m);
+	atomic_store(&ctx->pause_req, true);
+	while (ctx->parked < ctx->workers_running)
+		pthread_cond_wait(&ctx->pause_c, &ctx->pause_m);
+	pthread_mutex_unlock(&ctx->pause_m);
+
+	int failures = check_invariants(false);
+
+	pthread_mutex_lock(&ctx->pause_m);
+	atomic_store(&ctx->pause_req, false);
+	pthread_cond_broadcast(&ctx->pause_c);
+	pthread_mutex_unlock(&ctx->pause_m);
+	return failures;
+}
+
+/* ---- results --------------------------------------------------------------------- */
+
+static void collect_inodes(struct run_result *r)
+{
+	size_t cap = 0;
+	for (int s = 0; s < icache.nsbs; s++) {
+		struct list_head *pos;
+		list_for_each(pos, &icache.sbs[s].s_inodes) {
+			struct inode *inode = list_entry(pos, struct inode,
+							 i_sb_list);
+			if (r->ninodes == cap) {
+				cap = cap ? cap * 2 : 256;
+				r->inodes = realloc(r->inodes,
+						    cap * sizeof(*r->inodes));
+			}
+			struct run_inode *ri = &r->inodes[r->ninodes++];
+			ri->ino = inode->i_ino;
+			ri->sb = inode->i_sb->s_id;
+			ri->state = inode_state(inode);
+			ri->count = atomic_load(&inode->i_count);
+			ri->nlink = atomic_load(&inode->i_nlink);
+			ri->hashed = inode_hashed(inode);
+			ri->on_sb = true;
+			ri->on_lru = inode_on_lru(inode);
+			ri->on_wb = inode_on_wb(inode);
+			ri->wb_list = ri->on_wb ? (int)inode->i_wb_on : -1;
+		}
+	}
+}
+
+static void collect_lists(struct run_result *r)
+{
+	r->lru_len = (long)list_count(&icache.inode_lru);
+	r->b_dirty = (long)list_count(&icache.wb.b_dirty);
+	r->b_io = (long)list_count(&icache.wb.b_io);
+	r->b_more_io = (long)list_count(&icache.wb.b_more_io);
+	r->hashed = 0;
+	size_t nb = (size_t)1 << icache.hash_bits;
+	for (size_t i = 0; i < nb; i++) {
+		struct hlist_node *n;
+		hlist_for_each(n, &icache.hash[i].head)
+			r->hashed++;
+	}
+}
+
+void run_result_free(struct run_result *r)
+{
+	free(r->inodes);
+	r->inodes = NULL;
+	r->ninodes = 0;
+}
+
+int run_workload(const struct run_config *cfg, struct run_result *result,
+		 bool keep_inodes)
+{
+	struct run_ctx ctx;
+	int nworkers = cfg->ncpus;
+	int nthreads = nworkers + 2;    /* + flusher + main */
+	bool flusher = cfg->workload->flusher;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(result, 0, sizeof(*result));
+	ctx.cfg = cfg;
+	ctx.nthreads = nthreads;
+	ctx.cpus = calloc((size_t)nthreads, sizeof(*ctx.cpus));
+	ctx.cpu_ptrs = calloc((size_t)nthreads, sizeof(*ctx.cpu_ptrs));
+	pthread_mutex_init(&ctx.pause_m, NULL);
+	pthread_cond_init(&ctx.pause_c, NULL);
+	char (*names)[16] = calloc((size_t)nthreads, 16);
+	for (int i = 0; i < nthreads; i++) {
+		struct sim_cpu *c = &ctx.cpus[i];
+		c->id = i;
+		if (i < nworkers)
+			snprintf(names[i], 16, "cpu%d", i);
+		else
+			snprintf(names[i], 16, "%s", i == nworkers ? "flusher" : "main");
+		c->name = names[i];
+		c->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
+		atomic_init(&c->waiting_for, NULL);
+		ctx.cpu_ptrs[i] = c;
+	}
+
+	struct icache_config icfg = {
+		.nsbs = cfg->nsbs + nworkers,   /* shared, then one private each */
+		.hash_bits = cfg->hash_bits,
+	};
+	icache_init(cfg->scheme, &icfg, ctx.cpu_ptrs, nthreads);
+	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
+	violations_reset();
+	violations_set_quiet(cfg->quiet);
+	this_cpu = &ctx.cpus[nthreads - 1];
+	if (cfg->trace_run)
+		trace_run_begin(cfg->scheme->name, cfg->workload->name,
+				cfg->ncpus, cfg->seed, cfg->scheme->order_text);
+
+	if (cfg->ops) {
+		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;
+		ctx.ops_extra = cfg->ops % (uint64_t)nworkers;
+	}
+	uint64_t t0 = now_ns();
+	ctx.deadline_ns = t0 + cfg->duration_ns;
+
+	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
+	struct worker_arg *args = calloc((size_t)nthreads, sizeof(*args));
+	pthread_t wd;
+	ctx.workers_running = nworkers + (flusher ? 1 : 0);
+	pthread_create(&wd, NULL, watchdog_main, &ctx);
+	for (int i = 0; i < nworkers; i++) {
+		args[i].ctx = &ctx;
+		args[i].cpu = &ctx.cpus[i];
+		pthread_create(&tids[i], NULL, worker_main, &args[i]);
+	}
+	if (flusher) {
+		args[nworkers].ctx = &ctx;
+		args[nworkers].cpu = &ctx.cpus[nworkers];
+		pthread_create(&tids[nworkers], NULL, flusher_main, &args[nworkers]);
+	}
+
+	int failures = 0;
+	if (cfg->check_every_ns) {
+		for (;;) {
+			uint64_t next = now_ns() + cfg->check_every_ns;
+			bool finished = false;
+			while (now_ns() < next) {
+				usleep(10000);
+				pthread_mutex_lock(&ctx.pause_m);
+				finished = ctx.workers_running <= (flusher ? 1 : 0);
+				pthread_mutex_unlock(&ctx.pause_m);
+				if (finished)
+					break;
+			}
+			if (finished)
+				break;
+			failures += pause_and_check(&ctx);
+			result->invariant_checks++;
+		}
+	}
+	for (int i = 0; i < nworkers; i++)
+		pthread_join(tids[i], NULL);
+	uint64_t t1 = now_ns();
+	atomic_store(&ctx.stop_flusher, true);
+	if (flusher)
+		pthread_join(tids[nworkers], NULL);
+	atomic_store(&ctx.watchdog_stop, true);
+	pthread_join(wd, NULL);
+
+	result->seconds = (double)(t1 - t0) / 1e9;
+	for (int i = 0; i < nworkers; i++)
+		result->ops += atomic_load(&ctx.cpus[i].ops_done);
+
+	/* The world is still now: check everything. */
+	failures += check_invariants(true);
+	result->invariant_checks++;
+	result->invariant_failures = failures;
+	lock_stats_sum(ctx.cpu_ptrs, nthreads, result->locks);
+	result->nr_inodes = get_nr_inodes();
+	result->nr_unused = get_nr_unused();
+	result->inodes_allocated = inodes_allocated();
+	collect_lists(result);
+	if (keep_inodes)
+		collect_inodes(result);
+	result->violations = violations_total();
+	if (cfg->trace_run)
+		trace_run_end(result->ops, (uint32_t)result->violations);
+
+	this_cpu = NULL;
+	icache_destroy();
+	free(tids);
+	free(args);
+	free(ctx.cpu_ptrs);
+	free(ctx.cpus);
+	pthread_mutex_destroy(&ctx.pause_m);
+	pthread_cond_destroy(&ctx.pause_c);
+	free(names);
+	return result->violations ? 1 : 0;
+}

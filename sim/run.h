@@ -1,0 +1,103 @@
+/*
+ * run.h - running a workload on simulated CPUs, and what a run reports.
+ *
+ * A run starts one pthread per simulated CPU (pinned to a real core), a
+ * flusher thread for writeback and a watchdog.  Each CPU performs the
+ * workload's operations until its share of --ops is done or --duration has
+ * passed.  Then every thread stops, the invariant checker walks the whole
+ * cache, and the per-CPU counters are merged into one result.
+ */
+#ifndef SIM_RUN_H
+#define SIM_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/scheme.h"
+
+struct run_ctx;
+
+struct workload {
+	const char *name;
+	const char *summary;
+	bool flusher;           /* needs the flusher thread */
+	/* One operation on CPU c; returns false when it has nothing to do. */
+	void (*op)(struct run_ctx *ctx, struct sim_cpu *c);
+	/* Give back whatever the workload still holds (main thread). */
+	void (*teardown)(struct run_ctx *ctx);
+};
+
+extern const struct workload *const all_workloads[];
+const struct workload *workload_find(const char *name);
+
+struct run_config {
+	const struct scheme *scheme;
+	const struct workload *workload;
+	int ncpus;
+	uint64_t ops;           /* total operations; 0 means use duration */
+	uint64_t duration_ns;
+	uint64_t seed;
+	int nsbs;               /* shared superblocks */
+	unsigned hash_bits;
+	unsigned hot;           /* inodes in the lookup hot set, per sb */
+	unsigned cache_limit;   /* pressure: unused inodes the shrinker keeps */
+	double watchdog_s;      /* no progress for this long = deadlock */
+	uint64_t check_every_ns;/* stop the world and check, 0 = only at end */
+	bool pin;
+	bool quiet;             /* don't print violations as they happen */
+	bool trace_run;         /* emit run_begin / run_end events */
+};
+
+void run_config_defaults(struct run_config *cfg);
+
+struct run_inode {
+	uint64_t ino;
+	uint32_t sb;
+	uint32_t state;
+	int count;
+	unsigned nlink;
+	bool hashed, on_sb, on_lru, on_wb;
+	int wb_list;            /* LIST_b_* or -1 */
+};
+
+struct run_result {
+	uint64_t ops;
+	double seconds;
+	struct lock_class_stats locks[NR_LOCK_CLASSES];
+	long nr_inodes, nr_unused;
+	long lru_len, hashed, b_dirty, b_io, b_more_io;
+	uint64_t inodes_allocated;
+	int invariant_checks;
+	int invariant_failures;
+	uint64_t violations;
+	/* Every inode alive at the end (kept only if asked for). */
+	struct run_inode *inodes;
+	size_t ninodes;
+};
+
+/* Run it.  keep_inodes: fill result->inodes. Returns 0, or 1 on a report. */
+int run_workload(const struct run_config *cfg, struct run_result *result,
+		 bool keep_inodes);
+void run_result_free(struct run_result *r);
+
+/* Private superblocks (umount) start after the shared ones. */
+struct super_block *run_private_sb(struct run_ctx *ctx, struct sim_cpu *c);
+struct super_block *run_shared_sb(struct run_ctx *ctx, struct sim_cpu *c);
+const struct run_config *run_cfg(struct run_ctx *ctx);
+uint64_t sim_rand(struct sim_cpu *c);
+
+/* The invariant checker: walk the quiescent cache; returns failures. */
+int check_invariants(bool quiescent);
+
+/* Reports. */
+void print_report(FILE *f, const struct run_config *cfg,
+		  const struct run_result *r);
+void print_json(FILE *f, const struct run_config *cfg,
+		const struct run_result *r, const char *extra_json);
+
+/* The host, for figures printed beside absolute times. */
+const char *host_cpu_model(void);
+int host_cpus(void);
+
+#endif

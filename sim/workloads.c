@@ -1,0 +1,251 @@
+/*
+ * workloads.c - what the simulated CPUs do.
+ *
+ * Each workload is one function that performs one operation on one CPU.
+ * Every operation gives back every reference it took before it returns, so
+ * when a run stops the cache is quiescent: no references, no I_NEW, nothing
+ * half done, and the invariant checker can hold it to its strictest rules.
+ *
+ * Inode numbers: create-unlink numbers its inodes with get_next_ino(),
+ * which stays below 2^32; lookups use fixed numbers from 2^32 up, so the two
+ * never collide.
+ */
+#include <sched.h>
+#include <string.h>
+
+#include "core/trace.h"
+#include "run.h"
+
+#define LOOKUP_BASE (1ull << 32)
+#define PRIVATE_BASE (1ull << 40)
+
+static const struct scheme *S(struct run_ctx *ctx)
+{
+	return run_cfg(ctx)->scheme;
+}
+
+static uint64_t hot_ino(struct run_ctx *ctx, struct sim_cpu *c,
+			struct super_block *sb, unsigned range)
+{
+	(void)ctx;
+	return LOOKUP_BASE + ((uint64_t)sb->s_id << 24) + sim_rand(c) % range;
+}
+
+/* iget_locked, and if the inode is new, "read it from disk". */
+static struct inode *get_inode(struct run_ctx *ctx, struct super_block *sb,
+			       uint64_t ino)
+{
+	struct inode *inode = S(ctx)->iget_locked(sb, ino);
+	if (inode_state(inode) & I_NEW)
+		S(ctx)->unlock_new_inode(inode);
+	return inode;
+}
+
+/* ---- create-unlink: the benchmark of the v4 series' cover letter ------- */
+
+static void op_create_unlink(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	struct super_block *sb = run_shared_sb(ctx, c);
+
+	trace_op_begin(c, OP_create, 0);
+	struct inode *inode = S(ctx)->new_inode(sb);
+	S(ctx)->insert_inode_hash(inode);
+	S(ctx)->mark_inode_dirty(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC);
+	trace_op_end(c, OP_create, inode->i_ino, 0);
+
+	trace_op_begin(c, OP_unlink, inode->i_ino);
+	uint64_t ino = inode->i_ino;
+	inode_drop_nlink(inode, SITE_unlink);
+	S(ctx)->iput(inode);            /* the last reference: evicted */
+	trace_op_end(c, OP_unlink, ino, 0);
+}
+
+/* ---- lookup: a hot set of cached inodes --------------------------------- */
+
+static void do_lookup(struct run_ctx *ctx, struct sim_cpu *c, unsigned range)
+{
+	struct super_block *sb = run_shared_sb(ctx, c);
+	uint64_t ino = hot_ino(ctx, c, sb, range);
+	unsigned pick = (unsigned)(sim_rand(c) % 16);
+
+	if (pick == 0) {
+		/* ilookup: find it only if cached. */
+		trace_op_begin(c, OP_ilookup, ino);
+		struct inode *inode = S(ctx)->ilookup(sb, ino);
+		trace_op_end(c, OP_ilookup, ino, inode != NULL);
+		if (inode)
+			S(ctx)->iput(inode);
+		return;
+	}
+	trace_op_begin(c, OP_iget, ino);
+	struct inode *inode = get_inode(ctx, sb, ino);
+	trace_op_end(c, OP_iget, ino, 0);
+	if (pick == 1) {
+		/* A second user: igrab (may fail) and ihold. */
+		trace_op_begin(c, OP_igrab, ino);
+		struct inode *again = S(ctx)->igrab(inode);
+		trace_op_end(c, OP_igrab, ino, again != NULL);
+		if (again)
+			S(ctx)->iput(again);
+		S(ctx)->ihold(inode);
+		S(ctx)->iput(inode);
+	}
+	trace_op_begin(c, OP_iput, ino);
+	S(ctx)->iput(inode);
+	trace_op_end(c, OP_iput, ino, 0);
+}
+
+static void op_lookup(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	do_lookup(ctx, c, run_cfg(ctx)->hot);
+}
+
+/* ---- writeback: dirty cached inodes for the flusher --------------------- */
+
+static void op_writeback(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	struct super_block *sb = run_shared_sb(ctx, c);
+	uint64_t ino = hot_ino(ctx, c, sb, run_cfg(ctx)->hot);
+
+	trace_op_begin(c, OP_mark_dirty, ino);
+	struct inode *inode = get_inode(ctx, sb, ino);
+	S(ctx)->mark_inode_dirty(inode, (sim_rand(c) & 1) ? I_DIRTY_PAGES
+							  : I_DIRTY_SYNC);
+	S(ctx)->iput(inode);
+	trace_op_end(c, OP_mark_dirty, ino, 0);
+}
+
+/* ---- pressure: the shrinker against lookups and iput -------------------- */
+
+static void shrink(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	long limit = (long)run_cfg(ctx)->cache_limit;
+	long unused = get_nr_unused();
+
+	if (unused <= limit)
+		return;
+	trace_op_begin(c, OP_prune, 0);
+	long freed = S(ctx)->prune_icache(unused - limit + 16);
+	trace_op_end(c, OP_prune, 0, freed);
+}
+
+static void op_pressure(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	/* Look up over four times more inodes than the cache may keep. */
+	do_lookup(ctx, c, run_cfg(ctx)->cache_limit * 4);
+	if ((sim_rand(c) & 7) == 0)
+		shrink(ctx, c);
+}
+
+/* ---- umount: mount, use, unmount a private superblock ------------------- */
+
+#define UMOUNT_INODES 32
+
+static void op_umount(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	struct super_block *sb = run_private_sb(ctx, c);
+	struct inode *held[UMOUNT_INODES];
+	uint64_t base = PRIVATE_BASE + ((uint64_t)c->id << 24);
+
+	trace_op_begin(c, OP_mount, sb->s_id);
+	atomic_fetch_or(&sb->s_flags, MS_ACTIVE);
+	for (int i = 0; i < UMOUNT_INODES; i++) {
+		held[i] = get_inode(ctx, sb, base + (uint64_t)i);
+		if (i % 3 == 0)
+			S(ctx)->mark_inode_dirty(held[i], I_DIRTY_PAGES);
+	}
+	/* Half go back to the cache (onto the LRU, or the wb lists). */
+	for (int i = 0; i < UMOUNT_INODES; i += 2)
+		S(ctx)->iput(held[i]);
+	trace_op_end(c, OP_mount, sb->s_id, 0);
+
+	trace_op_begin(c, OP_umount, sb->s_id);
+	atomic_fetch_and(&sb->s_flags, ~MS_ACTIVE);
+	/* The rest are put while the sb is dying: I_WILL_FREE, then I_FREEING. */
+	for (int i = 1; i < UMOUNT_INODES; i += 2)
+		S(ctx)->iput(held[i]);
+	/* The flusher or the shrinker may still hold one for a moment. */
+	long freed = 0;
+	while (atomic_load(&sb->s_nr_inodes) > 0) {
+		freed += S(ctx)->invalidate_inodes(sb);
+		if (atomic_load(&sb->s_nr_inodes) > 0)
+			sched_yield();
+	}
+	trace_op_end(c, OP_umount, sb->s_id, freed);
+}
+
+/* ---- mixed: a bit of everything ------------------------------------------ */
+
+static void op_mixed(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	unsigned r = (unsigned)(sim_rand(c) % 100);
+
+	if (r < 40)
+		do_lookup(ctx, c, run_cfg(ctx)->hot);
+	else if (r < 55)
+		op_create_unlink(ctx, c);
+	else if (r < 70)
+		op_writeback(ctx, c);
+	else if (r < 88)
+		op_pressure(ctx, c);
+	else if (r < 89)
+		op_umount(ctx, c);
+	else if (r < 92) {
+		struct super_block *sb = run_shared_sb(ctx, c);
+		trace_op_begin(c, OP_iunique, 0);
+		uint64_t ino = S(ctx)->iunique(sb, LOOKUP_BASE);
+		trace_op_end(c, OP_iunique, ino, 0);
+	} else {
+		shrink(ctx, c);
+		do_lookup(ctx, c, run_cfg(ctx)->cache_limit * 2);
+	}
+}
+
+static const struct workload wl_create_unlink = {
+	.name = "create-unlink",
+	.summary = "create, dirty and unlink fresh inodes (the v4 series' benchmark)",
+	.flusher = true,
+	.op = op_create_unlink,
+};
+static const struct workload wl_lookup = {
+	.name = "lookup",
+	.summary = "iget/iput over a hot set of cached inodes, some ilookup and igrab",
+	.op = op_lookup,
+};
+static const struct workload wl_writeback = {
+	.name = "writeback",
+	.summary = "dirty cached inodes while the flusher writes them back",
+	.flusher = true,
+	.op = op_writeback,
+};
+static const struct workload wl_pressure = {
+	.name = "pressure",
+	.summary = "lookups over a set larger than the cache; the shrinker prunes the LRU",
+	.flusher = false,
+	.op = op_pressure,
+};
+static const struct workload wl_umount = {
+	.name = "umount",
+	.summary = "mount a private sb, use it, unmount it (I_WILL_FREE, invalidate_inodes)",
+	.flusher = true,
+	.op = op_umount,
+};
+static const struct workload wl_mixed = {
+	.name = "mixed",
+	.summary = "all of the above at once, with the flusher and the shrinker",
+	.flusher = true,
+	.op = op_mixed,
+};
+
+const struct workload *const all_workloads[] = {
+	&wl_create_unlink, &wl_lookup, &wl_writeback, &wl_pressure, &wl_umount,
+	&wl_mixed, NULL,
+};
+
+const struct workload *workload_find(const char *name)
+{
+	for (int i = 0; all_workloads[i]; i++)
+		if (strcmp(all_workloads[i]->name, name) == 0)
+			return all_workloads[i];
+	return NULL;
+}

@@ -1,0 +1,490 @@
+/*
+ * test_core.c - the simulator core: lists, locks and lock_stat counters,
+ * the validator, counters, and each icache operation of the merged scheme
+ * on its own.
+ */
+#include <pthread.h>
+
+#include "sim/core/lockdep.h"
+#include "simenv.h"
+#include "testutil.h"
+
+/* ---- lists ----------------------------------------------------------- */
+
+struct item {
+	int v;
+	struct list_head link;
+};
+
+START_TEST(list_add_del_move)
+{
+	struct list_head head = LIST_HEAD_INIT(head);
+	struct item a = { .v = 1 }, b = { .v = 2 }, c = { .v = 3 };
+	INIT_LIST_HEAD(&a.link);
+	ck_assert(list_empty(&head));
+	list_add(&a.link, &head);
+	list_add(&b.link, &head);          /* b a */
+	list_add_tail(&c.link, &head);     /* b a c */
+	ck_assert_int_eq(list_count(&head), 3);
+	ck_assert_int_eq(list_first_entry(&head, struct item, link)->v, 2);
+	ck_assert_int_eq(list_last_entry(&head, struct item, link)->v, 3);
+	list_move(&c.link, &head);         /* c b a */
+	ck_assert_int_eq(list_first_entry(&head, struct item, link)->v, 3);
+	list_del_init(&b.link);
+	ck_assert(list_empty(&b.link));
+	ck_assert_int_eq(list_count(&head), 2);
+	struct list_head other = LIST_HEAD_INIT(other);
+	list_splice_init(&head, &other);
+	ck_assert(list_empty(&head));
+	ck_assert_int_eq(list_count(&other), 2);
+}
+END_TEST
+
+START_TEST(hlist_add_del)
+{
+	struct hlist_head h = { NULL };
+	struct hlist_node a, b;
+	INIT_HLIST_NODE(&a);
+	INIT_HLIST_NODE(&b);
+	ck_assert(hlist_unhashed(&a));
+	hlist_add_head(&a, &h);
+	hlist_add_head(&b, &h);
+	ck_assert(!hlist_unhashed(&a));
+	ck_assert_ptr_eq(h.first, &b);
+	hlist_del_init(&b);
+	ck_assert_ptr_eq(h.first, &a);
+	hlist_del_init(&a);
+	ck_assert_ptr_null(h.first);
+	hlist_del_init(&a);                /* unhashing twice is harmless */
+}
+END_TEST
+
+/* ---- locks ------------------------------------------------------------ */
+
+START_TEST(lock_counts_and_held_stack)
+{
+	env_start(&scheme_merged, 1);
+	struct sim_lock l;
+	sim_lock_init(&l, LC_test_lock_a, 7);
+	SITE(test_abba);
+	spin_lock(&l);
+	ck_assert(sim_lock_held(&l));
+	ck_assert_int_eq(atomic_load(&l.holder), 0);
+	spin_unlock(&l);
+	ck_assert(!sim_lock_held(&l));
+	ck_assert(spin_trylock(&l));
+	spin_unlock(&l);
+	ck_assert_uint_eq(this_cpu->stats[LC_test_lock_a].acquisitions, 2);
+	ck_assert_uint_eq(this_cpu->stats[LC_test_lock_a].contentions, 0);
+	/* Taken on another CPU now: one bounce. */
+	this_cpu = &env_cpus[1];
+	spin_lock(&l);
+	spin_unlock(&l);
+	ck_assert_uint_eq(env_cpus[1].stats[LC_test_lock_a].bounces, 1);
+	/* Releasing a lock not held is reported, not a crash. */
+	spin_unlock(&l);
+	ck_assert_uint_eq(violations_of_kind(VIOL_double_unlock), 1);
+	this_cpu = &env_cpus[0];
+	sim_lock_destroy(&l);
+	env_stop();
+}
+END_TEST
+
+static struct sim_lock contended;
+static atomic_int holder_ready, holder_release;
+
+static void *hold_lock(void *p)
+{
+	SITE(test_abba);
+	this_cpu = &env_cpus[1];
+	spin_lock(&contended);
+	atomic_store(&holder_ready, 1);
+	while (!atomic_load(&holder_release))
+		usleep(1000);
+	spin_unlock(&contended);
+	return p;
+}
+
+START_TEST(lock_contention_and_trylock_failure)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	pthread_t t;
+	sim_lock_init(&contended, LC_test_lock_b, 1);
+	atomic_store(&holder_ready, 0);
+	atomic_store(&holder_release, 0);
+	pthread_create(&t, NULL, hold_lock, NULL);
+	while (!atomic_load(&holder_ready))
+		usleep(1000);
+	ck_assert(!spin_trylock(&contended));
+	ck_assert_uint_eq(this_cpu->stats[LC_test_lock_b].trylock_failures, 1);
+	atomic_store(&holder_release, 1);
+	spin_lock(&contended);             /* waits for cpu1 */
+	spin_unlock(&contended);
+	pthread_join(t, NULL);
+	const struct lock_class_stats *s = &this_cpu->stats[LC_test_lock_b];
+	ck_assert_uint_eq(s->acquisitions, 1);
+	ck_assert_uint_le(s->contentions, 1);
+	sim_lock_destroy(&contended);
+	env_stop();
+}
+END_TEST
+
+/* ---- the validator ------------------------------------------------------ */
+
+START_TEST(lockdep_reports_abba_with_both_chains)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	struct sim_lock a, b;
+	sim_lock_init(&a, LC_test_lock_a, 1);
+	sim_lock_init(&b, LC_test_lock_b, 1);
+	spin_lock(&a);
+	spin_lock(&b);
+	spin_unlock(&b);
+	spin_unlock(&a);
+	ck_assert_int_eq(violations_distinct(), 0);
+	this_cpu = &env_cpus[1];
+	spin_lock(&b);
+	spin_lock(&a);                     /* closes the cycle */
+	spin_unlock(&a);
+	spin_unlock(&b);
+	ck_assert_uint_eq(violations_of_kind(VIOL_lock_cycle), 1);
+	const struct violation *v = violation_get(0);
+	ck_assert_ptr_nonnull(strstr(v->text, "circular locking dependency"));
+	ck_assert_ptr_nonnull(strstr(v->text, "test_lock_a --> test_lock_b"));
+	ck_assert_int_eq(v->cpu_a, 1);
+	ck_assert_int_eq(v->cpu_b, 0);
+	this_cpu = &env_cpus[0];
+	sim_lock_destroy(&a);
+	sim_lock_destroy(&b);
+	env_stop();
+}
+END_TEST
+
+START_TEST(lockdep_trylock_adds_no_edge)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	struct sim_lock a, b;
+	sim_lock_init(&a, LC_test_lock_a, 1);
+	sim_lock_init(&b, LC_test_lock_b, 1);
+	spin_lock(&a);
+	spin_lock(&b);
+	spin_unlock(&b);
+	spin_unlock(&a);
+	spin_lock(&b);
+	ck_assert(spin_trylock(&a));       /* against the order, but a trylock */
+	spin_unlock(&a);
+	spin_unlock(&b);
+	ck_assert_int_eq(violations_distinct(), 0);
+	ck_assert_ptr_null(lockdep_edge(LC_test_lock_b, LC_test_lock_a));
+	sim_lock_destroy(&a);
+	sim_lock_destroy(&b);
+	env_stop();
+}
+END_TEST
+
+START_TEST(lockdep_documented_order_violation)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	/* merged documents i_lock > inode_lru_lock; take them the other way. */
+	struct sim_lock lru, ilock;
+	sim_lock_init(&lru, LC_inode_lru_lock, 0);
+	sim_lock_init(&ilock, LC_i_lock, 42);
+	ck_assert(lockdep_documented(LC_inode_hash_lock, LC_inode_lru_lock));
+	spin_lock(&lru);
+	spin_lock(&ilock);
+	spin_unlock(&ilock);
+	spin_unlock(&lru);
+	ck_assert_uint_eq(violations_of_kind(VIOL_lock_order), 1);
+	ck_assert_uint_eq(violations_of_kind(VIOL_lock_cycle), 0);
+	sim_lock_destroy(&lru);
+	sim_lock_destroy(&ilock);
+	env_stop();
+}
+END_TEST
+
+/* ---- counters and numbers -------------------------------------------------- */
+
+START_TEST(get_next_ino_is_unique_across_cpus)
+{
+	env_start(&scheme_merged, 1);
+	uint64_t seen[4096];
+	int n = 0;
+	for (int round = 0; round < 2; round++)
+		for (int c = 0; c < ENV_CPUS; c++) {
+			this_cpu = &env_cpus[c];
+			for (int i = 0; i < 512; i++)
+				seen[n++] = scheme_merged.get_next_ino();
+		}
+	for (int i = 0; i < n; i++) {
+		ck_assert_uint_ne(seen[i], 0);
+		for (int j = i + 1; j < n; j++)
+			ck_assert_uint_ne(seen[i], seen[j]);
+	}
+	this_cpu = &env_cpus[0];
+	env_stop();
+}
+END_TEST
+
+START_TEST(nr_inodes_is_summed_over_cpus)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	this_cpu = &env_cpus[1];
+	struct inode *a = scheme_merged.new_inode(sb);
+	this_cpu = &env_cpus[2];
+	struct inode *b = scheme_merged.new_inode(sb);
+	ck_assert_int_eq(get_nr_inodes(), 2);
+	inode_drop_nlink(a, SITE_unlink);
+	inode_drop_nlink(b, SITE_unlink);
+	this_cpu = &env_cpus[3];           /* freed on yet another CPU */
+	scheme_merged.iput(a);
+	scheme_merged.iput(b);
+	ck_assert_int_eq(env_cpus[3].nr_inodes, -2);
+	ck_assert_int_eq(get_nr_inodes(), 0);
+	this_cpu = &env_cpus[0];
+	ck_assert_int_eq(check_invariants(true), 0);
+	env_stop();
+}
+END_TEST
+
+/* ---- operations of the merged scheme, one at a time ------------------------ */
+
+START_TEST(iget_miss_then_hit)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = scheme_merged.iget_locked(sb, 100);
+	ck_assert(inode_state(a) & I_NEW);
+	ck_assert(inode_hashed(a));
+	ck_assert_int_eq(atomic_load(&a->i_count), 1);
+	scheme_merged.unlock_new_inode(a);
+	ck_assert(!(inode_state(a) & I_NEW));
+	struct inode *b = scheme_merged.iget_locked(sb, 100);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_int_eq(atomic_load(&a->i_count), 2);
+	ck_assert_ptr_eq(scheme_merged.ilookup(sb, 100), a);
+	ck_assert_ptr_null(scheme_merged.ilookup(sb, 101));
+	ck_assert_ptr_eq(scheme_merged.igrab(a), a);
+	scheme_merged.ihold(a);
+	ck_assert_int_eq(atomic_load(&a->i_count), 5);
+	for (int i = 0; i < 5; i++)
+		scheme_merged.iput(a);
+	/* Unused, clean, hashed: cached on the LRU with I_REFERENCED. */
+	ck_assert(inode_on_lru(a));
+	ck_assert(inode_state(a) & I_REFERENCED);
+	ck_assert_int_eq(get_nr_unused(), 1);
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	env_stop();
+}
+END_TEST
+
+START_TEST(unlink_and_last_iput_evicts)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = scheme_merged.new_inode(sb);
+	scheme_merged.insert_inode_hash(a);
+	scheme_merged.mark_inode_dirty(a, I_DIRTY_SYNC);
+	ck_assert_int_eq(a->i_wb_on, LIST_b_dirty);
+	inode_drop_nlink(a, SITE_unlink);
+	scheme_merged.iput(a);
+	/* Gone: off every list, memory in quarantine. */
+	ck_assert_uint_eq(a->i_magic, INODE_FREED);
+	ck_assert(list_empty(&icache.wb.b_dirty));
+	ck_assert(list_empty(&sb->s_inodes));
+	ck_assert_int_eq(get_nr_inodes(), 0);
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	env_stop();
+}
+END_TEST
+
+START_TEST(writeback_cleans_and_lru_catches_it)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 7);
+	scheme_merged.mark_inode_dirty(a, I_DIRTY_PAGES);
+	scheme_merged.iput(a);
+	/* Dirty and unused: on b_dirty, not on the LRU. */
+	ck_assert(!inode_on_lru(a));
+	ck_assert_int_eq(a->i_wb_on, LIST_b_dirty);
+	this_cpu = &env_cpus[1];           /* the flusher */
+	ck_assert_int_eq(scheme_merged.writeback_inodes(&icache.wb, 16), 1);
+	this_cpu = &env_cpus[0];
+	ck_assert(!inode_on_wb(a));
+	ck_assert(!(inode_state(a) & (I_DIRTY | I_SYNC)));
+	ck_assert(inode_on_lru(a));        /* the flusher's iput put it there */
+	ck_assert_int_eq(check_invariants(true), 0);
+	env_stop();
+}
+END_TEST
+
+START_TEST(prune_second_chance_then_free)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	for (uint64_t i = 1; i <= 8; i++)
+		scheme_merged.iput(env_iget(sb, i));
+	ck_assert_int_eq(get_nr_unused(), 8);
+	/* First pass: all I_REFERENCED, so only rotated and cleared. */
+	ck_assert_int_eq(scheme_merged.prune_icache(8), 0);
+	ck_assert_int_eq(get_nr_unused(), 8);
+	/* Second pass frees them. */
+	ck_assert_int_eq(scheme_merged.prune_icache(8), 8);
+	ck_assert_int_eq(get_nr_unused(), 0);
+	ck_assert_int_eq(get_nr_inodes(), 0);
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	env_stop();
+}
+END_TEST
+
+static struct inode *locked_inode;
+static atomic_int il_ready, il_release;
+
+static void *hold_i_lock(void *p)
+{
+	SITE(test_abba);
+	this_cpu = &env_cpus[2];
+	spin_lock(&locked_inode->i_lock);
+	atomic_store(&il_ready, 1);
+	while (!atomic_load(&il_release))
+		usleep(1000);
+	spin_unlock(&locked_inode->i_lock);
+	return p;
+}
+
+START_TEST(prune_trylock_failure_rotates)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 1);
+	struct inode *b = env_iget(sb, 2);
+	scheme_merged.iput(a);             /* LRU: a */
+	scheme_merged.iput(b);             /* LRU: b a (a is oldest) */
+	ck_assert_ptr_eq(inode_lru_oldest(), a);
+	locked_inode = a;
+	atomic_store(&il_ready, 0);
+	atomic_store(&il_release, 0);
+	pthread_t t;
+	pthread_create(&t, NULL, hold_i_lock, NULL);
+	while (!atomic_load(&il_ready))
+		usleep(1000);
+	/* a's i_lock is busy: prune must not wait, it rotates a. */
+	scheme_merged.prune_icache(1);
+	ck_assert_uint_eq(this_cpu->stats[LC_i_lock].trylock_failures, 1);
+	ck_assert_ptr_eq(inode_lru_oldest(), b);
+	atomic_store(&il_release, 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(check_invariants(true), 0);
+	env_stop();
+}
+END_TEST
+
+START_TEST(umount_iput_goes_through_i_will_free)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *kept = env_iget(sb, 1);
+	struct inode *cached = env_iget(sb, 2);
+	scheme_merged.mark_inode_dirty(kept, I_DIRTY_PAGES);
+	scheme_merged.iput(cached);
+	atomic_fetch_and(&sb->s_flags, ~MS_ACTIVE);
+	/* Last put on a dying sb: written, then freed (I_WILL_FREE handoff). */
+	scheme_merged.iput(kept);
+	ck_assert_uint_eq(kept->i_magic, INODE_FREED);
+	ck_assert_int_eq(scheme_merged.invalidate_inodes(sb), 1);
+	ck_assert(list_empty(&sb->s_inodes));
+	ck_assert_int_eq(get_nr_unused(), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	ck_assert_int_eq(check_invariants(true), 0);
+	env_stop();
+}
+END_TEST
+
+START_TEST(iunique_skips_used_numbers)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 11);
+	uint64_t n = scheme_merged.iunique(sb, 10);
+	ck_assert_uint_eq(n, 12);          /* 11 is taken */
+	ck_assert_uint_eq(scheme_merged.iunique(sb, 10), 13);
+	scheme_merged.iput(a);
+	env_stop();
+}
+END_TEST
+
+START_TEST(handoff_checker_catches_grab_of_freeing_inode)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 5);
+	spin_lock(&a->i_lock);
+	inode_state_set(a, I_FREEING, __site);
+	inode_ref_get(a, __site);          /* what no walker may do */
+	spin_unlock(&a->i_lock);
+	ck_assert_uint_eq(violations_of_kind(VIOL_walker_took_freeing), 1);
+	/* And setting I_FREEING without i_lock is reported too. */
+	struct inode *b = env_iget(sb, 6);
+	inode_state_set(b, I_FREEING, __site);
+	ck_assert_uint_eq(violations_of_kind(VIOL_freeing_unlocked), 1);
+	env_stop();
+}
+END_TEST
+
+START_TEST(freed_inode_on_lru_is_reported_not_linked)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = scheme_merged.new_inode(sb);
+	inode_drop_nlink(a, SITE_unlink);
+	scheme_merged.iput(a);             /* freed */
+	spin_lock(&icache.lru_lock);
+	inode_lru_add(a, __site);          /* the v4 race's last step */
+	spin_unlock(&icache.lru_lock);
+	ck_assert_uint_eq(violations_of_kind(VIOL_freed_on_list), 1);
+	ck_assert(list_empty(&icache.inode_lru));
+	env_stop();
+}
+END_TEST
+
+Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, list_add_del_move);
+	tcase_add_test(tc, hlist_add_del);
+	tcase_add_test(tc, lock_counts_and_held_stack);
+	tcase_add_test(tc, lock_contention_and_trylock_failure);
+	tcase_add_test(tc, lockdep_reports_abba_with_both_chains);
+	tcase_add_test(tc, lockdep_trylock_adds_no_edge);
+	tcase_add_test(tc, lockdep_documented_order_violation);
+	tcase_add_test(tc, get_next_ino_is_unique_across_cpus);
+	tcase_add_test(tc, nr_inodes_is_summed_over_cpus);
+	tcase_add_test(tc, iget_miss_then_hit);
+	tcase_add_test(tc, unlink_and_last_iput_evicts);
+	tcase_add_test(tc, writeback_cleans_and_lru_catches_it);
+	tcase_add_test(tc, prune_second_chance_then_free);
+	tcase_add_test(tc, prune_trylock_failure_rotates);
+	tcase_add_test(tc, umount_iput_goes_through_i_will_free);
+	tcase_add_test(tc, iunique_skips_used_numbers);
+	tcase_add_test(tc, handoff_checker_catches_grab_of_freeing_inode);
+	tcase_add_test(tc, freed_inode_on_lru_is_reported_not_linked);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(core_suite());
+}

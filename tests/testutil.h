@@ -1,0 +1,100 @@
+/*
+ * testutil.h - small helpers shared by the Check suites.
+ *
+ * Every suite is one tests/test_NAME.c with a main() that runs its Check
+ * suite; tests/run-all.sh runs them all and adds up the results.  The
+ * binaries under test are found through $BUILD (default "build").
+ */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static inline const char *build_dir(void)
+{
+	const char *b = getenv("BUILD");
+	return b && *b ? b : "build";
+}
+
+/* Path of a built program: bin_path("icache-sim"). Static buffer. */
+static inline const char *bin_path(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *p = buf[next++ & 3];
+	snprintf(p, 512, "%s/bin/%s", build_dir(), name);
+	return p;
+}
+
+/*
+ * Run a shell command; return its stdout (malloc'd, NUL-terminated) and
+ * its exit status in *status (-1 if it died of a signal).  stderr is
+ * captured too when the command says 2>&1.
+ */
+static inline char *run_cmd(int *status, const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	FILE *p = popen(cmd, "r");
+	if (!p) {
+		*status = -1;
+		return strdup("");
+	}
+	size_t cap = 65536, len = 0;
+	char *out = malloc(cap);
+	size_t n;
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			out = realloc(out, cap);
+		}
+	}
+	out[len] = 0;
+	int st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
+}
+
+/*
+ * The number after "key": in a JSON text, starting the search at the first
+ * occurrence of `after` (NULL: the beginning).  Good enough for the flat
+ * objects our programs print; returns -1 if not found.
+ */
+static inline double json_num(const char *json, const char *after,
+			      const char *key)
+{
+	const char *p = json;
+	if (after) {
+		p = strstr(json, after);
+		if (!p)
+			return -1;
+	}
+	char pat[128];
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(p, pat);
+	if (!p)
+		return -1;
+	return strtod(p + strlen(pat), NULL);
+}
+
+/* Run one suite and exit with Check's verdict. */
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#endif
