@@ -84,6 +84,11 @@ LESSON_BIN := $(if $(wildcard lessons/src/main.c),$(BUILD)/bin/icache-lesson)
 # ---- tests -------------------------------------------------------------
 
 TEST_SRCS := $(wildcard tests/test_*.c)
+# Check forks a child per test; liblttng-ust must be told about the fork or
+# its destructor crashes in the child.  liblttng-ust-fork wraps fork().
+ifneq ($(TRACE),0)
+  TEST_FORK_LIBS := -Wl,--no-as-needed -llttng-ust-fork -Wl,--as-needed
+endif
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
@@ -119,14 +124,14 @@ $(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/main.o $(LESSON_OBJS) $(VIE
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) \
-		$(LDFLAGS) $(CHECK_LIBS) $(SIM_LIBS) $(VIEW_LIBS) -lm
+		$(LDFLAGS) $(CHECK_LIBS) $(TEST_FORK_LIBS) $(SIM_LIBS) $(VIEW_LIBS) -lm
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---- the things a user types --------------------------------------------
 
 check: all
-	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run-all.sh
+	@BUILD=$(BUILD) SAN=$(SAN) ONLY="$(ONLY)" sh tests/run-all.sh
 
 demo:
 	@sh tools/install-deps.sh

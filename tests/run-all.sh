@@ -1,18 +1,33 @@
 #!/bin/sh
 # run-all.sh - run every Check suite and add up the results.
 #
+# ONLY="a b" limits the run to test_a and test_b.
+#
 # Each tests/test_*.c is built into $BUILD/tests/test_*; Check prints
 # "NN%: Checks: X, Failures: Y, Errors: Z" per suite.  A suite that dies
 # without that line counts as one failure.  The last line is the total:
 #   N passed, N failed
 BUILD=${BUILD:-build}
 export BUILD
+# liblttng-ust starts its listener threads in a constructor, so Check's
+# fork happens in a multi-threaded process; TSan must be told that is fine.
+if [ "$SAN" = thread ]; then
+	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 second_deadlock_stack=1 $TSAN_OPTIONS"
+	export TSAN_OPTIONS
+fi
 passed=0
 failed=0
 log=$(mktemp)
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
+	# ONLY="core stress" runs just those suites (test_core, test_stress).
+	if [ -n "$ONLY" ]; then
+		case " $ONLY " in
+		*" ${name#test_} "*) ;;
+		*) continue ;;
+		esac
+	fi
 	echo "== $name"
 	"$t" >"$log" 2>&1
 	rc=$?

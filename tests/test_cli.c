@@ -1,0 +1,145 @@
+/*
+ * test_cli.c - icache-sim's command line: help, listings, JSON, and a
+ * one-line error with exit status 2 for every kind of bad usage.
+ */
+#include "testutil.h"
+
+/* Run icache-sim ARGS; expect status 2 and one line mentioning `needle`. */
+static void bad_usage(const char *args, const char *needle)
+{
+	int st;
+	char *out = run_cmd(&st, "%s %s 2>&1 >/dev/null", bin_path("icache-sim"),
+			    args);
+	ck_assert_msg(st == 2, "'%s' exited %d, not 2: %s", args, st, out);
+	ck_assert_msg(strstr(out, needle) != NULL, "'%s' said '%s', not '%s'",
+		      args, out, needle);
+	/* Exactly one line. */
+	char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && nl[1] == 0, "'%s' printed more than one line: %s",
+		      args, out);
+	free(out);
+}
+
+START_TEST(bad_flags_exit_2_with_one_line)
+{
+	bad_usage("run --cpus 0", "--cpus: '0'");
+	bad_usage("run --cpus -3", "--cpus: '-3'");
+	bad_usage("run --cpus lots", "--cpus: 'lots'");
+	bad_usage("run --cpus 100000", "--cpus: '100000'");
+	bad_usage("run --scheme nosuch", "--scheme: 'nosuch' is not a scheme");
+	bad_usage("run --workload nosuch", "--workload: 'nosuch'");
+	bad_usage("run --ops 0", "--ops: '0'");
+	bad_usage("run --ops 99999999999999999999", "--ops");
+	bad_usage("run --duration forever", "--duration: 'forever'");
+	bad_usage("run --duration 10h", "--duration: '10h'");
+	bad_usage("run --hash-bits 40", "--hash-bits: '40'");
+	bad_usage("run --hot 0", "--hot: '0'");
+	bad_usage("run --sbs 1000", "--sbs: '1000'");
+	bad_usage("run --watchdog 0", "--watchdog: '0'");
+	bad_usage("run --frobnicate", "unknown option '--frobnicate'");
+	bad_usage("run --scheme", "--scheme needs a value");
+	bad_usage("run --ops 10 --duration 1s", "not both");
+	bad_usage("frobnicate", "unknown command 'frobnicate'");
+	bad_usage("schemes extra", "unexpected argument 'extra'");
+	bad_usage("", "usage: icache-sim");
+}
+END_TEST
+
+START_TEST(help_and_listings)
+{
+	int st;
+	char *out = run_cmd(&st, "%s --help", bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: icache-sim COMMAND"));
+	free(out);
+	out = run_cmd(&st, "%s run --help", bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "--workload W"));
+	free(out);
+	out = run_cmd(&st, "%s schemes", bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "merged"));
+	ck_assert_ptr_nonnull(strstr(out, "i_lock > inode_lru_lock"));
+	free(out);
+	out = run_cmd(&st, "%s workloads", bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	const char *names[] = { "create-unlink", "lookup", "writeback",
+				"pressure", "umount", "mixed" };
+	for (int i = 0; i < 6; i++)
+		ck_assert_ptr_nonnull(strstr(out, names[i]));
+	free(out);
+}
+END_TEST
+
+START_TEST(run_text_and_json)
+{
+	int st;
+	char *out = run_cmd(&st, "%s run --workload mixed --cpus 2 --ops 5000",
+			    bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "ops/s"));
+	ck_assert_ptr_nonnull(strstr(out, "acquisitions"));
+	ck_assert_ptr_nonnull(strstr(out, "invariants: 1 check, 0 failures"));
+	ck_assert_ptr_nonnull(strstr(out, "violations: none"));
+	free(out);
+
+	out = run_cmd(&st, "%s run --workload lookup --cpus 2 --ops 4000 --json",
+		      bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"scheme\":\"merged\""));
+	ck_assert_int_eq((int)json_num(out, NULL, "ops"), 4000);
+	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 2);
+	ck_assert(json_num(out, NULL, "ops_per_s") > 0);
+	ck_assert(json_num(out, "\"class\":\"i_lock\"", "acquisitions") > 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"violations\":[]"));
+	ck_assert_ptr_nonnull(strstr(out, "\"ok\":true"));
+	free(out);
+}
+END_TEST
+
+START_TEST(run_writes_the_lock_order_graph)
+{
+	int st;
+	char path[] = "/tmp/icache-graph-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	char *out = run_cmd(&st, "%s run --workload mixed --ops 3000 --graph %s",
+			    bin_path("icache-sim"), path);
+	ck_assert_int_eq(st, 0);
+	free(out);
+	out = run_cmd(&st, "cat %s", path);
+	ck_assert_ptr_nonnull(strstr(out, "digraph lock_order"));
+	/* merged takes the LRU lock inside i_lock: a documented edge. */
+	ck_assert_ptr_nonnull(strstr(out, "\"i_lock\" -> \"inode_lru_lock\""));
+	ck_assert_ptr_null(strstr(out, "color=red"));
+	free(out);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(cpus_all_uses_every_core)
+{
+	int st;
+	char *out = run_cmd(&st, "%s run --cpus all --workload lookup --ops 2000 --json",
+			    bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_int_eq((int)json_num(out, NULL, "cpus"),
+			 (int)json_num(out, NULL, "host_cpus"));
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("cli");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, bad_flags_exit_2_with_one_line);
+	tcase_add_test(tc, help_and_listings);
+	tcase_add_test(tc, run_text_and_json);
+	tcase_add_test(tc, run_writes_the_lock_order_graph);
+	tcase_add_test(tc, cpus_all_uses_every_core);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
