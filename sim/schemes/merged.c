@@ -554,7 +554,7 @@ static const struct lock_rule lock_order[] = {
 
 const struct scheme scheme_merged = {
 	.name = "merged",
-	.era = "2.6.39 (as agreed in the thread)",
+	.era = "2.6.39, as agreed in the thread",
 	.summary = "[hash, wb, sb] > i_lock > [lru]; prune_icache trylocks i_lock",
 	.order_text =
 		"iunique_lock > inode_hash_lock > inode_sb_list_lock > i_lock > inode_lru_lock; "
