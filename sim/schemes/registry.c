@@ -6,6 +6,7 @@
 #include "../core/scheme.h"
 
 const struct scheme *const all_schemes[] = {
+	&scheme_inode_scale_v4,
 	&scheme_merged,
 	NULL,
 };

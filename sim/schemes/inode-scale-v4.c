@@ -1,0 +1,615 @@
+/*
+ * inode-scale-v4.c - the inode cache of Dave Chinner's "Inode Lock
+ * Scalability V4" series (October 2010), before Al Viro's review.
+ *
+ * inode_lock is gone and every list has a lock of its own, finer than what
+ * was finally merged: a lock per hash chain, a lock per superblock for its
+ * inode list, a lock per bdi for its writeback lists, one global LRU lock.
+ * i_lock guards the state of one inode and is the innermost lock of all:
+ * whoever walks a list already holds the list's lock and may simply take
+ * i_lock, so there is not a single trylock in this file.
+ *
+ * What each lock protects:
+ *   inode->i_lock        i_state and the 0 -> 1 reference grab (__iget)
+ *   inode_lru_lock       inode_lru, i_lru, nr_unused
+ *   sb->s_inode_list_lock  that sb's s_inodes, i_sb_list
+ *   wb->list_lock        that bdi's b_dirty / b_io / b_more_io, i_wb_list
+ *   hash bucket lock     one hash chain, the i_hash of the inodes on it
+ *   iunique_lock         the iunique counter
+ *
+ * Lock order (outer first):
+ *   iunique_lock
+ *     hash bucket lock
+ *       sb->s_inode_list_lock
+ *         inode_lru_lock
+ *           inode->i_lock
+ *   wb->list_lock
+ *     inode->i_lock
+ *
+ * The price of "i_lock innermost": the LRU lock is outside i_lock, so
+ * iput_final must drop i_lock before it puts a still cached inode on the
+ * LRU.  For that moment the inode has no reference, no I_FREEING and no
+ * lock: another CPU can look it up, unlink it and free it, and we then put
+ * a freed inode on the LRU.  Al Viro pointed this out (seed 005) and the
+ * series was reworked into the merged order.  This file keeps the bug: it
+ * is what the lesson is about.  The simulator's handoff checker sees the
+ * freed inode arrive at the LRU and reports it.
+ */
+#include "../core/scheme.h"
+
+static void evict(struct inode *inode);
+static void iput(struct inode *inode);
+
+/* ---- which lock guards what (the core checks these) ------------------- */
+
+static struct sim_lock *state_lock(struct inode *inode)
+{
+	return &inode->i_lock;
+}
+
+static struct sim_lock *list_lock(enum inode_list_id list,
+					 struct inode *inode)
+{
+	switch (list) {
+	case LIST_hash:
+		return &inode_hash_bucket(inode->i_sb, inode->i_ino)->lock;
+	case LIST_sb:
+		return &inode->i_sb->s_inode_list_lock;
+	case LIST_lru:
+		return &icache.lru_lock;
+	case LIST_b_dirty:
+	case LIST_b_io:
+	case LIST_b_more_io:
+		return &inode->i_sb->s_bdi->list_lock;
+	default:
+		return NULL;    /* private dispose lists need no lock */
+	}
+}
+
+/* ---- allocation and the hash ------------------------------------------- */
+
+static uint64_t get_next_ino(void)
+{
+	return get_next_ino_percpu();
+}
+
+/* new_inode: a fresh inode on its sb list, not hashed. */
+static struct inode *new_inode(struct super_block *sb)
+{
+	SITE(new_inode);
+	/* Filesystems number it right away with get_next_ino(); so do we. */
+	struct inode *inode = alloc_inode(sb, get_next_ino());
+
+	inode_publish(inode);
+	spin_lock(&inode->i_lock);
+	inode_state_assign(inode, 0, __site);
+	spin_unlock(&inode->i_lock);
+
+	spin_lock(&sb->s_inode_list_lock);
+	inode_sb_list_add(inode, __site);
+	spin_unlock(&sb->s_inode_list_lock);
+	return inode;
+}
+
+static void insert_inode_hash(struct inode *inode)
+{
+	SITE(insert_inode_hash);
+	struct hash_bucket *b = inode_hash_bucket(inode->i_sb, inode->i_ino);
+
+	spin_lock(&b->lock);
+	spin_lock(&inode->i_lock);
+	inode_hash_add(inode, __site);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&b->lock);
+}
+
+/*
+ * __wait_on_freeing_inode: called with the chain's lock and i_lock held on
+ * an inode that is being freed.  Drop both, sleep until it is gone, retake
+ * the chain's lock.  The inode may no longer exist when we wake: the caller
+ * starts its search again.
+ */
+static void wait_on_freeing_inode(struct inode *inode)
+{
+	SITE(wait_on_freeing_inode);
+	struct hash_bucket *b = inode_hash_bucket(inode->i_sb, inode->i_ino);
+	uint64_t token = wait_inode_prepare(inode);
+
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&b->lock);
+	wait_inode_token(inode, token, __site);
+	spin_lock(&b->lock);
+}
+
+/*
+ * find_inode_fast: look (sb, ino) up on its chain and take a reference.
+ * Called with the chain's lock held; may drop and retake it to wait.
+ */
+static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
+{
+	SITE(find_inode_fast);
+	struct hash_bucket *b = inode_hash_bucket(sb, ino);
+	struct inode *inode;
+
+repeat:
+	inode = hash_chain_find(b, sb, ino);
+	if (!inode)
+		return NULL;
+	spin_lock(&inode->i_lock);
+	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
+		wait_on_freeing_inode(inode);
+		goto repeat;
+	}
+	inode_ref_get(inode, __site);
+	spin_unlock(&inode->i_lock);
+	return inode;
+}
+
+/*
+ * get_new_inode_fast: the miss path of iget_locked.  Allocate without
+ * locks, then look again under the chain's lock: another CPU may have won.
+ */
+static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
+{
+	SITE(get_new_inode_fast);
+	struct hash_bucket *b = inode_hash_bucket(sb, ino);
+	struct inode *inode = alloc_inode(sb, ino);
+	struct inode *old;
+
+	spin_lock(&b->lock);
+	old = find_inode_fast(sb, ino);
+	if (!old) {
+		inode_publish(inode);
+		spin_lock(&inode->i_lock);
+		inode_state_assign(inode, I_NEW, __site);
+		inode_hash_add(inode, __site);
+		spin_unlock(&inode->i_lock);
+		spin_lock(&sb->s_inode_list_lock);
+		inode_sb_list_add(inode, __site);
+		spin_unlock(&sb->s_inode_list_lock);
+		spin_unlock(&b->lock);
+		/* Returned with I_NEW set: the caller reads it in, then calls
+		 * unlock_new_inode. */
+		return inode;
+	}
+	spin_unlock(&b->lock);
+	/* Lost the race: ours was never visible, theirs may still be new. */
+	destroy_inode(inode, __site);
+	wait_on_inode(old);
+	return old;
+}
+
+static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
+{
+	SITE(iget_locked);
+	struct hash_bucket *b = inode_hash_bucket(sb, ino);
+	struct inode *inode;
+
+	spin_lock(&b->lock);
+	inode = find_inode_fast(sb, ino);
+	spin_unlock(&b->lock);
+	if (inode) {
+		wait_on_inode(inode);
+		return inode;
+	}
+	return get_new_inode_fast(sb, ino);
+}
+
+static void unlock_new_inode(struct inode *inode)
+{
+	SITE(unlock_new_inode);
+	spin_lock(&inode->i_lock);
+	inode_state_clear(inode, I_NEW, __site);
+	wake_up_inode(inode);
+	spin_unlock(&inode->i_lock);
+}
+
+static struct inode *ilookup(struct super_block *sb, uint64_t ino)
+{
+	SITE(ilookup);
+	struct hash_bucket *b = inode_hash_bucket(sb, ino);
+	struct inode *inode;
+
+	spin_lock(&b->lock);
+	inode = find_inode_fast(sb, ino);
+	spin_unlock(&b->lock);
+	if (inode)
+		wait_on_inode(inode);
+	return inode;
+}
+
+/* igrab: a new reference, unless the inode is already on its way out. */
+static struct inode *igrab(struct inode *inode)
+{
+	SITE(igrab);
+	spin_lock(&inode->i_lock);
+	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
+		spin_unlock(&inode->i_lock);
+		return NULL;
+	}
+	inode_ref_get(inode, __site);
+	spin_unlock(&inode->i_lock);
+	return inode;
+}
+
+/* ihold: the caller already has a reference, so no lock is needed. */
+static void ihold(struct inode *inode)
+{
+	SITE(ihold);
+	inode_ref_get(inode, __site);
+}
+
+/* ---- writeback ------------------------------------------------------------ */
+
+/*
+ * writeback_single_inode: called, and returns, with wb->list_lock and
+ * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
+ * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
+ */
+static void writeback_single_inode(struct inode *inode,
+				   struct bdi_writeback *wb)
+{
+	SITE(writeback_single_inode);
+
+	if (inode_state(inode) & I_SYNC) {
+		/* Someone else is writing it: look again later. */
+		inode_wb_move(inode, wb, LIST_b_more_io, __site);
+		return;
+	}
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
+			   __site);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+
+	/* The pages and the inode would be written here. */
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	inode_state_clear(inode, I_SYNC, __site);
+	if (!(inode_state(inode) & I_FREEING)) {
+		if (inode_state(inode) & I_DIRTY)
+			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+		else
+			inode_wb_del(inode, __site);
+	}
+	wake_up_inode(inode);
+}
+
+/* One pass of the flusher over the bdi's dirty inodes. */
+static long writeback_inodes(struct bdi_writeback *wb, long nr)
+{
+	SITE(writeback_sb_inodes);
+	struct inode *inode;
+	long written = 0;
+
+	spin_lock(&wb->list_lock);
+	wb_queue_io(wb, __site);
+	while (written < nr && (inode = wb_io_oldest(wb)) != NULL) {
+		spin_lock(&inode->i_lock);
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
+			/* Not ours to write: someone owns it. */
+			spin_unlock(&inode->i_lock);
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			written++;
+			continue;
+		}
+		inode_ref_get(inode, __site);
+		writeback_single_inode(inode, wb);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&wb->list_lock);
+		written++;
+		/* Our iput puts the now clean inode on the LRU. */
+		iput(inode);
+		spin_lock(&wb->list_lock);
+	}
+	spin_unlock(&wb->list_lock);
+	return written;
+}
+
+/* write_inode_now: write one inode synchronously (iput_final, dying sb). */
+static void write_inode_now(struct inode *inode)
+{
+	SITE(writeback_single_inode);
+	struct bdi_writeback *wb = inode->i_sb->s_bdi;
+
+	spin_lock(&wb->list_lock);
+	spin_lock(&inode->i_lock);
+	writeback_single_inode(inode, wb);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&wb->list_lock);
+}
+
+static void mark_inode_dirty(struct inode *inode, unsigned flags)
+{
+	SITE(mark_inode_dirty);
+	struct bdi_writeback *wb = inode->i_sb->s_bdi;
+	bool was_dirty;
+
+	/* Lockless fast path: already dirty in these ways. */
+	if ((inode_state(inode) & flags) == flags)
+		return;
+	spin_lock(&inode->i_lock);
+	if ((inode_state(inode) & flags) == flags)
+		goto out;
+	was_dirty = inode_state(inode) & I_DIRTY;
+	inode_state_set(inode, flags, __site);
+	/* Writeback in progress will requeue it; unhashed or dying inodes
+	 * are never queued. */
+	if (inode_state(inode) & (I_SYNC | I_FREEING) || !inode_hashed(inode))
+		goto out;
+	if (!was_dirty) {
+		/* The wb list lock nests outside i_lock: drop i_lock first.
+		 * Our reference keeps the inode alive meanwhile. */
+		spin_unlock(&inode->i_lock);
+		spin_lock(&wb->list_lock);
+		inode_wb_move(inode, wb, LIST_b_dirty, __site);
+		spin_unlock(&wb->list_lock);
+		return;
+	}
+out:
+	spin_unlock(&inode->i_lock);
+}
+
+/* ---- the end of an inode ---------------------------------------------------- */
+
+/* evict: tear down an inode marked I_FREEING, which is on no LRU. */
+static void evict(struct inode *inode)
+{
+	SITE(evict);
+	struct super_block *sb = inode->i_sb;
+	struct hash_bucket *b = inode_hash_bucket(sb, inode->i_ino);
+
+	spin_lock(&sb->s_bdi->list_lock);
+	inode_wb_del(inode, __site);
+	spin_unlock(&sb->s_bdi->list_lock);
+
+	spin_lock(&sb->s_inode_list_lock);
+	inode_sb_list_del(inode, __site);
+	spin_unlock(&sb->s_inode_list_lock);
+
+	/* end_writeback: wait out any writer, then mark it clear. */
+	spin_lock(&inode->i_lock);
+	while (inode_state(inode) & I_SYNC) {
+		uint64_t token = wait_inode_prepare(inode);
+		spin_unlock(&inode->i_lock);
+		wait_inode_token(inode, token, __site);
+		spin_lock(&inode->i_lock);
+	}
+	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
+	spin_unlock(&inode->i_lock);
+
+	/* remove_inode_hash */
+	spin_lock(&b->lock);
+	spin_lock(&inode->i_lock);
+	inode_hash_del(inode, __site);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&b->lock);
+
+	/* Lookups sleeping in __wait_on_freeing_inode may look again. */
+	spin_lock(&inode->i_lock);
+	wake_up_inode(inode);
+	spin_unlock(&inode->i_lock);
+
+	destroy_inode(inode, __site);
+}
+
+static void dispose_list(struct list_head *head)
+{
+	SITE(dispose_list);
+	struct inode *inode;
+
+	while ((inode = inode_dispose_pop(head, __site)) != NULL)
+		evict(inode);
+}
+
+/*
+ * inode_lru_list_add: put an unused inode on the LRU.  Takes
+ * inode_lru_lock, which nests outside i_lock, so it is called WITHOUT
+ * i_lock and without holding anything that keeps the inode alive.  It
+ * does not take i_lock either: by the time it runs, the inode may have
+ * been freed by another CPU, and then it is the core's freed-inode check
+ * in inode_lru_add() that notices.
+ */
+static void inode_lru_list_add(struct inode *inode)
+{
+	SITE(inode_lru_list_add);
+	spin_lock(&icache.lru_lock);
+	inode_lru_add(inode, __site);
+	spin_unlock(&icache.lru_lock);
+}
+
+/* iput_final: the last reference is gone; called with i_lock held. */
+static void iput_final(struct inode *inode)
+{
+	SITE(iput_final);
+	struct super_block *sb = inode->i_sb;
+
+	if (!generic_drop_inode(inode)) {
+		if (sb_active(sb)) {
+			/* Keep it cached.  The LRU lock nests outside i_lock,
+			 * so i_lock has to go first...
+			 *
+			 * THE RACE (seed 005): from this unlock until the LRU
+			 * add, the inode has count 0, no I_FREEING and no lock.
+			 * Another CPU can find it in the hash, unlink it, drop
+			 * the last reference and free it, and then we put a
+			 * freed inode on the LRU.  Left in on purpose. */
+			inode_state_set(inode, I_REFERENCED, __site);
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
+			    !inode_on_lru(inode)) {
+				spin_unlock(&inode->i_lock);
+				inode_lru_list_add(inode);
+				return;
+			}
+			spin_unlock(&inode->i_lock);
+			return;
+		}
+		/* The sb is going away: write it out first.  I_WILL_FREE
+		 * keeps everyone off while i_lock is dropped. */
+		inode_state_set(inode, I_WILL_FREE, __site);
+		spin_unlock(&inode->i_lock);
+		write_inode_now(inode);
+		spin_lock(&inode->i_lock);
+		/* The handoff, in one i_lock hold. */
+		inode_state_assign(inode,
+			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+	} else {
+		inode_state_set(inode, I_FREEING, __site);
+	}
+	/* I_FREEING makes the inode ours: the LRU lock, which may not be
+	 * taken under i_lock, can be taken once i_lock is dropped. */
+	spin_unlock(&inode->i_lock);
+	spin_lock(&icache.lru_lock);
+	inode_lru_del(inode, __site);
+	spin_unlock(&icache.lru_lock);
+	/* The inode is ours now: no lock needed to tear it down. */
+	evict(inode);
+}
+
+static void iput(struct inode *inode)
+{
+	SITE(iput);
+	if (inode_ref_put_and_lock(inode, &inode->i_lock, __site))
+		iput_final(inode);
+}
+
+/* ---- reclaim ------------------------------------------------------------------ */
+
+/*
+ * prune_icache: the shrinker.  Walks the LRU from its old end holding
+ * inode_lru_lock; i_lock nests inside it, so it just takes i_lock.  Busy
+ * or dirty inodes are dropped from the LRU lazily here; I_REFERENCED ones
+ * get a second chance.
+ */
+static long prune_icache(long nr)
+{
+	SITE(prune_icache);
+	struct list_head freeable;
+	struct inode *inode;
+	long scanned, freed = 0;
+
+	INIT_LIST_HEAD(&freeable);
+	spin_lock(&icache.lru_lock);
+	for (scanned = 0; scanned < nr; scanned++) {
+		inode = inode_lru_oldest();
+		if (!inode)
+			break;
+		spin_lock(&inode->i_lock);
+		if (atomic_load(&inode->i_count) ||
+		    (inode_state(inode) & ~I_REFERENCED)) {
+			inode_lru_del(inode, __site);
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (inode_state(inode) & I_REFERENCED) {
+			inode_state_clear(inode, I_REFERENCED, __site);
+			inode_lru_rotate(inode, __site);
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		/* Off the LRU in the same hold that sets I_FREEING. */
+		inode_state_set(inode, I_FREEING, __site);
+		inode_dispose_add(inode, &freeable, __site);
+		spin_unlock(&inode->i_lock);
+		freed++;
+	}
+	spin_unlock(&icache.lru_lock);
+	dispose_list(&freeable);
+	return freed;
+}
+
+/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
+static long invalidate_inodes(struct super_block *sb)
+{
+	SITE(invalidate_inodes);
+	struct list_head dispose;
+	struct list_head *pos;
+	long freed = 0;
+
+	INIT_LIST_HEAD(&dispose);
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each(pos, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+
+		spin_lock(&inode->i_lock);
+		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
+		    atomic_load(&inode->i_count)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		inode_state_set(inode, I_FREEING, __site);
+		/* The LRU lock is outside i_lock: drop i_lock first. */
+		spin_unlock(&inode->i_lock);
+		spin_lock(&icache.lru_lock);
+		inode_lru_del(inode, __site);
+		spin_unlock(&icache.lru_lock);
+		inode_dispose_add(inode, &dispose, __site);
+		freed++;
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	dispose_list(&dispose);
+	return freed;
+}
+
+/* ---- inode numbers --------------------------------------------------------------- */
+
+static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
+{
+	SITE(iunique);
+	struct hash_bucket *b;
+	uint64_t res;
+	bool used;
+
+	spin_lock(&icache.iunique_lock);
+	do {
+		if (icache.iunique_counter <= max_reserved)
+			icache.iunique_counter = max_reserved + 1;
+		res = icache.iunique_counter++;
+		b = inode_hash_bucket(sb, res);
+		spin_lock(&b->lock);
+		used = hash_chain_has(b, sb, res);
+		spin_unlock(&b->lock);
+	} while (used);
+	spin_unlock(&icache.iunique_lock);
+	return res;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static const struct lock_rule lock_order[] = {
+	{ LC_iunique_lock, LC_hash_bucket },
+	{ LC_hash_bucket, LC_inode_sb_list_lock },
+	{ LC_hash_bucket, LC_i_lock },
+	{ LC_inode_sb_list_lock, LC_inode_lru_lock },
+	{ LC_inode_sb_list_lock, LC_i_lock },
+	{ LC_inode_wb_list_lock, LC_i_lock },
+	{ LC_inode_lru_lock, LC_i_lock },
+};
+
+const struct scheme scheme_inode_scale_v4 = {
+	.name = "inode-scale-v4",
+	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
+	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
+		   "drops i_lock before the LRU add (the race)",
+	.order_text =
+		"iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
+		"inode_wb_list_lock > i_lock",
+	.order = lock_order,
+	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	.state_lock = state_lock,
+	.list_lock = list_lock,
+	.new_inode = new_inode,
+	.insert_inode_hash = insert_inode_hash,
+	.iget_locked = iget_locked,
+	.unlock_new_inode = unlock_new_inode,
+	.ilookup = ilookup,
+	.igrab = igrab,
+	.ihold = ihold,
+	.iput = iput,
+	.mark_inode_dirty = mark_inode_dirty,
+	.writeback_inodes = writeback_inodes,
+	.prune_icache = prune_icache,
+	.invalidate_inodes = invalidate_inodes,
+	.iunique = iunique,
+	.get_next_ino = get_next_ino,
+};
