@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/run.sh - `make bench`: the measured story, side by side, in one run.
 #
-#   make bench                      full run (a few minutes on 2 CPUs)
+#   make bench                      full run (about 3 minutes of scaling runs
+#                                   with four schemes on 2 CPUs)
 #   make bench QUICK=1              seconds, for CI: same sections, tiny runs
 #   make bench CPUS="1 2 4 8 16"    choose the CPU counts (default 1 2 4 ..
 #                                   up to every online CPU)
@@ -40,8 +41,8 @@ if [ "$QUICK" = 1 ]; then
 	REPS=${REPS:-2}
 	DURATION=${DURATION:-100ms}
 else
-	REPS=${REPS:-5}
-	DURATION=${DURATION:-2s}
+	REPS=${REPS:-7}
+	DURATION=${DURATION:-1500ms}
 fi
 WORKLOADS=${WORKLOADS:-"create-unlink mixed"}
 
@@ -104,6 +105,14 @@ echo "icache-lab bench ($( [ "$QUICK" = 1 ] && echo QUICK || echo full )), commi
 echo "host: $cores CPUs, ${host_model:-unknown CPU}"
 echo "schemes: $SCHEMES; workloads: $WORKLOADS; CPUs: $CPUS"
 echo "$nruns runs of $DURATION ($REPS repetitions, interleaved)"
+for c in $CPUS; do
+	if [ "$c" -gt "$cores" ]; then
+		echo "note: CPU counts above this host's $cores share its cores (threads time-sliced,"
+		echo "      a preempted lock holder stalls the others): those rows measure the"
+		echo "      host's scheduler as much as the locking.  Use a box with that many cores."
+		break
+	fi
+done
 echo
 
 # ---- 1. scaling -----------------------------------------------------------
@@ -172,7 +181,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 		echo "set terminal svg size 1100,$((380 * $(echo $WORKLOADS | wc -w))) dynamic enhanced font 'sans,11'"
 		echo "set output '$plot'"
 		echo "set multiplot layout $(echo $WORKLOADS | wc -w),2 title 'icache-sim, host: $cores CPUs, $(echo "$host_model" | tr -d "'")'"
-		echo "set key top left"
+		echo "set key below horizontal"
 		echo "set grid"
 		echo "set xlabel 'simulated CPUs'"
 		echo "set xtics ($(echo $CPUS | sed 's/ /, /g'))"

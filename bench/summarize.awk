@@ -178,8 +178,9 @@ END {
 		printf "\"speedup_vs_%d_cpus\":%s,\"ops_per_s_vs_%s\":%s,", mincpu, \
 			jn(pair(W[wi], S[si], C[ci], S[si], mincpu, 0)), ref, \
 			jn(pair(W[wi], S[si], C[ci], ref, C[ci], 0)) > out
-		printf "\"acquisitions_per_op\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"wait_ns_per_op\":%s,\"violations\":%d,\"locks\":[", \
-			jn(macq[k]), jn(mcont[k]), jn(mbnc[k]), jn(mwait[k]), viol[k] + 0 > out
+		printf "\"acquisitions_per_op\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"wait_ns_per_op\":%s,\"violations\":%d,\"oversubscribed\":%s,\"locks\":[", \
+			jn(macq[k]), jn(mcont[k]), jn(mbnc[k]), jn(mwait[k]), viol[k] + 0, \
+			(C[ci] + 0 > host_cpus + 0 ? "true" : "false") > out
 		m = ncl[W[wi], S[si]] + 0
 		for (j = 1; j <= m; j++) {
 			cl = clname[W[wi], S[si], j]
@@ -240,7 +241,8 @@ END {
 				tr(pair(W[wi], S[si], C[ci], ref, C[ci], 0), "%.2f"), \
 				macq[k], mcont[k], mbnc[k], \
 				(viol[k] ? sprintf("  (%d violations)", viol[k]) : "") \
-				(failed[k] ? sprintf("  (%d failed runs)", failed[k]) : "")
+				(failed[k] ? sprintf("  (%d failed runs)", failed[k]) : "") \
+				(C[ci] + 0 > host_cpus + 0 ? "  (more CPUs than cores)" : "")
 		}
 		print ""
 	}
