@@ -1,0 +1,1028 @@
+/*
+ * index.c - decode a CTF trace with libbabeltrace2 into struct trace_index.
+ *
+ * Graph: one src.ctf.fs per directory holding a `metadata` file (the
+ * component does not recurse, the babeltrace2 CLI's discovery does) ->
+ * flt.utils.muxer (src.ctf.fs makes one port per stream) -> a simple sink
+ * whose consume function appends to the index.  The caller drives it with
+ * ix_step(), one bt_graph_run_once() at a time.
+ *
+ * Events that share one timestamp reach us in an order the muxer chose,
+ * not the order they happened in; within such a group the model may find
+ * a lock_acquired before the other CPU's lock_release.  Each group is
+ * therefore replayed with the smallest reordering that keeps every CPU's
+ * own events in order and the holders of a lock apart.
+ */
+#include <babeltrace2/babeltrace.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "index.h"
+#include "model.h"
+
+/* ---- what each event carries ---------------------------------------------- */
+
+#define MAX_FIELDS 8
+
+struct schema {
+	const char *name;
+	const char *fields[MAX_FIELDS];   /* "$x" = a string field */
+};
+
+static const struct schema schemas[EV__COUNT] = {
+	[EV_lock_acquire] = { "lock_acquire", { "cpu", "cls", "inst", "site" } },
+	[EV_lock_contended] = { "lock_contended", { "cpu", "cls", "inst", "site", "holder" } },
+	[EV_lock_acquired] = { "lock_acquired", { "cpu", "cls", "inst", "site", "wait_ns" } },
+	[EV_lock_release] = { "lock_release", { "cpu", "cls", "inst", "site", "hold_ns" } },
+	[EV_lock_trylock] = { "lock_trylock", { "cpu", "cls", "inst", "site", "success" } },
+	[EV_inode_state] = { "inode_state", { "cpu", "ino", "old_state", "new_state", "site" } },
+	[EV_inode_ref] = { "inode_ref", { "cpu", "ino", "old_count", "new_count", "site" } },
+	[EV_inode_list] = { "inode_list", { "cpu", "ino", "list", "action", "site" } },
+	[EV_inode_alloc] = { "inode_alloc", { "cpu", "ino", "sb", "nlink" } },
+	[EV_inode_free] = { "inode_free", { "cpu", "ino", "sb" } },
+	[EV_inode_nlink] = { "inode_nlink", { "cpu", "ino", "nlink" } },
+	[EV_op_begin] = { "op_begin", { "cpu", "op", "ino" } },
+	[EV_op_end] = { "op_end", { "cpu", "op", "ino", "result" } },
+	[EV_sched_step] = { "sched_step", { "step", "cpu", "$what" } },
+	[EV_violation] = { "violation", { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino", "$text" } },
+	[EV_run_begin] = { "run_begin", { "$scheme", "$workload", "cpus", "seed", "$order" } },
+	[EV_run_end] = { "run_end", { "ops", "violations" } },
+};
+
+struct class_info {
+	const bt_event_class *ec;
+	int type;                        /* -1: not ours */
+	int nf;
+	uint64_t idx[MAX_FIELDS];
+	bool is_signed[MAX_FIELDS];
+	int64_t vtid_idx;                /* in the common context, -1 none */
+};
+
+#define CLASS_CACHE 256
+
+struct ix_loader {
+	bt_graph *graph;
+	const bt_plugin *ctf, *utils;
+	struct class_info classes[CLASS_CACHE];
+	const bt_packet *last_pkt;
+	uint8_t core;
+	uint64_t bytes_total, bytes_done;
+	int64_t last_ts;
+	uint64_t group_start;            /* first event not yet replayed */
+	uint64_t next_ckpt;
+	bool ended;
+	char fatal[512];                 /* set by the sink: stop and say it */
+	char **dirs;
+	int ndirs;
+	struct omap strmap;
+};
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	uint32_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, (size_t)n * elem);
+	if (!q) {
+		fprintf(stderr, "icache-view: out of memory\n");
+		exit(2);
+	}
+	*cap = n;
+	return q;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t mixh(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ULL;
+	x ^= x >> 29;
+	return x;
+}
+
+static uint32_t id_intern(struct trace_index *ix, uint64_t v)
+{
+	if ((ix->nids + 1) * 2 >= ix->id_hash_cap) {
+		uint32_t ncap = ix->id_hash_cap ? ix->id_hash_cap * 2 : 1024;
+		uint32_t *h = malloc(ncap * sizeof(uint32_t));
+		if (!h) {
+			fprintf(stderr, "icache-view: out of memory\n");
+			exit(2);
+		}
+		memset(h, 0xff, ncap * sizeof(uint32_t));
+		for (uint32_t i = 0; i < ix->nids; i++) {
+			uint32_t j = (uint32_t)mixh(ix->ids[i]) & (ncap - 1);
+			while (h[j] != UINT32_MAX)
+				j = (j + 1) & (ncap - 1);
+			h[j] = i;
+		}
+		free(ix->id_hash);
+		ix->id_hash = h;
+		ix->id_hash_cap = ncap;
+	}
+	uint32_t mask = ix->id_hash_cap - 1;
+	uint32_t j = (uint32_t)mixh(v) & mask;
+	for (; ix->id_hash[j] != UINT32_MAX; j = (j + 1) & mask)
+		if (ix->ids[ix->id_hash[j]] == v)
+			return ix->id_hash[j];
+	ix->ids = grow(ix->ids, &ix->ids_cap, ix->nids + 1, sizeof(uint64_t));
+	ix->ids[ix->nids] = v;
+	ix->id_hash[j] = ix->nids;
+	return ix->nids++;
+}
+
+int64_t ix_id_find(const struct trace_index *ix, uint64_t v)
+{
+	if (!ix->id_hash_cap)
+		return -1;
+	uint32_t mask = ix->id_hash_cap - 1;
+	for (uint32_t j = (uint32_t)mixh(v) & mask; ix->id_hash[j] != UINT32_MAX;
+	     j = (j + 1) & mask)
+		if (ix->ids[ix->id_hash[j]] == v)
+			return ix->id_hash[j];
+	return -1;
+}
+
+uint64_t ix_id_value(const struct trace_index *ix, uint32_t id)
+{
+	return id < ix->nids ? ix->ids[id] : 0;
+}
+
+static uint32_t str_intern(struct trace_index *ix, const char *s)
+{
+	struct ix_loader *ld = ix->loader;
+	uint64_t h = 1469598103934665603ULL;
+	for (const char *p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	uint32_t *slot = omap_get(&ld->strmap, h);
+	if (slot && strcmp(ix->strs[*slot], s) == 0)
+		return *slot;
+	ix->strs = grow(ix->strs, &ix->strs_cap, ix->nstrs + 1, sizeof(char *));
+	ix->strs[ix->nstrs] = strdup(s);
+	if (!slot)
+		*(uint32_t *)omap_put(&ld->strmap, h) = ix->nstrs;
+	return ix->nstrs++;
+}
+
+const char *ix_str(const struct trace_index *ix, uint32_t id)
+{
+	return id < ix->nstrs ? ix->strs[id] : "";
+}
+
+const struct ix_run *ix_run0(const struct trace_index *ix)
+{
+	return ix->nruns ? &ix->runs[0] : NULL;
+}
+
+int64_t ix_t0(const struct trace_index *ix)
+{
+	return ix->nev ? ix->ev[0].ts : 0;
+}
+
+uint64_t ix_find_time(const struct trace_index *ix, int64_t t)
+{
+	uint64_t lo = 0, hi = ix->nev;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (ix->ev[mid].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
+		      size_t size)
+{
+	if (!blob)
+		return -1;
+	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1,
+			 sizeof(*ix->ckpts));
+	ix->ckpts[ix->nckpts++] = (struct ix_checkpoint){ pos, blob, size };
+	ix->ckpt_bytes += size;
+	return 0;
+}
+
+/* ---- finding the trace ------------------------------------------------------- */
+
+struct scan {
+	char **dirs;
+	int ndirs, cap;
+	int nfiles;
+	uint64_t bytes;
+};
+
+static void scan_dir(struct scan *s, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d || depth > 8) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	struct dirent *de;
+	bool has_meta = false;
+	uint64_t bytes = 0;
+	char path[4096];
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			scan_dir(s, path, depth + 1);
+		} else if (S_ISREG(st.st_mode)) {
+			s->nfiles++;
+			if (!strcmp(de->d_name, "metadata"))
+				has_meta = true;
+			else
+				bytes += (uint64_t)st.st_size;
+		}
+	}
+	closedir(d);
+	if (has_meta) {
+		if (s->ndirs == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 4;
+			s->dirs = realloc(s->dirs, (size_t)s->cap * sizeof(char *));
+		}
+		s->dirs[s->ndirs++] = strdup(dir);
+		s->bytes += bytes;
+	}
+}
+
+/* ---- babeltrace2 errors as one line ---------------------------------------- */
+
+/* The root cause's message, on one line, without babeltrace's prefixes. */
+static void take_bt_error(char *buf, size_t len, bool *metadata)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	buf[0] = 0;
+	*metadata = false;
+	if (!err)
+		return;
+	uint64_t n = bt_error_get_cause_count(err);
+	const char *best = NULL;
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+		const char *msg = bt_error_cause_get_message(c);
+		if (!msg)
+			continue;
+		if (strstr(msg, "metadata") || strstr(msg, "Metadata") ||
+		    strstr(msg, "TSDL"))
+			*metadata = true;
+		if (!best)
+			best = msg;
+	}
+	if (best) {
+		size_t o = 0;
+		for (const char *p = best; *p && o + 1 < len; p++)
+			buf[o++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
+		buf[o] = 0;
+	}
+	bt_error_release(err);
+}
+
+static void errf(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the sink ---------------------------------------------------------------- */
+
+static struct class_info *class_info(struct trace_index *ix,
+				     const bt_event_class *ec)
+{
+	struct ix_loader *ld = ix->loader;
+	uintptr_t h = ((uintptr_t)ec >> 4) % CLASS_CACHE;
+	for (unsigned probe = 0; probe < CLASS_CACHE; probe++) {
+		struct class_info *ci = &ld->classes[(h + probe) % CLASS_CACHE];
+		if (ci->ec == ec)
+			return ci;
+		if (ci->ec)
+			continue;
+		/* First sight of this class: resolve its fields once. */
+		ci->ec = ec;
+		ci->type = -1;
+		ci->vtid_idx = -1;
+		const char *name = bt_event_class_get_name(ec);
+		if (!name || strncmp(name, "icache:", 7) != 0)
+			return ci;
+		int t;
+		for (t = 0; t < EV__COUNT; t++)
+			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+				break;
+		if (t == EV__COUNT)
+			return ci;   /* a newer event we do not know: skip it */
+		const bt_field_class *pfc =
+			bt_event_class_borrow_payload_field_class_const(ec);
+		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f]; f++) {
+			const char *want = schemas[t].fields[f];
+			bool str = want[0] == '$';
+			if (str)
+				want++;
+			uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
+			uint64_t i;
+			for (i = 0; i < nm; i++) {
+				const bt_field_class_structure_member *mb =
+					bt_field_class_structure_borrow_member_by_index_const(pfc, i);
+				if (!strcmp(bt_field_class_structure_member_get_name(mb), want))
+					break;
+			}
+			const bt_field_class *mfc = i < nm ?
+				bt_field_class_structure_member_borrow_field_class_const(
+					bt_field_class_structure_borrow_member_by_index_const(pfc, i)) : NULL;
+			bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
+			bool ok = mfc && (str ? ft == BT_FIELD_CLASS_TYPE_STRING
+					      : bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
+			if (!ok) {
+				snprintf(ld->fatal, sizeof(ld->fatal),
+					 "event %s has no %s field '%s' (a trace of another icache version?)",
+					 name, str ? "string" : "integer", want);
+				return ci;
+			}
+			ci->idx[f] = i;
+			ci->is_signed[f] = !str && bt_field_class_type_is(
+				ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+			ci->nf = f + 1;
+		}
+		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+		const bt_field_class *cc =
+			bt_stream_class_borrow_event_common_context_field_class_const(sc);
+		if (cc) {
+			uint64_t nm = bt_field_class_structure_get_member_count(cc);
+			for (uint64_t i = 0; i < nm; i++) {
+				const bt_field_class_structure_member *mb =
+					bt_field_class_structure_borrow_member_by_index_const(cc, i);
+				if (!strcmp(bt_field_class_structure_member_get_name(mb), "vtid") &&
+				    bt_field_class_type_is(bt_field_class_get_type(
+					    bt_field_class_structure_member_borrow_field_class_const(mb)),
+							   BT_FIELD_CLASS_TYPE_INTEGER))
+					ci->vtid_idx = (int64_t)i;
+			}
+		}
+		ci->type = t;
+		return ci;
+	}
+	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes",
+		 CLASS_CACHE);
+	return &ld->classes[0];
+}
+
+static void note_other(struct trace_index *ix, const char *name)
+{
+	ix->other_events++;
+	if (!name || strstr(ix->other_names, name))
+		return;
+	size_t n = strlen(ix->other_names);
+	if (n + strlen(name) + 3 < sizeof(ix->other_names))
+		snprintf(ix->other_names + n, sizeof(ix->other_names) - n,
+			 "%s%s", n ? ", " : "", name);
+}
+
+static uint64_t field_u64(const bt_field *f, bool sgn)
+{
+	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f)
+		   : bt_field_integer_unsigned_get_value(f);
+}
+
+static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
+{
+	if (ix->nev == ix->cap) {
+		uint64_t n = ix->cap ? ix->cap * 2 : 65536;
+		struct ix_event *e = realloc(ix->ev, n * sizeof(*e));
+		if (!e) {
+			fprintf(stderr, "icache-view: out of memory\n");
+			exit(2);
+		}
+		ix->ev = e;
+		ix->cap = n;
+	}
+	struct ix_event *e = &ix->ev[ix->nev++];
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->cpu = IX_NO_CPU;
+	e->core = ix->loader->core;
+	return e;
+}
+
+/* Replay [group_start, nev) with the minimal reordering (see the top). */
+static void replay_group(struct trace_index *ix)
+{
+	struct ix_loader *ld = ix->loader;
+	struct model *m = ix->build;
+	uint64_t end = ix->nev;
+	bool small = end - ld->group_start <= 64;
+
+	while (m->pos < end) {
+		uint64_t k = m->pos, pick = k;
+		if (small && model_conflicts(m, &ix->ev[k])) {
+			for (uint64_t j = k + 1; j < end; j++) {
+				bool blocked = false;
+				for (uint64_t i = k; i < j && !blocked; i++)
+					blocked = ix->ev[i].cpu == ix->ev[j].cpu;
+				if (!blocked && !model_conflicts(m, &ix->ev[j])) {
+					pick = j;
+					break;
+				}
+			}
+		}
+		if (pick != k) {
+			struct ix_event t = ix->ev[pick];
+			memmove(&ix->ev[k + 1], &ix->ev[k],
+				(pick - k) * sizeof(t));
+			ix->ev[k] = t;
+		}
+		model_apply(m, ix);
+	}
+	ld->group_start = end;
+	if (m->pos >= ld->next_ckpt) {
+		size_t sz;
+		void *blob = model_save(m, &sz);
+		ix_add_checkpoint(ix, m->pos, blob, sz);
+		/* Keep checkpoints near 4 bytes per event: a big cache
+		 * state spaces them out. */
+		while (sz > 4 * ix->ckpt_interval && ix->ckpt_interval < (1u << 24))
+			ix->ckpt_interval *= 2;
+		ld->next_ckpt = m->pos + ix->ckpt_interval;
+	}
+}
+
+static void add_event(struct trace_index *ix, const bt_message *msg)
+{
+	struct ix_loader *ld = ix->loader;
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	struct class_info *ci = class_info(ix, ec);
+	if (ci->type < 0) {
+		note_other(ix, bt_event_class_get_name(ec));
+		return;
+	}
+	if (ld->fatal[0])
+		return;
+
+	int64_t ts = ld->last_ts;
+	const bt_clock_snapshot *cs =
+		bt_message_event_borrow_default_clock_snapshot_const(msg);
+	if (cs)
+		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
+	if (ts < ld->last_ts)
+		ts = ld->last_ts;
+	if (ts != ld->last_ts || ix->nev == 0)
+		replay_group(ix);
+	ld->last_ts = ts;
+
+	const bt_packet *pkt = bt_event_borrow_packet_const(ev);
+	if (pkt != ld->last_pkt) {
+		ld->last_pkt = pkt;
+		ld->core = 255;
+		const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
+		const bt_field *cf = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
+		if (cf && bt_field_class_type_is(bt_field_get_class_type(cf),
+						 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+			uint64_t c = bt_field_integer_unsigned_get_value(cf);
+			ld->core = c > 254 ? 255 : (uint8_t)c;
+		}
+	}
+
+	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
+	uint64_t v[MAX_FIELDS] = { 0 };
+	const char *s[MAX_FIELDS] = { 0 };
+	for (int f = 0; f < ci->nf; f++) {
+		const bt_field *fld =
+			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
+		if (schemas[ci->type].fields[f][0] == '$')
+			s[f] = bt_field_string_get_value(fld);
+		else
+			v[f] = field_u64(fld, ci->is_signed[f]);
+	}
+
+	struct ix_event *e = new_event(ix, ts);
+	e->type = (uint8_t)ci->type;
+	if (ci->vtid_idx >= 0) {
+		const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
+		if (cc)
+			e->spare = (uint32_t)field_u64(
+				bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)ci->vtid_idx),
+				false);
+	}
+	switch (ci->type) {
+	case EV_lock_acquire:
+	case EV_lock_contended:
+	case EV_lock_acquired:
+	case EV_lock_release:
+	case EV_lock_trylock:
+		e->cpu = (uint16_t)v[0];
+		e->a = (uint8_t)(v[1] < MODEL_MAX_CLASSES ? v[1] : MODEL_MAX_CLASSES - 1);
+		e->obj = id_intern(ix, v[2]);
+		e->site = (uint8_t)v[3];
+		if (ci->type == EV_lock_trylock)
+			e->b = v[4] != 0;
+		else
+			e->val = v[4];
+		break;
+	case EV_inode_state:
+	case EV_inode_ref:
+		e->cpu = (uint16_t)v[0];
+		e->obj = id_intern(ix, v[1]);
+		e->val = (v[2] & 0xffffffffu) << 32 | (v[3] & 0xffffffffu);
+		e->site = (uint8_t)v[4];
+		break;
+	case EV_inode_list:
+		e->cpu = (uint16_t)v[0];
+		e->obj = id_intern(ix, v[1]);
+		e->a = (uint8_t)v[2];
+		e->b = (uint8_t)v[3];
+		e->site = (uint8_t)v[4];
+		break;
+	case EV_inode_alloc:
+		e->cpu = (uint16_t)v[0];
+		e->obj = id_intern(ix, v[1]);
+		e->val = (v[2] & 0xffffffffu) << 32 | (v[3] & 0xffffffffu);
+		break;
+	case EV_inode_free:
+	case EV_inode_nlink:
+		e->cpu = (uint16_t)v[0];
+		e->obj = id_intern(ix, v[1]);
+		e->val = v[2];
+		break;
+	case EV_op_begin:
+	case EV_op_end:
+		e->cpu = (uint16_t)v[0];
+		e->a = (uint8_t)v[1];
+		e->obj = id_intern(ix, v[2]);
+		e->val = v[3];
+		break;
+	case EV_sched_step:
+		e->val = v[0];
+		e->cpu = (uint16_t)v[1];
+		e->obj = str_intern(ix, s[2] ? s[2] : "");
+		break;
+	case EV_violation: {
+		e->cpu = (uint16_t)v[0];
+		e->a = (uint8_t)v[1];
+		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1,
+				 sizeof(*ix->viols));
+		struct ix_violation *vi = &ix->viols[ix->nviols];
+		vi->cpu = e->cpu;
+		vi->kind = (uint8_t)v[1];
+		vi->cls_a = (uint8_t)v[2];
+		vi->cls_b = (uint8_t)v[3];
+		vi->site_a = (uint8_t)v[4];
+		vi->site_b = (uint8_t)v[5];
+		vi->ino = v[6];
+		vi->text = str_intern(ix, s[7] ? s[7] : "");
+		vi->ev = ix->nev - 1;
+		e->val = ix->nviols++;
+		e->obj = id_intern(ix, v[6]);
+		break;
+	}
+	case EV_run_begin: {
+		ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1,
+				sizeof(*ix->runs));
+		struct ix_run *r = &ix->runs[ix->nruns];
+		r->scheme = str_intern(ix, s[0] ? s[0] : "");
+		r->workload = str_intern(ix, s[1] ? s[1] : "");
+		r->cpus = (unsigned)v[2];
+		r->seed = v[3];
+		r->order = str_intern(ix, s[4] ? s[4] : "");
+		r->ev = ix->nev - 1;
+		e->val = ix->nruns++;
+		if (ix->nruns == 1)
+			model_set_order(ix->build, ix_str(ix, r->order));
+		break;
+	}
+	case EV_run_end:
+		e->val = v[0];
+		e->obj = (uint32_t)v[1];
+		break;
+	}
+	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
+		ix->ncpus = e->cpu + 1u;
+}
+
+static void add_discard(struct trace_index *ix, const bt_message *msg,
+			bool packets)
+{
+	struct ix_loader *ld = ix->loader;
+	uint64_t count = 0;
+	const bt_clock_snapshot *b = NULL, *en = NULL;
+	const bt_stream *st;
+	if (packets) {
+		if (bt_message_discarded_packets_get_count(msg, &count) !=
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			count = 0;
+		st = bt_message_discarded_packets_borrow_stream_const(msg);
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
+			    bt_stream_borrow_class_const(st))) {
+			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg);
+		}
+		ix->discarded_packets += count ? count : 1;
+	} else {
+		if (bt_message_discarded_events_get_count(msg, &count) !=
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			count = 0;
+		st = bt_message_discarded_events_borrow_stream_const(msg);
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
+			    bt_stream_borrow_class_const(st))) {
+			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
+		}
+		ix->discarded_events += count;
+	}
+	int64_t tb = INT64_MIN, te = INT64_MIN;
+	if (b)
+		bt_clock_snapshot_get_ns_from_origin(b, &tb);
+	if (en)
+		bt_clock_snapshot_get_ns_from_origin(en, &te);
+	int64_t ts = tb != INT64_MIN && tb > ld->last_ts ? tb : ld->last_ts;
+	if (ts != ld->last_ts || ix->nev == 0)
+		replay_group(ix);
+	ld->last_ts = ts;
+	ix->discards = grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1,
+			    sizeof(*ix->discards));
+	ix->discards[ix->ndiscards] = (struct ix_discard){
+		.begin = tb, .end = te, .count = count, .packets = packets,
+		.ev = ix->nev,
+	};
+	struct ix_event *e = new_event(ix, ts);
+	e->type = packets ? EV_discarded_packets : EV_discarded_events;
+	e->val = count;
+	e->obj = ix->ndiscards++;
+}
+
+static void add_packet(struct trace_index *ix, const bt_message *msg)
+{
+	const bt_packet *pkt = bt_message_packet_beginning_borrow_packet_const(msg);
+	const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
+	const bt_field *f = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") : NULL;
+	if (f && bt_field_class_type_is(bt_field_get_class_type(f),
+					BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
+}
+
+static bt_graph_simple_sink_component_consume_func_status
+sink_consume(bt_message_iterator *it, void *data)
+{
+	struct trace_index *ix = data;
+	bt_message_array_const msgs;
+	uint64_t n;
+	switch (bt_message_iterator_next(it, &msgs, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		ix->loader->ended = true;
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_message *m = msgs[i];
+		switch (bt_message_get_type(m)) {
+		case BT_MESSAGE_TYPE_EVENT:
+			add_event(ix, m);
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+			add_discard(ix, m, false);
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+			add_discard(ix, m, true);
+			break;
+		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+			add_packet(ix, m);
+			break;
+		default:
+			break;
+		}
+		bt_message_put_ref(m);
+	}
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* ---- building the graph ------------------------------------------------------- */
+
+static const bt_plugin *find_plugin(const char *name)
+{
+	const bt_plugin *p = NULL;
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
+			   &p) != BT_PLUGIN_FIND_STATUS_OK)
+		return NULL;
+	return p;
+}
+
+static int build_graph(struct trace_index *ix, char *err, size_t len)
+{
+	struct ix_loader *ld = ix->loader;
+	bool meta;
+	char cause[400];
+
+	ld->ctf = find_plugin("ctf");
+	ld->utils = find_plugin("utils");
+	if (!ld->ctf || !ld->utils) {
+		take_bt_error(cause, sizeof(cause), &meta);
+		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins", ix->path);
+		return -1;
+	}
+	const bt_component_class_source *fs =
+		bt_plugin_borrow_source_component_class_by_name_const(ld->ctf, "fs");
+	const bt_component_class_filter *mux =
+		bt_plugin_borrow_filter_component_class_by_name_const(ld->utils, "muxer");
+	ld->graph = bt_graph_create(0);
+	if (!fs || !mux || !ld->graph) {
+		errf(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
+		return -1;
+	}
+	const bt_component_filter *muxc = NULL;
+	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL,
+					  BT_LOGGING_LEVEL_NONE, &muxc) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_bt_error(cause, sizeof(cause), &meta);
+		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
+		return -1;
+	}
+	uint64_t nin = 0;
+	for (int d = 0; d < ld->ndirs; d++) {
+		bt_value *params = bt_value_map_create();
+		bt_value *inputs = NULL;
+		bt_value_map_insert_empty_array_entry(params, "inputs", &inputs);
+		bt_value_array_append_string_element(inputs, ld->dirs[d]);
+		const bt_component_source *src = NULL;
+		char nm[32];
+		snprintf(nm, sizeof(nm), "src%d", d);
+		bt_graph_add_component_status st = bt_graph_add_source_component(
+			ld->graph, fs, nm, params, BT_LOGGING_LEVEL_NONE, &src);
+		bt_value_put_ref(params);
+		if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+			take_bt_error(cause, sizeof(cause), &meta);
+			if (meta)
+				errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s",
+				     ix->path, ld->dirs[d], cause);
+			else
+				errf(err, len, "%s: cannot read the CTF trace in %s: %s",
+				     ix->path, ld->dirs[d], cause);
+			return -1;
+		}
+		uint64_t np = bt_component_source_get_output_port_count(src);
+		for (uint64_t p = 0; p < np; p++, nin++) {
+			const bt_port_output *op =
+				bt_component_source_borrow_output_port_by_index_const(src, p);
+			const bt_port_input *ip =
+				bt_component_filter_borrow_input_port_by_index_const(muxc, nin);
+			if (!ip || bt_graph_connect_ports(ld->graph, op, ip, NULL) !=
+					   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+				take_bt_error(cause, sizeof(cause), &meta);
+				errf(err, len, "%s: cannot connect a stream of %s: %s",
+				     ix->path, ld->dirs[d], cause);
+				return -1;
+			}
+		}
+	}
+	if (nin == 0) {
+		errf(err, len, "%s: CTF trace without any data stream", ix->path);
+		return -1;
+	}
+	const bt_component_sink *sink = NULL;
+	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL,
+					       sink_consume, NULL, ix, &sink) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_bt_error(cause, sizeof(cause), &meta);
+		errf(err, len, "%s: cannot create the sink: %s", ix->path, cause);
+		return -1;
+	}
+	const bt_port_output *mo =
+		bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
+	const bt_port_input *si =
+		bt_component_sink_borrow_input_port_by_index_const(sink, 0);
+	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) !=
+	    BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		take_bt_error(cause, sizeof(cause), &meta);
+		errf(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
+		return -1;
+	}
+	return 0;
+}
+
+static void loader_free(struct ix_loader *ld)
+{
+	if (!ld)
+		return;
+	bt_graph_put_ref(ld->graph);
+	bt_plugin_put_ref(ld->ctf);
+	bt_plugin_put_ref(ld->utils);
+	for (int i = 0; i < ld->ndirs; i++)
+		free(ld->dirs[i]);
+	free(ld->dirs);
+	omap_free(&ld->strmap);
+	free(ld);
+}
+
+struct trace_index *ix_open(const char *path, char *err, size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		errf(err, len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (!S_ISDIR(st.st_mode)) {
+		/* A metadata file names its trace directory. */
+		const char *slash = strrchr(path, '/');
+		if (strcmp(slash ? slash + 1 : path, "metadata") != 0) {
+			errf(err, len, "%s: not a directory (give the trace directory)", path);
+			return NULL;
+		}
+		if (slash)
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		else
+			snprintf(dir, sizeof(dir), ".");
+	}
+	struct scan sc = { 0 };
+	scan_dir(&sc, dir, 0);
+	if (sc.ndirs == 0) {
+		if (sc.nfiles == 0)
+			errf(err, len, "%s: empty directory (no trace here)", path);
+		else
+			errf(err, len, "%s: not a CTF trace (no metadata file among %d file%s)",
+			     path, sc.nfiles, sc.nfiles == 1 ? "" : "s");
+		free(sc.dirs);
+		return NULL;
+	}
+
+	struct trace_index *ix = calloc(1, sizeof(*ix));
+	ix->path = strdup(path);
+	ix->loader = calloc(1, sizeof(*ix->loader));
+	ix->loader->dirs = sc.dirs;
+	ix->loader->ndirs = sc.ndirs;
+	ix->loader->bytes_total = sc.bytes;
+	ix->loader->last_ts = INT64_MIN;
+	omap_init(&ix->loader->strmap, sizeof(uint32_t));
+	ix->ckpt_interval = 65536;
+	ix->loader->next_ckpt = ix->ckpt_interval;
+	ix->build = model_new();
+	ix->load_ns = now_ns();
+	/* The empty state is checkpoint 0. */
+	size_t sz;
+	ix_add_checkpoint(ix, 0, model_save(ix->build, &sz), sz);
+	if (build_graph(ix, err, len) != 0) {
+		ix_free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+static enum ix_status fail_stream(struct trace_index *ix, char *err,
+				  size_t len)
+{
+	bool meta;
+	char cause[400];
+	take_bt_error(cause, sizeof(cause), &meta);
+	if (meta)
+		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
+	else
+		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64
+		     " events: %s", ix->path, ix->nev, cause[0] ? cause : "decoding failed");
+	return IX_ERROR;
+}
+
+static enum ix_status check_bad(struct trace_index *ix, char *err, size_t len)
+{
+	struct model *m = ix->build;
+	if (!m->bad)
+		return IX_OK;
+	const struct ix_event *e = &ix->ev[m->bad_ev];
+	int64_t dt = e->ts - ix_t0(ix);
+	errf(err, len, "%s: trace is inconsistent at event #%" PRIu64
+	     " (t=+%" PRId64 ".%09" PRId64 " s): %s; lock holders overlap",
+	     ix->path, m->bad_ev, dt / 1000000000, dt % 1000000000, m->bad_text);
+	return IX_ERROR;
+}
+
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
+		       size_t len)
+{
+	struct ix_loader *ld = ix->loader;
+	if (!ld)
+		return IX_OK;
+	for (int i = 0; i < rounds && !ld->ended; i++) {
+		bt_graph_run_once_status st = bt_graph_run_once(ld->graph);
+		if (ld->fatal[0]) {
+			errf(err, len, "%s: %s", ix->path, ld->fatal);
+			return IX_ERROR;
+		}
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
+			ld->ended = true;
+			break;
+		}
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
+			continue;
+		if (st != BT_GRAPH_RUN_ONCE_STATUS_OK)
+			return fail_stream(ix, err, len);
+		if (check_bad(ix, err, len) == IX_ERROR)
+			return IX_ERROR;
+	}
+	return ld->ended ? IX_OK : IX_MORE;
+}
+
+void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total)
+{
+	*done = ix->loader ? ix->loader->bytes_done : 1;
+	*total = ix->loader ? ix->loader->bytes_total : 1;
+	if (*done > *total)
+		*done = *total;
+}
+
+enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
+{
+	struct ix_loader *ld = ix->loader;
+	if (!ld)
+		return IX_OK;
+	replay_group(ix);
+	if (check_bad(ix, err, len) == IX_ERROR)
+		return IX_ERROR;
+	if (ix->nev == 0 || (ix->nev == ix->ndiscards)) {
+		if (ix->other_events)
+			errf(err, len, "%s: CTF trace from another provider: no icache events, "
+			     "found %" PRIu64 " other event%s (%s)", ix->path, ix->other_events,
+			     ix->other_events == 1 ? "" : "s", ix->other_names);
+		else
+			errf(err, len, "%s: CTF trace without any event", ix->path);
+		return IX_ERROR;
+	}
+	/* Shrink the event array to what it holds. */
+	struct ix_event *e = realloc(ix->ev, ix->nev * sizeof(*e));
+	if (e) {
+		ix->ev = e;
+		ix->cap = ix->nev;
+	}
+	ix->load_ns = now_ns() - ix->load_ns;
+	loader_free(ld);
+	ix->loader = NULL;
+	return IX_OK;
+}
+
+struct trace_index *ix_load(const char *path, char *err, size_t len)
+{
+	struct trace_index *ix = ix_open(path, err, len);
+	if (!ix)
+		return NULL;
+	enum ix_status st;
+	while ((st = ix_step(ix, 64, err, len)) == IX_MORE)
+		;
+	if (st == IX_ERROR || ix_finish(ix, err, len) != IX_OK) {
+		ix_free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+void ix_free(struct trace_index *ix)
+{
+	if (!ix)
+		return;
+	loader_free(ix->loader);
+	model_free(ix->build);
+	for (uint32_t i = 0; i < ix->nckpts; i++)
+		free(ix->ckpts[i].blob);
+	for (uint32_t i = 0; i < ix->nstrs; i++)
+		free(ix->strs[i]);
+	free(ix->ckpts);
+	free(ix->strs);
+	free(ix->ev);
+	free(ix->ids);
+	free(ix->id_hash);
+	free(ix->viols);
+	free(ix->runs);
+	free(ix->discards);
+	free(ix->path);
+	free(ix);
+}

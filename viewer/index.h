@@ -1,0 +1,152 @@
+/*
+ * index.h - a trace decoded once into a compact in-memory event index.
+ *
+ * The loader runs a libbabeltrace2 graph (src.ctf.fs for every trace
+ * directory found under the path -> flt.utils.muxer -> a simple sink of
+ * ours) one bt_graph_run_once() step at a time, so a UI can show progress
+ * between steps.  Each event becomes one 32-byte struct ix_event; what does
+ * not fit (inode numbers and lock instances, strings, violation reports,
+ * the run header, discard ranges) lives in side tables the event points
+ * into.  While loading, the model (model.h) replays every event: that
+ * checks the trace is consistent (no two holders of one lock) and leaves
+ * periodic checkpoints, so any cursor position is one restore plus a short
+ * replay away.
+ */
+#ifndef VIEWER_INDEX_H
+#define VIEWER_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "names.h"
+
+/*
+ * One event.  The meaning of a, b and val depends on type:
+ *   lock_*          a=lock class, obj=instance id, val=wait_ns (acquired),
+ *                   hold_ns (release), holder cpu (contended, -1 none),
+ *                   b=success (trylock)
+ *   inode_state     obj=ino id, val=old<<32|new
+ *   inode_ref       obj=ino id, val=(u32)old<<32|(u32)new
+ *   inode_list      obj=ino id, a=list, b=action
+ *   inode_alloc     obj=ino id, val=sb<<32|nlink
+ *   inode_free      obj=ino id, val=sb
+ *   inode_nlink     obj=ino id, val=nlink
+ *   op_begin/op_end a=op, obj=ino id, val=result (end)
+ *   sched_step      val=step, obj=string id of "what"
+ *   violation       a=kind, val=index in ix->viols
+ *   run_begin       val=index in ix->runs
+ *   run_end         val=ops, obj=violations
+ *   discarded_*     val=count (0 if unknown), obj=index in ix->discards
+ */
+struct ix_event {
+	int64_t ts;        /* ns from the clock's origin */
+	uint64_t val;
+	uint32_t obj;
+	uint16_t cpu;      /* simulated CPU, IX_NO_CPU for none */
+	uint8_t type;
+	uint8_t a;
+	uint8_t b;
+	uint8_t site;
+	uint8_t core;      /* real CPU (packet context cpu_id), 255 if above */
+	uint8_t pad;
+	uint32_t spare;
+};
+
+struct ix_violation {
+	uint8_t kind, cls_a, cls_b, site_a, site_b;
+	uint16_t cpu;
+	uint64_t ino;
+	uint32_t text;     /* string id */
+	uint64_t ev;       /* event number */
+};
+
+struct ix_run {
+	uint32_t scheme, workload, order;   /* string ids */
+	unsigned cpus;
+	uint64_t seed;
+	uint64_t ev;
+};
+
+struct ix_discard {
+	int64_t begin, end; /* ns; INT64_MIN if unknown */
+	uint64_t count;
+	bool packets;
+	uint64_t ev;
+};
+
+struct ix_checkpoint {
+	uint64_t pos;       /* events applied */
+	void *blob;
+	size_t size;
+};
+
+struct model;
+
+struct trace_index {
+	char *path;
+	struct ix_event *ev;
+	uint64_t nev, cap;
+
+	uint64_t *ids;               /* id -> 64-bit value (ino, instance) */
+	uint32_t nids, ids_cap;
+	uint32_t *id_hash;           /* open addressing over ids */
+	uint32_t id_hash_cap;
+
+	char **strs;
+	uint32_t nstrs, strs_cap;
+
+	struct ix_violation *viols;
+	uint32_t nviols, viols_cap;
+	struct ix_run *runs;
+	uint32_t nruns, runs_cap;
+	struct ix_discard *discards;
+	uint32_t ndiscards, discards_cap;
+	uint64_t discarded_events, discarded_packets;
+
+	struct ix_checkpoint *ckpts;
+	uint32_t nckpts, ckpts_cap;
+	uint64_t ckpt_interval;
+	size_t ckpt_bytes;
+
+	unsigned ncpus;              /* 1 + highest simulated CPU seen */
+	uint64_t other_events;       /* events of other providers */
+	char other_names[256];       /* a few of their names */
+
+	uint64_t load_ns;            /* wall time of the load */
+	struct model *build;         /* the replaying model during load */
+	struct ix_loader *loader;
+};
+
+/* Loading.  ix_open checks the path and builds the graph (errors found
+ * here: missing/empty dir, no metadata, damaged metadata); ix_step runs
+ * the graph a little; ix_finish checks what the whole trace said. */
+enum ix_status { IX_OK, IX_MORE, IX_ERROR };
+
+struct trace_index *ix_open(const char *path, char *err, size_t errlen);
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
+		       size_t errlen);
+enum ix_status ix_finish(struct trace_index *ix, char *err, size_t errlen);
+/* Bytes of the stream files read so far and in all (for progress). */
+void ix_progress(const struct trace_index *ix, uint64_t *done,
+		 uint64_t *total);
+/* All of it at once; NULL and err on failure. */
+struct trace_index *ix_load(const char *path, char *err, size_t errlen);
+void ix_free(struct trace_index *ix);
+
+/* Side tables. */
+uint64_t ix_id_value(const struct trace_index *ix, uint32_t id);
+int64_t ix_id_find(const struct trace_index *ix, uint64_t value); /* -1 */
+const char *ix_str(const struct trace_index *ix, uint32_t id);
+
+/* The first run_begin, or NULL. */
+const struct ix_run *ix_run0(const struct trace_index *ix);
+int64_t ix_t0(const struct trace_index *ix);
+/* The first event with ts >= t (nev if none). */
+uint64_t ix_find_time(const struct trace_index *ix, int64_t t);
+
+/* Used by the model during the load. */
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
+		      size_t size);
+
+#endif

@@ -1,0 +1,737 @@
+/*
+ * model.c - replaying events into the state of the simulated machine.
+ *
+ * Invariant kept by model_apply(): a lock instance has at most one holder,
+ * and it is on that CPU's held stack.  A trace that breaks it (two
+ * lock_acquired without a lock_release between them) is inconsistent:
+ * the simulator fires lock_acquired only once the lock is its own and
+ * lock_release before letting it go.  After events were discarded the
+ * rule cannot be checked, so the model then takes the trace's word.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* ---- omap: linear probing, backward-shift deletion ----------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+void omap_init(struct omap *m, uint32_t vsize)
+{
+	memset(m, 0, sizeof(*m));
+	m->vsize = vsize;
+}
+
+void omap_free(struct omap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->cap = m->n = 0;
+}
+
+static void *oval(const struct omap *m, uint32_t i)
+{
+	return (char *)m->vals + (size_t)i * m->vsize;
+}
+
+void *omap_get(const struct omap *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	uint32_t mask = m->cap - 1;
+	for (uint32_t i = (uint32_t)mix64(key) & mask;; i = (i + 1) & mask) {
+		if (m->keys[i] == 0)
+			return NULL;
+		if (m->keys[i] == key + 1)
+			return oval(m, i);
+	}
+}
+
+static void omap_grow(struct omap *m)
+{
+	struct omap old = *m;
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->n = 0;
+	m->keys = calloc(m->cap, sizeof(uint64_t));
+	m->vals = calloc(m->cap, m->vsize);
+	if (!m->keys || !m->vals) {
+		fprintf(stderr, "icache-view: out of memory\n");
+		exit(2);
+	}
+	for (uint32_t i = 0; i < old.cap; i++)
+		if (old.keys[i])
+			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i),
+			       m->vsize);
+	omap_free(&old);
+}
+
+void *omap_put(struct omap *m, uint64_t key)
+{
+	if ((m->n + 1) * 4 >= m->cap * 3)
+		omap_grow(m);
+	uint32_t mask = m->cap - 1;
+	uint32_t i = (uint32_t)mix64(key) & mask;
+	for (;; i = (i + 1) & mask) {
+		if (m->keys[i] == key + 1)
+			return oval(m, i);
+		if (m->keys[i] == 0)
+			break;
+	}
+	m->keys[i] = key + 1;
+	m->n++;
+	memset(oval(m, i), 0, m->vsize);
+	return oval(m, i);
+}
+
+void omap_del(struct omap *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	uint32_t mask = m->cap - 1;
+	uint32_t i = (uint32_t)mix64(key) & mask;
+	for (;; i = (i + 1) & mask) {
+		if (m->keys[i] == 0)
+			return;
+		if (m->keys[i] == key + 1)
+			break;
+	}
+	/* Shift later members of the cluster back so lookups still find them. */
+	uint32_t j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (m->keys[j] == 0)
+			break;
+		uint32_t home = (uint32_t)mix64(m->keys[j] - 1) & mask;
+		bool between = i <= j ? (i < home && home <= j)
+				      : (i < home || home <= j);
+		if (between)
+			continue;
+		m->keys[i] = m->keys[j];
+		memcpy(oval(m, i), oval(m, j), m->vsize);
+		i = j;
+	}
+	m->keys[i] = 0;
+	m->n--;
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+static int i_lock_class = -1;
+static int act_del = -1, act_move = -1;
+static uint16_t wb_group, lru_group;
+
+static void names_init(void)
+{
+	i_lock_class = lock_class_by_name("i_lock");
+	for (int i = 0; i < 8; i++) {
+		if (!strcmp(list_action_label(i), "del"))
+			act_del = i;
+		if (!strcmp(list_action_label(i), "move"))
+			act_move = i;
+	}
+	for (int i = 0; i < nr_list_labels() && i < 16; i++) {
+		const char *l = list_label(i);
+		if (!strcmp(l, "b_dirty") || !strcmp(l, "b_io") ||
+		    !strcmp(l, "b_more_io"))
+			wb_group |= (uint16_t)(1u << i);
+		if (!strcmp(l, "lru") || !strcmp(l, "dispose") ||
+		    !strcmp(l, "in_use"))
+			lru_group |= (uint16_t)(1u << i);
+	}
+}
+
+struct model *model_new(void)
+{
+	struct model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	if (i_lock_class < 0)
+		names_init();
+	omap_init(&m->locks, sizeof(struct lock_inst));
+	omap_init(&m->inodes, sizeof(struct inode_state));
+	model_reset(m);
+	return m;
+}
+
+static void cpu_init(struct cpu_state *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->last_ev = UINT64_MAX;
+}
+
+void model_reset(struct model *m)
+{
+	struct omap locks = m->locks, inodes = m->inodes;
+	struct cpu_state *cpu = m->cpu;
+	unsigned cap = m->cpu_cap;
+	struct lock_order order = m->order;
+
+	memset(m, 0, sizeof(*m));
+	m->locks = locks;
+	m->inodes = inodes;
+	m->cpu = cpu;
+	m->cpu_cap = cap;
+	m->order = order;
+	for (unsigned i = 0; i < m->cpu_cap; i++)
+		cpu_init(&m->cpu[i]);
+	cpu_init(&m->nocpu);
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
+		m->stats[k].wait_min = m->stats[k].hold_min = UINT64_MAX;
+	/* Empty the maps but keep their memory. */
+	if (m->locks.cap) {
+		memset(m->locks.keys, 0, m->locks.cap * sizeof(uint64_t));
+		m->locks.n = 0;
+	}
+	if (m->inodes.cap) {
+		memset(m->inodes.keys, 0, m->inodes.cap * sizeof(uint64_t));
+		m->inodes.n = 0;
+	}
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	omap_free(&m->locks);
+	omap_free(&m->inodes);
+	free(m->cpu);
+	free(m);
+}
+
+/* Slot of a simulated CPU; the "no CPU" thread has its own. */
+#define MAX_CPU_SLOTS 256u
+
+static struct cpu_state *cpu_slot(struct model *m, unsigned cpu)
+{
+	if (cpu == IX_NO_CPU)
+		return &m->nocpu;
+	unsigned s = cpu >= MAX_CPU_SLOTS ? MAX_CPU_SLOTS - 1 : cpu;
+	if (s >= m->cpu_cap) {
+		unsigned ncap = s + 1 > 8 ? s + 1 : 8;
+		struct cpu_state *n = realloc(m->cpu, ncap * sizeof(*n));
+		if (!n) {
+			fprintf(stderr, "icache-view: out of memory\n");
+			exit(2);
+		}
+		for (unsigned i = m->cpu_cap; i < ncap; i++)
+			cpu_init(&n[i]);
+		m->cpu = n;
+		m->cpu_cap = ncap;
+	}
+	if (s + 1 > m->ncpu)
+		m->ncpu = s + 1;
+	return &m->cpu[s];
+}
+
+const struct cpu_state *model_cpu(const struct model *m, unsigned cpu)
+{
+	static struct cpu_state idle = { .last_ev = UINT64_MAX };
+	if (cpu == IX_NO_CPU)
+		return &m->nocpu;
+	if (cpu >= m->cpu_cap)
+		return &idle;
+	return &m->cpu[cpu];
+}
+
+static int16_t holder_id(unsigned cpu)
+{
+	return cpu == IX_NO_CPU ? 0x7fff : (int16_t)cpu;
+}
+
+static uint64_t lock_key(int cls, uint32_t obj)
+{
+	return (uint64_t)cls << 32 | obj;
+}
+
+const struct inode_state *model_inode(const struct model *m, uint32_t obj)
+{
+	return omap_get(&m->inodes, obj);
+}
+
+const struct lock_inst *model_lock(const struct model *m, int cls,
+				   uint32_t obj)
+{
+	return omap_get(&m->locks, lock_key(cls, obj));
+}
+
+bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
+		      const struct inode_state **st)
+{
+	for (; *it < m->inodes.cap; (*it)++) {
+		if (m->inodes.keys[*it]) {
+			*obj = (uint32_t)(m->inodes.keys[*it] - 1);
+			*st = oval(&m->inodes, *it);
+			(*it)++;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void mark_bad(struct model *m, const struct trace_index *ix,
+		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#include <stdarg.h>
+static void mark_bad(struct model *m, const struct trace_index *ix,
+		     const char *fmt, ...)
+{
+	(void)ix;
+	if (m->bad || m->after_gap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->bad_text, sizeof(m->bad_text), fmt, ap);
+	va_end(ap);
+	m->bad = true;
+	m->bad_ev = m->pos;
+}
+
+static void add_edge(struct model *m, int from, int to, int site, int hsite)
+{
+	if (from >= MODEL_MAX_CLASSES || to >= MODEL_MAX_CLASSES)
+		return;
+	uint16_t ix = m->edge_ix[from][to];
+	if (ix) {
+		m->edges[ix - 1].count++;
+		return;
+	}
+	if (m->nedges >= MODEL_MAX_EDGES)
+		return;
+	struct lock_edge *e = &m->edges[m->nedges++];
+	m->edge_ix[from][to] = (uint16_t)m->nedges;
+	e->from = (uint8_t)from;
+	e->to = (uint8_t)to;
+	e->first_site = (uint8_t)site;
+	e->first_held_site = (uint8_t)hsite;
+	e->count = 1;
+	e->first_ev = m->pos;
+	if (!m->order.known || from == to)
+		e->verdict = from == to && m->order.known ? -1 : 0;
+	else if (m->order.outer[from] >> to & 1)
+		e->verdict = 1;
+	else if (m->order.outer[to] >> from & 1)
+		e->verdict = -1;
+	else
+		e->verdict = 0;
+}
+
+static struct class_stats *cls_stats(struct model *m, int cls)
+{
+	return &m->stats[cls < MODEL_MAX_CLASSES ? cls : MODEL_MAX_CLASSES - 1];
+}
+
+static void held_remove(struct cpu_state *c, int i)
+{
+	memmove(&c->held[i], &c->held[i + 1],
+		(size_t)(c->nheld - 1 - i) * sizeof(c->held[0]));
+	c->nheld--;
+}
+
+/* Drop (cls, obj) from whichever CPU's held stack has it. */
+static void drop_from_holder(struct model *m, int16_t holder, int cls,
+			     uint32_t obj)
+{
+	if (holder < 0)
+		return;
+	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU
+						      : (unsigned)holder);
+
+	for (int i = c->nheld - 1; i >= 0; i--)
+		if (c->held[i].cls == cls && c->held[i].obj == obj) {
+			held_remove(c, i);
+			return;
+		}
+}
+
+bool model_conflicts(const struct model *m, const struct ix_event *e)
+{
+	if (e->type != EV_lock_acquired && e->type != EV_lock_release)
+		return false;
+	const struct lock_inst *li = model_lock(m, e->a, e->obj);
+	int16_t me = holder_id(e->cpu);
+	if (e->type == EV_lock_acquired)
+		return li && li->holder >= 0;
+	return li && li->holder >= 0 && li->holder != me;
+}
+
+static void apply_lock(struct model *m, const struct trace_index *ix,
+		       const struct ix_event *e, struct cpu_state *c)
+{
+	int cls = e->a;
+	struct class_stats *st = cls_stats(m, cls);
+	int16_t me = holder_id(e->cpu);
+
+	switch (e->type) {
+	case EV_lock_acquire:
+		for (int i = 0; i < c->nheld; i++)
+			add_edge(m, c->held[i].cls, cls, e->site, c->held[i].site);
+		c->waiting = true;
+		c->contended = false;
+		c->wait_cls = (uint8_t)cls;
+		c->wait_obj = e->obj;
+		c->wait_site = e->site;
+		c->wait_ev = m->pos;
+		c->wait_holder = -1;
+		break;
+	case EV_lock_contended:
+		st->contentions++;
+		c->contended = true;
+		c->wait_holder = (int16_t)(int64_t)e->val;
+		break;
+	case EV_lock_trylock:
+		if (!e->b)
+			st->trylock_failures++;
+		break;
+	case EV_lock_acquired: {
+		struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+		if (!li) {
+			li = omap_put(&m->locks, lock_key(cls, e->obj));
+			li->holder = -1;
+			li->last_cpu = -1;
+		}
+		if (li->holder >= 0) {
+			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
+				 (int)(int16_t)e->cpu, lock_class_label(cls),
+				 (unsigned long long)ix_id_value(ix, e->obj),
+				 li->holder == me ? "it itself (recursion): cpu" : "cpu",
+				 li->holder);
+			drop_from_holder(m, li->holder, cls, e->obj);
+		}
+		li->holder = me;
+		li->held_ev = m->pos;
+		if (li->last_cpu >= 0 && li->last_cpu != me)
+			st->bounces++;
+		li->last_cpu = me;
+		st->acquisitions++;
+		st->wait_total += e->val;
+		if (e->val > st->wait_max)
+			st->wait_max = e->val;
+		if (e->val < st->wait_min)
+			st->wait_min = e->val;
+		bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj;
+		if (c->nheld < MODEL_MAX_HELD) {
+			struct held_lock *h = &c->held[c->nheld++];
+			h->cls = (uint8_t)cls;
+			h->obj = e->obj;
+			h->site = e->site;
+			h->trylock = !normal;
+			h->since = e->ts;
+			h->ev = m->pos;
+		}
+		if (normal)
+			c->waiting = false;
+		break;
+	}
+	case EV_lock_release: {
+		struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+		int i;
+		for (i = c->nheld - 1; i >= 0; i--)
+			if (c->held[i].cls == cls && c->held[i].obj == e->obj)
+				break;
+		if (i >= 0)
+			held_remove(c, i);
+		if (li && li->holder >= 0 && li->holder != me)
+			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
+				 (int)(int16_t)e->cpu, lock_class_label(cls),
+				 (unsigned long long)ix_id_value(ix, e->obj),
+				 li->holder);
+		if (i < 0)
+			m->unmatched_releases++;
+		if (li && li->holder == me)
+			li->holder = -1;
+		st->hold_total += e->val;
+		if (e->val > st->hold_max)
+			st->hold_max = e->val;
+		if (e->val < st->hold_min)
+			st->hold_min = e->val;
+		break;
+	}
+	}
+}
+
+/* Lists that share one link in struct inode: a move to one leaves the
+ * others.  (The simulator emits del + add; move is for other writers.) */
+static uint16_t list_group(int list)
+{
+	uint16_t bit = list < 16 ? (uint16_t)(1u << list) : 0;
+	if (bit & wb_group)
+		return wb_group;
+	if (bit & lru_group)
+		return lru_group;
+	return bit;
+}
+
+static struct inode_state *inode_get(struct model *m, uint32_t obj)
+{
+	struct inode_state *s = omap_get(&m->inodes, obj);
+	if (!s) {
+		s = omap_put(&m->inodes, obj);
+		s->alloc_ev = m->pos;
+	}
+	return s;
+}
+
+void model_apply(struct model *m, const struct trace_index *ix)
+{
+	const struct ix_event *e = &ix->ev[m->pos];
+	struct cpu_state *c = NULL;
+
+	if (e->type <= EV_sched_step || e->type == EV_violation)
+		c = cpu_slot(m, e->cpu);
+	switch (e->type) {
+	case EV_lock_acquire:
+	case EV_lock_contended:
+	case EV_lock_acquired:
+	case EV_lock_release:
+	case EV_lock_trylock:
+		apply_lock(m, ix, e, c);
+		break;
+	case EV_inode_state:
+		inode_get(m, e->obj)->flags = (uint32_t)e->val;
+		break;
+	case EV_inode_ref:
+		inode_get(m, e->obj)->count = (int32_t)(uint32_t)e->val;
+		break;
+	case EV_inode_list: {
+		struct inode_state *s = inode_get(m, e->obj);
+		uint16_t bit = e->a < 16 ? (uint16_t)(1u << e->a) : 0;
+		if (e->b == act_del)
+			s->lists &= (uint16_t)~bit;
+		else if (e->b == act_move)
+			s->lists = (uint16_t)((s->lists & ~list_group(e->a)) | bit);
+		else
+			s->lists |= bit;
+		break;
+	}
+	case EV_inode_alloc: {
+		struct inode_state *s = omap_put(&m->inodes, e->obj);
+		s->flags = 0;
+		s->count = 1;
+		s->nlink = (uint32_t)e->val;
+		s->sb = (uint32_t)(e->val >> 32);
+		s->lists = 0;
+		s->alloc_ev = m->pos;
+		break;
+	}
+	case EV_inode_free: {
+		omap_del(&m->inodes, e->obj);
+		const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
+		if (li && li->holder < 0)
+			omap_del(&m->locks, lock_key(i_lock_class, e->obj));
+		break;
+	}
+	case EV_inode_nlink:
+		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
+		break;
+	case EV_op_begin:
+		c->in_op = true;
+		c->op = e->a;
+		c->op_obj = e->obj;
+		break;
+	case EV_op_end:
+		c->in_op = false;
+		break;
+	case EV_violation:
+		m->violations++;
+		break;
+	case EV_discarded_events:
+	case EV_discarded_packets:
+		m->discards++;
+		m->after_gap = true;
+		break;
+	default:
+		break;
+	}
+	if (c)
+		c->last_ev = m->pos;
+	m->pos++;
+}
+
+/* ---- the documented order ---------------------------------------------- */
+
+void model_set_order(struct model *m, const char *text)
+{
+	memset(&m->order, 0, sizeof(m->order));
+	if (!text || !*text)
+		return;
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", text);
+	char *save1;
+	for (char *chain = strtok_r(buf, ";", &save1); chain;
+	     chain = strtok_r(NULL, ";", &save1)) {
+		int prev = -1;
+		char *save2;
+		for (char *name = strtok_r(chain, ">", &save2); name;
+		     name = strtok_r(NULL, ">", &save2)) {
+			while (*name == ' ')
+				name++;
+			char *end = name + strlen(name);
+			while (end > name && end[-1] == ' ')
+				*--end = 0;
+			int cls = lock_class_by_name(name);
+			if (cls < 0 || cls >= MODEL_MAX_CLASSES) {
+				prev = -1;
+				continue;
+			}
+			if (prev >= 0)
+				m->order.outer[prev] |= 1ULL << cls;
+			prev = cls;
+			m->order.known = true;
+		}
+	}
+	/* Transitive closure (Warshall over at most 64 classes). */
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
+		for (int i = 0; i < MODEL_MAX_CLASSES; i++)
+			if (m->order.outer[i] >> k & 1)
+				m->order.outer[i] |= m->order.outer[k];
+}
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+struct ckpt_head {
+	uint64_t pos, violations, discards, unmatched;
+	uint32_t ncpu, cpu_cap, nedges, nlocks, ninodes;
+	uint8_t after_gap, bad;
+};
+
+void *model_save(const struct model *m, size_t *size)
+{
+	struct ckpt_head h = {
+		.pos = m->pos, .violations = m->violations,
+		.discards = m->discards, .unmatched = m->unmatched_releases,
+		.ncpu = m->ncpu, .cpu_cap = m->cpu_cap, .nedges = m->nedges,
+		.nlocks = m->locks.n, .ninodes = m->inodes.n,
+		.after_gap = m->after_gap, .bad = m->bad,
+	};
+	size_t lsz = sizeof(uint64_t) + sizeof(struct lock_inst);
+	size_t isz = sizeof(uint64_t) + sizeof(struct inode_state);
+	size_t n = sizeof(h) + sizeof(m->stats) +
+		   m->nedges * sizeof(struct lock_edge) +
+		   (m->cpu_cap + 1) * sizeof(struct cpu_state) + h.nlocks * lsz +
+		   h.ninodes * isz;
+	char *blob = malloc(n), *p = blob;
+	if (!blob)
+		return NULL;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, m->stats, sizeof(m->stats));
+	p += sizeof(m->stats);
+	memcpy(p, m->edges, m->nedges * sizeof(struct lock_edge));
+	p += m->nedges * sizeof(struct lock_edge);
+	memcpy(p, &m->nocpu, sizeof(struct cpu_state));
+	p += sizeof(struct cpu_state);
+	memcpy(p, m->cpu, m->cpu_cap * sizeof(struct cpu_state));
+	p += m->cpu_cap * sizeof(struct cpu_state);
+	for (uint32_t i = 0; i < m->locks.cap; i++)
+		if (m->locks.keys[i]) {
+			memcpy(p, &m->locks.keys[i], sizeof(uint64_t));
+			memcpy(p + sizeof(uint64_t), oval(&m->locks, i),
+			       sizeof(struct lock_inst));
+			p += lsz;
+		}
+	for (uint32_t i = 0; i < m->inodes.cap; i++)
+		if (m->inodes.keys[i]) {
+			memcpy(p, &m->inodes.keys[i], sizeof(uint64_t));
+			memcpy(p + sizeof(uint64_t), oval(&m->inodes, i),
+			       sizeof(struct inode_state));
+			p += isz;
+		}
+	*size = n;
+	return blob;
+}
+
+void model_restore(struct model *m, const void *blob, size_t size)
+{
+	const char *p = blob;
+	struct ckpt_head h;
+	(void)size;
+	memcpy(&h, p, sizeof(h));
+	p += sizeof(h);
+	model_reset(m);
+	m->pos = h.pos;
+	m->violations = h.violations;
+	m->discards = h.discards;
+	m->unmatched_releases = h.unmatched;
+	m->after_gap = h.after_gap;
+	m->bad = h.bad;
+	memcpy(m->stats, p, sizeof(m->stats));
+	p += sizeof(m->stats);
+	m->nedges = h.nedges;
+	memcpy(m->edges, p, h.nedges * sizeof(struct lock_edge));
+	p += h.nedges * sizeof(struct lock_edge);
+	for (unsigned i = 0; i < h.nedges; i++)
+		m->edge_ix[m->edges[i].from][m->edges[i].to] = (uint16_t)(i + 1);
+	if (h.cpu_cap > m->cpu_cap) {
+		m->cpu = realloc(m->cpu, h.cpu_cap * sizeof(struct cpu_state));
+		m->cpu_cap = h.cpu_cap;
+	}
+	for (unsigned i = 0; i < m->cpu_cap; i++)
+		cpu_init(&m->cpu[i]);
+	memcpy(&m->nocpu, p, sizeof(struct cpu_state));
+	p += sizeof(struct cpu_state);
+	memcpy(m->cpu, p, h.cpu_cap * sizeof(struct cpu_state));
+	p += h.cpu_cap * sizeof(struct cpu_state);
+	m->ncpu = h.ncpu;
+	for (uint32_t i = 0; i < h.nlocks; i++) {
+		uint64_t k;
+		memcpy(&k, p, sizeof(k));
+		memcpy(omap_put(&m->locks, k - 1), p + sizeof(k),
+		       sizeof(struct lock_inst));
+		p += sizeof(k) + sizeof(struct lock_inst);
+	}
+	for (uint32_t i = 0; i < h.ninodes; i++) {
+		uint64_t k;
+		memcpy(&k, p, sizeof(k));
+		memcpy(omap_put(&m->inodes, k - 1), p + sizeof(k),
+		       sizeof(struct inode_state));
+		p += sizeof(k) + sizeof(struct inode_state);
+	}
+}
+
+void model_copy(struct model *dst, const struct model *src)
+{
+	size_t n;
+	void *blob = model_save(src, &n);
+	model_restore(dst, blob, n);
+	dst->order = src->order;
+	free(blob);
+}
+
+void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos)
+{
+	if (pos > ix->nev)
+		pos = ix->nev;
+	uint64_t step = ix->ckpt_interval ? ix->ckpt_interval : 65536;
+	if (!(pos >= m->pos && pos - m->pos <= step)) {
+		/* The last checkpoint at or before pos. */
+		uint32_t lo = 0, hi = ix->nckpts;
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
+			if (ix->ckpts[mid].pos <= pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0) {
+			const struct ix_checkpoint *c = &ix->ckpts[lo - 1];
+			if (!(pos >= m->pos && m->pos >= c->pos))
+				model_restore(m, c->blob, c->size);
+		} else if (pos < m->pos) {
+			model_reset(m);
+		}
+	}
+	while (m->pos < pos)
+		model_apply(m, ix);
+}

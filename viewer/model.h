@@ -1,0 +1,149 @@
+/*
+ * model.h - the state of the simulated machine at one point of a trace.
+ *
+ * A model is what the events up to a cursor imply: per CPU the locks held
+ * (in the order taken) and the lock being waited for; per lock instance
+ * its holder; per live inode its i_state, i_count, i_nlink and lists; the
+ * class -> class lock-order graph observed so far (lockdep's rule: from
+ * every lock held to the one being acquired, trylocks adding none); and
+ * lock_stat figures per class.  model_apply() moves it one event forward;
+ * going backward is a checkpoint restore (model_seek) and a replay.
+ */
+#ifndef VIEWER_MODEL_H
+#define VIEWER_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "index.h"
+
+#define MODEL_MAX_CLASSES 64
+#define MODEL_MAX_HELD 16
+#define MODEL_MAX_EDGES 512
+
+struct held_lock {
+	uint8_t cls, site, trylock;
+	uint32_t obj;
+	int64_t since;      /* ts when acquired */
+	uint64_t ev;        /* event number of the lock_acquired */
+};
+
+struct cpu_state {
+	struct held_lock held[MODEL_MAX_HELD];
+	int nheld;
+	/* lock_acquire seen, lock_acquired not yet */
+	bool waiting, contended;
+	uint8_t wait_cls, wait_site;
+	uint32_t wait_obj;
+	uint64_t wait_ev;
+	int16_t wait_holder;   /* from lock_contended */
+	/* the operation in progress */
+	bool in_op;
+	uint8_t op;
+	uint32_t op_obj;
+	uint64_t last_ev;      /* last event of this CPU, or UINT64_MAX */
+};
+
+struct class_stats {
+	uint64_t acquisitions, contentions, bounces, trylock_failures;
+	uint64_t wait_total, wait_max, hold_total, hold_max;
+	uint64_t wait_min, hold_min;   /* UINT64_MAX until seen */
+};
+
+struct lock_edge {
+	uint8_t from, to;
+	uint8_t first_site, first_held_site;
+	uint32_t count;
+	uint64_t first_ev;
+	int8_t verdict;   /* +1 documented, -1 against the order, 0 unknown */
+};
+
+struct inode_state {
+	uint32_t flags;
+	int32_t count;
+	uint32_t nlink;
+	uint32_t sb;
+	uint16_t lists;       /* bit per ICACHE_LISTS entry */
+	uint64_t alloc_ev;
+};
+
+/* A small open-addressing map from a 64-bit key to a fixed-size value. */
+struct omap {
+	uint64_t *keys;        /* key + 1; 0 = empty */
+	void *vals;
+	uint32_t cap, n, vsize;
+};
+
+struct lock_inst {
+	int16_t holder;        /* -1 free */
+	int16_t last_cpu;      /* -1 never taken (lock_stat bounces) */
+	uint64_t held_ev;
+};
+
+/* The documented order of the scheme: outer[a] has bit b if a > b. */
+struct lock_order {
+	bool known;
+	uint64_t outer[MODEL_MAX_CLASSES];
+};
+
+struct model {
+	uint64_t pos;                 /* events applied */
+	unsigned ncpu, cpu_cap;
+	struct cpu_state *cpu;
+	struct cpu_state nocpu;       /* events with cpu = 0xffff */
+	struct class_stats stats[MODEL_MAX_CLASSES];
+	unsigned nedges;
+	struct lock_edge edges[MODEL_MAX_EDGES];
+	uint16_t edge_ix[MODEL_MAX_CLASSES][MODEL_MAX_CLASSES]; /* 1-based */
+	struct omap locks;            /* (cls<<32|obj) -> lock_inst */
+	struct omap inodes;           /* obj -> inode_state */
+	struct lock_order order;
+	uint64_t violations;          /* violation events so far */
+	uint64_t discards;            /* discard messages so far */
+	uint64_t unmatched_releases;
+	bool after_gap;               /* events were lost: tolerate */
+	/* the first inconsistency: two holders of one lock */
+	bool bad;
+	uint64_t bad_ev;
+	char bad_text[200];
+};
+
+struct model *model_new(void);
+void model_free(struct model *m);
+void model_reset(struct model *m);
+void model_copy(struct model *dst, const struct model *src);
+
+/* Apply ix->ev[m->pos] and advance. */
+void model_apply(struct model *m, const struct trace_index *ix);
+/* Would applying e make two holders of one lock? */
+bool model_conflicts(const struct model *m, const struct ix_event *e);
+
+/* State after events [0, pos): restore the nearest checkpoint at or
+ * before pos and replay (or just replay forward from m if cheaper). */
+void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos);
+
+/* Checkpoints: a compact copy of the model. */
+void *model_save(const struct model *m, size_t *size);
+void model_restore(struct model *m, const void *blob, size_t size);
+
+/* Parse "a > b > c; d > b" into m->order (transitively closed). */
+void model_set_order(struct model *m, const char *text);
+
+/* Lookups. */
+const struct inode_state *model_inode(const struct model *m, uint32_t obj);
+const struct lock_inst *model_lock(const struct model *m, int cls,
+				   uint32_t obj);
+/* A CPU's state (IX_NO_CPU for the thread without one); never NULL. */
+const struct cpu_state *model_cpu(const struct model *m, unsigned cpu);
+/* Iterate the live inodes: *it starts at 0; returns false at the end. */
+bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
+		      const struct inode_state **st);
+
+/* omap, for the other modules that want one. */
+void omap_init(struct omap *m, uint32_t vsize);
+void omap_free(struct omap *m);
+void *omap_get(const struct omap *m, uint64_t key);
+void *omap_put(struct omap *m, uint64_t key);   /* zeroed when new */
+void omap_del(struct omap *m, uint64_t key);
+
+#endif

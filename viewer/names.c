@@ -1,0 +1,118 @@
+/*
+ * names.c - strings for the numbers a trace records.
+ *
+ * The lists come from tracepoints/icache_names.h, the same X-macros the
+ * simulator and the tracepoint provider expand, so the three cannot drift.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "icache_names.h"
+#include "names.h"
+
+#define X(n) #n,
+static const char *const ev_names[] = { IX_EVENT_TYPES(X) };
+static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
+static const char *const site_names[] = { ICACHE_SITES(X) };
+static const char *const list_names[] = { ICACHE_LISTS(X) };
+static const char *const lact_names[] = { ICACHE_LIST_ACTIONS(X) };
+static const char *const op_names[] = { ICACHE_OPS(X) };
+static const char *const viol_names[] = { ICACHE_VIOLATIONS(X) };
+#undef X
+
+struct flag_name {
+	int bit;
+	const char *name;
+};
+#define X(bit, n) { bit, #n },
+static const struct flag_name flag_names[] = { ICACHE_STATE_FLAGS(X) };
+#undef X
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Out-of-range values: a few rotating buffers so two can share a printf. */
+static const char *unknown_name(const char *kind, int v)
+{
+	static char buf[8][24];
+	static unsigned next;
+	char *p = buf[next++ & 7];
+	snprintf(p, sizeof(buf[0]), "%s#%d", kind, v);
+	return p;
+}
+
+static const char *pick(const char *const *tab, int n, int v, const char *kind)
+{
+	if (v >= 0 && v < n)
+		return tab[v];
+	return unknown_name(kind, v);
+}
+
+const char *ev_type_name(int t) { return pick(ev_names, NELEM(ev_names), t, "ev"); }
+const char *lock_class_label(int c) { return pick(class_names, NELEM(class_names), c, "cls"); }
+const char *site_label(int s) { return pick(site_names, NELEM(site_names), s, "site"); }
+const char *list_label(int l) { return pick(list_names, NELEM(list_names), l, "list"); }
+const char *list_action_label(int a) { return pick(lact_names, NELEM(lact_names), a, "act"); }
+const char *op_label(int o) { return pick(op_names, NELEM(op_names), o, "op"); }
+const char *violation_label(int k) { return pick(viol_names, NELEM(viol_names), k, "viol"); }
+
+int nr_lock_class_labels(void) { return NELEM(class_names); }
+int nr_site_labels(void) { return NELEM(site_names); }
+int nr_list_labels(void) { return NELEM(list_names); }
+int nr_op_labels(void) { return NELEM(op_names); }
+int nr_violation_labels(void) { return NELEM(viol_names); }
+
+static int find(const char *const *tab, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(tab[i], s) == 0)
+			return i;
+	return -1;
+}
+
+int ev_type_by_name(const char *s) { return find(ev_names, NELEM(ev_names), s); }
+int lock_class_by_name(const char *s) { return find(class_names, NELEM(class_names), s); }
+int site_by_name(const char *s) { return find(site_names, NELEM(site_names), s); }
+
+int state_flag_by_name(const char *s)
+{
+	for (int i = 0; i < NELEM(flag_names); i++) {
+		const char *n = flag_names[i].name;
+		if (strcmp(n, s) == 0 || strcmp(n + 2, s) == 0)
+			return flag_names[i].bit;
+	}
+	return -1;
+}
+
+char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	if (!flags) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	for (int i = 0; i < NELEM(flag_names); i++) {
+		if (!(flags & (1u << flag_names[i].bit)))
+			continue;
+		flags &= ~(1u << flag_names[i].bit);
+		const char *n = flag_names[i].name + (brief ? 2 : 0);
+		int w = snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+				 off ? "|" : "", n);
+		if (w > 0)
+			off += (size_t)w;
+	}
+	if (flags)
+		snprintf(buf + off, off < len ? len - off : 0, "%s0x%x",
+			 off ? "|" : "", flags);
+	return buf;
+}
+
+uint32_t flag_will_free(void)
+{
+	return 1u << state_flag_by_name("I_WILL_FREE");
+}
+
+uint32_t flag_freeing(void)
+{
+	return 1u << state_flag_by_name("I_FREEING");
+}

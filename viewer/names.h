@@ -1,0 +1,60 @@
+/*
+ * names.h - the viewer's vocabulary: event types and the label lists of
+ * tracepoints/icache_names.h turned into strings.
+ *
+ * The trace records enum values as numbers; these tables give them their
+ * names back.  A value beyond a list prints as "cls#12" and so on, so a
+ * trace from a newer simulator still reads.
+ */
+#ifndef VIEWER_NAMES_H
+#define VIEWER_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One entry per icache event, in the order of tracepoints/icache_tp.h,
+ * plus the two kinds of loss babeltrace2 reports as messages. */
+#define IX_EVENT_TYPES(X)                                                    \
+	X(lock_acquire) X(lock_contended) X(lock_acquired) X(lock_release)   \
+	X(lock_trylock) X(inode_state) X(inode_ref) X(inode_list)            \
+	X(inode_alloc) X(inode_free) X(inode_nlink) X(op_begin) X(op_end)    \
+	X(sched_step) X(violation) X(run_begin) X(run_end)                   \
+	X(discarded_events) X(discarded_packets)
+
+#define X(n) EV_##n,
+enum ix_type { IX_EVENT_TYPES(X) EV__COUNT };
+#undef X
+
+/* Simulated CPU field value meaning "no CPU" (the main thread). */
+#define IX_NO_CPU 0xffffu
+
+/* Names; never NULL (an out-of-range value gets a "kind#N" name). */
+const char *ev_type_name(int type);
+const char *lock_class_label(int cls);
+const char *site_label(int site);
+const char *list_label(int list);
+const char *list_action_label(int act);
+const char *op_label(int op);
+const char *violation_label(int kind);
+
+/* Number of entries of each list (for tables and lookups). */
+int nr_lock_class_labels(void);
+int nr_site_labels(void);
+int nr_list_labels(void);
+int nr_op_labels(void);
+int nr_violation_labels(void);
+
+/* Name -> value, or -1.  Case-sensitive, exact. */
+int ev_type_by_name(const char *s);
+int lock_class_by_name(const char *s);
+int site_by_name(const char *s);
+int state_flag_by_name(const char *s);   /* "I_FREEING" or "FREEING": bit */
+
+/* "I_NEW|I_REFERENCED" (or "0"); short=1 drops the "I_" prefixes. */
+char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len);
+
+/* The bit of I_WILL_FREE / I_FREEING, looked up from the list once. */
+uint32_t flag_will_free(void);
+uint32_t flag_freeing(void);
+
+#endif

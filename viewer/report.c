@@ -1,0 +1,310 @@
+/*
+ * report.c - summaries, JSON and DOT from the model at the end of a trace.
+ *
+ * The JSON uses the simulator's names (locks[].class, acquisitions,
+ * contentions, bounces, trylock_failures, wait_ns_total, ...; inodes[] with
+ * ino, sb, state, count, nlink, hashed, lru, wb) so a test can put the two
+ * side by side.  Bounces of i_lock differ by design: the simulator counts
+ * them per struct inode of its pool, the trace can only see inode numbers.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+char *fmt_dur(int64_t ns, char *buf, size_t len)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+	if (a < 1000)
+		snprintf(buf, len, "%s%" PRIu64 " ns", sign, a);
+	else if (a < 1000000)
+		snprintf(buf, len, "%s%.3f us", sign, (double)a / 1e3);
+	else if (a < 1000000000)
+		snprintf(buf, len, "%s%.3f ms", sign, (double)a / 1e6);
+	else
+		snprintf(buf, len, "%s%.6f s", sign, (double)a / 1e9);
+	return buf;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static bool class_used(const struct class_stats *s)
+{
+	return s->acquisitions || s->contentions || s->trylock_failures;
+}
+
+static int list_bit(const char *name)
+{
+	for (int i = 0; i < nr_list_labels(); i++)
+		if (!strcmp(list_label(i), name))
+			return i;
+	return -1;
+}
+
+static bool on_list(const struct inode_state *s, const char *name)
+{
+	int b = list_bit(name);
+	return b >= 0 && (s->lists >> b & 1);
+}
+
+static bool on_wb(const struct inode_state *s)
+{
+	return on_list(s, "b_dirty") || on_list(s, "b_io") || on_list(s, "b_more_io");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The live inodes, as (ino, obj) pairs sorted by ino. */
+static uint64_t *sorted_inodes(const struct trace_index *ix,
+			       const struct model *m, uint32_t *n)
+{
+	uint64_t *v = malloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
+	uint32_t it = 0, obj, k = 0;
+	const struct inode_state *st;
+	while (model_next_inode(m, &it, &obj, &st)) {
+		v[2 * k] = ix_id_value(ix, obj);
+		v[2 * k + 1] = obj;
+		k++;
+	}
+	qsort(v, k, 2 * sizeof(uint64_t), cmp_u64);
+	*n = k;
+	return v;
+}
+
+static const char *verdict_str(int v)
+{
+	return v > 0 ? "documented" : v < 0 ? "AGAINST THE ORDER" : "undocumented";
+}
+
+void report_summary(FILE *f, const struct trace_index *ix, const struct model *m)
+{
+	char b1[64], b2[64];
+	const struct ix_run *r = ix_run0(ix);
+	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
+
+	fprintf(f, "trace      %s\n", ix->path);
+	if (r)
+		fprintf(f, "run        scheme %s, workload %s, %u CPUs, seed %" PRIu64 "\n",
+			ix_str(ix, r->scheme), ix_str(ix, r->workload), r->cpus, r->seed);
+	fprintf(f, "events     %" PRIu64 "\n", ix->nev - ix->ndiscards);
+	fprintf(f, "cpus       %u\n", ix->ncpus);
+	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
+	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n",
+		ix->discarded_events, ix->discarded_packets,
+		ix->ndiscards ? "  (figures below undercount)" : "");
+	if (r)
+		fprintf(f, "order      %s\n", ix_str(ix, r->order));
+	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class",
+		"acquisitions", "contentions", "bounces", "trylock-f",
+		"wait-total-ns", "wait-max-ns", "hold-total-ns", "hold-max-ns");
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
+		const struct class_stats *s = &m->stats[k];
+		if (!class_used(s))
+			continue;
+		fprintf(f, "%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64
+			" %14" PRIu64 " %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
+			lock_class_label(k), s->acquisitions, s->contentions,
+			s->bounces, s->trylock_failures, s->wait_total, s->wait_max,
+			s->hold_total, s->hold_max);
+	}
+	fprintf(f, "\nlock-order edges (held -> taken), %u:\n", m->nedges);
+	for (unsigned i = 0; i < m->nedges; i++) {
+		const struct lock_edge *e = &m->edges[i];
+		fprintf(f, "  %-20s -> %-20s x%-8u first at %s (event #%" PRIu64 ")  %s\n",
+			lock_class_label(e->from), lock_class_label(e->to), e->count,
+			site_label(e->first_site), e->first_ev, verdict_str(e->verdict));
+	}
+	fprintf(f, "\nviolations: %u\n", ix->nviols);
+	for (uint32_t i = 0; i < ix->nviols; i++) {
+		const struct ix_violation *v = &ix->viols[i];
+		fprintf(f, "  #%-9" PRIu64 " %-18s cpu%d %s\n", v->ev,
+			violation_label(v->kind), (int)(int16_t)v->cpu,
+			ix_str(ix, v->text));
+	}
+	uint32_t n;
+	uint64_t *inos = sorted_inodes(ix, m, &n);
+	free(inos);
+	fprintf(f, "\ninodes alive at the end: %u (%" PRIu32 " distinct seen)\n", n, ix->nids);
+	fprintf(f, "index: %.1f bytes/event, %u checkpoints, loaded in %s\n",
+		ix->nev ? (double)(ix->nev * sizeof(struct ix_event) + ix->ckpt_bytes +
+				   ix->nids * 12) / (double)ix->nev : 0,
+		ix->nckpts, fmt_dur((int64_t)ix->load_ns, b2, sizeof(b2)));
+}
+
+void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
+{
+	const struct ix_run *r = ix_run0(ix);
+	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
+
+	fprintf(f, "{\"trace\":");
+	json_str(f, ix->path);
+	fprintf(f, ",\"events\":%" PRIu64 ",\"cpus\":%u,\"duration_ns\":%" PRId64
+		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
+		ix->nev - ix->ndiscards, ix->ncpus, dur, ix->discarded_events,
+		ix->discarded_packets);
+	if (r) {
+		fprintf(f, ",\"scheme\":");
+		json_str(f, ix_str(ix, r->scheme));
+		fprintf(f, ",\"workload\":");
+		json_str(f, ix_str(ix, r->workload));
+		fprintf(f, ",\"seed\":%" PRIu64 ",\"order\":", r->seed);
+		json_str(f, ix_str(ix, r->order));
+	}
+	fprintf(f, ",\"locks\":[");
+	bool first = true;
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
+		const struct class_stats *s = &m->stats[k];
+		if (!class_used(s))
+			continue;
+		fprintf(f, "%s{\"class\":", first ? "" : ",");
+		json_str(f, lock_class_label(k));
+		fprintf(f, ",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
+			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
+			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
+			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
+			s->acquisitions, s->contentions, s->bounces,
+			s->trylock_failures, s->wait_total, s->wait_max,
+			s->hold_total, s->hold_max);
+		first = false;
+	}
+	fprintf(f, "],\"edges\":[");
+	for (unsigned i = 0; i < m->nedges; i++) {
+		const struct lock_edge *e = &m->edges[i];
+		fprintf(f, "%s{\"from\":", i ? "," : "");
+		json_str(f, lock_class_label(e->from));
+		fprintf(f, ",\"to\":");
+		json_str(f, lock_class_label(e->to));
+		fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
+		json_str(f, site_label(e->first_site));
+		fprintf(f, ",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s}",
+			e->first_ev, e->verdict < 0 ? "true" : "false",
+			e->verdict > 0 ? "true" : "false");
+	}
+	fprintf(f, "],\"violations\":[");
+	for (uint32_t i = 0; i < ix->nviols; i++) {
+		const struct ix_violation *v = &ix->viols[i];
+		fprintf(f, "%s{\"kind\":", i ? "," : "");
+		json_str(f, violation_label(v->kind));
+		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
+			(int)(int16_t)v->cpu);
+		json_str(f, lock_class_label(v->cls_a));
+		fputc(',', f);
+		json_str(f, lock_class_label(v->cls_b));
+		fprintf(f, "],\"sites\":[");
+		json_str(f, site_label(v->site_a));
+		fputc(',', f);
+		json_str(f, site_label(v->site_b));
+		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
+		json_str(f, ix_str(ix, v->text));
+		fputc('}', f);
+	}
+	fprintf(f, "],\"violations_total\":%u", ix->nviols);
+	uint32_t n, hashed = 0, lru = 0, wb = 0;
+	uint64_t *inos = sorted_inodes(ix, m, &n);
+	fprintf(f, ",\"inodes\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct inode_state *s = model_inode(m, (uint32_t)inos[2 * i + 1]);
+		bool h = on_list(s, "hash"), l = on_list(s, "lru"), w = on_wb(s);
+		hashed += h;
+		lru += l;
+		wb += w;
+		fprintf(f, "%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
+			"\"nlink\":%u,\"hashed\":%s,\"lru\":%s,\"wb\":%s}",
+			i ? "," : "", inos[2 * i], s->sb, s->flags, s->count, s->nlink,
+			h ? "true" : "false", l ? "true" : "false", w ? "true" : "false");
+	}
+	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n,
+		hashed, lru, wb);
+	free(inos);
+	fprintf(f, ",\"index\":{\"bytes_per_event\":%zu,\"checkpoints\":%u,"
+		"\"checkpoint_bytes\":%zu,\"load_ns\":%" PRIu64 "}}\n",
+		sizeof(struct ix_event), ix->nckpts, ix->ckpt_bytes, ix->load_ns);
+}
+
+void report_dot(FILE *f, const struct trace_index *ix, const struct model *m)
+{
+	const struct ix_run *r = ix_run0(ix);
+	fprintf(f, "digraph lock_order {\n");
+	fprintf(f, "  label=\"observed lock order%s%s\";\n", r ? ": " : "",
+		r ? ix_str(ix, r->scheme) : "");
+	fprintf(f, "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+	bool seen[MODEL_MAX_CLASSES] = { false };
+	for (unsigned i = 0; i < m->nedges; i++)
+		seen[m->edges[i].from] = seen[m->edges[i].to] = true;
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
+		if (seen[k])
+			fprintf(f, "  \"%s\";\n", lock_class_label(k));
+	for (unsigned i = 0; i < m->nedges; i++) {
+		const struct lock_edge *e = &m->edges[i];
+		fprintf(f, "  \"%s\" -> \"%s\" [label=\"%u x, first %s\"%s];\n",
+			lock_class_label(e->from), lock_class_label(e->to), e->count,
+			site_label(e->first_site),
+			e->verdict < 0 ? ", color=red, penwidth=2, style=bold" :
+			e->verdict == 0 ? ", style=dashed" : "");
+	}
+	fprintf(f, "}\n");
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int report_bench(FILE *f, const char *path)
+{
+	char err[1024];
+	uint64_t t0 = mono_ns();
+	struct trace_index *ix = ix_load(path, err, sizeof(err));
+	uint64_t t1 = mono_ns();
+	if (!ix) {
+		fprintf(stderr, "icache-view: %s\n", err);
+		return 2;
+	}
+	struct model *m = model_new();
+	model_set_order(m, ix_run0(ix) ? ix_str(ix, ix_run0(ix)->order) : NULL);
+	uint64_t t2 = mono_ns();
+	model_seek(m, ix, ix->nev);
+	uint64_t t3 = mono_ns();
+	model_seek(m, ix, 1);
+	uint64_t t4 = mono_ns();
+	model_seek(m, ix, ix->nev / 2);
+	uint64_t t5 = mono_ns();
+	double secs = (double)(t1 - t0) / 1e9;
+	size_t idx = ix->nev * sizeof(struct ix_event);
+	size_t side = (size_t)ix->nids * 12 + ix->ckpt_bytes;
+	fprintf(f, "{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
+		"\"event_bytes\":%zu,\"bytes_per_event\":%.2f,\"checkpoints\":%u,"
+		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f}\n",
+		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0,
+		sizeof(struct ix_event),
+		ix->nev ? (double)(idx + side) / (double)ix->nev : 0, ix->nckpts,
+		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6,
+		(double)(t5 - t4) / 1e6);
+	model_free(m);
+	ix_free(ix);
+	return 0;
+}
