@@ -68,7 +68,9 @@ endif
 SIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS))
 SIM_LIB := $(BUILD)/lib/libicache.a
 SIM_BIN := $(BUILD)/bin/icache-sim
-SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) -lm
+# record reads its trace back with libbabeltrace2 (sim/trace_count.c).
+BT_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
+SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) $(BT_LIBS) -lm
 
 # ---- the viewer and the lessons (optional until their sources exist) ----
 

@@ -1,0 +1,742 @@
+/*
+ * record.c - `icache-sim record`: run a workload while LTTng records it.
+ *
+ * The process traces itself.  The order of things is what makes the trace
+ * complete:
+ *
+ *   1. A session daemon must exist *before* this program starts, because
+ *      liblttng-ust registers with it in its constructor, before main().
+ *      If none is reachable we start one and re-exec ourselves with the
+ *      same arguments, so the new image registers at startup (the env
+ *      variable ICACHE_RECORD_SESSIOND tells it the daemon is its own to
+ *      stop).  As root that is the root daemon (root's tools and apps always
+ *      talk to /var/run/lttng); otherwise a private daemon with its own
+ *      LTTNG_HOME in a temporary directory.
+ *   2. Before creating the session we wait until the daemon lists our pid
+ *      among the registered apps, whatever LTTNG_UST_REGISTER_TIMEOUT said.
+ *   3. Session: per-UID buffers (a zeroed lttng_domain would mean per-PID,
+ *      whose 4 x 16 KiB default loses most events), a VPID tracker holding
+ *      only our pid, one channel sized generously, icache:* and vtid.
+ *      lttng_start_tracing() returns once the apps have their buffers, so
+ *      the very next event is recorded.
+ *   4. Run, stop (waits until the consumer has written everything),
+ *      destroy, then count events and discards *from the trace*.
+ *
+ * Blocking mode (--blocking) makes writers wait for buffer space instead of
+ * discarding; it needs LTTNG_UST_ALLOW_BLOCKING=1 at exec time, so it also
+ * re-execs.  It is off by default: a writer waits in 100 ms sleeps, and
+ * here it waits holding a simulated spinlock, which stalls every CPU and
+ * distorts contention.  Free-running records rely on big buffers instead
+ * and fail loudly (exit 1) if anything was lost.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "cli.h"
+#include "core/clock.h"
+#include "core/trace.h"
+#include "record.h"
+
+#define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:dir" */
+#define ENV_REEXEC "ICACHE_RECORD_REEXEC"       /* loop guard */
+#define CHANNEL "icache"
+#define MiB (1024ull * 1024)
+
+static const char *cmd_name = "record";
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "icache-sim %s: ", cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static double secs_since(uint64_t t0)
+{
+	return (double)(now_ns() - t0) / 1e9;
+}
+
+/* ---- the session daemon ----------------------------------------------- */
+
+static bool pid_alive(int pid)
+{
+	char path[64], state = 0;
+
+	if (pid <= 0 || kill(pid, 0) != 0)
+		return false;
+	/* A zombie nobody has reaped yet is as good as gone. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state != 'Z' && state != 'X';
+}
+
+static int read_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int pid = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = -1;
+	fclose(f);
+	return pid;
+}
+
+/*
+ * lttng-sessiond --daemonize returns once the daemon accepts commands.  Its
+ * output goes to a log in dir (shown if it fails), and it must not inherit
+ * our stdout: a caller reading our output through a pipe would wait for
+ * the daemon to exit.
+ */
+static int spawn_sessiond(const char *dir)
+{
+	char pidfile[PATH_MAX], logfile[PATH_MAX], pidarg[PATH_MAX + 16];
+	int status;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/sessiond.pid", dir);
+	snprintf(logfile, sizeof(logfile), "%s/sessiond.log", dir);
+	snprintf(pidarg, sizeof(pidarg), "--pidfile=%s", pidfile);
+	pid_t child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		int fd = open(logfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (nul >= 0)
+			dup2(nul, 0);
+		for (int i = 3; i < 1024; i++)
+			close(i);
+		execlp("lttng-sessiond", "lttng-sessiond", "--daemonize",
+		       "--no-kernel", pidarg, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	/* The pidfile is written before the parent returns; be patient. */
+	for (int i = 0; i < 200; i++) {
+		int pid = read_pidfile(pidfile);
+		if (pid > 0 && lttng_session_daemon_alive() == 1)
+			return pid;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void show_log(const char *dir)
+{
+	char path[PATH_MAX], line[512];
+
+	snprintf(path, sizeof(path), "%s/sessiond.log", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	/* One line is the rule; the daemon's own first error helps most. */
+	if (fgets(line, sizeof(line), f))
+		fprintf(stderr, "icache-sim %s: lttng-sessiond said: %s", cmd_name,
+			line);
+	fclose(f);
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_dir(path);
+		else
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void kill_sessiond(int pid, const char *dir)
+{
+	if (pid > 0 && pid_alive(pid)) {
+		kill(pid, SIGTERM);
+		/* It stops its consumer daemon first; give it 5 s. */
+		for (int i = 0; i < 500 && pid_alive(pid); i++)
+			usleep(10000);
+		if (pid_alive(pid))
+			kill(pid, SIGKILL);
+	}
+	if (dir && *dir)
+		remove_dir(dir);
+}
+
+void recorder_stop_sessiond(struct recorder *r)
+{
+	if (!r->own_sessiond)
+		return;
+	kill_sessiond(r->sessiond_pid, r->sessiond_dir);
+	r->own_sessiond = false;
+}
+
+/* Re-exec ourselves: same program, same command, same arguments. */
+static int reexec(char **argv)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	setenv(ENV_REEXEC, "1", 1);
+	fflush(NULL);
+	execv(self, argv);
+	return -1;
+}
+
+static int start_private_sessiond(const struct recorder_opts *o, char **argv)
+{
+	char dir[] = "/tmp/icache-sessiond-XXXXXX";
+	char own[PATH_MAX + 32];
+
+	if (!mkdtemp(dir))
+		return fail("cannot create a directory for a session daemon in /tmp: %s",
+			    strerror(errno));
+	/*
+	 * As root, liblttng-ctl and every app always use /var/run/lttng, so
+	 * "private" means the root daemon; anyone else gets a daemon of their
+	 * own whose sockets live in $LTTNG_HOME/.lttng.
+	 */
+	if (geteuid() != 0)
+		setenv("LTTNG_HOME", dir, 1);
+	int pid = spawn_sessiond(dir);
+	if (pid < 0) {
+		show_log(dir);
+		remove_dir(dir);
+		return fail("no LTTng session daemon runs and lttng-sessiond could not be started (is lttng-tools installed?)");
+	}
+	snprintf(own, sizeof(own), "%d:%s", pid, dir);
+	setenv(ENV_OWN, own, 1);
+	if (o->blocking)
+		setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
+	reexec(argv);
+	kill_sessiond(pid, dir);
+	return fail("cannot re-execute /proc/self/exe: %s", strerror(errno));
+}
+
+int recorder_prepare(const struct recorder_opts *o, char **argv)
+{
+	bool again = getenv(ENV_REEXEC) != NULL;
+
+	if (getenv(ENV_OWN) || lttng_session_daemon_alive() == 1) {
+		/* Blocking needs LTTNG_UST_ALLOW_BLOCKING before the constructor. */
+		if (o->blocking && !getenv("LTTNG_UST_ALLOW_BLOCKING") && !again) {
+			setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
+			reexec(argv);
+			return fail("cannot re-execute /proc/self/exe: %s",
+				    strerror(errno));
+		}
+		return 0;
+	}
+	if (again)
+		return fail("the session daemon vanished while starting up");
+	return start_private_sessiond(o, argv);
+}
+
+/* ---- the session ------------------------------------------------------ */
+
+/* Has the daemon heard from this process?  It lists our tracepoints then. */
+static bool registered(struct lttng_handle *h)
+{
+	struct lttng_event *evs = NULL;
+	int n = lttng_list_tracepoints(h, &evs);
+	bool found = false;
+
+	for (int i = 0; i < n && !found; i++)
+		found = evs[i].pid == getpid() &&
+			strncmp(evs[i].name, "icache:", 7) == 0;
+	free(evs);
+	return found;
+}
+
+static int wait_registered(struct lttng_handle *h)
+{
+	/* liblttng-ust's own default wait is 3 s; allow for a busy machine. */
+	for (int i = 0; i < 1000; i++) {
+		if (registered(h))
+			return 0;
+		usleep(10000);
+	}
+	return fail("this process did not register with the LTTng session daemon within 10 s");
+}
+
+static unsigned possible_cpus(void)
+{
+	int n = get_nprocs_conf();
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/*
+ * Default: 4 x 4 MiB per CPU ring, which held every event of a 3 s,
+ * 2-CPU mixed run (13 M events, 25 bytes each) with room to spare.  The
+ * rings live in /dev/shm, one per possible CPU, so on a big box or in a
+ * container with a small /dev/shm shrink the sub-buffers until all rings
+ * together take at most a quarter of its free space (and 1 GiB).
+ */
+static void size_channel(struct recorder *r, const struct recorder_opts *o)
+{
+	unsigned ncpu = possible_cpus();
+	uint64_t budget = 1024 * MiB;
+	struct statvfs sv;
+
+	r->num_subbuf = o->num_subbuf ? o->num_subbuf : 4;
+	if (o->subbuf_size) {
+		r->subbuf_size = o->subbuf_size;
+		return;
+	}
+	if (statvfs("/dev/shm", &sv) == 0) {
+		uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize / 4;
+		if (avail < budget)
+			budget = avail;
+	}
+	r->subbuf_size = 4 * MiB;
+	while (r->subbuf_size > 256 * 1024 &&
+	       r->subbuf_size * r->num_subbuf * ncpu > budget)
+		r->subbuf_size /= 2;
+}
+
+static int track_only_us(const char *session)
+{
+	struct lttng_process_attr_tracker_handle *t = NULL;
+
+	if (lttng_session_get_tracker_handle(session, LTTNG_DOMAIN_UST,
+			LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &t) != LTTNG_OK)
+		return -1;
+	int ok = lttng_process_attr_tracker_handle_set_tracking_policy(t,
+			LTTNG_TRACKING_POLICY_INCLUDE_SET) ==
+		 LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+		 lttng_process_attr_virtual_process_id_tracker_handle_add_pid(t,
+			getpid()) == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
+	lttng_process_attr_tracker_handle_destroy(t);
+	return ok ? 0 : -1;
+}
+
+static int enable_channel(struct lttng_handle *h, struct lttng_domain *dom,
+			  const struct recorder *r, const struct recorder_opts *o)
+{
+	struct lttng_channel *ch = lttng_channel_create(dom);
+	int ret;
+
+	if (!ch)
+		return -LTTNG_ERR_NOMEM;
+	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
+	ch->enabled = 1;
+	ch->attr.overwrite = 0;         /* discard mode: losses are counted */
+	ch->attr.subbuf_size = r->subbuf_size;
+	ch->attr.num_subbuf = r->num_subbuf;
+	ch->attr.output = LTTNG_EVENT_MMAP;
+	if (o->blocking)
+		lttng_channel_set_blocking_timeout(ch, -1);     /* infinite */
+	ret = lttng_enable_channel(h, ch);
+	lttng_channel_destroy(ch);
+	return ret;
+}
+
+static int enable_events(struct lttng_handle *h)
+{
+	struct lttng_event *ev = lttng_event_create();
+	struct lttng_event_context ctx;
+	int ret;
+
+	if (!ev)
+		return -LTTNG_ERR_NOMEM;
+	snprintf(ev->name, sizeof(ev->name), "icache:*");
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	ret = lttng_enable_event(h, ev, CHANNEL);
+	lttng_event_destroy(ev);
+	if (ret < 0)
+		return ret;
+	/* cpu_id needs nothing: every UST packet header carries it. */
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ctx = LTTNG_EVENT_CONTEXT_VTID;
+	return lttng_add_context(h, &ctx, NULL, CHANNEL);
+}
+
+static void destroy_session(const char *name)
+{
+	struct lttng_destruction_handle *dh = NULL;
+
+	if (lttng_destroy_session_ext(name, &dh) != LTTNG_OK)
+		return;
+	/* Wait: the trace is complete on disk only once this returns. */
+	lttng_destruction_handle_wait_for_completion(dh, 30000);
+	lttng_destruction_handle_destroy(dh);
+}
+
+static int setup_session(struct recorder *r, const struct recorder_opts *o)
+{
+	struct lttng_domain dom;
+	struct lttng_handle *h;
+	int ret;
+
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_UST;
+	dom.buf_type = LTTNG_BUFFER_PER_UID;
+	h = lttng_create_handle(r->session, &dom);
+	if (!h)
+		return fail("cannot talk to the LTTng session daemon");
+	if (wait_registered(h)) {
+		lttng_destroy_handle(h);
+		return 2;
+	}
+	ret = lttng_create_session(r->session, o->dir);
+	if (ret < 0) {
+		lttng_destroy_handle(h);
+		return fail("-o %s: cannot create an LTTng session writing there: %s",
+			    o->dir, lttng_strerror(ret));
+	}
+	const char *what = "track this process";
+	if (track_only_us(r->session) == 0) {
+		what = "create the channel";
+		if ((ret = enable_channel(h, &dom, r, o)) >= 0) {
+			what = "enable icache:* with the vtid context";
+			if ((ret = enable_events(h)) >= 0)
+				what = NULL;
+		}
+	}
+	lttng_destroy_handle(h);
+	if (what) {
+		destroy_session(r->session);
+		return fail("cannot %s in LTTng session %s", what, r->session);
+	}
+	return 0;
+}
+
+static void own_sessiond_from_env(struct recorder *r)
+{
+	const char *own = getenv(ENV_OWN);
+	char *colon;
+
+	if (!own)
+		return;
+	r->own_sessiond = true;
+	r->sessiond_pid = atoi(own);
+	colon = strchr(own, ':');
+	snprintf(r->sessiond_dir, sizeof(r->sessiond_dir), "%s",
+		 colon ? colon + 1 : "");
+	unsetenv(ENV_OWN);
+	unsetenv(ENV_REEXEC);
+}
+
+int recorder_start(struct recorder *r, const struct recorder_opts *o)
+{
+	uint64_t t0 = now_ns();
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	own_sessiond_from_env(r);
+	snprintf(r->session, sizeof(r->session), "icache-rec-%d-%" PRIu64,
+		 (int)getpid(), (uint64_t)(now_ns() % 1000000000ull));
+	size_channel(r, o);
+	if (setup_session(r, o))
+		return 2;
+	ret = lttng_start_tracing(r->session);
+	if (ret < 0) {
+		destroy_session(r->session);
+		return fail("cannot start LTTng session %s: %s", r->session,
+			    lttng_strerror(ret));
+	}
+	r->start_s = secs_since(t0);
+	return 0;
+}
+
+int recorder_finish(struct recorder *r, const struct recorder_opts *o,
+		    struct trace_counts *counts)
+{
+	char err[512];
+	uint64_t t0 = now_ns();
+	int ret = lttng_stop_tracing(r->session);       /* waits for data */
+
+	destroy_session(r->session);
+	r->stop_s = secs_since(t0);
+	if (ret < 0)
+		return fail("cannot stop LTTng session %s: %s", r->session,
+			    lttng_strerror(ret));
+	if (trace_read(o->dir, NULL, NULL, counts, err, sizeof(err)) < 0)
+		return fail("cannot read the trace back: %s", err);
+	return 0;
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (*end == 'k' || *end == 'K')
+		v *= 1024, end++;
+	else if (*end == 'M')
+		v *= MiB, end++;
+	if (*end || v < 4096 || v > 1024 * MiB || (v & (v - 1)))
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * Take record's own options out of argv (they are not run options) and
+ * leave the rest for parse_run_flags.  Returns the new argc, or -1.
+ */
+static int take_record_flags(int argc, char **argv, struct recorder_opts *o)
+{
+	int n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--blocking") == 0) {
+			o->blocking = true;
+		} else if (strcmp(argv[i], "--subbuf-size") == 0) {
+			if (i + 1 >= argc) {
+				fail("--subbuf-size needs a value");
+				return -1;
+			}
+			if (!parse_size(argv[++i], &o->subbuf_size)) {
+				fail("--subbuf-size: '%s' is not a power of two between 4k and 1024M",
+				     argv[i]);
+				return -1;
+			}
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	return n;
+}
+
+/* -o DIR: absent or empty, made absolute.  Creates it (LTTng fills it). */
+static int prepare_out_dir(const char *dir, char *abs, size_t len)
+{
+	struct stat st;
+	char tmp[PATH_MAX];
+
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return fail("-o %s: exists and is not a directory", dir);
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int entries = 0;
+		if (!d)
+			return fail("-o %s: cannot open: %s", dir, strerror(errno));
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				entries++;
+		closedir(d);
+		if (entries)
+			return fail("-o %s: directory is not empty (remove it or choose another)",
+				    dir);
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s", dir);
+		for (char *p = tmp + 1; *p; p++) {
+			if (*p != '/')
+				continue;
+			*p = 0;
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return fail("-o %s: cannot create: %s", dir, strerror(errno));
+	}
+	if (!realpath(dir, tmp))
+		return fail("-o %s: %s", dir, strerror(errno));
+	snprintf(abs, len, "%s", tmp);
+	return 0;
+}
+
+static const char record_help[] =
+	"usage: icache-sim record [run options] -o DIR [--json]\n\n"
+	"Run a workload like `icache-sim run` while LTTng records every lock\n"
+	"operation and inode state change into DIR (a CTF trace: open it with\n"
+	"icache-view DIR or babeltrace2 DIR).  A session daemon is started (and\n"
+	"stopped again) if none runs.  The trace is read back at the end: if the\n"
+	"tracer discarded any event, record says so and exits 1.\n\n"
+	"record options:\n"
+	"  -o, --output DIR  the trace directory (must not exist or be empty)\n"
+	"  --blocking        writers wait for buffer space instead of discarding\n"
+	"                    (loses nothing, but a full buffer stalls a CPU that\n"
+	"                    may hold a lock: contention figures suffer)\n"
+	"  --subbuf-size S   sub-buffer size, a power of two (e.g. 1M; default\n"
+	"                    4M, smaller on big machines); 4 per CPU\n\n"
+	"run options:\n%s\n"
+	"Lock statistics of a traced run are those of a slower program: every\n"
+	"event costs ~0.1 us.  Compare with `icache-sim run` for performance.\n\n"
+	"exit status: 0 ok, 1 a violation was found or events were lost,\n"
+	"2 bad usage or tracing unavailable\n";
+
+static void print_text_summary(const struct recorder_opts *o,
+			       const struct trace_counts *c,
+			       const struct run_result *res)
+{
+	printf("\ntrace: %s\n", o->dir);
+	printf("events: %" PRIu64 " (%.1f per operation)\n", c->events,
+	       res->ops ? (double)c->events / (double)res->ops : 0.0);
+	printf("discarded events: %" PRIu64 "\n", c->discarded_events);
+}
+
+static void warn_lossy(const struct trace_counts *c, const struct recorder *r)
+{
+	fprintf(stderr,
+		"icache-sim record: WARNING: THE TRACE IS INCOMPLETE: the tracer "
+		"discarded %" PRIu64 " events (%" PRIu64 " packets, %" PRIu64
+		" discard records) with %u x %" PRIu64 " KiB sub-buffers per CPU; "
+		"rerun with a larger --subbuf-size or with --blocking\n",
+		c->discarded_events, c->discarded_packets, c->discard_msgs,
+		r->num_subbuf, r->subbuf_size / 1024);
+}
+
+static char *extra_json(const struct recorder_opts *o,
+			const struct trace_counts *c, const struct recorder *r)
+{
+	static char buf[PATH_MAX * 2 + 512];
+	char path[PATH_MAX * 2];
+	size_t k = 0;
+
+	/* The path is ours (realpath); escape what JSON needs anyway. */
+	for (const char *p = o->dir; *p && k < sizeof(path) - 2; p++) {
+		if (*p == '"' || *p == '\\')
+			path[k++] = '\\';
+		path[k++] = *p;
+	}
+	path[k] = 0;
+	snprintf(buf, sizeof(buf),
+		 "\"trace\":\"%s\",\"events\":%" PRIu64
+		 ",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64
+		 ",\"subbuf_size\":%" PRIu64 ",\"num_subbuf\":%u,\"blocking\":%s"
+		 ",\"sessiond\":\"%s\",\"sessiond_pid\":%d"
+		 ",\"record_start_s\":%.3f,\"record_stop_s\":%.3f",
+		 path, c->events, c->discarded_events, c->discarded_packets,
+		 r->subbuf_size, r->num_subbuf, o->blocking ? "true" : "false",
+		 r->own_sessiond ? "started" : "existing",
+		 r->own_sessiond ? r->sessiond_pid : 0, r->start_s, r->stop_s);
+	return buf;
+}
+
+/* Main's argv again, for the re-exec: "icache-sim record args...". */
+static char **full_argv(int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 3, sizeof(*v));
+
+	v[0] = program_invocation_name;
+	v[1] = (char *)"record";
+	memcpy(v + 2, argv, (size_t)argc * sizeof(*v));
+	return v;
+}
+
+static int record_run(const struct run_config *cfg, const struct run_flags *fl,
+		      const struct recorder_opts *o)
+{
+	struct recorder rec;
+	struct run_result res;
+	struct trace_counts counts;
+
+	int status = recorder_start(&rec, o);
+	if (status) {
+		recorder_stop_sessiond(&rec);
+		return status;
+	}
+	status = run_workload(cfg, &res, fl->inodes);
+	int rs = recorder_finish(&rec, o, &counts);
+	recorder_stop_sessiond(&rec);
+	if (rs) {
+		run_result_free(&res);
+		return rs;
+	}
+	status = finish_run(cmd_name, cfg, fl, &res, status,
+			    fl->json ? extra_json(o, &counts, &rec) : NULL);
+	if (!fl->json)
+		print_text_summary(o, &counts, &res);
+	if (trace_counts_lossy(&counts)) {
+		warn_lossy(&counts, &rec);
+		if (status == 0)
+			status = 1;
+	}
+	run_result_free(&res);
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct run_config cfg;
+	struct run_flags fl = { .allow_out = true };
+	struct recorder_opts o = { 0 };
+	char abs[PATH_MAX];
+
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf(record_help, run_options_help);
+			return 0;
+		}
+	if (!ICACHE_TRACE)
+		return fail("this icache-sim was built with TRACE=0: tracepoints are compiled out");
+	char **again = full_argv(argc, argv);     /* before argv is filtered */
+	int n = take_record_flags(argc, argv, &o);
+	run_config_defaults(&cfg);
+	if (n < 0 || !parse_run_flags(cmd_name, n, argv, &cfg, &fl)) {
+		free(again);
+		return 2;
+	}
+	if (!fl.out) {
+		free(again);
+		return fail("-o DIR is required (where to write the trace)");
+	}
+	/* A re-exec'd image finds the (empty) directory it made itself. */
+	int status = prepare_out_dir(fl.out, abs, sizeof(abs));
+	o.dir = abs;
+	if (!status)
+		status = recorder_prepare(&o, again);
+	free(again);
+	if (status)
+		return status;
+	return record_run(&cfg, &fl, &o);
+}
