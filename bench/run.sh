@@ -243,12 +243,11 @@ echo
 # ---- 3. viewer ------------------------------------------------------------
 
 echo "Viewer"
-VIEW=$BUILD/bin/icache-view
-if [ -x "$VIEW" ] && "$VIEW" --help 2>&1 | grep -q -- '--bench'; then
-	echo "  icache-view has a --bench hook, but bench/run.sh does not call it yet"
-else
-	echo "  not available yet (icache-view --bench has not landed)"
-fi
+t1=$(now)
+BUILD=$BUILD QUICK=$QUICK JSON="$TMP/viewer.json" sh "$HERE/viewer.sh"
+rc=$?
+[ $rc -eq 0 ] || { echo "bench: the viewer section (bench/viewer.sh) exited $rc" >&2; status=1; }
+[ -s "$TMP/viewer.json" ] && echo "(viewer: $(elapsed "$t1") s)"
 echo
 
 # ---- bench.json -----------------------------------------------------------

@@ -1,0 +1,135 @@
+#!/bin/sh
+# bench/viewer.sh - the viewer section of `make bench` (called by run.sh).
+#
+# Records one trace with `icache-sim record`, then, on that same trace and
+# interleaved (babeltrace2, viewer, babeltrace2, viewer, ...):
+#   - babeltrace2's counter sink reading the whole trace: the reference;
+#   - `icache-view --bench TRACE` (the viewer's own hook), which indexes the
+#     trace and prints {"events", "load_s", "events_per_s", "bytes_per_event",
+#     "jump_end_ms", "jump_start_ms", ...}.
+# Reports the index rate as a ratio to babeltrace2's, the index's bytes per
+# event against the trace's bytes per event on disk, and a jump to the end
+# and back as a fraction of one full index.  Medians over the repetitions.
+#
+# Environment: BUILD, QUICK, JSON (where to write this section's object),
+# VIEW_OPS (operations to record), VIEW_REPS.  Prints "not available yet"
+# and writes nothing when a piece it needs has not landed.
+set -u
+BUILD=${BUILD:-build}
+QUICK=${QUICK:-0}
+JSON=${JSON:-/dev/null}
+SIM=$BUILD/bin/icache-sim
+VIEW=$BUILD/bin/icache-view
+if [ "$QUICK" = 1 ]; then
+	VIEW_OPS=${VIEW_OPS:-2000}
+	VIEW_REPS=${VIEW_REPS:-1}
+else
+	VIEW_OPS=${VIEW_OPS:-40000}
+	VIEW_REPS=${VIEW_REPS:-3}
+fi
+
+na() {
+	echo "  not available yet ($*)"
+	exit 0
+}
+
+[ -x "$VIEW" ] || na "no $VIEW: the viewer has not landed"
+"$VIEW" --help 2>&1 | grep -q -- '--bench' || na "icache-view has no --bench hook yet"
+"$SIM" record --help >/dev/null 2>&1 || na "icache-sim record has not landed: no trace to read"
+command -v babeltrace2 >/dev/null 2>&1 || na "babeltrace2 is not installed: no reference"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/icache-bench-view.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+now() { date +%s.%N; }
+
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+trace=$TMP/trace
+if ! "$SIM" record --scheme merged --workload mixed --cpus "$cores" --ops "$VIEW_OPS" \
+	--quiet --json -o "$trace" >"$TMP/record.json" 2>"$TMP/record.err"; then
+	echo "  icache-sim record failed:" >&2
+	head -5 "$TMP/record.err" >&2
+	exit 1
+fi
+# Bytes on disk per event: the stream files, not the metadata.
+disk=$(find "$trace" -type f ! -name metadata ! -name '*.idx' -exec cat {} + | wc -c)
+rec_events=$(sed -n 's/.*"events":\([0-9]*\).*/\1/p' "$TMP/record.json")
+rec_disc=$(sed -n 's/.*"discarded_events":\([0-9]*\).*/\1/p' "$TMP/record.json")
+
+# Warm the page cache so that neither side pays for the first read.
+babeltrace2 "$trace" -c sink.utils.counter -p 'step=+0' >/dev/null 2>&1
+
+: >"$TMP/rows"
+r=1
+while [ "$r" -le "$VIEW_REPS" ]; do
+	t0=$(now)
+	babeltrace2 "$trace" -c sink.utils.counter -p 'step=+0' >"$TMP/bt.out" 2>"$TMP/bt.err" || {
+		echo "  babeltrace2 failed on the trace:" >&2
+		head -3 "$TMP/bt.err" >&2
+		exit 1
+	}
+	t1=$(now)
+	"$VIEW" --bench "$trace" >"$TMP/view.json" 2>"$TMP/view.err" || {
+		echo "  icache-view --bench failed:" >&2
+		head -3 "$TMP/view.err" >&2
+		exit 1
+	}
+	t2=$(now)
+	bt_events=$(awk '$2 == "events" && NF == 2 { print $1 }' "$TMP/bt.out" | tail -1)
+	tr -d '\n' <"$TMP/view.json" | awk -v bt_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+		-v view_wall="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" -v bt_events="${bt_events:-0}" '
+		function num(k,   m) {
+			if (!match($0, "\"" k "\":-?[0-9][0-9.eE+-]*")) return -1
+			return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0
+		}
+		{ print bt_s, bt_events, view_wall, num("events"), num("load_s"), num("events_per_s"),
+			num("bytes_per_event"), num("jump_end_ms"), num("jump_start_ms"), num("jump_middle_ms") }' \
+		>>"$TMP/rows"
+	r=$((r + 1))
+done
+
+awk -v disk="$disk" -v rec_events="${rec_events:-0}" -v rec_disc="${rec_disc:-0}" -v json="$JSON" \
+	-v model="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -d '"\\')" \
+	-v cores="$cores" -v ops="$VIEW_OPS" '
+function median(n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function jn(x) { return x < 0 ? "null" : sprintf("%.6g", x) }
+{ n++; bt_s[n] = $1; bt_ev[n] = $2; vw[n] = $3; ev[n] = $4; load[n] = $5; rate[n] = $6
+  bpe[n] = $7; jend[n] = $8; jstart[n] = $9 }
+END {
+	if (!n) exit 1
+	events = ev[1]
+	for (i = 1; i <= n; i++) v[i] = (bt_s[i] > 0 && load[i] > 0) ? (ev[i] / load[i]) / (bt_ev[i] / bt_s[i]) : -1
+	r_rate = median(n)
+	for (i = 1; i <= n; i++) v[i] = rate[i]; m_rate = median(n)
+	for (i = 1; i <= n; i++) v[i] = bt_s[i] > 0 ? bt_ev[i] / bt_s[i] : 0; m_bt = median(n)
+	for (i = 1; i <= n; i++) v[i] = bpe[i]; m_bpe = median(n)
+	disk_bpe = events > 0 ? disk / events : -1
+	for (i = 1; i <= n; i++) v[i] = load[i] > 0 ? (jend[i] + jstart[i]) / (1000 * load[i]) : -1
+	r_jump = median(n)
+	for (i = 1; i <= n; i++) v[i] = jend[i] + jstart[i]; m_jump = median(n)
+	for (i = 1; i <= n; i++) v[i] = load[i]; m_load = median(n)
+
+	printf "  one trace: %d ops of mixed on %d CPUs (merged), %d events, %.1f MB on disk\n", ops, cores, events, disk / 1e6
+	printf "  events: viewer %d, babeltrace2 %d, recorder %d (discarded %d)%s\n", events, bt_ev[1], rec_events, rec_disc, \
+		(events == bt_ev[1] ? "" : "  <- they differ")
+	printf "  index rate / babeltrace2 counter sink:   %sx   (%d repetition%s, median)\n", \
+		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s"
+	printf "  index bytes per event / bytes on disk:   %s   (%.1f B in memory, %.1f B on disk)\n", \
+		(disk_bpe > 0 ? sprintf("%.2f", m_bpe / disk_bpe) : "n/a"), m_bpe, disk_bpe
+	printf "  jump to the end and back / full index:   %s\n", r_jump < 0 ? "n/a" : sprintf("%.4f", r_jump)
+	printf "  absolute, on %d CPUs (%s): index %.0f ev/s, babeltrace2 %.0f ev/s, jump end+back %.2f ms, index %.3f s\n", \
+		cores, model, m_rate, m_bt, m_jump, m_load
+	printf "{\"available\":true,\"reps\":%d,\"ops\":%d,\"events\":%d,\"babeltrace2_events\":%d,\"recorded_events\":%d,\"discarded_events\":%d,", \
+		n, ops, events, bt_ev[1], rec_events, rec_disc > json
+	printf "\"disk_bytes\":%d,\"disk_bytes_per_event\":%s,\"index_bytes_per_event\":%s,\"memory_to_disk\":%s,", \
+		disk, jn(disk_bpe), jn(m_bpe), (disk_bpe > 0 ? jn(m_bpe / disk_bpe) : "null") > json
+	printf "\"index_rate_vs_babeltrace2\":%s,\"index_events_per_s\":%s,\"babeltrace2_events_per_s\":%s,", \
+		jn(r_rate), jn(m_rate), jn(m_bt) > json
+	printf "\"jump_end_and_back_vs_index\":%s,\"jump_end_and_back_ms\":%s,\"index_s\":%s,\"runs\":[", jn(r_jump), jn(m_jump), jn(m_load) > json
+	for (i = 1; i <= n; i++)
+		printf "%s{\"babeltrace2_s\":%s,\"babeltrace2_events\":%d,\"view_wall_s\":%s,\"load_s\":%s,\"jump_end_ms\":%s,\"jump_start_ms\":%s}", \
+			(i > 1 ? "," : ""), jn(bt_s[i]), bt_ev[i], jn(vw[i]), jn(load[i]), jn(jend[i]), jn(jstart[i]) > json
+	printf "]}\n" > json
+}' "$TMP/rows" || { echo "  no viewer figures" >&2; exit 1; }
