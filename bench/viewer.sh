@@ -21,10 +21,10 @@ JSON=${JSON:-/dev/null}
 SIM=$BUILD/bin/icache-sim
 VIEW=$BUILD/bin/icache-view
 if [ "$QUICK" = 1 ]; then
-	VIEW_OPS=${VIEW_OPS:-2000}
+	VIEW_OPS=${VIEW_OPS:-1000}
 	VIEW_REPS=${VIEW_REPS:-1}
 else
-	VIEW_OPS=${VIEW_OPS:-40000}
+	VIEW_OPS=${VIEW_OPS:-20000}
 	VIEW_REPS=${VIEW_REPS:-3}
 fi
 
@@ -74,7 +74,7 @@ while [ "$r" -le "$VIEW_REPS" ]; do
 		exit 1
 	}
 	t2=$(now)
-	bt_events=$(awk '$2 == "events" && NF == 2 { print $1 }' "$TMP/bt.out" | tail -1)
+	bt_events=$(awk '$2 == "Event" && $3 == "messages" { print $1 }' "$TMP/bt.out" | tail -1)
 	tr -d '\n' <"$TMP/view.json" | awk -v bt_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
 		-v view_wall="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" -v bt_events="${bt_events:-0}" '
 		function num(k,   m) {
@@ -118,7 +118,7 @@ END {
 		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s"
 	printf "  index bytes per event / bytes on disk:   %s   (%.1f B in memory, %.1f B on disk)\n", \
 		(disk_bpe > 0 ? sprintf("%.2f", m_bpe / disk_bpe) : "n/a"), m_bpe, disk_bpe
-	printf "  jump to the end and back / full index:   %s\n", r_jump < 0 ? "n/a" : sprintf("%.4f", r_jump)
+	printf "  jump to the end and back / full index:   %s\n", r_jump < 0 ? "n/a" : sprintf("%.3g", r_jump)
 	printf "  absolute, on %d CPUs (%s): index %.0f ev/s, babeltrace2 %.0f ev/s, jump end+back %.2f ms, index %.3f s\n", \
 		cores, model, m_rate, m_bt, m_jump, m_load
 	printf "{\"available\":true,\"reps\":%d,\"ops\":%d,\"events\":%d,\"babeltrace2_events\":%d,\"recorded_events\":%d,\"discarded_events\":%d,", \
