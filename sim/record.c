@@ -209,10 +209,10 @@ static void kill_sessiond(int pid, const char *dir)
 
 void recorder_stop_sessiond(struct recorder *r)
 {
-	if (!r->own_sessiond)
+	if (!r->own_sessiond || r->sessiond_stopped)
 		return;
 	kill_sessiond(r->sessiond_pid, r->sessiond_dir);
-	r->own_sessiond = false;
+	r->sessiond_stopped = true;
 }
 
 /* Re-exec ourselves: same program, same command, same arguments. */

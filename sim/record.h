@@ -33,6 +33,7 @@ struct recorder_opts {
 struct recorder {
 	char session[64];
 	bool own_sessiond;              /* we started the daemon: stop it */
+	bool sessiond_stopped;
 	int sessiond_pid;
 	char sessiond_dir[256];         /* its pidfile, log and LTTNG_HOME */
 	uint64_t subbuf_size;
