@@ -1,0 +1,814 @@
+/*
+ * app.c - keys, actions, searching and the screen layout.
+ *
+ * The key table below is the only place a key is bound; the help screen
+ * lists it.  Actions move the cursor and let the model follow: one step
+ * forward is one model_apply(), anything else is model_seek() (a
+ * checkpoint restore plus at most one interval of replay).
+ */
+#include <ctype.h>
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "report.h"
+
+/* ---- event text ----------------------------------------------------------- */
+
+/* inode_hash_lock -> hash, inode_sb_list_lock -> sb_list, i_lock stays. */
+static const char *short_class(int cls)
+{
+	static char buf[4][32];
+	static unsigned next;
+	const char *n = lock_class_label(cls);
+	if (!strcmp(n, "i_lock"))
+		return n;
+	char *p = buf[next++ & 3];
+	snprintf(p, sizeof(buf[0]), "%s", strncmp(n, "inode_", 6) ? n : n + 6);
+	size_t l = strlen(p);
+	if (l > 5 && !strcmp(p + l - 5, "_lock"))
+		p[l - 5] = 0;
+	return p;
+}
+
+void event_text(const struct trace_index *ix, uint64_t i, bool brief,
+		char *buf, size_t len)
+{
+	const struct ix_event *e = &ix->ev[i];
+	char f1[96], f2[96], d[32];
+	uint64_t id = ix_id_value(ix, e->obj);
+	/* In a lane, an inode number keeps its last 5 digits (the details
+	 * line below the lanes has it whole). */
+	if (brief && id >= 100000)
+		id %= 100000;
+	switch (e->type) {
+	case EV_lock_acquire:
+		if (brief)
+			snprintf(buf, len, "acq %s %" PRIu64, short_class(e->a), id);
+		else
+			snprintf(buf, len, "lock_acquire %s inst=%" PRIu64 " at %s",
+				 lock_class_label(e->a), id, site_label(e->site));
+		break;
+	case EV_lock_contended:
+		if (brief)
+			snprintf(buf, len, "WAIT %s cpu%d", short_class(e->a),
+				 (int)(int16_t)e->val);
+		else
+			snprintf(buf, len, "lock_contended %s inst=%" PRIu64 " at %s, held by cpu%d",
+				 lock_class_label(e->a), id, site_label(e->site),
+				 (int)(int16_t)e->val);
+		break;
+	case EV_lock_acquired:
+		if (brief)
+			snprintf(buf, len, "HOLD %s %" PRIu64, short_class(e->a), id);
+		else
+			snprintf(buf, len, "lock_acquired %s inst=%" PRIu64 " at %s, waited %s",
+				 lock_class_label(e->a), id, site_label(e->site),
+				 fmt_dur((int64_t)e->val, d, sizeof(d)));
+		break;
+	case EV_lock_release:
+		if (brief)
+			snprintf(buf, len, "rel %s %" PRIu64, short_class(e->a), id);
+		else
+			snprintf(buf, len, "lock_release %s inst=%" PRIu64 " at %s, held %s",
+				 lock_class_label(e->a), id, site_label(e->site),
+				 fmt_dur((int64_t)e->val, d, sizeof(d)));
+		break;
+	case EV_lock_trylock:
+		if (brief)
+			snprintf(buf, len, "trylock %s %s", short_class(e->a),
+				 e->b ? "ok" : "FAILED");
+		else
+			snprintf(buf, len, "lock_trylock %s inst=%" PRIu64 " at %s: %s",
+				 lock_class_label(e->a), id, site_label(e->site),
+				 e->b ? "success" : "failed");
+		break;
+	case EV_inode_state:
+		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
+		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
+		if (brief)
+			snprintf(buf, len, "state %" PRIu64 " %s>%s", id, f1, f2);
+		else
+			snprintf(buf, len, "inode_state ino=%" PRIu64 " %s -> %s at %s", id,
+				 f1, f2, site_label(e->site));
+		break;
+	case EV_inode_ref:
+		if (brief)
+			snprintf(buf, len, "ref %" PRIu64 " %d>%d", id,
+				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
+		else
+			snprintf(buf, len, "inode_ref ino=%" PRIu64 " i_count %d -> %d at %s",
+				 id, (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
+				 site_label(e->site));
+		break;
+	case EV_inode_list:
+		if (brief)
+			snprintf(buf, len, "%s %s %" PRIu64, list_action_label(e->b),
+				 list_label(e->a), id);
+		else
+			snprintf(buf, len, "inode_list %s %s ino=%" PRIu64 " at %s",
+				 list_action_label(e->b), list_label(e->a), id,
+				 site_label(e->site));
+		break;
+	case EV_inode_alloc:
+		if (brief)
+			snprintf(buf, len, "ALLOC %" PRIu64, id);
+		else
+			snprintf(buf, len, "inode_alloc ino=%" PRIu64 " sb=%u nlink=%u", id,
+				 (unsigned)(e->val >> 32), (unsigned)e->val);
+		break;
+	case EV_inode_free:
+		snprintf(buf, len, "%s%" PRIu64 " sb=%u", brief ? "FREE " : "inode_free ino=",
+			 id, (unsigned)e->val);
+		break;
+	case EV_inode_nlink:
+		snprintf(buf, len, "%s%" PRIu64 " nlink=%u", brief ? "nlink " : "inode_nlink ino=",
+			 id, (unsigned)e->val);
+		break;
+	case EV_op_begin:
+		snprintf(buf, len, "%s %s %" PRIu64, brief ? "{" : "op_begin", op_label(e->a), id);
+		break;
+	case EV_op_end:
+		snprintf(buf, len, "%s %s %" PRIu64 " = %" PRId64, brief ? "}" : "op_end",
+			 op_label(e->a), id, (int64_t)e->val);
+		break;
+	case EV_sched_step:
+		snprintf(buf, len, "%s%" PRIu64 " %s", brief ? "step " : "sched_step ", e->val,
+			 ix_str(ix, e->obj));
+		break;
+	case EV_violation: {
+		const struct ix_violation *v = &ix->viols[e->val];
+		snprintf(buf, len, "%s %s: %s", brief ? "!!" : "violation",
+			 violation_label(v->kind), ix_str(ix, v->text));
+		break;
+	}
+	case EV_run_begin: {
+		const struct ix_run *r = &ix->runs[e->val];
+		snprintf(buf, len, "run_begin %s %s, %u CPUs", ix_str(ix, r->scheme),
+			 ix_str(ix, r->workload), r->cpus);
+		break;
+	}
+	case EV_run_end:
+		snprintf(buf, len, "run_end %" PRIu64 " ops, %u violations", e->val, e->obj);
+		break;
+	case EV_discarded_events:
+		snprintf(buf, len, "LOST %" PRIu64 " events (discarded by the tracer)", e->val);
+		break;
+	case EV_discarded_packets:
+		snprintf(buf, len, "LOST %" PRIu64 " packets (discarded by the tracer)", e->val);
+		break;
+	default:
+		snprintf(buf, len, "%s", ev_type_name(e->type));
+	}
+}
+
+/* ---- queries ------------------------------------------------------------- */
+
+static const struct { const char *word; int type; } type_words[] = {
+	{ "acquire", EV_lock_acquire }, { "contended", EV_lock_contended },
+	{ "acquired", EV_lock_acquired }, { "release", EV_lock_release },
+	{ "trylock", EV_lock_trylock }, { "state", EV_inode_state },
+	{ "ref", EV_inode_ref }, { "list", EV_inode_list },
+	{ "alloc", EV_inode_alloc }, { "free", EV_inode_free },
+	{ "nlink", EV_inode_nlink }, { "violation", EV_violation },
+	{ "lost", EV_discarded_events },
+};
+
+bool query_parse(struct query *q, const struct trace_index *ix,
+		 const char *s, char *err, size_t errlen)
+{
+	memset(q, 0, sizeof(*q));
+	snprintf(q->src, sizeof(q->src), "%s", s);
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", s);
+	char *save;
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (q->n == 8) {
+			snprintf(err, errlen, "at most 8 search terms");
+			return false;
+		}
+		struct query_term *t = &q->t[q->n++];
+		int v;
+		char *end;
+		if (!strncmp(w, "ino=", 4))
+			w += 4;
+		if (!strncmp(w, "cpu", 3) && w[3] && isdigit((unsigned char)w[3])) {
+			t->kind = Q_CPU;
+			t->value = atoi(w + 3);
+		} else if (isdigit((unsigned char)w[0]) &&
+			   (strtoull(w, &end, 0), *end == 0)) {
+			t->kind = Q_ID;
+			t->id = ix_id_find(ix, strtoull(w, NULL, 0));
+		} else if ((v = state_flag_by_name(w)) >= 0) {
+			t->kind = Q_FLAG;
+			t->value = v;
+		} else if ((v = lock_class_by_name(w)) >= 0) {
+			t->kind = Q_CLASS;
+			t->value = v;
+		} else if ((v = ev_type_by_name(w)) >= 0) {
+			t->kind = Q_TYPE;
+			t->value = v;
+		} else if ((v = site_by_name(w)) >= 0) {
+			t->kind = Q_SITE;
+			t->value = v;
+		} else {
+			t->kind = Q_TEXT;
+			t->value = -1;
+			for (size_t k = 0; k < sizeof(type_words) / sizeof(type_words[0]); k++)
+				if (!strcmp(w, type_words[k].word)) {
+					t->kind = Q_TYPE;
+					t->value = type_words[k].type;
+				}
+			snprintf(t->text, sizeof(t->text), "%s", w);
+		}
+	}
+	if (q->n == 0) {
+		snprintf(err, errlen, "empty search");
+		return false;
+	}
+	return true;
+}
+
+static bool is_lock(int type)
+{
+	return type <= EV_lock_trylock;
+}
+
+static bool term_match(const struct query_term *t, const struct trace_index *ix,
+		       uint64_t i)
+{
+	const struct ix_event *e = &ix->ev[i];
+	switch (t->kind) {
+	case Q_TYPE:
+		return e->type == t->value ||
+		       (t->value == EV_discarded_events && e->type == EV_discarded_packets);
+	case Q_CLASS:
+		return is_lock(e->type) && e->a == t->value;
+	case Q_CPU:
+		return e->cpu == t->value;
+	case Q_SITE:
+		return (is_lock(e->type) || e->type == EV_inode_state ||
+			e->type == EV_inode_ref || e->type == EV_inode_list) &&
+		       e->site == t->value;
+	case Q_FLAG:
+		return e->type == EV_inode_state &&
+		       ((uint32_t)e->val >> t->value & 1) &&
+		       !((uint32_t)(e->val >> 32) >> t->value & 1);
+	case Q_ID:
+		return t->id >= 0 && e->obj == (uint32_t)t->id &&
+		       e->type != EV_sched_step && e->type < EV_run_begin;
+	case Q_TEXT: {
+		char buf[300];
+		event_text(ix, i, false, buf, sizeof(buf));
+		return strstr(buf, t->text) != NULL;
+	}
+	}
+	return false;
+}
+
+bool query_match(const struct query *q, const struct trace_index *ix,
+		 uint64_t i)
+{
+	for (int k = 0; k < q->n; k++)
+		if (!term_match(&q->t[k], ix, i))
+			return false;
+	return true;
+}
+
+/* ---- moving ---------------------------------------------------------------- */
+
+void app_goto(struct app *a, uint64_t ev)
+{
+	if (a->ix->nev == 0)
+		return;
+	if (ev >= a->ix->nev)
+		ev = a->ix->nev - 1;
+	a->cur = ev;
+	model_seek(a->m, a->ix, ev + 1);
+}
+
+static bool visible(const struct app *a, uint64_t i)
+{
+	return !a->has_filter || query_match(&a->filter, a->ix, i);
+}
+
+/* The next (dir=+1) or previous visible event satisfying pred, or -1. */
+static int64_t scan(const struct app *a, uint64_t from, int dir,
+		    bool (*pred)(const struct app *, uint64_t, const void *),
+		    const void *arg)
+{
+	int64_t i = (int64_t)from;
+	for (;;) {
+		i += dir;
+		if (i < 0 || (uint64_t)i >= a->ix->nev)
+			return -1;
+		if (visible(a, (uint64_t)i) && (!pred || pred(a, (uint64_t)i, arg)))
+			return i;
+	}
+}
+
+static void step(struct app *a, int dir, int count)
+{
+	for (int k = 0; k < count; k++) {
+		int64_t i = scan(a, a->cur, dir, NULL, NULL);
+		if (i < 0) {
+			snprintf(a->message, sizeof(a->message), "%s of the trace",
+				 dir > 0 ? "end" : "start");
+			break;
+		}
+		app_goto(a, (uint64_t)i);
+	}
+}
+
+static bool same_cpu(const struct app *a, uint64_t i, const void *arg)
+{
+	return a->ix->ev[i].cpu == *(const uint16_t *)arg;
+}
+
+static bool search_pred(const struct app *a, uint64_t i, const void *arg)
+{
+	return query_match(&a->search, a->ix, i);
+}
+
+static void act_next(struct app *a) { step(a, 1, 1); }
+static void act_prev(struct app *a) { step(a, -1, 1); }
+static void act_pgdn(struct app *a) { step(a, 1, 20); }
+static void act_pgup(struct app *a) { step(a, -1, 20); }
+
+static void cpu_step(struct app *a, int dir)
+{
+	uint16_t cpu = a->ix->ev[a->cur].cpu;
+	int64_t i = scan(a, a->cur, dir, same_cpu, &cpu);
+	if (i < 0)
+		snprintf(a->message, sizeof(a->message), "no %s event on this CPU",
+			 dir > 0 ? "later" : "earlier");
+	else
+		app_goto(a, (uint64_t)i);
+}
+
+static void act_cpu_next(struct app *a) { cpu_step(a, 1); }
+static void act_cpu_prev(struct app *a) { cpu_step(a, -1); }
+
+static void search_step(struct app *a, int dir)
+{
+	if (!a->has_search) {
+		snprintf(a->message, sizeof(a->message), "no search yet: type / first");
+		return;
+	}
+	int64_t i = scan(a, a->cur, dir, search_pred, NULL);
+	if (i < 0)
+		snprintf(a->message, sizeof(a->message), "'%s' not found %s",
+			 a->search.src, dir > 0 ? "below" : "above");
+	else
+		app_goto(a, (uint64_t)i);
+}
+
+static void act_search_next(struct app *a) { search_step(a, 1); }
+static void act_search_prev(struct app *a) { search_step(a, -1); }
+static void act_start(struct app *a)
+{
+	app_goto(a, 0);
+	if (!visible(a, 0))
+		step(a, 1, 1);
+}
+static void act_end(struct app *a)
+{
+	app_goto(a, a->ix->nev - 1);
+	if (!visible(a, a->cur))
+		step(a, -1, 1);
+}
+
+static void open_prompt(struct app *a, enum prompt_kind k)
+{
+	a->prompt = k;
+	a->ninput = 0;
+	a->input[0] = 0;
+}
+
+static void act_search(struct app *a) { open_prompt(a, P_SEARCH); }
+static void act_filter(struct app *a) { open_prompt(a, P_FILTER); }
+static void act_goto(struct app *a) { open_prompt(a, P_GOTO); }
+static void act_mark(struct app *a) { open_prompt(a, P_MARK_SET); }
+static void act_jump(struct app *a) { open_prompt(a, P_MARK_JUMP); }
+static void act_pane(struct app *a) { a->focus = (a->focus + 1) % npanes; }
+static void act_pane_back(struct app *a) { a->focus = (a->focus + npanes - 1) % npanes; }
+static void act_zoom(struct app *a) { a->zoom = !a->zoom; }
+static void act_help(struct app *a) { a->help = true; }
+static void act_quit(struct app *a) { a->quit = true; }
+static void act_scroll_down(struct app *a) { a->scroll[a->focus] += 5; }
+static void act_scroll_up(struct app *a)
+{
+	a->scroll[a->focus] = a->scroll[a->focus] > 5 ? a->scroll[a->focus] - 5 : 0;
+}
+
+uint32_t app_inode(const struct app *a)
+{
+	if (a->pinned != UINT32_MAX)
+		return a->pinned;
+	const struct ix_event *e = &a->ix->ev[a->cur];
+	if (e->type >= EV_inode_state && e->type <= EV_inode_nlink)
+		return e->obj;
+	if (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
+		return e->obj;
+	if ((e->type == EV_op_begin || e->type == EV_op_end) &&
+	    ix_id_value(a->ix, e->obj) != 0)
+		return e->obj;
+	return a->hist.obj;   /* keep showing the last one */
+}
+
+static void act_pick(struct app *a)
+{
+	uint32_t was = a->pinned;
+	a->pinned = UINT32_MAX;
+	uint32_t obj = app_inode(a);
+	const struct ix_event *e = &a->ix->ev[a->cur];
+	bool here = (e->type >= EV_inode_state && e->type <= EV_inode_nlink) ||
+		    (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
+		    e->type == EV_op_begin || e->type == EV_op_end;
+	if (!here || obj == UINT32_MAX) {
+		a->pinned = was;
+		snprintf(a->message, sizeof(a->message), "no inode under the cursor");
+		return;
+	}
+	if (was == obj) {
+		snprintf(a->message, sizeof(a->message),
+			 "inode %" PRIu64 " unpinned: the pane follows the cursor",
+			 ix_id_value(a->ix, obj));
+		return;
+	}
+	a->pinned = obj;
+	for (int i = 0; i < npanes; i++)
+		if (!strcmp(panes[i].name, "Inode"))
+			a->focus = i;
+	snprintf(a->message, sizeof(a->message), "inode %" PRIu64 " pinned",
+		 ix_id_value(a->ix, obj));
+}
+
+static void act_clear(struct app *a)
+{
+	a->has_filter = false;
+	a->has_search = false;
+	snprintf(a->message, sizeof(a->message), "search and filter cleared");
+}
+
+#define K(...) { __VA_ARGS__, 0 }
+const struct keydef keytab[] = {
+	{ K('j', KEY_DOWN), "j Down", "next event", act_next },
+	{ K('k', KEY_UP), "k Up", "previous event", act_prev },
+	{ K('J', KEY_SF), "J", "next event on this CPU", act_cpu_next },
+	{ K('K', KEY_SR), "K", "previous event on this CPU", act_cpu_prev },
+	{ K(KEY_NPAGE, ' '), "PgDn Space", "20 events forward", act_pgdn },
+	{ K(KEY_PPAGE, 'b'), "PgUp b", "20 events back", act_pgup },
+	{ K('g', KEY_HOME, '<'), "g Home", "first event", act_start },
+	{ K('G', KEY_END, '>'), "G End", "last event", act_end },
+	{ K('/'), "/", "search: event name, inode, lock class, cpuN, site, flag", act_search },
+	{ K('n'), "n", "next match of the search", act_search_next },
+	{ K('N'), "N", "previous match of the search", act_search_prev },
+	{ K('f', '\\'), "f", "filter: show only matching events (empty = all)", act_filter },
+	{ K('c'), "c", "clear search and filter", act_clear },
+	{ K(':'), ":", "go to event number, or time (1.5ms, +20us, 0.3s)", act_goto },
+	{ K('m'), "m x", "set mark x (a-z) at the cursor", act_mark },
+	{ K('\''), "' x", "jump to mark x", act_jump },
+	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },
+	{ K('\t', KEY_RIGHT), "Tab", "focus the next pane", act_pane },
+	{ K(KEY_BTAB, KEY_LEFT), "S-Tab", "focus the previous pane", act_pane_back },
+	{ K(']'), "]", "scroll the focused pane down", act_scroll_down },
+	{ K('['), "[", "scroll the focused pane up", act_scroll_up },
+	{ K('z'), "z", "zoom the focused pane (again: all panes)", act_zoom },
+	{ K('h', KEY_F(1), '?'), "h F1 ?", "this help", act_help },
+	{ K('q', KEY_F(10)), "q", "quit", act_quit },
+};
+const int nkeys = sizeof(keytab) / sizeof(keytab[0]);
+
+/* ---- prompts ---------------------------------------------------------------- */
+
+/* "123" event number; "1.5ms" "+20us" "0.3s" "100ns" time from the start. */
+static bool parse_goto(struct app *a, const char *s, uint64_t *ev)
+{
+	char *end;
+	if (*s == '#')
+		s++;
+	const char *num = *s == '+' ? s + 1 : s;
+	double v = strtod(num, &end);
+	if (end == num)
+		return false;
+	while (*end == ' ')
+		end++;
+	if (*end == 0 && *s != '+' && !strchr(num, '.')) {
+		*ev = (uint64_t)v;
+		return true;
+	}
+	double mult;
+	if (!strcmp(end, "ns"))
+		mult = 1;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "s") || *end == 0)
+		mult = 1e9;
+	else
+		return false;
+	*ev = ix_find_time(a->ix, ix_t0(a->ix) + (int64_t)(v * mult));
+	return true;
+}
+
+static void prompt_done(struct app *a)
+{
+	char err[120];
+	enum prompt_kind k = a->prompt;
+	a->prompt = P_NONE;
+	switch (k) {
+	case P_SEARCH:
+		if (!a->ninput) {
+			if (a->has_search)
+				search_step(a, 1);
+			return;
+		}
+		if (!query_parse(&a->search, a->ix, a->input, err, sizeof(err))) {
+			snprintf(a->message, sizeof(a->message), "%s", err);
+			return;
+		}
+		a->has_search = true;
+		search_step(a, 1);
+		break;
+	case P_FILTER:
+		if (!a->ninput) {
+			a->has_filter = false;
+			snprintf(a->message, sizeof(a->message), "filter off");
+			return;
+		}
+		if (!query_parse(&a->filter, a->ix, a->input, err, sizeof(err))) {
+			snprintf(a->message, sizeof(a->message), "%s", err);
+			return;
+		}
+		a->has_filter = true;
+		if (!visible(a, a->cur)) {
+			int64_t i = scan(a, a->cur, 1, NULL, NULL);
+			if (i < 0)
+				i = scan(a, a->cur, -1, NULL, NULL);
+			if (i < 0) {
+				a->has_filter = false;
+				snprintf(a->message, sizeof(a->message),
+					 "filter '%s' matches nothing", a->input);
+				return;
+			}
+			app_goto(a, (uint64_t)i);
+		}
+		break;
+	case P_GOTO: {
+		uint64_t ev;
+		if (!parse_goto(a, a->input, &ev)) {
+			snprintf(a->message, sizeof(a->message),
+				 "go to what? an event number or a time like 1.5ms");
+			return;
+		}
+		app_goto(a, ev);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void prompt_key(struct app *a, int key)
+{
+	if (a->prompt == P_MARK_SET || a->prompt == P_MARK_JUMP) {
+		enum prompt_kind k = a->prompt;
+		a->prompt = P_NONE;
+		if (key < 'a' || key > 'z') {
+			snprintf(a->message, sizeof(a->message), "marks are a to z");
+			return;
+		}
+		int m = key - 'a';
+		if (k == P_MARK_SET) {
+			a->marks[m] = a->cur;
+			a->mark_set[m] = true;
+			snprintf(a->message, sizeof(a->message), "mark %c at #%" PRIu64,
+				 key, a->cur);
+		} else if (!a->mark_set[m]) {
+			snprintf(a->message, sizeof(a->message), "mark %c is not set", key);
+		} else {
+			app_goto(a, a->marks[m]);
+		}
+		return;
+	}
+	if (key == 27 || key == 7) {      /* Esc, ^G */
+		a->prompt = P_NONE;
+		return;
+	}
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		prompt_done(a);
+		return;
+	}
+	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (a->ninput > 0)
+			a->input[--a->ninput] = 0;
+		else
+			a->prompt = P_NONE;
+		return;
+	}
+	if (key >= 0x20 && key < 0x7f && a->ninput < (int)sizeof(a->input) - 1) {
+		a->input[a->ninput++] = (char)key;
+		a->input[a->ninput] = 0;
+	}
+}
+
+void app_key(struct app *a, int key)
+{
+	if (a->ix->nev == 0)
+		return;
+	a->message[0] = 0;
+	if (a->prompt != P_NONE) {
+		prompt_key(a, key);
+		return;
+	}
+	if (a->help) {
+		a->help = false;      /* any key closes the help */
+		return;
+	}
+	for (int i = 0; i < nkeys; i++)
+		for (int k = 0; keytab[i].keys[k]; k++)
+			if (keytab[i].keys[k] == key) {
+				keytab[i].fn(a);
+				return;
+			}
+	if (key != KEY_RESIZE && key != ERR)
+		snprintf(a->message, sizeof(a->message),
+			 "key not bound; h for help");
+}
+
+/* ---- --keys notation ----------------------------------------------------- */
+
+int parse_keys(const char *s, int *out, int max)
+{
+	static const struct { const char *name; int key; } names[] = {
+		{ "Enter", '\n' }, { "CR", '\n' }, { "Tab", '\t' }, { "S-Tab", KEY_BTAB },
+		{ "Esc", 27 }, { "Space", ' ' }, { "BS", KEY_BACKSPACE },
+		{ "Up", KEY_UP }, { "Down", KEY_DOWN }, { "Left", KEY_LEFT },
+		{ "Right", KEY_RIGHT }, { "PgUp", KEY_PPAGE }, { "PgDn", KEY_NPAGE },
+		{ "Home", KEY_HOME }, { "End", KEY_END }, { "F1", KEY_F(1) },
+		{ "F10", KEY_F(10) }, { "lt", '<' }, { "gt", '>' },
+	};
+	int n = 0;
+	while (*s && n < max) {
+		if (*s == '<') {
+			const char *e = strchr(s, '>');
+			bool found = false;
+			if (e) {
+				for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+					if (strlen(names[k].name) == (size_t)(e - s - 1) &&
+					    !strncmp(names[k].name, s + 1, (size_t)(e - s - 1))) {
+						out[n++] = names[k].key;
+						found = true;
+					}
+			}
+			if (found) {
+				s = e + 1;
+				continue;
+			}
+		}
+		if (*s == '\\' && s[1] == 'n') {
+			out[n++] = '\n';
+			s += 2;
+			continue;
+		}
+		out[n++] = (unsigned char)*s++;
+	}
+	return n;
+}
+
+/* ---- layout -------------------------------------------------------------------- */
+
+void app_init(struct app *a, struct trace_index *ix)
+{
+	memset(a, 0, sizeof(*a));
+	a->ix = ix;
+	a->m = model_new();
+	const struct ix_run *r = ix_run0(ix);
+	model_set_order(a->m, r ? ix_str(ix, r->order) : NULL);
+	a->pinned = UINT32_MAX;
+	a->hist.obj = UINT32_MAX;
+	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
+		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && ix->ev[i].type < EV_run_begin;
+	app_goto(a, 0);
+}
+
+void app_free(struct app *a)
+{
+	model_free(a->m);
+	free(a->hist.ev);
+	free(a->hist.kind);
+}
+
+static void draw_header(struct app *a, struct canvas *c)
+{
+	const struct ix_run *r = ix_run0(a->ix);
+	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
+	char d[32];
+	int64_t dur = a->ix->ev[a->ix->nev - 1].ts - a->ix->ev[0].ts;
+	canvas_printf(c, 0, 0, c->w, R_HEADER,
+		      " icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s",
+		      a->ix->path, r ? ix_str(a->ix, r->scheme) : "?",
+		      r ? "/" : "", r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus,
+		      a->ix->nev, fmt_dur(dur, d, sizeof(d)),
+		      a->ix->ndiscards ? "  LOST EVENTS" : "");
+	canvas_role(c, 0, 0, c->w, R_HEADER);
+}
+
+static void draw_status(struct app *a, struct canvas *c)
+{
+	int y = c->h - 1;
+	canvas_fill(c, 0, y, c->w, R_STATUS, ' ');
+	if (a->prompt == P_SEARCH || a->prompt == P_FILTER || a->prompt == P_GOTO) {
+		const char *p = a->prompt == P_SEARCH ? "search: /" :
+				a->prompt == P_FILTER ? "filter: " : "go to: ";
+		canvas_printf(c, 0, y, c->w, R_STATUS, "%s%s_", p, a->input);
+		return;
+	}
+	if (a->prompt == P_MARK_SET || a->prompt == P_MARK_JUMP) {
+		canvas_printf(c, 0, y, c->w, R_STATUS, "%s which mark (a-z)?",
+			      a->prompt == P_MARK_SET ? "set" : "jump to");
+		return;
+	}
+	char d[32];
+	const struct ix_event *e = &a->ix->ev[a->cur];
+	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
+			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]",
+			      a->cur, a->ix->nev - 1,
+			      fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
+			      (int)(int16_t)e->cpu,
+			      a->has_filter ? "filter: " : "filter: none",
+			      a->has_filter ? a->filter.src : "",
+			      a->has_search ? "  search: " : "",
+			      a->has_search ? a->search.src : "",
+			      a->zoom ? "  zoom" : "", panes[a->focus].name);
+	if (a->message[0])
+		canvas_printf(c, n + 2, y, c->w - n - 2, R_STATUS, "| %s", a->message);
+	else
+		canvas_text(c, c->w - 20 > n ? c->w - 20 : n + 2, y, 20, R_STATUS,
+			    "h:help  q:quit");
+}
+
+static void draw_help(struct app *a, struct canvas *c)
+{
+	int w = c->w - 8 < 84 ? c->w - 8 : 84, h = nkeys + 6;
+	if (h > c->h - 2)
+		h = c->h - 2;
+	struct rect r = { (c->w - w) / 2, (c->h - h) / 2, w, h };
+	for (int y = r.y; y < r.y + r.h; y++)
+		canvas_fill(c, r.x, y, r.w, R_NORMAL, ' ');
+	canvas_box(c, r, "Help: keys (any key closes)", true);
+	for (int i = 0; i < nkeys && i < h - 4; i++) {
+		canvas_text(c, r.x + 2, r.y + 2 + i, 12, R_TITLE, keytab[i].label);
+		canvas_text(c, r.x + 15, r.y + 2 + i, r.w - 17, R_NORMAL, keytab[i].help);
+	}
+	canvas_text(c, r.x + 2, r.y + h - 2, r.w - 4, R_DIM,
+		    "--keys notation: <Enter> <Tab> <Esc> <Up> <Down> <PgDn> <F1> ...");
+	(void)a;
+}
+
+/* Pane rectangles for a body of w x h at (0, 1). */
+static void layout(struct app *a, struct canvas *c, struct rect *r)
+{
+	int top = 1, bh = c->h - 2;
+	memset(r, 0, sizeof(*r) * (size_t)npanes);
+	if (a->zoom || c->w < 80 || bh < 20) {
+		r[a->focus] = (struct rect){ 0, top, c->w, bh };
+		return;
+	}
+	int lw = c->w * 11 / 20, rw = c->w - lw;
+	int bottom = bh / 3 < 8 ? 8 : bh / 3;
+	int th = bh - bottom;
+	int lh = th * 9 / 20;
+	r[0] = (struct rect){ 0, top, lw, th };                 /* lanes */
+	r[1] = (struct rect){ lw, top, rw, lh };                /* held locks */
+	r[2] = (struct rect){ lw, top + lh, rw, th - lh };      /* inode */
+	r[3] = (struct rect){ 0, top + th, lw, bottom };        /* graph */
+	r[4] = (struct rect){ lw, top + th, rw, bottom };       /* stats */
+}
+
+void app_draw(struct app *a, struct canvas *c)
+{
+	canvas_clear(c);
+	if (c->w < 20 || c->h < 6) {
+		canvas_text(c, 0, 0, c->w, R_NORMAL, "terminal too small");
+		return;
+	}
+	draw_header(a, c);
+	struct rect r[8];
+	layout(a, c, r);
+	for (int i = 0; i < npanes; i++) {
+		if (r[i].w < 4 || r[i].h < 3)
+			continue;
+		canvas_box(c, r[i], panes[i].name, i == a->focus);
+		struct rect in = { r[i].x + 1, r[i].y + 1, r[i].w - 2, r[i].h - 2 };
+		panes[i].draw(a, c, in);
+	}
+	if (a->help)
+		draw_help(a, c);
+	draw_status(a, c);
+}

@@ -1,0 +1,110 @@
+/*
+ * app.h - the viewer's state and its two tables: panes and keys.
+ *
+ * Shaped after tig and htop: each pane is a struct of operations (its
+ * name and a draw function that renders from the model into a canvas
+ * rectangle), and one key table maps keys to actions.  The help screen is
+ * generated from the key table, so it cannot disagree with what the keys
+ * do.  Nothing on screen is cached between frames: every frame is drawn
+ * from the model at the cursor, so a resize is just the next frame.
+ */
+#ifndef VIEWER_APP_H
+#define VIEWER_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "canvas.h"
+#include "index.h"
+#include "model.h"
+
+enum term_kind { Q_TYPE, Q_CLASS, Q_CPU, Q_SITE, Q_FLAG, Q_ID, Q_TEXT };
+
+struct query_term {
+	enum term_kind kind;
+	int value;
+	int64_t id;          /* Q_ID: id in the index (-1: matches nothing) */
+	char text[64];
+};
+
+struct query {
+	char src[128];
+	int n;
+	struct query_term t[8];
+};
+
+struct inode_hist {
+	uint32_t obj;              /* which inode it is for (UINT32_MAX: none) */
+	uint64_t *ev;              /* event numbers of the entries */
+	uint8_t *kind;             /* see panes.c */
+	uint32_t n, cap;
+};
+
+struct app;
+
+struct pane {
+	const char *name;
+	void (*draw)(struct app *a, struct canvas *c, struct rect r);
+};
+
+enum prompt_kind { P_NONE, P_SEARCH, P_FILTER, P_GOTO, P_MARK_SET, P_MARK_JUMP };
+
+struct app {
+	struct trace_index *ix;
+	struct model *m;            /* state after event `cur` */
+	uint64_t cur;
+	int focus;                  /* index in panes[] */
+	bool zoom;                  /* the focused pane fills the screen */
+	bool help;
+	bool quit;
+	int scroll[8];              /* per-pane scroll offsets */
+	struct query search, filter;
+	bool has_search, has_filter;
+	enum prompt_kind prompt;
+	char input[128];
+	int ninput;
+	char message[200];          /* one-shot message on the status line */
+	uint64_t marks[26];
+	bool mark_set[26];
+	bool has_nocpu;             /* a lane for events without a CPU */
+	uint32_t pinned;            /* inode picked with i (UINT32_MAX none) */
+	struct inode_hist hist;
+};
+
+extern const struct pane panes[];
+extern const int npanes;
+
+struct keydef {
+	int keys[4];                /* ncurses key codes, 0-terminated */
+	const char *label;          /* for the help screen */
+	const char *help;
+	void (*fn)(struct app *a);
+};
+
+extern const struct keydef keytab[];
+extern const int nkeys;
+
+void app_init(struct app *a, struct trace_index *ix);
+void app_free(struct app *a);
+void app_key(struct app *a, int key);
+void app_draw(struct app *a, struct canvas *c);
+void app_goto(struct app *a, uint64_t ev);
+
+/* "jj/I_FREEING<Enter>n<Tab>" -> key codes; returns the count. */
+int parse_keys(const char *s, int *out, int max);
+
+/* Searching. */
+bool query_parse(struct query *q, const struct trace_index *ix,
+		 const char *s, char *err, size_t errlen);
+bool query_match(const struct query *q, const struct trace_index *ix,
+		 uint64_t ev);
+
+/* One event as text: long (status/details) or short (a lane cell). */
+void event_text(const struct trace_index *ix, uint64_t ev, bool brief,
+		char *buf, size_t len);
+
+/* Panes' drawing helpers shared with app.c. */
+void inode_hist_build(struct app *a, uint32_t obj);
+uint32_t app_inode(const struct app *a);    /* pinned or under the cursor */
+
+#endif

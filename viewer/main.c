@@ -1,0 +1,170 @@
+/*
+ * main.c - icache-view's command line.
+ *
+ *   icache-view DIR                         the interactive viewer
+ *   icache-view --summary [--json] DIR      figures, no terminal needed
+ *   icache-view --dot DIR                   the lock-order graph (Graphviz)
+ *   icache-view --keys KEYS --screen WxH DIR  the screen after KEYS, as text
+ *   icache-view --bench DIR                 index rate, bytes/event, jumps
+ *
+ * Every failure to read the trace is one line on stderr naming the path,
+ * and exit status 2.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "report.h"
+#include "tty.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: icache-view [options] TRACE_DIR\n"
+		"\n"
+		"Replay an icache-sim LTTng trace: per-CPU lanes, held locks, the\n"
+		"I_WILL_FREE / I_FREEING handoff of an inode, the observed lock order\n"
+		"and lock_stat figures at any point of the trace.\n"
+		"\n"
+		"options:\n"
+		"  --summary         print the trace's figures and exit\n"
+		"  --json            with --summary: as one JSON object\n"
+		"  --dot             print the observed lock-order graph as Graphviz DOT\n"
+		"  --keys KEYS       type KEYS into the viewer (<Enter> <Tab> <Esc> <Down> ...)\n"
+		"  --screen WxH      render the screen after --keys as text (default 120x40)\n"
+		"  --bench           report index build rate, bytes per event, jump times\n"
+		"  --ascii           no UTF-8 box drawing or glyphs\n"
+		"  --no-color        no colours (also NO_COLOR=1 or TERM=dumb)\n"
+		"  --help            this text\n"
+		"\n"
+		"In the viewer, h, F1 or ? lists the keys.  Exit status: 0 ok, 1 bad\n"
+		"usage, 2 the trace could not be read (one line on stderr says why).\n"
+		"See icache-view(1).\n");
+}
+
+/* Load everything for the non-interactive modes. */
+static struct trace_index *load_or_die(const char *path, struct model **mp)
+{
+	char err[1024];
+	struct trace_index *ix = ix_load(path, err, sizeof(err));
+	if (!ix) {
+		fprintf(stderr, "icache-view: %s\n", err);
+		exit(2);
+	}
+	struct model *m = model_new();
+	const struct ix_run *r = ix_run0(ix);
+	model_set_order(m, r ? ix_str(ix, r->order) : NULL);
+	model_seek(m, ix, ix->nev);
+	*mp = m;
+	return ix;
+}
+
+int main(int argc, char **argv)
+{
+	bool summary = false, json = false, dot = false, bench = false;
+	bool ascii = false, no_color = false;
+	const char *keys = NULL, *screen = NULL, *path = NULL;
+
+	setlocale(LC_ALL, "");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--summary")) {
+			summary = true;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--dot")) {
+			dot = true;
+		} else if (!strcmp(a, "--bench")) {
+			bench = true;
+		} else if (!strcmp(a, "--ascii")) {
+			ascii = true;
+		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
+			no_color = true;
+		} else if (!strcmp(a, "--keys") && i + 1 < argc) {
+			keys = argv[++i];
+		} else if (!strcmp(a, "--screen") && i + 1 < argc) {
+			screen = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "icache-view: unknown option %s (try --help)\n", a);
+			return 1;
+		} else if (!path) {
+			path = a;
+		} else {
+			fprintf(stderr, "icache-view: one trace directory only (got %s and %s)\n",
+				path, a);
+			return 1;
+		}
+	}
+	if (!path) {
+		usage(stderr);
+		return 1;
+	}
+	if (json && !summary)
+		summary = true;
+	if (bench)
+		return report_bench(stdout, path);
+	if (summary || dot) {
+		struct model *m;
+		struct trace_index *ix = load_or_die(path, &m);
+		if (summary && json)
+			report_json(stdout, ix, m);
+		else if (summary)
+			report_summary(stdout, ix, m);
+		if (dot)
+			report_dot(stdout, ix, m);
+		model_free(m);
+		ix_free(ix);
+		return 0;
+	}
+	if (keys || screen) {
+		int w = 120, h = 40;
+		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 ||
+			       h < 6 || w > 1000 || h > 500)) {
+			fprintf(stderr, "icache-view: --screen wants WxH, like 120x40 (got %s)\n",
+				screen);
+			return 1;
+		}
+		struct model *m;
+		struct trace_index *ix = load_or_die(path, &m);
+		model_free(m);
+		struct app a;
+		app_init(&a, ix);
+		int k[4096];
+		int n = keys ? parse_keys(keys, k, 4096) : 0;
+		for (int i = 0; i < n && !a.quit; i++)
+			app_key(&a, k[i]);
+		struct canvas c;
+		canvas_init(&c, w, h, locale_is_utf8() && !ascii);
+		app_draw(&a, &c);
+		char *txt = canvas_to_text(&c);
+		fputs(txt, stdout);
+		free(txt);
+		canvas_free(&c);
+		app_free(&a);
+		ix_free(ix);
+		return 0;
+	}
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
+			"--keys/--screen (see --help)\n");
+		return 1;
+	}
+	char err[1024];
+	struct trace_index *ix = ix_open(path, err, sizeof(err));
+	if (!ix) {
+		fprintf(stderr, "icache-view: %s\n", err);
+		return 2;
+	}
+	struct tty_opts o = { .no_color = no_color, .ascii = ascii };
+	int rc = tty_run(ix, &o, err, sizeof(err));
+	if (rc == 2)
+		fprintf(stderr, "icache-view: %s\n", err);
+	ix_free(ix);
+	return rc;
+}
