@@ -86,6 +86,15 @@ done
 ref=$(echo $SCHEMES | tr ' ' '\n' | grep -x merged || echo $SCHEMES | awk '{ print $NF }')
 base=$(echo $SCHEMES | tr ' ' '\n' | grep -x global || true)
 
+# The A/A control: the reference scheme runs a second time in every
+# repetition, under the label REF-again, so the report can show what ratio
+# two runs of the *same* scheme give: the noise floor of every other ratio.
+case ${CONTROL:-1} in
+0 | no | false) control="" ;;
+*) control="$ref-again" ;;
+esac
+RUNLIST="$SCHEMES${control:+ $control}"
+
 mkdir -p "$OUT" || die "cannot create $OUT"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/icache-bench.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
@@ -96,14 +105,15 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 t0=$(now)
 status=0
-nsch=$(echo $SCHEMES | wc -w)
+nsch=$(echo $RUNLIST | wc -w)
 nruns=$((REPS * $(echo $CPUS | wc -w) * $(echo $WORKLOADS | wc -w) * nsch))
 host_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
 commit=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 echo "icache-lab bench ($( [ "$QUICK" = 1 ] && echo QUICK || echo full )), commit $commit, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "host: $cores CPUs, ${host_model:-unknown CPU}"
-echo "schemes: $SCHEMES; workloads: $WORKLOADS; CPUs: $CPUS"
+echo "schemes: $SCHEMES${control:+ (and $ref again, as the A/A noise control)}"
+echo "workloads: $WORKLOADS; CPUs: $CPUS"
 echo "$nruns runs of $DURATION ($REPS repetitions, interleaved)"
 for c in $CPUS; do
 	if [ "$c" -gt "$cores" ]; then
@@ -142,9 +152,9 @@ rep=1
 while [ "$rep" -le "$REPS" ]; do
 	for cpus in $CPUS; do
 		for w in $WORKLOADS; do
-			for s in $(rotate $((rep - 1)) $SCHEMES); do
+			for s in $(rotate $((rep - 1)) $RUNLIST); do
 				seq=$((seq + 1))
-				"$SIM" run --scheme "$s" --workload "$w" --cpus "$cpus" \
+				"$SIM" run --scheme "${s%-again}" --workload "$w" --cpus "$cpus" \
 					--duration "$DURATION" --seed "$rep" --quiet --json \
 					>"$TMP/run.$seq.json" 2>"$TMP/run.$seq.err"
 				rc=$?
@@ -167,7 +177,7 @@ mkdir -p "$TMP/plot"
 runfiles=$(i=1; while [ $i -le $seq ]; do printf '%s ' "$TMP/run.$i.json"; i=$((i + 1)); done)
 # shellcheck disable=SC2086
 awk -f "$HERE/summarize.awk" -v ref="$ref" -v base="$base" \
-	-v json="$TMP/scaling.json" -v dat="$TMP/plot" -v schemes="$SCHEMES" \
+	-v json="$TMP/scaling.json" -v dat="$TMP/plot" -v schemes="$SCHEMES" -v control="$control" \
 	-v workloads="$WORKLOADS" -v cpulist="$CPUS" "$TMP/index" $runfiles ||
 	{ echo "bench: summarizing the scaling runs failed" >&2; status=1; }
 echo "(scaling: $(elapsed "$t0") s)"
@@ -264,10 +274,10 @@ json_section() { # FILE: its object if it holds one, else a note
 	printf '{"bench":"icache-lab","version":1,"quick":%s,"commit":"%s","date":"%s",\n' \
 		"$( [ "$QUICK" = 1 ] && echo true || echo false)" "$commit" "$(date -u '+%Y-%m-%dT%H:%M:%SZ')"
 	printf '"host":{"cpus":%d,"cpu_model":"%s"},\n' "$cores" "$(echo "$host_model" | sed 's/["\\]//g')"
-	printf '"params":{"reps":%d,"duration":"%s","cpus":[%s],"schemes":[%s],"workloads":[%s],"reference":"%s","baseline":"%s"},\n' \
+	printf '"params":{"reps":%d,"duration":"%s","cpus":[%s],"schemes":[%s],"workloads":[%s],"reference":"%s","baseline":"%s","control":"%s"},\n' \
 		"$REPS" "$DURATION" "$(echo $CPUS | sed 's/ /,/g')" \
 		"$(echo $SCHEMES | sed 's/\([^ ]*\)/"\1"/g; s/ /,/g')" \
-		"$(echo $WORKLOADS | sed 's/\([^ ]*\)/"\1"/g; s/ /,/g')" "$ref" "$base"
+		"$(echo $WORKLOADS | sed 's/\([^ ]*\)/"\1"/g; s/ /,/g')" "$ref" "$base" "$control"
 	printf '"scaling":'
 	json_section "$TMP/scaling.json"
 	printf ',\n"runs":['

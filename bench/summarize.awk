@@ -202,6 +202,18 @@ END {
 			jn(pair(W[wi], base, C[ci], S[si], C[ci], 0)) > out
 		first = 0
 	}
+	printf "],\n\"control\":[" > out
+	first = 1
+	if (control != "") for (wi = 1; wi <= nw; wi++) for (ci = 1; ci <= nc; ci++) {
+		printf "%s\n{\"workload\":\"%s\",\"cpus\":%d,\"numerator\":\"%s\",\"denominator\":\"%s\",\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"acquisitions_per_op\":%s,\"wait_ns_per_op\":%s,\"ops_per_s\":%s}", \
+			first ? "" : ",", W[wi], C[ci], control, ref, \
+			jn(pair(W[wi], control, C[ci], ref, C[ci], 2)), \
+			jn(pair(W[wi], control, C[ci], ref, C[ci], 3)), \
+			jn(pair(W[wi], control, C[ci], ref, C[ci], 1)), \
+			jn(pair(W[wi], control, C[ci], ref, C[ci], 4)), \
+			jn(pair(W[wi], control, C[ci], ref, C[ci], 0)) > out
+		first = 0
+	}
 	printf "]}\n" > out
 	close(out)
 
@@ -250,8 +262,10 @@ END {
 	if (base == "" || ns < 2) {
 		printf "Lock traffic ratios: not available (they need the global scheme and another;\n"
 		printf "registered here: %s)\n\n", schemes
-	} else
+	} else {
 		ratio_table()
+		headline()
+	}
 	per_class_table()
 	if (nfailed)
 		printf "\n%d run%s failed (no JSON or exit status > 1): left out of the medians\n", nfailed, nfailed == 1 ? "" : "s"
@@ -269,6 +283,38 @@ function ratio_table(   wi, ci, si) {
 			tr(pair(W[wi], base, C[ci], S[si], C[ci], 3), "%.1fx"), \
 			tr(pair(W[wi], base, C[ci], S[si], C[ci], 1), "%.2fx"), \
 			tr(pair(W[wi], base, C[ci], S[si], C[ci], 4), "%.1fx")
+	}
+	control_rows()
+	print ""
+}
+
+# A/A: the reference scheme against itself, run twice in every repetition.
+# Whatever these ratios differ from 1.0x by is noise; a ratio between two
+# schemes means something only well outside that band.
+function control_rows(   wi, ci) {
+	if (control == "")
+		return
+	for (wi = 1; wi <= nw; wi++) for (ci = 1; ci <= nc; ci++)
+		printf "%-14s %4d %-22s %10s %10s %10s %10s\n", W[wi], C[ci], "A/A " ref "/" ref, \
+			tr(pair(W[wi], control, C[ci], ref, C[ci], 2), "%.1fx"), \
+			tr(pair(W[wi], control, C[ci], ref, C[ci], 3), "%.1fx"), \
+			tr(pair(W[wi], control, C[ci], ref, C[ci], 1), "%.2fx"), \
+			tr(pair(W[wi], control, C[ci], ref, C[ci], 4), "%.1fx")
+}
+
+# The figure the issue asks for, on one line per workload: contentions per
+# op of global over each other scheme at the largest CPU count.
+function headline(   wi, si, x, line) {
+	printf "Headline, at %d CPU%s%s: contentions per operation, %s / scheme\n", maxcpu, \
+		maxcpu == 1 ? "" : "s", maxcpu + 0 == host_cpus + 0 ? " (all of this host)" : "", base
+	for (wi = 1; wi <= nw; wi++) {
+		line = sprintf("  %-14s", W[wi])
+		for (si = 1; si <= ns; si++) {
+			if (S[si] == base) continue
+			x = pair(W[wi], base, maxcpu, S[si], maxcpu, 2)
+			line = line sprintf("  %s/%s %s", base, S[si], tr(x, "%.1fx"))
+		}
+		print line
 	}
 	print ""
 }

@@ -423,10 +423,24 @@ START_TEST(quick_bench_runs_and_is_sane)
 		assert_positive(x, "wait_ns_per_op", true, where);
 	}
 
-	/* The raw runs are all there. */
+	/* The A/A control (the reference scheme against a second run of
+	 * itself): one per (workload, CPUs), sane like any ratio. */
+	const char *control = jgetstr(params, "control");
+	struct jval *controls = jget(scaling, "control");
+	ck_assert(control && controls && controls->type == J_ARR);
+	ck_assert_int_eq(controls->n, *control ? workloads->n * cpus->n : 0);
+	for (size_t i = 0; i < controls->n; i++) {
+		struct jval *x = controls->items[i];
+		assert_positive(x, "ops_per_s", false, "A/A control");
+		assert_positive(x, "acquisitions_per_op", false, "A/A control");
+		assert_positive(x, "contentions_per_op", true, "A/A control");
+		assert_positive(x, "bounces_per_op", true, "A/A control");
+	}
+
+	/* The raw runs are all there, the control's too. */
 	struct jval *runs = jget(root, "runs");
 	ck_assert(runs && runs->type == J_ARR);
-	ck_assert_int_eq(runs->n, 2 * schemes->n * workloads->n * cpus->n);
+	ck_assert_int_eq(runs->n, 2 * (schemes->n + (*control ? 1 : 0)) * workloads->n * cpus->n);
 	for (size_t i = 0; i < runs->n; i++) {
 		struct jval *res = jget(runs->items[i], "result");
 		ck_assert_msg(res && res->type == J_OBJ, "run %zu has no result", i + 1);
