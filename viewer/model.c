@@ -401,14 +401,17 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 			li->holder = -1;
 			li->last_cpu = -1;
 		}
-		if (li->holder >= 0) {
+		const struct inode_state *two = cls == i_lock_class ?
+			model_inode(m, e->obj) : NULL;
+		if (li->holder >= 0 && !(two && two->lives > 1)) {
 			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
 				 (unsigned long long)ix_id_value(ix, e->obj),
 				 li->holder == me ? "it itself (recursion): cpu" : "cpu",
 				 li->holder);
-			drop_from_holder(m, li->holder, cls, e->obj);
 		}
+		if (li->holder >= 0)
+			drop_from_holder(m, li->holder, cls, e->obj);
 		li->holder = me;
 		li->held_ev = m->pos;
 		if (li->last_cpu >= 0 && li->last_cpu != me)
@@ -442,7 +445,10 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 				break;
 		if (i >= 0)
 			held_remove(c, i);
-		if (li && li->holder >= 0 && li->holder != me)
+		const struct inode_state *two = cls == i_lock_class ?
+			model_inode(m, e->obj) : NULL;
+		if (li && li->holder >= 0 && li->holder != me && i < 0 &&
+		    !(two && two->lives > 1))
 			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
 				 (unsigned long long)ix_id_value(ix, e->obj),
@@ -498,11 +504,15 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	case EV_lock_trylock:
 		apply_lock(m, ix, e, c);
 		break;
+	/* XOR and sum rather than "= new": old is read atomically with the
+	 * change, so this holds whatever order same-time events come in
+	 * (EVENTS.md section 5); refcounts change without a lock. */
 	case EV_inode_state:
-		inode_get(m, e->obj)->flags = (uint32_t)e->val;
+		inode_get(m, e->obj)->flags ^= (uint32_t)(e->val >> 32) ^ (uint32_t)e->val;
 		break;
 	case EV_inode_ref:
-		inode_get(m, e->obj)->count = (int32_t)(uint32_t)e->val;
+		inode_get(m, e->obj)->count += (int32_t)(uint32_t)e->val -
+					       (int32_t)(uint32_t)(e->val >> 32);
 		break;
 	case EV_inode_list: {
 		struct inode_state *s = inode_get(m, e->obj);
@@ -516,7 +526,12 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		break;
 	}
 	case EV_inode_alloc: {
+		struct inode_state *old = omap_get(&m->inodes, e->obj);
+		/* A second life of this number while the first is still being
+		 * evicted (EVENTS.md section 4, "reused inode numbers"). */
+		uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
 		struct inode_state *s = omap_put(&m->inodes, e->obj);
+		s->lives = lives;
 		s->flags = 0;
 		s->count = 1;
 		s->nlink = (uint32_t)e->val;
@@ -526,6 +541,11 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		break;
 	}
 	case EV_inode_free: {
+		struct inode_state *s = omap_get(&m->inodes, e->obj);
+		if (s && s->lives > 1) {
+			s->lives--;
+			break;
+		}
 		omap_del(&m->inodes, e->obj);
 		const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
 		if (li && li->holder < 0)

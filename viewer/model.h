@@ -64,6 +64,7 @@ struct inode_state {
 	uint32_t nlink;
 	uint32_t sb;
 	uint16_t lists;       /* bit per ICACHE_LISTS entry */
+	uint8_t lives;        /* 2 while a reused number's old life ends */
 	uint64_t alloc_ev;
 };
 

@@ -42,6 +42,8 @@ static const char *unknown_name(const char *kind, int v)
 
 static const char *pick(const char *const *tab, int n, int v, const char *kind)
 {
+	if (v == 255)
+		return "-";     /* 8-bit enum fields: 255 = not applicable */
 	if (v >= 0 && v < n)
 		return tab[v];
 	return unknown_name(kind, v);

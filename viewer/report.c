@@ -46,6 +46,14 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void json_name(FILE *f, const char *s, bool valid)
+{
+	if (valid)
+		json_str(f, s);
+	else
+		fputs("null", f);
+}
+
 static bool class_used(const struct class_stats *s)
 {
 	return s->acquisitions || s->contentions || s->trylock_failures;
@@ -209,13 +217,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, violation_label(v->kind));
 		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
 			(int)(int16_t)v->cpu);
-		json_str(f, lock_class_label(v->cls_a));
+		json_name(f, lock_class_label(v->cls_a), v->cls_a != 255);
 		fputc(',', f);
-		json_str(f, lock_class_label(v->cls_b));
+		json_name(f, lock_class_label(v->cls_b), v->cls_b != 255);
 		fprintf(f, "],\"sites\":[");
-		json_str(f, site_label(v->site_a));
+		json_name(f, site_label(v->site_a), v->site_a != 255);
 		fputc(',', f);
-		json_str(f, site_label(v->site_b));
+		json_name(f, site_label(v->site_b), v->site_b != 255);
 		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
 		json_str(f, ix_str(ix, v->text));
 		fputc('}', f);
