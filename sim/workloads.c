@@ -174,6 +174,39 @@ static void op_umount(struct run_ctx *ctx, struct sim_cpu *c)
 	trace_op_end(c, OP_umount, sb->s_id, freed);
 }
 
+/* ---- iput-race: the seed 005 window, provoked --------------------------- */
+
+/*
+ * Every CPU looks up one of a handful of hot inodes and drops it again; one
+ * time in four it unlinks it first, so the last iput frees it.  A plain put
+ * takes the "keep it cached" path of iput_final, which in inode-scale-v4
+ * drops i_lock before taking the LRU lock.  When that LRU lock is contended
+ * the putting CPU sleeps in the window, and another CPU has time to find
+ * the same inode, unlink it and free it: the handoff checker then sees the
+ * freed inode put on the LRU.  Correct schemes must shrug this off.
+ */
+#define IPUT_RACE_HOT 4
+
+static void op_iput_race(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	struct super_block *sb = &icache.sbs[0];
+	uint64_t ino = hot_ino(ctx, c, sb, IPUT_RACE_HOT);
+
+	trace_op_begin(c, OP_iget, ino);
+	struct inode *inode = get_inode(ctx, sb, ino);
+	trace_op_end(c, OP_iget, ino, 0);
+	if ((sim_rand(c) & 3) == 0) {
+		trace_op_begin(c, OP_unlink, ino);
+		inode_drop_nlink(inode, SITE_unlink);
+		S(ctx)->iput(inode);
+		trace_op_end(c, OP_unlink, ino, 0);
+		return;
+	}
+	trace_op_begin(c, OP_iput, ino);
+	S(ctx)->iput(inode);
+	trace_op_end(c, OP_iput, ino, 0);
+}
+
 /* ---- mixed: a bit of everything ------------------------------------------ */
 
 static void op_mixed(struct run_ctx *ctx, struct sim_cpu *c)
@@ -230,6 +263,11 @@ static const struct workload wl_umount = {
 	.flusher = true,
 	.op = op_umount,
 };
+static const struct workload wl_iput_race = {
+	.name = "iput-race",
+	.summary = "lookup, unlink and iput on a few hot inodes (provokes the v4 iput_final race)",
+	.op = op_iput_race,
+};
 static const struct workload wl_mixed = {
 	.name = "mixed",
 	.summary = "all of the above at once, with the flusher and the shrinker",
@@ -239,7 +277,7 @@ static const struct workload wl_mixed = {
 
 const struct workload *const all_workloads[] = {
 	&wl_create_unlink, &wl_lookup, &wl_writeback, &wl_pressure, &wl_umount,
-	&wl_mixed, NULL,
+	&wl_mixed, &wl_iput_race, NULL,
 };
 
 const struct workload *workload_find(const char *name)

@@ -265,8 +265,10 @@ void destroy_inode(struct inode *inode, enum site site)
 {
 	if (!inode_alive(inode, site, "destroys"))
 		return;
-	if (!hlist_unhashed(&inode->i_hash) || !list_empty(&inode->i_sb_list) ||
-	    !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru))
+	bool listed = !hlist_unhashed(&inode->i_hash) ||
+		      !list_empty(&inode->i_sb_list) ||
+		      !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru);
+	if (listed)
 		report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(),
 				 -1, inode->i_ino,
 				 "%s frees inode %llu in %s while it is still on a list"
@@ -280,6 +282,14 @@ void destroy_inode(struct inode *inode, enum site site)
 		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id);
 	nr_inodes_dec();
 	inode->i_magic = INODE_FREED;
+	/*
+	 * A list still points here: never hand this memory out again.  Reused,
+	 * its links would be reinitialised under the list (a corrupt, maybe
+	 * cyclic, LRU) and later touches would look like a live inode.  Kept
+	 * dead, every later touch is reported and the lists stay walkable.
+	 */
+	if (listed)
+		return;
 	pthread_mutex_lock(&pool_lock);
 	list_add_tail(&inode->i_pool, &pool_free);
 	pool_nfree++;
