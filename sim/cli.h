@@ -37,5 +37,7 @@ int finish_run(const char *cmd, const struct run_config *cfg,
 
 /* Subcommands living in other files. */
 int cmd_record(int argc, char **argv);
+int cmd_play(int argc, char **argv);      /* play.c */
+int cmd_explore(int argc, char **argv);   /* explore.c */
 
 #endif

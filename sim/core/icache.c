@@ -713,11 +713,16 @@ static void wait_table_init(void)
 	}
 }
 
+/*
+ * Slots are picked by inode number, not address, so that which inodes
+ * share a slot (and wake each other spuriously) is the same in every run:
+ * scenario mode replays a schedule exactly.
+ */
 static struct wait_slot *wait_slot(const struct inode *inode)
 {
 	pthread_once(&wait_once, wait_table_init);
-	uintptr_t h = (uintptr_t)inode / sizeof(*inode);
-	return &wait_table[(h ^ (h >> 7)) % WAIT_TABLE];
+	uint64_t h = inode->i_ino * 0x9e3779b97f4a7c15ull ^ inode->i_sb->s_id;
+	return &wait_table[(h >> 32) % WAIT_TABLE];
 }
 
 uint64_t wait_inode_prepare(struct inode *inode)
@@ -734,7 +739,13 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 	struct wait_slot *w = wait_slot(inode);
 
 	if (sim_sched) {
-		sim_sched->wait(this_cpu, inode->i_ino, site);
+		/* Only one CPU runs at a time: if nobody woke the inode since
+		 * the token was taken, nobody will before we park. */
+		pthread_mutex_lock(&w->m);
+		bool woken = w->seq != token;
+		pthread_mutex_unlock(&w->m);
+		if (!woken)
+			sim_sched->wait(this_cpu, inode->i_ino, site);
 		return;
 	}
 	struct timespec ts;
@@ -758,6 +769,8 @@ void wake_up_inode(struct inode *inode)
 	w->seq++;
 	pthread_cond_broadcast(&w->c);
 	pthread_mutex_unlock(&w->m);
+	if (sim_sched)
+		sim_sched->wake(this_cpu, inode->i_ino);
 }
 
 void wait_on_inode(struct inode *inode)

@@ -123,8 +123,7 @@ void sim_spin_lock(struct sim_lock *l, enum site site)
 	struct sim_cpu *c = this_cpu;
 	uint64_t wait_ns = 0;
 
-	if (sim_sched)
-		sim_sched->point(c, "lock", site);
+	sched_point(SEV_acquire, site, l, 0, 0, 0);
 	lockdep_acquire(c, l, site);
 	trace_lock_acquire(c, l, site);
 	if (pthread_mutex_trylock(&l->mu) != 0) {
@@ -146,21 +145,24 @@ void sim_spin_lock(struct sim_lock *l, enum site site)
 		wait_ns = now_ns() - t0;
 	}
 	lock_acquired(c, l, site, wait_ns, false);
+	sched_point(SEV_acquired, site, l, 0, 0, 0);
 }
 
 bool sim_spin_trylock(struct sim_lock *l, enum site site)
 {
 	struct sim_cpu *c = this_cpu;
 
-	if (sim_sched)
-		sim_sched->point(c, "trylock", site);
+	/* The step comes after the attempt: a trylock never waits, and the
+	 * scheduler wants to know how it went. */
 	if (pthread_mutex_trylock(&l->mu) != 0) {
 		c->stats[l->cls].trylock_failures++;
 		trace_lock_trylock(c, l, site, 0);
+		sched_point(SEV_trylock_failed, site, l, 0, 0, 0);
 		return false;
 	}
 	trace_lock_trylock(c, l, site, 1);
 	lock_acquired(c, l, site, 0, true);
+	sched_point(SEV_trylock, site, l, 0, 0, 0);
 	return true;
 }
 
@@ -184,8 +186,7 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	trace_lock_release(c, l, site, hold_ns);
 	atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
 	pthread_mutex_unlock(&l->mu);
-	if (sim_sched)
-		sim_sched->point(c, "unlock", site);
+	sched_point(SEV_release, site, l, 0, 0, 0);
 }
 
 void lock_stats_sum(struct sim_cpu *const *cpus, int n,

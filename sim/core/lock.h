@@ -104,16 +104,57 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n,
 		    struct lock_class_stats *out);
 
 /*
- * Scenario mode hooks (sched.c installs them): before each instrumentation
- * point a CPU asks the scheduler for permission to go on, and a CPU that
- * finds a lock taken parks there instead of blocking in the mutex.
+ * Scenario mode (sim/sched.c installs the hooks).  Every instrumentation
+ * point is a step: the CPU that reaches it reports a sched_event and may
+ * have to wait there for its turn, so only the scheduled CPU ever runs.
+ * A CPU that finds a lock taken parks in blocked() instead of spinning,
+ * and one that must sleep on an inode (I_NEW, I_FREEING, I_SYNC) parks in
+ * wait() until some CPU calls wake() for that inode.  With sim_sched NULL
+ * (every other mode) each point costs a load and a predicted branch.
  */
+enum sched_event_kind {
+	SEV_acquire,            /* about to take a lock (it may be busy) */
+	SEV_acquired,           /* the lock is now ours */
+	SEV_release,            /* the lock has been given up */
+	SEV_trylock,            /* a trylock that took the lock */
+	SEV_trylock_failed,     /* a trylock that found it busy */
+	SEV_state,              /* i_state changed: a = old, b = new */
+	SEV_ref,                /* i_count changed: a = old, b = new */
+	SEV_nlink,              /* i_nlink changed: b = new */
+	SEV_list,               /* a = enum inode_list_id, b = enum list_action */
+	SEV_alloc,              /* an inode became visible */
+	SEV_free,               /* an inode's memory was given back */
+	SEV_wake,               /* sleepers on an inode were woken */
+	SEV_op_begin,           /* a = enum op_kind */
+	SEV_op_end,             /* a = enum op_kind, b = result */
+	NR_SCHED_EVENTS
+};
+
+struct sched_event {
+	enum sched_event_kind kind;
+	enum site site;
+	const struct sim_lock *lock;    /* lock events, else NULL */
+	uint64_t ino;                   /* the inode concerned, or 0 */
+	int64_t a, b;                   /* see the kinds above */
+};
+
 struct sched_hooks {
-	void (*point)(struct sim_cpu *c, const char *what, enum site site);
+	void (*point)(const struct sched_event *ev);
 	void (*blocked)(struct sim_cpu *c, struct sim_lock *l, enum site site);
-	/* A CPU sleeping on an inode (I_NEW, I_FREEING) yields here. */
 	void (*wait)(struct sim_cpu *c, uint64_t ino, enum site site);
+	void (*wake)(struct sim_cpu *c, uint64_t ino);
 };
 extern const struct sched_hooks *sim_sched;
+
+/* Report a step to the scheduler, if there is one. */
+static inline void sched_point(enum sched_event_kind kind, enum site site,
+			       const struct sim_lock *l, uint64_t ino,
+			       int64_t a, int64_t b)
+{
+	if (__builtin_expect(sim_sched != NULL, 0)) {
+		struct sched_event ev = { kind, site, l, ino, a, b };
+		sim_sched->point(&ev);
+	}
+}
 
 #endif /* SIM_LOCK_H */

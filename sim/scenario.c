@@ -1,0 +1,1230 @@
+/*
+ * scenario.c - reading .scn files (and writing their operations back).
+ *
+ * The format is line based: '#' starts a comment, words are separated by
+ * blanks, and the first word says what a line is (lessons/scenarios/
+ * README.md has the whole grammar with examples).  Every error names the
+ * file and line and the parser stops there: a scenario either means exactly
+ * one thing or is refused.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/violation.h"
+#include "scenario.h"
+
+#define MAX_TOKENS 64
+
+struct parser {
+	struct scenario *scn;
+	int line;
+	char *tok[MAX_TOKENS];
+	int ntok, pos;
+	bool failed;
+	bool truncated_line;    /* this is the last line and it has no '\n' */
+	int last_run_item;      /* index of the last run item, -1 */
+};
+
+static const char *const opk_names[NR_OPKS] = {
+	[OPK_iget] = "iget",
+	[OPK_iget_locked] = "iget-locked",
+	[OPK_unlock_new] = "unlock-new",
+	[OPK_ilookup] = "ilookup",
+	[OPK_igrab] = "igrab",
+	[OPK_ihold] = "ihold",
+	[OPK_iput] = "iput",
+	[OPK_unlink] = "unlink",
+	[OPK_mark_dirty] = "mark-dirty",
+	[OPK_writeback] = "writeback",
+	[OPK_prune] = "prune",
+	[OPK_umount] = "umount",
+	[OPK_deactivate] = "deactivate",
+	[OPK_invalidate] = "invalidate",
+	[OPK_create] = "create",
+	[OPK_iunique] = "iunique",
+	[OPK_lock] = "lock",
+	[OPK_unlock] = "unlock",
+};
+
+const char *scn_op_name(enum scn_op_kind k)
+{
+	return (unsigned)k < NR_OPKS ? opk_names[k] : "?";
+}
+
+static bool op_takes_inode(enum scn_op_kind k)
+{
+	return k <= OPK_mark_dirty || k == OPK_create;
+}
+
+static bool op_takes_sb(enum scn_op_kind k)
+{
+	return k >= OPK_umount && k <= OPK_iunique && k != OPK_create;
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+static bool perr(struct parser *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool perr(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->failed)
+		return false;
+	p->failed = true;
+	fprintf(stderr, "%s:%d: ", p->scn->file, p->line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (p->truncated_line)
+		fprintf(stderr, " (the file ends in the middle of this line: "
+			"is it truncated?)");
+	fputc('\n', stderr);
+	return false;
+}
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+static const char *peek(struct parser *p)
+{
+	return p->pos < p->ntok ? p->tok[p->pos] : NULL;
+}
+
+static const char *next(struct parser *p)
+{
+	return p->pos < p->ntok ? p->tok[p->pos++] : NULL;
+}
+
+static bool accept(struct parser *p, const char *word)
+{
+	const char *t = peek(p);
+	if (t && strcmp(t, word) == 0) {
+		p->pos++;
+		return true;
+	}
+	return false;
+}
+
+static bool need(struct parser *p, const char *what, const char **out)
+{
+	*out = next(p);
+	if (!*out)
+		return perr(p, "%s expected at the end of the line", what);
+	return true;
+}
+
+static bool parse_num(const char *t, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (!t || !isdigit((unsigned char)t[0]))
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(t, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool num_arg(struct parser *p, const char *what, uint64_t lo,
+		    uint64_t hi, uint64_t *out)
+{
+	const char *t;
+	if (!need(p, what, &t))
+		return false;
+	if (!parse_num(t, lo, hi, out))
+		return perr(p, "'%s' is not a valid %s (%llu..%llu)", t, what,
+			    (unsigned long long)lo, (unsigned long long)hi);
+	return true;
+}
+
+static bool done(struct parser *p)
+{
+	const char *t = peek(p);
+	if (t)
+		return perr(p, "unexpected '%s'", t);
+	return true;
+}
+
+/* "cpu3" -> 3; "cpu3:" with colon allowed when colon is set. */
+static int cpu_token(const char *t, bool *colon)
+{
+	uint64_t n;
+	char buf[16];
+	size_t len;
+
+	if (!t || strncmp(t, "cpu", 3) != 0)
+		return -1;
+	len = strlen(t + 3);
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, t + 3, len + 1);
+	*colon = buf[len - 1] == ':';
+	if (*colon)
+		buf[len - 1] = 0;
+	if (!parse_num(buf, 0, 1000, &n))
+		return -1;
+	return (int)n;
+}
+
+static bool cpu_arg(struct parser *p, int *cpu)
+{
+	const char *t;
+	bool colon;
+	if (!need(p, "a CPU (cpu0, cpu1, ...)", &t))
+		return false;
+	*cpu = cpu_token(t, &colon);
+	if (*cpu < 0 || colon)
+		return perr(p, "'%s' is not a CPU (cpu0, cpu1, ...)", t);
+	if (*cpu >= SCHED_MAX_CPUS)
+		return perr(p, "unknown CPU '%s': scenarios have cpu0..cpu%d",
+			    t, SCHED_MAX_CPUS - 1);
+	return true;
+}
+
+/* ---- vocabulary -------------------------------------------------------------- */
+
+/* Lock class names, with the short names a teacher is likely to write. */
+static uint32_t class_mask(const char *t)
+{
+	static const struct { const char *alias; uint32_t mask; } aliases[] = {
+		{ "lru_lock", 1u << LC_inode_lru_lock },
+		{ "inode_hash_lock", 1u << LC_inode_hash_lock },
+		{ "hash_lock", 1u << LC_inode_hash_lock },
+		/* "hash": whichever lock guards a hash chain in this era */
+		{ "hash", (1u << LC_inode_hash_lock) | (1u << LC_hash_bucket) },
+		{ "sb_list_lock", 1u << LC_inode_sb_list_lock },
+		{ "wb_list_lock", 1u << LC_inode_wb_list_lock },
+		{ "a", 1u << LC_test_lock_a },
+		{ "b", 1u << LC_test_lock_b },
+		{ "any", 0xffffffffu },
+	};
+	for (int i = 0; i < NR_LOCK_CLASSES; i++)
+		if (strcmp(t, lock_class_name(i)) == 0)
+			return 1u << i;
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(t, aliases[i].alias) == 0)
+			return aliases[i].mask;
+	return 0;
+}
+
+static int site_index(const char *t)
+{
+	while (*t == '_')       /* __wait_on_freeing_inode */
+		t++;
+	for (int i = 0; i < NR_SITES; i++)
+		if (strcmp(t, site_name(i)) == 0)
+			return i;
+	return -1;
+}
+
+static unsigned flag_bits(const char *t)
+{
+	static const struct { const char *name; unsigned bit; } flags[] = {
+#define F(bit, name) { #name, 1u << (bit) },
+		ICACHE_STATE_FLAGS(F)
+#undef F
+		{ "I_DIRTY", I_DIRTY },
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(t, flags[i].name) == 0)
+			return flags[i].bit;
+	return 0;
+}
+
+/* "I_NEW|I_REFERENCED", "0" or "none". */
+static bool parse_flags(struct parser *p, const char *t, unsigned *out)
+{
+	char buf[256];
+	*out = 0;
+	if (strcmp(t, "0") == 0 || strcmp(t, "none") == 0)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", t);
+	for (char *save, *f = strtok_r(buf, "|", &save); f;
+	     f = strtok_r(NULL, "|", &save)) {
+		unsigned b = flag_bits(f);
+		if (!b)
+			return perr(p, "unknown i_state flag '%s' (I_NEW, "
+				    "I_FREEING, I_REFERENCED, ...)", f);
+		*out |= b;
+	}
+	return true;
+}
+
+#define WB_LISTS ((1u << LIST_b_dirty) | (1u << LIST_b_io) | (1u << LIST_b_more_io))
+
+static unsigned list_bits(const char *t)
+{
+	if (strcmp(t, "wb") == 0)
+		return WB_LISTS;
+	for (int i = 0; i < NR_INODE_LISTS; i++)
+		if (strcmp(t, list_id_name(i)) == 0)
+			return 1u << i;
+	return 0;
+}
+
+static int list_index(const char *t)
+{
+	for (int i = 0; i < NR_INODE_LISTS; i++)
+		if (strcmp(t, list_id_name(i)) == 0)
+			return i;
+	return -1;
+}
+
+static int action_index(const char *t)
+{
+	for (int i = 0; i < NR_LIST_ACTIONS; i++)
+		if (strcmp(t, list_action_name(i)) == 0)
+			return i;
+	return -1;
+}
+
+static int violation_index(const char *t)
+{
+	for (int i = 0; i < NR_VIOLATIONS; i++)
+		if (strcmp(t, violation_kind_name(i)) == 0)
+			return i;
+	return -1;
+}
+
+static void list_words(char *buf, size_t len, const char *(*name)(int), int n)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? ", " : "", name(i));
+}
+
+static const char *violation_name_i(int i)
+{
+	return violation_kind_name(i);
+}
+
+static const char *op_name_i(int i)
+{
+	return scn_op_name(i);
+}
+
+/* ---- inodes ------------------------------------------------------------------- */
+
+static bool is_name(const char *t)
+{
+	if (!isalpha((unsigned char)t[0]))
+		return false;
+	for (const char *c = t; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return false;
+	return strlen(t) < SCN_NAME;
+}
+
+int scn_inode_index(struct scenario *scn, uint32_t sb, uint64_t ino)
+{
+	for (int i = 0; i < scn->ninodes; i++)
+		if (!scn->inodes[i].name[0] && scn->inodes[i].sb == sb &&
+		    scn->inodes[i].ino == ino)
+			return i;
+	if (scn->ninodes == SCN_MAX_INODES)
+		return -1;
+	struct scn_inode *in = &scn->inodes[scn->ninodes];
+	in->sb = sb;
+	in->ino = ino;
+	in->name[0] = 0;
+	if (sb + 1 > scn->nsbs)
+		scn->nsbs = sb + 1;
+	return scn->ninodes++;
+}
+
+static int name_index(struct scenario *scn, const char *name)
+{
+	for (int i = 0; i < scn->ninodes; i++)
+		if (strcmp(scn->inodes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* An inode token and an optional "sb N" after it (anywhere on the line). */
+struct inode_tok {
+	const char *t;
+	uint32_t sb;
+	bool have;
+};
+
+static bool resolve_inode(struct parser *p, const struct inode_tok *it,
+			  bool binding, int *out)
+{
+	uint64_t ino;
+	struct scenario *scn = p->scn;
+
+	if (parse_num(it->t, 1, UINT64_MAX >> 1, &ino)) {
+		if (binding)
+			return perr(p, "create needs a name for its inode, not a "
+				    "number: the number comes from get_next_ino()");
+		*out = scn_inode_index(scn, it->sb, ino);
+		if (*out < 0)
+			return perr(p, "too many inodes (at most %d)",
+				    SCN_MAX_INODES);
+		return true;
+	}
+	if (!is_name(it->t))
+		return perr(p, "bad inode '%s': an inode is a number, or a name "
+			    "given by create", it->t);
+	*out = name_index(scn, it->t);
+	if (binding) {
+		if (*out >= 0)
+			return perr(p, "inode name '%s' is already taken", it->t);
+		if (scn->ninodes == SCN_MAX_INODES)
+			return perr(p, "too many inodes (at most %d)",
+				    SCN_MAX_INODES);
+		struct scn_inode *in = &scn->inodes[scn->ninodes];
+		in->sb = it->sb;
+		in->ino = 0;
+		snprintf(in->name, sizeof(in->name), "%s", it->t);
+		if (it->sb + 1 > scn->nsbs)
+			scn->nsbs = it->sb + 1;
+		*out = scn->ninodes++;
+		return true;
+	}
+	if (*out < 0)
+		return perr(p, "bad inode '%s': no earlier 'create %s' names it",
+			    it->t, it->t);
+	return true;
+}
+
+static bool sb_arg(struct parser *p, uint32_t *sb)
+{
+	uint64_t n;
+	if (!num_arg(p, "superblock number", 0, 15, &n))
+		return false;
+	*sb = (uint32_t)n;
+	if (*sb + 1 > p->scn->nsbs)
+		p->scn->nsbs = *sb + 1;
+	return true;
+}
+
+/* ---- operations ------------------------------------------------------------------ */
+
+static bool parse_op(struct parser *p, struct scn_op *op)
+{
+	const char *t;
+	struct inode_tok it = { 0 };
+	int k;
+
+	memset(op, 0, sizeof(*op));
+	op->line = p->line;
+	op->inode = -1;
+	if (!need(p, "an operation", &t))
+		return false;
+	for (k = 0; k < NR_OPKS; k++)
+		if (strcmp(t, opk_names[k]) == 0)
+			break;
+	if (k == NR_OPKS) {
+		char known[400];
+		list_words(known, sizeof(known), op_name_i, NR_OPKS);
+		return perr(p, "unknown operation '%s' (known: %s)", t, known);
+	}
+	op->kind = k;
+	if (op_takes_inode(op->kind)) {
+		if (!need(p, "an inode", &it.t))
+			return false;
+		it.have = true;
+	}
+	if (op->kind == OPK_mark_dirty)
+		op->flags = I_DIRTY_SYNC;
+	if (op->kind == OPK_writeback)
+		op->n = 64;
+	if (op->kind == OPK_prune)
+		op->n = 1000;
+	if (op->kind == OPK_lock || op->kind == OPK_unlock) {
+		if (!need(p, "a test lock (a or b)", &t))
+			return false;
+		uint32_t m = class_mask(t);
+		if (m == 1u << LC_test_lock_a)
+			op->lock = 0;
+		else if (m == 1u << LC_test_lock_b)
+			op->lock = 1;
+		else
+			return perr(p, "'%s' is not a test lock: scenarios may "
+				    "take a (test_lock_a) and b (test_lock_b)", t);
+	}
+	while ((t = next(p)) != NULL) {
+		uint64_t n;
+		if (strcmp(t, "sb") == 0 && (it.have || op_takes_sb(op->kind))) {
+			if (!sb_arg(p, &it.sb))
+				return false;
+			op->sb = it.sb;
+		} else if (op->kind == OPK_mark_dirty && strcmp(t, "sync") == 0) {
+			op->flags = I_DIRTY_SYNC;
+		} else if (op->kind == OPK_mark_dirty && strcmp(t, "datasync") == 0) {
+			op->flags = I_DIRTY_SYNC | I_DIRTY_DATASYNC;
+		} else if (op->kind == OPK_mark_dirty && strcmp(t, "pages") == 0) {
+			op->flags = I_DIRTY_PAGES;
+		} else if ((op->kind == OPK_writeback || op->kind == OPK_prune) &&
+			   parse_num(t, 1, 1000000, &n)) {
+			op->n = (long)n;
+		} else {
+			return perr(p, "unexpected '%s' after %s", t,
+				    opk_names[op->kind]);
+		}
+	}
+	if (it.have && !resolve_inode(p, &it, op->kind == OPK_create, &op->inode))
+		return false;
+	return true;
+}
+
+static void grow(void **arr, int *cap, int n, size_t size)
+{
+	if (n < *cap)
+		return;
+	*cap = *cap ? *cap * 2 : 16;
+	*arr = realloc(*arr, (size_t)*cap * size);
+	if (!*arr) {
+		fprintf(stderr, "icache-sim: out of memory\n");
+		exit(2);
+	}
+}
+
+void scn_add_op(struct scenario *scn, int cpu, const struct scn_op *op)
+{
+	struct scn_program *pg = &scn->prog[cpu];
+	grow((void **)&pg->ops, &pg->cap, pg->nops, sizeof(*pg->ops));
+	pg->ops[pg->nops++] = *op;
+	if (cpu + 1 > scn->ncpus)
+		scn->ncpus = cpu + 1;
+}
+
+static void add_setup(struct scenario *scn, int cpu, const struct scn_op *op)
+{
+	grow((void **)&scn->setup, &scn->capsetup, scn->nsetup,
+	     sizeof(*scn->setup));
+	scn->setup[scn->nsetup].cpu = cpu;
+	scn->setup[scn->nsetup].op = *op;
+	scn->nsetup++;
+}
+
+static struct scn_item *add_item(struct parser *p, enum scn_item_kind kind)
+{
+	struct scenario *scn = p->scn;
+	grow((void **)&scn->items, &scn->capitems, scn->nitems,
+	     sizeof(*scn->items));
+	struct scn_item *it = &scn->items[scn->nitems++];
+	memset(it, 0, sizeof(*it));
+	it->kind = kind;
+	it->line = p->line;
+	it->cpu = -1;
+	it->expect = -1;
+	return it;
+}
+
+static struct scn_expect *add_expect(struct parser *p, enum scn_expect_kind k,
+				     const char *text)
+{
+	struct scenario *scn = p->scn;
+	grow((void **)&scn->expects, &scn->capexpects, scn->nexpects,
+	     sizeof(*scn->expects));
+	struct scn_expect *e = &scn->expects[scn->nexpects++];
+	memset(e, 0, sizeof(*e));
+	e->kind = k;
+	e->line = p->line;
+	e->vkind = -1;
+	e->at_end = true;
+	snprintf(e->text, sizeof(e->text), "%s", text);
+	return e;
+}
+
+/* ---- the kinds of line --------------------------------------------------------------- */
+
+/* inode T [sb N] [nlink N] [dirty [sync|datasync|pages]] [held cpuN...] [new] */
+static bool parse_inode_line(struct parser *p)
+{
+	struct inode_tok it = { 0 };
+	uint64_t nlink = 1, n;
+	unsigned dirty = 0;
+	bool held[SCHED_MAX_CPUS] = { false }, any_held = false, keep_new = false;
+	const char *t;
+	int idx;
+
+	if (!need(p, "an inode number", &it.t))
+		return false;
+	while ((t = next(p)) != NULL) {
+		if (strcmp(t, "sb") == 0) {
+			if (!sb_arg(p, &it.sb))
+				return false;
+		} else if (strcmp(t, "nlink") == 0) {
+			if (!num_arg(p, "link count", 0, 1000, &nlink))
+				return false;
+		} else if (strcmp(t, "dirty") == 0) {
+			dirty = I_DIRTY_SYNC;
+			if (accept(p, "pages"))
+				dirty = I_DIRTY_PAGES;
+			else if (accept(p, "datasync"))
+				dirty = I_DIRTY_SYNC | I_DIRTY_DATASYNC;
+			else
+				accept(p, "sync");
+		} else if (strcmp(t, "held") == 0) {
+			int cpu;
+			do {
+				if (!cpu_arg(p, &cpu))
+					return false;
+				held[cpu] = any_held = true;
+			} while (peek(p) && strncmp(peek(p), "cpu", 3) == 0);
+		} else if (strcmp(t, "new") == 0) {
+			keep_new = true;
+		} else if (strcmp(t, "cached") == 0) {
+			/* the default, said out loud */
+		} else {
+			return perr(p, "unexpected '%s' in an inode line (sb, "
+				    "nlink, dirty, held, new, cached)", t);
+		}
+	}
+	if (!parse_num(it.t, 1, UINT64_MAX >> 1, &n))
+		return perr(p, "bad inode '%s': setup inodes are numbers", it.t);
+	if (!resolve_inode(p, &it, false, &idx))
+		return false;
+	if (nlink == 0 && !any_held)
+		return perr(p, "an unlinked inode nobody holds would be evicted "
+			    "at once: add 'held cpuN' or give it links");
+	if (keep_new && !any_held)
+		return perr(p, "'new' keeps I_NEW set, so some CPU must hold it "
+			    "and later do unlock-new: add 'held cpuN'");
+
+	/* Built from real operations: iget it, give it its links and dirt,
+	 * hand the references to their holders, iput the setup's own. */
+	struct scn_op op = { .line = p->line, .inode = idx, .sb = it.sb };
+	int first = -1;
+	for (int c = 0; c < SCHED_MAX_CPUS; c++) {
+		if (!held[c])
+			continue;
+		op.kind = first < 0 ? (keep_new ? OPK_iget_locked : OPK_iget)
+				    : OPK_iget;
+		if (first < 0)
+			first = c;
+		add_setup(p->scn, c, &op);
+	}
+	int owner = first;      /* -1: the setup holds it until the end */
+	if (first < 0) {
+		op.kind = OPK_iget;
+		add_setup(p->scn, -1, &op);
+	}
+	if (nlink != 1) {
+		op.kind = OPK_unlink;
+		op.n = (long)nlink;     /* the player sets the count */
+		add_setup(p->scn, owner, &op);
+	}
+	if (dirty) {
+		op.kind = OPK_mark_dirty;
+		op.flags = dirty;
+		op.n = 0;
+		add_setup(p->scn, owner, &op);
+	}
+	if (first < 0) {
+		op.kind = OPK_iput;
+		add_setup(p->scn, -1, &op);
+	}
+	return true;
+}
+
+static bool parse_pattern_mods(struct parser *p, struct scn_pattern *pat)
+{
+	struct inode_tok it = { 0 };
+	const char *t;
+	uint64_t n;
+
+	while ((t = next(p)) != NULL) {
+		if (strcmp(t, "of") == 0 || strcmp(t, "inode") == 0) {
+			if (strcmp(t, "of") == 0)
+				accept(p, "inode");
+			if (!need(p, "an inode", &it.t))
+				return false;
+			it.have = true;
+		} else if (strcmp(t, "sb") == 0) {
+			if (!sb_arg(p, &it.sb))
+				return false;
+		} else if (strcmp(t, "in") == 0) {
+			if (!need(p, "a function name", &t))
+				return false;
+			pat->site = site_index(t);
+			if (pat->site < 0)
+				return perr(p, "unknown function '%s' (a call site "
+					    "such as iput_final, find_inode_fast, "
+					    "prune_icache)", t);
+		} else if (strcmp(t, "times") == 0) {
+			if (!num_arg(p, "count", 1, 1000000, &n))
+				return false;
+			pat->times = (long)n;
+		} else {
+			return perr(p, "unexpected '%s' in an event (use 'of "
+				    "inode N', 'in FUNCTION', 'times N')", t);
+		}
+	}
+	if (it.have && !resolve_inode(p, &it, false, &pat->inode))
+		return false;
+	return true;
+}
+
+static bool parse_pattern(struct parser *p, struct scn_pattern *pat)
+{
+	const char *t;
+	uint64_t n;
+	int k;
+
+	memset(pat, 0, sizeof(*pat));
+	pat->site = -1;
+	pat->inode = -1;
+	pat->list = -1;
+	pat->action = -1;
+	pat->count = -1;
+	pat->times = 1;
+	if (!need(p, "an event (acquire, acquired, release, trylock, "
+		  "trylock-failed, state, ref, list, alloc, free, wake, blocked)",
+		  &t))
+		return false;
+	if (strcmp(t, "blocked") == 0) {
+		pat->blocked = true;
+		return done(p);
+	}
+	for (k = 0; k < NR_SCHED_EVENTS; k++)
+		if (strcmp(t, sched_event_kind_name(k)) == 0)
+			break;
+	if (k == NR_SCHED_EVENTS || k == SEV_op_begin || k == SEV_op_end)
+		return perr(p, "unknown event '%s' (acquire, acquired, release, "
+			    "trylock, trylock-failed, state, ref, nlink, list, "
+			    "alloc, free, wake, blocked)", t);
+	pat->kind = k;
+	switch (pat->kind) {
+	case SEV_acquire:
+	case SEV_acquired:
+	case SEV_release:
+	case SEV_trylock:
+	case SEV_trylock_failed:
+		if (!need(p, "a lock class", &t))
+			return false;
+		pat->classes = class_mask(t);
+		if (!pat->classes)
+			return perr(p, "unknown lock class '%s' (i_lock, "
+				    "inode_hash_lock, hash_bucket, "
+				    "inode_sb_list_lock, inode_wb_list_lock, "
+				    "inode_lru_lock, a, b, any)", t);
+		break;
+	case SEV_state:
+		if (!need(p, "an i_state flag", &t))
+			return false;
+		pat->flag = flag_bits(t);
+		if (!pat->flag)
+			return perr(p, "unknown i_state flag '%s'", t);
+		break;
+	case SEV_ref:
+		if (accept(p, "to")) {
+			if (!num_arg(p, "reference count", 0, 1000000, &n))
+				return false;
+			pat->count = (long)n;
+		}
+		break;
+	case SEV_list:
+		if (!need(p, "a list action (add, del, move, rotate)", &t))
+			return false;
+		pat->action = action_index(t);
+		if (pat->action < 0)
+			return perr(p, "unknown list action '%s' (add, del, move, "
+				    "rotate)", t);
+		if (!need(p, "a list (hash, sb, lru, b_dirty, b_io, b_more_io, "
+			  "dispose)", &t))
+			return false;
+		pat->list = list_index(t);
+		if (pat->list < 0)
+			return perr(p, "unknown list '%s' (hash, sb, lru, b_dirty, "
+				    "b_io, b_more_io, dispose)", t);
+		break;
+	default:
+		break;
+	}
+	return parse_pattern_mods(p, pat);
+}
+
+static bool parse_sched_line(struct parser *p, int cpu)
+{
+	const char *t;
+	struct scn_item *it;
+	uint64_t n;
+
+	if (!need(p, "until, steps, ops or to end", &t))
+		return false;
+	if (strcmp(t, "until") == 0) {
+		it = add_item(p, SI_until);
+		if (!parse_pattern(p, &it->pat))
+			return false;
+	} else if (strcmp(t, "steps") == 0) {
+		it = add_item(p, SI_steps);
+		if (!num_arg(p, "step count", 1, 10000000, &n) || !done(p))
+			return false;
+		it->n = n;
+	} else if (strcmp(t, "ops") == 0) {
+		it = add_item(p, SI_ops);
+		if (!num_arg(p, "operation count", 1, 1000000, &n) || !done(p))
+			return false;
+		it->n = n;
+	} else if (strcmp(t, "to") == 0) {
+		if (!accept(p, "end"))
+			return perr(p, "'to' must be followed by 'end'");
+		it = add_item(p, SI_end);
+		if (!done(p))
+			return false;
+	} else {
+		return perr(p, "unknown schedule step '%s' (until EVENT, steps N, "
+			    "ops N, to end)", t);
+	}
+	it->cpu = cpu;
+	p->last_run_item = p->scn->nitems - 1;
+	return true;
+}
+
+static bool parse_inode_expect(struct parser *p, struct scn_expect *e)
+{
+	struct scn_inode_expect *x = &e->in;
+	struct inode_tok it = { 0 };
+	const char *t;
+	uint64_t n;
+	bool any = false;
+
+	x->refs = x->nlink = -1;
+	x->dirty = -1;
+	if (!need(p, "an inode", &it.t))
+		return false;
+	while ((t = next(p)) != NULL) {
+		any = true;
+		if (strcmp(t, "sb") == 0) {
+			if (!sb_arg(p, &it.sb))
+				return false;
+			any = false;
+		} else if (strcmp(t, "freed") == 0 || strcmp(t, "gone") == 0) {
+			x->want_freed = true;
+		} else if (strcmp(t, "present") == 0) {
+			x->want_present = true;
+		} else if (strcmp(t, "cached") == 0) {
+			x->want_cached = true;
+		} else if (strcmp(t, "state") == 0) {
+			if (!need(p, "i_state flags", &t) ||
+			    !parse_flags(p, t, &x->state))
+				return false;
+			x->want_state = true;
+		} else if (strcmp(t, "has") == 0 || strcmp(t, "lacks") == 0) {
+			bool has = t[0] == 'h';
+			unsigned f;
+			if (!need(p, "i_state flags", &t) || !parse_flags(p, t, &f))
+				return false;
+			if (has)
+				x->has |= f;
+			else
+				x->lacks |= f;
+		} else if (strcmp(t, "refs") == 0) {
+			if (!num_arg(p, "reference count", 0, 1000000, &n))
+				return false;
+			x->refs = (long)n;
+		} else if (strcmp(t, "nlink") == 0) {
+			if (!num_arg(p, "link count", 0, 1000000, &n))
+				return false;
+			x->nlink = (long)n;
+		} else if (strcmp(t, "on") == 0 || strcmp(t, "not") == 0) {
+			bool neg = t[0] == 'n';
+			if (neg && !accept(p, "on"))
+				return perr(p, "'not' must be followed by 'on LIST'");
+			if (!need(p, "a list", &t))
+				return false;
+			unsigned b = list_bits(t);
+			if (!b)
+				return perr(p, "unknown list '%s' (hash, sb, lru, wb, "
+					    "b_dirty, b_io, b_more_io)", t);
+			if (neg)
+				x->not_on |= b;
+			else
+				x->on |= b;
+		} else if (strcmp(t, "dirty") == 0) {
+			x->dirty = 1;
+		} else if (strcmp(t, "clean") == 0) {
+			x->dirty = 0;
+		} else {
+			return perr(p, "unexpected '%s' (freed, present, cached, "
+				    "state F, has F, lacks F, refs N, nlink N, on "
+				    "LIST, not on LIST, dirty, clean)", t);
+		}
+	}
+	if (!any)
+		return perr(p, "say what to expect of the inode (freed, cached, "
+			    "state F, refs N, on lru, ...)");
+	return resolve_inode(p, &it, false, &x->inode);
+}
+
+static bool parse_expect(struct parser *p, const char *text)
+{
+	const char *t;
+	struct scn_expect *e;
+
+	if (!need(p, "violation, no violation, deadlock or inode", &t))
+		return false;
+	if (strcmp(t, "no") == 0) {
+		if (!need(p, "violation or deadlock", &t))
+			return false;
+		if (strcmp(t, "deadlock") == 0) {
+			add_expect(p, EXP_no_deadlock, text);
+			return done(p);
+		}
+		if (strcmp(t, "violation") != 0 && strcmp(t, "violations") != 0)
+			return perr(p, "'expect no' takes violation or deadlock");
+		e = add_expect(p, EXP_no_violation, text);
+	} else if (strcmp(t, "violation") == 0) {
+		e = add_expect(p, EXP_violation, text);
+	} else if (strcmp(t, "deadlock") == 0) {
+		add_expect(p, EXP_deadlock, text);
+		return done(p);
+	} else if (strcmp(t, "inode") == 0) {
+		e = add_expect(p, EXP_inode, text);
+		if (!parse_inode_expect(p, e))
+			return false;
+		/* Checked where it stands; parse_text moves the ones after
+		 * the last schedule line to the end of the run. */
+		struct scn_item *it = add_item(p, SI_check);
+		it->expect = p->scn->nexpects - 1;
+		e->at_end = false;
+		return true;
+	} else {
+		return perr(p, "unknown expectation '%s' (violation KIND, no "
+			    "violation, deadlock, no deadlock, inode N ...)", t);
+	}
+	if ((t = next(p)) != NULL) {
+		e->vkind = violation_index(t);
+		if (e->vkind < 0) {
+			char known[400];
+			list_words(known, sizeof(known), violation_name_i,
+				   NR_VIOLATIONS);
+			return perr(p, "unknown violation kind '%s' (known: %s)",
+				    t, known);
+		}
+	} else if (e->kind == EXP_violation) {
+		return perr(p, "which violation? (e.g. expect violation "
+			    "freed_on_list)");
+	}
+	return done(p);
+}
+
+/* Rest of the line after the first word, as written. */
+static void rest_text(const char *line, char *buf, size_t len)
+{
+	const char *s = line;
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	while (*s && !isspace((unsigned char)*s))
+		s++;
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	snprintf(buf, len, "%s", s);
+	size_t n = strlen(buf);
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+}
+
+static bool parse_line(struct parser *p, char *raw)
+{
+	struct scenario *scn = p->scn;
+	char text[512], *save;
+	const char *t;
+	bool colon;
+	int cpu;
+
+	char *hash = strchr(raw, '#');
+	if (hash)
+		*hash = 0;
+	snprintf(text, sizeof(text), "%s", raw);
+	{
+		size_t n = strlen(text);
+		while (n && isspace((unsigned char)text[n - 1]))
+			text[--n] = 0;
+	}
+	p->ntok = 0;
+	p->pos = 0;
+	for (char *w = strtok_r(raw, " \t\r\f\v", &save); w;
+	     w = strtok_r(NULL, " \t\r\f\v", &save)) {
+		if (p->ntok == MAX_TOKENS)
+			return perr(p, "line too long (more than %d words)",
+				    MAX_TOKENS);
+		p->tok[p->ntok++] = w;
+	}
+	if (p->ntok == 0)
+		return true;
+	for (int i = 0; i < p->ntok; i++)
+		for (const char *c = p->tok[i]; *c; c++)
+			if (!isprint((unsigned char)*c))
+				return perr(p, "unexpected byte 0x%02x: is this a "
+					    "scenario file?", (unsigned char)*c);
+	t = next(p);
+	const char *body = text;
+	while (isspace((unsigned char)*body))
+		body++;
+
+	if (strcmp(t, "scheme") == 0) {
+		if (!need(p, "a scheme name", &t))
+			return false;
+		scn->scheme = scheme_find(t);
+		if (!scn->scheme)
+			return perr(p, "unknown scheme '%s' (try `icache-sim "
+				    "schemes`)", t);
+		return done(p);
+	}
+	if (strcmp(t, "title") == 0) {
+		rest_text(text, scn->title, sizeof(scn->title));
+		return true;
+	}
+	if (strcmp(t, "say") == 0) {
+		struct scn_item *it = add_item(p, SI_say);
+		rest_text(text, it->text, sizeof(it->text));
+		return true;
+	}
+	if (strcmp(t, "inode") == 0)
+		return parse_inode_line(p);
+	if (strcmp(t, "expect") == 0)
+		return parse_expect(p, body);
+	if (strcmp(t, "setup:") == 0 || strcmp(t, "setup") == 0) {
+		int owner = -1;
+		if (strcmp(t, "setup") == 0) {
+			const char *c = next(p);
+			owner = c ? cpu_token(c, &colon) : -1;
+			if (owner < 0 || !colon)
+				return perr(p, "'setup' must be followed by ':' or "
+					    "'cpuN:'");
+			if (owner >= SCHED_MAX_CPUS)
+				return perr(p, "unknown CPU '%s'", c);
+		}
+		struct scn_op op;
+		if (!parse_op(p, &op))
+			return false;
+		add_setup(scn, owner, &op);
+		return true;
+	}
+	cpu = cpu_token(t, &colon);
+	if (cpu < 0)
+		return perr(p, "unknown line '%s' (scheme, title, inode, setup:, "
+			    "cpuN: OP, cpuN until/steps/ops/to end, say, expect)",
+			    t);
+	if (cpu >= SCHED_MAX_CPUS)
+		return perr(p, "unknown CPU '%s': scenarios have cpu0..cpu%d", t,
+			    SCHED_MAX_CPUS - 1);
+	if (colon) {
+		struct scn_op op;
+		if (!parse_op(p, &op))
+			return false;
+		if (p->last_run_item >= 0)
+			return perr(p, "program lines (cpuN: OP) come before the "
+				    "schedule");
+		scn_add_op(scn, cpu, &op);
+		return true;
+	}
+	if (!parse_sched_line(p, cpu))
+		return false;
+	snprintf(scn->items[scn->nitems - 1].text,
+		 sizeof(scn->items[0].text), "%s", body);
+	return true;
+}
+
+/* Checks that need the whole file. */
+static bool check_whole(struct parser *p)
+{
+	struct scenario *scn = p->scn;
+
+	p->line = scn->last_line ? scn->last_line : 1;
+	if (!scn->scheme) {
+		p->line = 1;
+		return perr(p, "no 'scheme NAME' line");
+	}
+	if (scn->ncpus == 0)
+		return perr(p, "no CPU programs ('cpu0: iget 42' and so on)");
+	for (int i = 0; i < scn->nitems; i++) {
+		const struct scn_item *it = &scn->items[i];
+		if (it->cpu >= 0 && (it->cpu >= scn->ncpus ||
+				     scn->prog[it->cpu].nops == 0)) {
+			p->line = it->line;
+			return perr(p, "unknown CPU 'cpu%d': it has no program "
+				    "(no 'cpu%d: ...' lines)", it->cpu, it->cpu);
+		}
+	}
+	for (int i = 0; i < scn->nsetup; i++) {
+		int c = scn->setup[i].cpu;
+		if (c >= 0 && (c >= scn->ncpus || scn->prog[c].nops == 0)) {
+			p->line = scn->setup[i].op.line;
+			return perr(p, "unknown CPU 'cpu%d': it has no program "
+				    "to use what setup gives it", c);
+		}
+	}
+	bool any_end = false;
+	for (int i = 0; i < scn->nexpects; i++)
+		any_end |= scn->expects[i].at_end ||
+			   scn->expects[i].kind == EXP_inode;
+	if (!any_end) {
+		p->line = scn->last_line ? scn->last_line : 1;
+		return perr(p, "no 'expect' line: a scenario says what it expects "
+			    "(is the file truncated?)");
+	}
+	if (scn->nsbs == 0)
+		scn->nsbs = 1;
+	return true;
+}
+
+/* Inode checks after the last run item are about the end of the run. */
+static void move_trailing_checks(struct parser *p)
+{
+	struct scenario *scn = p->scn;
+	int keep = p->last_run_item + 1;
+
+	for (int i = keep; i < scn->nitems; i++)
+		if (scn->items[i].kind == SI_check)
+			scn->expects[scn->items[i].expect].at_end = true;
+	int w = keep;
+	for (int i = keep; i < scn->nitems; i++)
+		if (scn->items[i].kind != SI_check)
+			scn->items[w++] = scn->items[i];
+	scn->nitems = w;
+}
+
+struct scenario *scenario_parse(const char *name, const char *text, size_t len)
+{
+	struct scenario *scn = calloc(1, sizeof(*scn));
+	struct parser p = { .scn = scn, .last_run_item = -1 };
+	size_t off = 0;
+
+	snprintf(scn->file, sizeof(scn->file), "%s", name);
+	if (len == 0) {
+		p.line = 1;
+		perr(&p, "empty scenario");
+		scenario_free(scn);
+		return NULL;
+	}
+	while (off < len && !p.failed) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		char *line = malloc(n + 1);
+		memcpy(line, text + off, n);
+		line[n] = 0;
+		if (memchr(text + off, 0, n))
+			line[strlen(line)] = '\x01';    /* caught as a bad byte */
+		p.line++;
+		p.truncated_line = !nl;
+		scn->last_line = p.line;
+		parse_line(&p, line);
+		free(line);
+		off += n + (nl ? 1 : 0);
+	}
+	p.truncated_line = false;
+	if (!p.failed) {
+		move_trailing_checks(&p);
+		check_whole(&p);
+	}
+	if (p.failed) {
+		scenario_free(scn);
+		return NULL;
+	}
+	return scn;
+}
+
+struct scenario *scenario_load(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 65536, len = 0, n;
+	char *buf = malloc(cap);
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			if (cap >= (16u << 20)) {
+				fprintf(stderr, "%s: too big for a scenario\n", path);
+				fclose(f);
+				free(buf);
+				return NULL;
+			}
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+	}
+	bool err = ferror(f);
+	fclose(f);
+	if (err) {
+		fprintf(stderr, "%s: read error\n", path);
+		free(buf);
+		return NULL;
+	}
+	struct scenario *scn = scenario_parse(path, buf, len);
+	free(buf);
+	return scn;
+}
+
+void scenario_free(struct scenario *scn)
+{
+	if (!scn)
+		return;
+	for (int i = 0; i < SCHED_MAX_CPUS; i++)
+		free(scn->prog[i].ops);
+	free(scn->setup);
+	free(scn->items);
+	free(scn->expects);
+	free(scn);
+}
+
+/* ---- writing operations back ---------------------------------------------------------- */
+
+static void inode_word(const struct scenario *scn, int idx, char *buf,
+		       size_t len)
+{
+	const struct scn_inode *in = &scn->inodes[idx];
+	if (in->name[0])
+		snprintf(buf, len, "%s", in->name);
+	else if (in->sb)
+		snprintf(buf, len, "%llu sb %u", (unsigned long long)in->ino,
+			 in->sb);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)in->ino);
+}
+
+void scn_op_text(const struct scenario *scn, const struct scn_op *op,
+		 char *buf, size_t len)
+{
+	char in[64] = "";
+	const char *name = scn_op_name(op->kind);
+
+	if (op->inode >= 0)
+		inode_word(scn, op->inode, in, sizeof(in));
+	switch (op->kind) {
+	case OPK_mark_dirty:
+		snprintf(buf, len, "%s %s %s", name, in,
+			 op->flags == I_DIRTY_PAGES ? "pages" :
+			 op->flags & I_DIRTY_DATASYNC ? "datasync" : "sync");
+		break;
+	case OPK_writeback:
+	case OPK_prune:
+		snprintf(buf, len, "%s %ld", name, op->n);
+		break;
+	case OPK_umount:
+	case OPK_deactivate:
+	case OPK_invalidate:
+	case OPK_iunique:
+		snprintf(buf, len, "%s sb %u", name, op->sb);
+		break;
+	case OPK_lock:
+	case OPK_unlock:
+		snprintf(buf, len, "%s %s", name, op->lock ? "b" : "a");
+		break;
+	default:
+		snprintf(buf, len, "%s %s", name, in);
+	}
+}
+
+void scn_write_op(FILE *f, const struct scenario *scn, const struct scn_op *op)
+{
+	char buf[128];
+	scn_op_text(scn, op, buf, sizeof(buf));
+	fputs(buf, f);
+}

@@ -1,0 +1,532 @@
+/*
+ * sched.c - the deterministic scheduler: one baton, passed by hand.
+ *
+ * The baton is s->running, under s->m.  The controller sets it to a CPU
+ * and waits on ctl_cv; that CPU's thread, parked on its own condition
+ * variable, wakes up and runs until a step where its segment ends, then
+ * sets the baton back to -1 and parks again.  No two simulated CPUs ever
+ * run at the same time, so the order of every lock operation, state
+ * change and list move follows from the schedule alone.
+ *
+ * There is one scheduler at a time: the core's hooks carry no context, so
+ * the active scheduler is a file-scope pointer, set by sched_start().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/trace.h"
+#include "sched.h"
+
+static struct sched *active;
+
+/* ---- words ------------------------------------------------------------ */
+
+static const char *const event_names[NR_SCHED_EVENTS] = {
+	[SEV_acquire] = "acquire",
+	[SEV_acquired] = "acquired",
+	[SEV_release] = "release",
+	[SEV_trylock] = "trylock",
+	[SEV_trylock_failed] = "trylock-failed",
+	[SEV_state] = "state",
+	[SEV_ref] = "ref",
+	[SEV_nlink] = "nlink",
+	[SEV_list] = "list",
+	[SEV_alloc] = "alloc",
+	[SEV_free] = "free",
+	[SEV_wake] = "wake",
+	[SEV_op_begin] = "begin",
+	[SEV_op_end] = "end",
+};
+
+const char *sched_event_kind_name(enum sched_event_kind k)
+{
+	return (unsigned)k < NR_SCHED_EVENTS ? event_names[k] : "?";
+}
+
+#define X(n) #n,
+static const char *const list_names[] = { ICACHE_LISTS(X) };
+static const char *const action_names[] = { ICACHE_LIST_ACTIONS(X) };
+static const char *const op_names[] = { ICACHE_OPS(X) };
+#undef X
+
+const char *list_id_name(int id)
+{
+	return id >= 0 && id < NR_INODE_LISTS ? list_names[id] : "?";
+}
+
+const char *list_action_name(int a)
+{
+	return a >= 0 && a < NR_LIST_ACTIONS ? action_names[a] : "?";
+}
+
+const char *op_kind_name(int op)
+{
+	return op >= 0 && op < NR_OPS ? op_names[op] : "?";
+}
+
+void inode_flags_text(unsigned flags, char *buf, size_t len)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+#define F(bit, name) { 1u << (bit), #name },
+		ICACHE_STATE_FLAGS(F)
+#undef F
+	};
+	size_t off = 0;
+
+	buf[0] = 0;
+	if (!flags) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((flags & names[i].bit) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+						off ? "|" : "", names[i].name);
+}
+
+void sched_lock_text(const struct sim_lock *l, char *buf, size_t len)
+{
+	const char *name = lock_class_name(l->cls);
+	unsigned long long inst = (unsigned long long)l->inst;
+
+	switch (l->cls) {
+	case LC_i_lock:
+		snprintf(buf, len, "i_lock of inode %llu", inst);
+		break;
+	case LC_hash_bucket:
+		snprintf(buf, len, "hash_bucket %llu", inst);
+		break;
+	case LC_inode_sb_list_lock:
+		/* Instance 0 is the global lock, n + 1 sb n's own. */
+		if (inst)
+			snprintf(buf, len, "%s of sb %llu", name, inst - 1);
+		else
+			snprintf(buf, len, "%s", name);
+		break;
+	default:
+		snprintf(buf, len, "%s", name);
+	}
+}
+
+static int holder_of(const struct sim_lock *l)
+{
+	return atomic_load_explicit(&l->holder, memory_order_relaxed);
+}
+
+void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
+		      const struct sched_event *ev, char *buf, size_t len)
+{
+	const char *who = sc->cpu->name;
+	const char *site = site_name(ev->site);
+	char lock[96], f1[128], f2[128];
+
+	switch (ev->kind) {
+	case SEV_acquire:
+	case SEV_acquired:
+	case SEV_release:
+	case SEV_trylock:
+		sched_lock_text(ev->lock, lock, sizeof(lock));
+		snprintf(buf, len, "%s %s %s in %s", who,
+			 event_names[ev->kind], lock, site);
+		break;
+	case SEV_trylock_failed: {
+		int h = holder_of(ev->lock);
+		sched_lock_text(ev->lock, lock, sizeof(lock));
+		snprintf(buf, len, "%s trylock-failed %s in %s (held by %s)",
+			 who, lock, site,
+			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name : "?");
+		break;
+	}
+	case SEV_state:
+		inode_flags_text((unsigned)ev->a, f1, sizeof(f1));
+		inode_flags_text((unsigned)ev->b, f2, sizeof(f2));
+		snprintf(buf, len, "%s state of inode %llu: %s -> %s in %s", who,
+			 (unsigned long long)ev->ino, f1, f2, site);
+		break;
+	case SEV_ref:
+		snprintf(buf, len, "%s ref of inode %llu: %lld -> %lld in %s",
+			 who, (unsigned long long)ev->ino, (long long)ev->a,
+			 (long long)ev->b, site);
+		break;
+	case SEV_nlink:
+		snprintf(buf, len, "%s nlink of inode %llu -> %lld", who,
+			 (unsigned long long)ev->ino, (long long)ev->b);
+		break;
+	case SEV_list:
+		snprintf(buf, len, "%s list %s %s of inode %llu in %s", who,
+			 list_action_name((int)ev->b), list_id_name((int)ev->a),
+			 (unsigned long long)ev->ino, site);
+		break;
+	case SEV_alloc:
+		snprintf(buf, len, "%s alloc inode %llu (sb %lld)", who,
+			 (unsigned long long)ev->ino, (long long)ev->a);
+		break;
+	case SEV_free:
+		snprintf(buf, len, "%s free inode %llu", who,
+			 (unsigned long long)ev->ino);
+		break;
+	case SEV_wake:
+		snprintf(buf, len, "%s wake inode %llu", who,
+			 (unsigned long long)ev->ino);
+		break;
+	case SEV_op_begin:
+	case SEV_op_end:
+		f1[0] = 0;
+		if (s->op_text)
+			s->op_text((struct sched_cpu *)sc, f1, sizeof(f1),
+				   s->obs_arg);
+		if (!f1[0])
+			snprintf(f1, sizeof(f1), "%s", op_kind_name((int)ev->a));
+		if (ev->kind == SEV_op_begin)
+			snprintf(buf, len, "%s begin %s", who, f1);
+		else
+			snprintf(buf, len, "%s end %s (result %lld)", who, f1,
+				 (long long)ev->b);
+		break;
+	default:
+		snprintf(buf, len, "%s ?", who);
+	}
+}
+
+void sched_park_text(const struct sched *s, const struct sched_cpu *sc,
+		     char *buf, size_t len)
+{
+	char lock[96];
+
+	if (sc->state == SCPU_BLOCKED) {
+		int h = holder_of(sc->blocked_on);
+		sched_lock_text(sc->blocked_on, lock, sizeof(lock));
+		snprintf(buf, len, "%s blocked: waits for %s in %s, held by %s",
+			 sc->cpu->name, lock, site_name(sc->blocked_site),
+			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name :
+			 h >= 0 ? "main" : "nobody now");
+	} else if (sc->state == SCPU_SLEEPING) {
+		snprintf(buf, len, "%s sleeps on inode %llu in %s until it is "
+			 "woken%s", sc->cpu->name,
+			 (unsigned long long)sc->sleep_ino,
+			 site_name(sc->sleep_site),
+			 sc->woken ? " (it has been)" : "");
+	} else {
+		snprintf(buf, len, "%s is %s", sc->cpu->name,
+			 sc->state == SCPU_DONE ? "done" : "ready");
+	}
+}
+
+/* One CPU as the watchdog and lockdep print it. */
+static size_t cpu_account(const struct sched *s, const struct sched_cpu *sc,
+			  char *buf, size_t len)
+{
+	const struct sim_cpu *c = sc->cpu;
+	int n = atomic_load(&c->nheld);
+	size_t off = 0;
+	char lock[96], park[256];
+
+#define OUT(...)                                                         \
+	do {                                                             \
+		if (off < len)                                           \
+			off += (size_t)snprintf(buf + off, len - off,    \
+						__VA_ARGS__);            \
+	} while (0)
+	OUT(" %s holds %d lock%s:\n", c->name, n, n == 1 ? "" : "s");
+	for (int i = 0; i < n; i++) {
+		sched_lock_text(c->held[i].lock, lock, sizeof(lock));
+		OUT("   #%d: %s, taken in %s%s\n", i, lock,
+		    site_name(c->held[i].site),
+		    c->held[i].trylock ? " by trylock" : "");
+	}
+	if (sc->state == SCPU_BLOCKED || sc->state == SCPU_SLEEPING) {
+		sched_park_text(s, sc, park, sizeof(park));
+		OUT("   and %s\n", strchr(park, ' ') + 1);
+	} else {
+		OUT("   and is %s\n", sc->state == SCPU_DONE ? "done" : "ready");
+	}
+#undef OUT
+	return off;
+}
+
+void sched_deadlock_text(const struct sched *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < s->ncpus && off < len; i++)
+		off += cpu_account(s, &s->cpu[i], buf + off, len - off);
+	/* Follow waits-for edges from the first blocked CPU: a cycle of
+	 * CPUs is the deadlock itself. */
+	for (int i = 0; i < s->ncpus; i++) {
+		if (s->cpu[i].state != SCPU_BLOCKED)
+			continue;
+		int seen[SCHED_MAX_CPUS] = { 0 }, path[SCHED_MAX_CPUS + 1];
+		int np = 0, x = i;
+		while (x >= 0 && x < s->ncpus && !seen[x] &&
+		       s->cpu[x].state == SCPU_BLOCKED) {
+			seen[x] = 1;
+			path[np++] = x;
+			x = holder_of(s->cpu[x].blocked_on);
+		}
+		if (x < 0 || x >= s->ncpus || !seen[x])
+			continue;
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+						" waits-for cycle:");
+		int start = 0;
+		while (path[start] != x)
+			start++;
+		for (int k = start; k < np && off < len; k++)
+			off += (size_t)snprintf(buf + off, len - off, " %s -->",
+						s->cpu[path[k]].cpu->name);
+		if (off < len)
+			snprintf(buf + off, len - off, " %s\n",
+				 s->cpu[x].cpu->name);
+		break;
+	}
+}
+
+/* ---- the baton ---------------------------------------------------------- */
+
+static struct sched_cpu *me(struct sched *s)
+{
+	struct sim_cpu *c = this_cpu;
+
+	if (!s || !c || c->id < 0 || c->id >= s->ncpus ||
+	    s->cpu[c->id].cpu != c)
+		return NULL;    /* the controller, or a thread not ours */
+	return &s->cpu[c->id];
+}
+
+/* Give the baton back and wait until it comes round to us again. */
+static void switch_out(struct sched *s, struct sched_cpu *sc, enum seg_end why)
+{
+	pthread_mutex_lock(&s->m);
+	s->seg_end = why;
+	s->running = -1;
+	pthread_cond_signal(&s->ctl_cv);
+	while (s->running != sc->idx)
+		pthread_cond_wait(&sc->cv, &s->m);
+	pthread_mutex_unlock(&s->m);
+	sc->state = SCPU_RUNNING;
+}
+
+static void wait_turn(struct sched *s, struct sched_cpu *sc)
+{
+	pthread_mutex_lock(&s->m);
+	while (s->running != sc->idx)
+		pthread_cond_wait(&sc->cv, &s->m);
+	pthread_mutex_unlock(&s->m);
+	sc->state = SCPU_RUNNING;
+}
+
+static void hook_point(const struct sched_event *ev)
+{
+	struct sched *s = active;
+	struct sched_cpu *sc = me(s);
+
+	if (!sc)
+		return;
+	s->step++;
+	sc->steps++;
+	s->seg_steps++;
+	if (ev->kind == SEV_op_end)
+		sc->ops_done++;
+	if (s->on_step)
+		s->on_step(s, sc, ev, s->obs_arg);
+	if (s->trace && trace_sched_step_enabled()) {
+		char text[256];
+		sched_event_text(s, sc, ev, text, sizeof(text));
+		trace_sched_step(s->step, sc->idx, text);
+	}
+	if (s->stop && s->stop(s, sc, ev, s->stop_arg)) {
+		sc->state = SCPU_IDLE;
+		switch_out(s, sc, SEG_STOPPED);
+	} else if (s->seg_limit && s->seg_steps >= s->seg_limit) {
+		sc->state = SCPU_IDLE;
+		switch_out(s, sc, SEG_LIMIT);
+	}
+}
+
+static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+{
+	struct sched *s = active;
+	struct sched_cpu *sc = me(s);
+
+	if (!sc)
+		return;
+	sc->state = SCPU_BLOCKED;
+	sc->blocked_on = l;
+	sc->blocked_site = site;
+	if (s->on_park)
+		s->on_park(s, sc, s->obs_arg);
+	switch_out(s, sc, SEG_BLOCKED);
+	sc->blocked_on = NULL;
+}
+
+static void hook_wait(struct sim_cpu *c, uint64_t ino, enum site site)
+{
+	struct sched *s = active;
+	struct sched_cpu *sc = me(s);
+
+	if (!sc)
+		return;
+	sc->state = SCPU_SLEEPING;
+	sc->sleep_ino = ino;
+	sc->sleep_site = site;
+	sc->woken = false;
+	if (s->on_park)
+		s->on_park(s, sc, s->obs_arg);
+	switch_out(s, sc, SEG_SLEEPING);
+}
+
+static void hook_wake(struct sim_cpu *c, uint64_t ino)
+{
+	struct sched *s = active;
+
+	if (!me(s))
+		return;
+	for (int i = 0; i < s->ncpus; i++)
+		if (s->cpu[i].state == SCPU_SLEEPING && s->cpu[i].sleep_ino == ino)
+			s->cpu[i].woken = true;
+	sched_point(SEV_wake, SITE_unknown, NULL, ino, 0, 0);
+}
+
+static const struct sched_hooks hooks = {
+	.point = hook_point,
+	.blocked = hook_blocked,
+	.wait = hook_wait,
+	.wake = hook_wake,
+};
+
+static void *cpu_main(void *p)
+{
+	struct sched_cpu *sc = p;
+	struct sched *s = sc->s;
+
+	this_cpu = sc->cpu;
+	wait_turn(s, sc);
+	if (sc->body)
+		sc->body(sc, sc->arg);
+	pthread_mutex_lock(&s->m);
+	sc->state = SCPU_DONE;
+	s->seg_end = SEG_DONE;
+	s->running = -1;
+	pthread_cond_signal(&s->ctl_cv);
+	pthread_mutex_unlock(&s->m);
+	return NULL;
+}
+
+void sched_cpu_fail(struct sched_cpu *sc)
+{
+	struct sched *s = sc->s;
+
+	pthread_mutex_lock(&s->m);
+	sc->state = SCPU_FAILED;
+	s->seg_end = SEG_FAILED;
+	s->running = -1;
+	pthread_cond_signal(&s->ctl_cv);
+	/* Never resumed: the controller reports and the process exits. */
+	for (;;)
+		pthread_cond_wait(&sc->cv, &s->m);
+}
+
+/* ---- the controller's side ------------------------------------------------ */
+
+void sched_init(struct sched *s, int n, struct sim_cpu **cpus)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->m, NULL);
+	pthread_cond_init(&s->ctl_cv, NULL);
+	s->running = -1;
+	s->ncpus = n;
+	for (int i = 0; i < n; i++) {
+		struct sched_cpu *sc = &s->cpu[i];
+		sc->idx = i;
+		sc->cpu = cpus[i];
+		sc->s = s;
+		sc->state = SCPU_IDLE;
+		pthread_cond_init(&sc->cv, NULL);
+	}
+}
+
+void sched_start(struct sched *s)
+{
+	active = s;
+	sim_sched = &hooks;
+	for (int i = 0; i < s->ncpus; i++)
+		pthread_create(&s->cpu[i].tid, NULL, cpu_main, &s->cpu[i]);
+}
+
+bool sched_runnable(const struct sched *s, int idx)
+{
+	const struct sched_cpu *sc = &s->cpu[idx];
+
+	switch (sc->state) {
+	case SCPU_IDLE:
+		return true;
+	case SCPU_BLOCKED:
+		return holder_of(sc->blocked_on) < 0;
+	case SCPU_SLEEPING:
+		return sc->woken;
+	default:
+		return false;
+	}
+}
+
+bool sched_all_done(const struct sched *s)
+{
+	for (int i = 0; i < s->ncpus; i++)
+		if (s->cpu[i].state != SCPU_DONE)
+			return false;
+	return true;
+}
+
+bool sched_stuck(const struct sched *s)
+{
+	bool work_left = false;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		if (sched_runnable(s, i))
+			return false;
+		if (s->cpu[i].state != SCPU_DONE)
+			work_left = true;
+	}
+	return work_left;
+}
+
+enum seg_end sched_run_segment(struct sched *s, int idx, sched_stop_fn stop,
+			       void *arg, uint64_t limit)
+{
+	struct sched_cpu *sc = &s->cpu[idx];
+
+	pthread_mutex_lock(&s->m);
+	s->stop = stop;
+	s->stop_arg = arg;
+	s->seg_steps = 0;
+	s->seg_limit = limit;
+	s->running = idx;
+	pthread_cond_signal(&sc->cv);
+	while (s->running != -1)
+		pthread_cond_wait(&s->ctl_cv, &s->m);
+	enum seg_end end = s->seg_end;
+	pthread_mutex_unlock(&s->m);
+	return end;
+}
+
+void sched_finish(struct sched *s)
+{
+	for (int i = 0; i < s->ncpus; i++)
+		pthread_join(s->cpu[i].tid, NULL);
+	sim_sched = NULL;
+	active = NULL;
+	for (int i = 0; i < s->ncpus; i++)
+		pthread_cond_destroy(&s->cpu[i].cv);
+	pthread_cond_destroy(&s->ctl_cv);
+	pthread_mutex_destroy(&s->m);
+}
+
+void sched_abandon(struct sched *s)
+{
+	pthread_mutex_lock(&s->m);
+	sim_sched = NULL;
+	active = NULL;
+	pthread_mutex_unlock(&s->m);
+}
