@@ -9,8 +9,9 @@
 #
 # Environment (all optional): BUILD (tree holding bin/icache-sim, default
 # build), QUICK, CPUS, SCHEMES (default: every registered scheme),
-# WORKLOADS (default "create-unlink mixed"), REPS, DURATION (per run, like
-# 2s or 100ms), OUT (results directory, default bench/results).
+# WORKLOADS (default "create-unlink mixed"), CONTROL (0: no A/A control
+# runs), REPS, DURATION (per run, like 2s or 100ms), OUT (results
+# directory, default bench/results).
 #
 # Sections:
 #   1. scaling   icache-sim run for each scheme x workload x CPU count,
@@ -19,7 +20,8 @@
 #                different scheme each time, so slow spells of a shared
 #                machine hit every scheme alike.  Medians; paired ratios.
 #   2. tracing   bench/tracing.sh (the recorder's), when it exists.
-#   3. viewer    icache-view's bench hook, when it exists.
+#   3. viewer    bench/viewer.sh: icache-view --bench against babeltrace2's
+#                counter sink on one recorded trace, when both have landed.
 #
 # Writes OUT/bench.json (every raw run plus the summaries) and
 # OUT/scaling.svg (gnuplot; skipped with a note if gnuplot is missing).
@@ -81,6 +83,10 @@ for s in $SCHEMES; do
 	"$SIM" schemes | awk -v s="$s" '$1 == s { f = 1 } END { exit !f }' ||
 		die "'$s' is not a registered scheme (icache-sim schemes)"
 done
+for w in $WORKLOADS; do
+	"$SIM" workloads | awk -v w="$w" '$1 == w { f = 1 } END { exit !f }' ||
+		die "'$w' is not a workload (icache-sim workloads)"
+done
 # The reference of the ratios: merged (the scheme that was merged) against
 # global (the 2.6.36 inode_lock), when they are there.
 ref=$(echo $SCHEMES | tr ' ' '\n' | grep -x merged || echo $SCHEMES | awk '{ print $NF }')
@@ -108,7 +114,14 @@ status=0
 nsch=$(echo $RUNLIST | wc -w)
 nruns=$((REPS * $(echo $CPUS | wc -w) * $(echo $WORKLOADS | wc -w) * nsch))
 host_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
-commit=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit measured: COMMIT if given (a tree exported with git archive
+# has no .git), else HEAD, "+dirty" if tracked files differ from it.
+if [ -z "${COMMIT:-}" ]; then
+	COMMIT=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+	[ "$COMMIT" = unknown ] || git -C "$HERE/.." diff --quiet HEAD -- 2>/dev/null ||
+		COMMIT="$COMMIT+dirty"
+fi
+commit=$COMMIT
 
 echo "icache-lab bench ($( [ "$QUICK" = 1 ] && echo QUICK || echo full )), commit $commit, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "host: $cores CPUs, ${host_model:-unknown CPU}"
