@@ -1,0 +1,652 @@
+/*
+ * test_trace.c - the real tracer, end to end: `icache-sim record` through a
+ * real session daemon, the trace read back with libbabeltrace2 and checked
+ * against what the simulator counted itself in the same run.
+ *
+ * One recording (merged, 2 CPUs, mixed, 20 000 ops, --inodes) is made once,
+ * in an unchecked fixture, and shared by the cross-checks:
+ *   - every lock_acquired has its lock_release, same lock, same CPU, and no
+ *     lock ever has two holders (walking in timestamp order);
+ *   - per lock class, lock_acquired / lock_contended events equal the JSON's
+ *     acquisitions / contentions;
+ *   - the inodes alive at the end, rebuilt from inode_alloc / inode_free /
+ *     inode_state / inode_ref, equal the JSON's "inodes" (state and count);
+ *   - `babeltrace2 DIR | grep -c icache:lock_acquired` equals the JSON sum.
+ * Then: recording with no daemon at all (record starts one and stops it),
+ * with one that already runs, as an unprivileged user (a private daemon),
+ * and bad input.  The daemon tests run in a private mount namespace with a
+ * tmpfs on /var/run/lttng, so the machine's own root daemon stays unseen
+ * and untouched.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "sim/trace_count.h"
+#include "testutil.h"
+
+#define OPS 10000
+
+static char trace_dir[256];
+static char *rec_json;          /* record --json --inodes of that run */
+static int rec_status;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static bool is_root(void)
+{
+	return geteuid() == 0;
+}
+
+static void make_tmpdir(char *buf, size_t len, const char *tag)
+{
+	snprintf(buf, len, "/tmp/icache-test-%s-XXXXXX", tag);
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+static void rm_rf(const char *dir)
+{
+	int st;
+	free(run_cmd(&st, "rm -rf '%s'", dir));
+}
+
+/* An unsigned member of the JSON object that starts with `"ino":ino,`... */
+static uint64_t json_u64(const char *p, const char *key)
+{
+	double v = json_num(p, NULL, key);
+	return v < 0 ? UINT64_MAX : (uint64_t)v;
+}
+
+static int64_t field(const bt_field *payload, const char *name)
+{
+	const bt_field *f =
+		bt_field_structure_borrow_member_field_by_name_const(payload, name);
+	if (!f)
+		return INT64_MIN;
+	if (bt_field_class_type_is(bt_field_get_class_type(f),
+				   BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return bt_field_integer_signed_get_value(f);
+	return (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+/* ---- an open-addressing table keyed by two integers ------------------- */
+
+struct slot {
+	uint64_t a, b;
+	bool used;
+	/* A lock: its holders.  Two only for an i_lock whose number has two
+	 * lives at once (tracepoints/EVENTS.md, "i_lock and reused numbers"). */
+	int64_t holder[2];
+	/* An inode number: its open lives (0..2), the newest one's state. */
+	int open;
+	int64_t state, count;
+};
+
+struct table {
+	struct slot *s;
+	size_t mask;
+};
+
+static void table_init(struct table *t, unsigned bits)
+{
+	t->s = calloc((size_t)1 << bits, sizeof(*t->s));
+	t->mask = ((size_t)1 << bits) - 1;
+}
+
+static struct slot *table_get(struct table *t, uint64_t a, uint64_t b)
+{
+	size_t h = (size_t)((a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full));
+	for (size_t i = 0;; i++) {
+		struct slot *s = &t->s[(h + i) & t->mask];
+		if (!s->used) {
+			ck_assert_msg(i < t->mask / 2, "test table full");
+			s->used = true;
+			s->a = a;
+			s->b = b;
+			s->holder[0] = s->holder[1] = -1;
+			return s;
+		}
+		if (s->a == a && s->b == b)
+			return s;
+	}
+}
+
+/* ---- walking the trace ------------------------------------------------- */
+
+enum ev { E_acq, E_cont, E_acqd, E_rel, E_try, E_state, E_ref, E_alloc,
+	  E_free, E_run_begin, E_run_end, E_other, NR_EV };
+
+static const char *const ev_names[] = {
+	"icache:lock_acquire", "icache:lock_contended", "icache:lock_acquired",
+	"icache:lock_release", "icache:lock_trylock", "icache:inode_state",
+	"icache:inode_ref", "icache:inode_alloc", "icache:inode_free",
+	"icache:run_begin", "icache:run_end",
+};
+
+#define NCLS 32
+
+struct walk {
+	int kind_of_id[256];            /* event class id -> enum ev + 1 */
+	uint64_t n, first_kind, last_kind;
+	uint64_t acquired[NCLS], contended[NCLS];
+	struct table locks;             /* (cls, inst) -> holders */
+	struct table inodes;            /* (ino, 0) -> lives, state, count */
+	uint64_t overlaps, bad_releases, held_at_end, dual_lives;
+	uint64_t last_ts;
+	bool ts_backwards;
+	char first_error[256];
+};
+
+static int kind_of(struct walk *w, const bt_event_class *ec)
+{
+	uint64_t id = bt_event_class_get_id(ec);
+	if (id >= 256)
+		return E_other;
+	if (!w->kind_of_id[id]) {
+		const char *name = bt_event_class_get_name(ec);
+		int k = E_other;
+		for (int i = 0; i < E_other; i++)
+			if (name && strcmp(name, ev_names[i]) == 0)
+				k = i;
+		w->kind_of_id[id] = k + 1;
+	}
+	return w->kind_of_id[id] - 1;
+}
+
+static void note(struct walk *w, const char *fmt, ...)
+{
+	if (w->first_error[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->first_error, sizeof(w->first_error), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * One holder per lock, except that an i_lock may have as many holders as
+ * its inode number has open lives: those are different locks that the
+ * trace names alike.
+ */
+static int holders_allowed(struct walk *w, int64_t cls, uint64_t inst)
+{
+	if (cls != 1)           /* LC_i_lock */
+		return 1;
+	struct slot *in = table_get(&w->inodes, inst, 0);
+	return in->open > 1 ? in->open : 1;
+}
+
+static void on_lock(struct walk *w, int k, const bt_field *p)
+{
+	int64_t cpu = field(p, "cpu"), cls = field(p, "cls");
+	uint64_t inst = (uint64_t)field(p, "inst");
+
+	ck_assert(cls >= 0 && cls < NCLS);
+	if (k == E_cont) {
+		w->contended[cls]++;
+		return;
+	}
+	struct slot *s = table_get(&w->locks, (uint64_t)cls, inst);
+	int held = (s->holder[0] >= 0) + (s->holder[1] >= 0);
+	if (k == E_acqd) {
+		w->acquired[cls]++;
+		if (held >= holders_allowed(w, cls, inst)) {
+			w->overlaps++;
+			note(w, "lock cls %" PRId64 " inst %" PRIu64 " acquired by cpu %" PRId64
+			     " while cpu %" PRId64 " holds it", cls, inst, cpu,
+			     s->holder[0] >= 0 ? s->holder[0] : s->holder[1]);
+		}
+		s->holder[s->holder[0] >= 0 ? 1 : 0] = cpu;
+	} else if (k == E_rel) {
+		int i = s->holder[0] == cpu ? 0 : s->holder[1] == cpu ? 1 : -1;
+		if (i < 0) {
+			w->bad_releases++;
+			note(w, "lock cls %" PRId64 " inst %" PRIu64 " released by cpu %" PRId64
+			     ", which does not hold it", cls, inst, cpu);
+		} else {
+			s->holder[i] = -1;
+		}
+	}
+}
+
+/*
+ * Lives: inode_alloc opens one, inode_free closes one.  With two open (the
+ * old one is past remove_inode_hash and only takes its i_lock once more
+ * before inode_free), state and ref events belong to the new one.
+ */
+static void on_inode(struct walk *w, int k, const bt_field *p)
+{
+	struct slot *s = table_get(&w->inodes, (uint64_t)field(p, "ino"), 0);
+
+	switch (k) {
+	case E_alloc:
+		if (s->open > 0)
+			w->dual_lives++;
+		s->open = s->open < 2 ? s->open + 1 : 2;
+		s->state = 0;
+		s->count = 1;
+		break;
+	case E_free:
+		if (s->open > 0)
+			s->open--;
+		break;
+	case E_state:
+		/* old is read atomically with the write: XOR telescopes. */
+		s->state ^= field(p, "old_state") ^ field(p, "new_state");
+		break;
+	case E_ref:
+		s->count += field(p, "new_count") - field(p, "old_count");
+		break;
+	}
+}
+
+static int on_event(const bt_message *msg, void *user)
+{
+	struct walk *w = user;
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	int k = kind_of(w, bt_event_borrow_class_const(ev));
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	uint64_t ts = bt_clock_snapshot_get_value(
+		bt_message_event_borrow_default_clock_snapshot_const(msg));
+
+	if (ts < w->last_ts)
+		w->ts_backwards = true;
+	w->last_ts = ts;
+	if (w->n++ == 0)
+		w->first_kind = (uint64_t)k;
+	w->last_kind = (uint64_t)k;
+	if (k <= E_try)
+		on_lock(w, k, p);
+	else if (k <= E_free)
+		on_inode(w, k, p);
+	return 0;
+}
+
+static int walk_status = -1;
+static char walk_err[512];
+
+static void walk_trace(struct walk *w, struct trace_counts *c)
+{
+	memset(w, 0, sizeof(*w));
+	table_init(&w->locks, 20);
+	table_init(&w->inodes, 20);
+	walk_status = trace_read(trace_dir, on_event, w, c, walk_err,
+				 sizeof(walk_err));
+	for (size_t i = 0; i <= w->locks.mask; i++)
+		if (w->locks.s[i].used)
+			w->held_at_end += (w->locks.s[i].holder[0] >= 0) +
+					  (w->locks.s[i].holder[1] >= 0);
+}
+
+/* ---- the shared recording ---------------------------------------------- */
+
+/* The walk of that trace, made once in the fixture (tests run forked). */
+static struct walk the_walk;
+static struct trace_counts the_counts;
+
+static void record_once(void)
+{
+	char dir[200];
+
+	make_tmpdir(dir, sizeof(dir), "trace");
+	snprintf(trace_dir, sizeof(trace_dir), "%s/t", dir);
+	rec_json = run_cmd(&rec_status,
+			   "%s record --scheme merged --cpus 2 --workload mixed --ops %d"
+			   " --inodes --json -o %s", bin_path("icache-sim"), OPS,
+			   trace_dir);
+	if (rec_status == 0)
+		walk_trace(&the_walk, &the_counts);
+	/* One line of figures for the log: what a trace of this run holds. */
+	fprintf(stderr, "test_trace: %" PRIu64 " events (%.1f per op), %" PRIu64
+		" discarded, %" PRIu64 " overlapping holders, %" PRIu64
+		" inode numbers with two lives at once\n", the_counts.events,
+		(double)the_counts.events / OPS, the_counts.discarded_events,
+		the_walk.overlaps, the_walk.dual_lives);
+}
+
+static void drop_recording(void)
+{
+	char *slash = strrchr(trace_dir, '/');
+	if (slash) {
+		*slash = 0;
+		rm_rf(trace_dir);
+	}
+	free(rec_json);
+}
+
+static void need_recording(void)
+{
+	ck_assert_msg(rec_status == 0, "record exited %d: %.300s", rec_status,
+		      rec_json);
+	ck_assert_msg(json_num(rec_json, NULL, "discarded_events") == 0,
+		      "record discarded events: %.300s", rec_json);
+	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+}
+
+static uint64_t json_class(const char *cls, const char *key)
+{
+	char after[64];
+	snprintf(after, sizeof(after), "\"class\":\"%s\"", cls);
+	double v = json_num(rec_json, after, key);
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static const char *const class_names[] = {
+	"inode_lock", "i_lock", "inode_hash_lock", "hash_bucket",
+	"inode_sb_list_lock", "inode_wb_list_lock", "inode_lru_lock",
+	"iunique_lock", "test_lock_a", "test_lock_b",
+};
+#define NCLASSES (sizeof(class_names) / sizeof(class_names[0]))
+
+START_TEST(record_counts_match_trace)
+{
+	struct walk *w = &the_walk;
+	struct trace_counts c = the_counts;
+
+	need_recording();
+	ck_assert_uint_eq(c.events, (uint64_t)json_num(rec_json, NULL, "events"));
+	ck_assert_uint_eq(c.discarded_events, 0);
+	ck_assert_uint_eq(c.discard_msgs, 0);
+	ck_assert_msg(w->first_kind == E_run_begin, "first event is not run_begin");
+	ck_assert_msg(w->last_kind == E_run_end, "last event is not run_end");
+	ck_assert_msg(!w->ts_backwards, "timestamps go backwards");
+	uint64_t total = 0;
+	for (size_t k = 0; k < NCLASSES; k++) {
+		ck_assert_msg(w->acquired[k] == json_class(class_names[k], "acquisitions"),
+			      "%s: %" PRIu64 " lock_acquired events, JSON says %" PRIu64,
+			      class_names[k], w->acquired[k],
+			      json_class(class_names[k], "acquisitions"));
+		ck_assert_msg(w->contended[k] == json_class(class_names[k], "contentions"),
+			      "%s: %" PRIu64 " lock_contended events, JSON says %" PRIu64,
+			      class_names[k], w->contended[k],
+			      json_class(class_names[k], "contentions"));
+		total += w->acquired[k];
+	}
+	ck_assert_uint_gt(total, OPS);
+	/* Some contention happened, or the check proves little. */
+	uint64_t cont = 0;
+	for (size_t k = 0; k < NCLASSES; k++)
+		cont += w->contended[k];
+	ck_assert_uint_gt(cont, 0);
+}
+END_TEST
+
+START_TEST(locks_pair_up_and_never_overlap)
+{
+	struct walk *w = &the_walk;
+
+	need_recording();
+	ck_assert_msg(w->overlaps == 0,
+		      "%" PRIu64 " overlapping holders: %s", w->overlaps,
+		      w->first_error);
+	ck_assert_msg(w->bad_releases == 0, "%" PRIu64 " bad releases: %s",
+		      w->bad_releases, w->first_error);
+	ck_assert_msg(w->held_at_end == 0, "%" PRIu64 " locks still held at the end",
+		      w->held_at_end);
+}
+END_TEST
+
+START_TEST(final_inodes_match_json)
+{
+	struct walk *w = &the_walk;
+	size_t n = 0, alive = 0;
+
+	need_recording();
+	const char *p = strstr(rec_json, "\"inodes\":[");
+	ck_assert_ptr_nonnull(p);
+	while ((p = strstr(p, "{\"ino\":")) != NULL) {
+		uint64_t ino = json_u64(p, "ino");
+		uint64_t state = json_u64(p, "state");
+		int64_t count = (int64_t)json_num(p, NULL, "count");
+		struct slot *s = table_get(&w->inodes, ino, 0);
+		ck_assert_msg(s->open > 0, "inode %" PRIu64 " is in the JSON but not alive in the trace",
+			      ino);
+		ck_assert_msg((uint64_t)s->state == state,
+			      "inode %" PRIu64 ": state 0x%" PRIx64 " from the trace, 0x%" PRIx64 " in the JSON",
+			      ino, (uint64_t)s->state, state);
+		ck_assert_msg(s->count == count,
+			      "inode %" PRIu64 ": count %" PRId64 " from the trace, %" PRId64 " in the JSON",
+			      ino, s->count, count);
+		n++;
+		p++;
+	}
+	for (size_t i = 0; i <= w->inodes.mask; i++)
+		if (w->inodes.s[i].used && w->inodes.s[i].open > 0)
+			alive++;
+	ck_assert_uint_gt(n, 0);
+	ck_assert_msg(alive == n, "%zu inodes alive in the trace, %zu in the JSON",
+		      alive, n);
+}
+END_TEST
+
+START_TEST(babeltrace2_cli_counts_acquisitions)
+{
+	int st;
+	uint64_t sum = 0;
+
+	need_recording();
+	for (size_t k = 0; k < NCLASSES; k++)
+		sum += json_class(class_names[k], "acquisitions");
+	char *out = run_cmd(&st, "babeltrace2 %s 2>/dev/null | grep -c icache:lock_acquired",
+			    trace_dir);
+	ck_assert_uint_eq(strtoull(out, NULL, 10), sum);
+	free(out);
+	/* And it prints readable lines with the enum labels. */
+	out = run_cmd(&st, "babeltrace2 %s 2>&1 | grep -m1 icache:lock_acquired",
+		      trace_dir);
+	ck_assert_msg(strstr(out, "cls = ( \"") && strstr(out, "cpu_id = ") &&
+		      strstr(out, "vtid = "), "unexpected text: %s", out);
+	free(out);
+}
+END_TEST
+
+/* ---- daemons ------------------------------------------------------------ */
+
+static bool gone(int pid)
+{
+	char path[64], buf[256];
+	for (int i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return true;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		const char *rp = strrchr(buf, ')');
+		if (rp && (rp[2] == 'Z' || rp[2] == 'X'))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * Run record in a private mount namespace where /var/run/lttng and
+ * /dev/shm are empty tmpfs: no daemon is visible.  pre is shell run first
+ * in there (e.g. starting a daemon), post after.
+ */
+static char *record_in_namespace(int *st, const char *dir, const char *pre,
+				 const char *post)
+{
+	return run_cmd(st,
+		       "unshare -m sh -c 'mount -t tmpfs none /var/run/lttng &&"
+		       " mount -t tmpfs none /dev/shm && %s"
+		       " %s record --cpus 2 --ops 3000 --json -o %s/t; rc=$?; %s exit $rc'",
+		       pre, bin_path("icache-sim"), dir, post);
+}
+
+static void check_small_trace(const char *json, const char *dir)
+{
+	char path[300], err[512];
+	struct trace_counts c;
+
+	snprintf(path, sizeof(path), "%s/t", dir);
+	ck_assert_int_eq(trace_read(path, NULL, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_uint_gt(c.events, 3000);
+	ck_assert_uint_eq(c.events, (uint64_t)json_num(json, NULL, "events"));
+	ck_assert_uint_eq(c.discarded_events, 0);
+}
+
+START_TEST(record_starts_and_stops_its_own_daemon)
+{
+	char dir[200];
+	int st;
+
+	if (!is_root()) {
+		fprintf(stderr, "test_trace: not root, no private mount namespace: skipped\n");
+		return;
+	}
+	make_tmpdir(dir, sizeof(dir), "nodaemon");
+	char *out = record_in_namespace(&st, dir, "", "");
+	ck_assert_msg(st == 0, "record exited %d: %.300s", st, out);
+	ck_assert_msg(strstr(out, "\"sessiond\":\"started\""), "no daemon started: %.300s",
+		      out);
+	int pid = (int)json_num(out, NULL, "sessiond_pid");
+	ck_assert_int_gt(pid, 0);
+	ck_assert_msg(gone(pid), "the session daemon record started (pid %d) still runs",
+		      pid);
+	check_small_trace(out, dir);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(record_uses_a_running_daemon)
+{
+	char dir[200], pre[512];
+	int st;
+
+	if (!is_root()) {
+		fprintf(stderr, "test_trace: not root, no private mount namespace: skipped\n");
+		return;
+	}
+	make_tmpdir(dir, sizeof(dir), "daemon");
+	snprintf(pre, sizeof(pre),
+		 "lttng-sessiond --daemonize --no-kernel --pidfile=%s/d.pid &&", dir);
+	char post[512];
+	snprintf(post, sizeof(post),
+		 "kill -0 $(cat %s/d.pid) && echo DAEMON-STILL-UP; kill $(cat %s/d.pid);",
+		 dir, dir);
+	char *out = record_in_namespace(&st, dir, pre, post);
+	ck_assert_msg(st == 0, "record exited %d: %.300s", st, out);
+	ck_assert_msg(strstr(out, "\"sessiond\":\"existing\""), "%.300s", out);
+	ck_assert_msg(strstr(out, "DAEMON-STILL-UP"), "record stopped a daemon it did not start");
+	check_small_trace(out, dir);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/* An unprivileged user gets a private daemon under its own LTTNG_HOME. */
+START_TEST(record_as_user_gets_private_daemon)
+{
+	char dir[200];
+	int st;
+
+	if (!is_root()) {
+		fprintf(stderr, "test_trace: not root, cannot switch user: skipped\n");
+		return;
+	}
+	free(run_cmd(&st, "command -v setpriv >/dev/null"));
+	if (st != 0) {
+		fprintf(stderr, "test_trace: no setpriv: skipped\n");
+		return;
+	}
+	make_tmpdir(dir, sizeof(dir), "user");
+	ck_assert_int_eq(chown(dir, 4242, 4242), 0);
+	char sim[4096];
+	ck_assert_ptr_nonnull(realpath(bin_path("icache-sim"), sim));
+	char *out = run_cmd(&st,
+			    "cd %s && setpriv --reuid=4242 --regid=4242 --clear-groups"
+			    " env HOME=%s %s record --cpus 2 --ops 3000 --json -o %s/t",
+			    dir, dir, sim, dir);
+	ck_assert_msg(st == 0, "record as uid 4242 exited %d: %.300s", st, out);
+	ck_assert_msg(strstr(out, "\"sessiond\":\"started\""), "%.300s", out);
+	int pid = (int)json_num(out, NULL, "sessiond_pid");
+	ck_assert_msg(gone(pid), "the private daemon (pid %d) still runs", pid);
+	check_small_trace(out, dir);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/* ---- bad input ----------------------------------------------------------- */
+
+static void bad_record(const char *args, const char *needle)
+{
+	int st;
+	char *out = run_cmd(&st, "%s record %s 2>&1 >/dev/null",
+			    bin_path("icache-sim"), args);
+	ck_assert_msg(st == 2, "'record %s' exited %d, not 2: %s", args, st, out);
+	ck_assert_msg(strstr(out, needle), "'record %s' said '%s', not '%s'", args,
+		      out, needle);
+	char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && nl[1] == 0, "'record %s' printed more than one line: %s",
+		      args, out);
+	free(out);
+}
+
+START_TEST(record_bad_input_exits_2)
+{
+	char dir[200], args[400];
+
+	make_tmpdir(dir, sizeof(dir), "bad");
+	bad_record("--ops 10", "-o DIR is required");
+	bad_record("--ops 10 -o", "-o needs a value");
+	snprintf(args, sizeof(args), "touch %s/x", dir);
+	int st;
+	free(run_cmd(&st, "%s", args));
+	snprintf(args, sizeof(args), "--ops 10 -o %s", dir);
+	bad_record(args, "is not empty");
+	snprintf(args, sizeof(args), "--ops 10 -o %s/x", dir);
+	bad_record(args, "is not a directory");
+	snprintf(args, sizeof(args), "--frobnicate -o %s/new", dir);
+	bad_record(args, "unknown option '--frobnicate'");
+	snprintf(args, sizeof(args), "--cpus 0 -o %s/new", dir);
+	bad_record(args, "--cpus: '0'");
+	snprintf(args, sizeof(args), "--subbuf-size 3M -o %s/new", dir);
+	bad_record(args, "--subbuf-size: '3M'");
+	snprintf(args, sizeof(args), "--subbuf-size -o %s/new", dir);
+	bad_record(args, "--subbuf-size");
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(record_help)
+{
+	int st;
+	char *out = run_cmd(&st, "%s record --help", bin_path("icache-sim"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "-o, --output DIR"));
+	ck_assert_ptr_nonnull(strstr(out, "--blocking"));
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("recorded run");
+	tcase_add_unchecked_fixture(tc, record_once, drop_recording);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, record_counts_match_trace);
+	tcase_add_test(tc, locks_pair_up_and_never_overlap);
+	tcase_add_test(tc, final_inodes_match_json);
+	tcase_add_test(tc, babeltrace2_cli_counts_acquisitions);
+	suite_add_tcase(s, tc);
+
+	TCase *td = tcase_create("daemons");
+	tcase_set_timeout(td, 60);
+	tcase_add_test(td, record_starts_and_stops_its_own_daemon);
+	tcase_add_test(td, record_uses_a_running_daemon);
+	tcase_add_test(td, record_as_user_gets_private_daemon);
+	suite_add_tcase(s, td);
+
+	TCase *tb = tcase_create("bad input");
+	tcase_add_test(tb, record_bad_input_exits_2);
+	tcase_add_test(tb, record_help);
+	suite_add_tcase(s, tb);
+	return run_suite(s);
+}
