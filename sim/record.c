@@ -313,8 +313,11 @@ static unsigned possible_cpus(void)
 }
 
 /*
- * Default: 4 x 4 MiB per CPU ring, which held every event of a 3 s,
- * 2-CPU mixed run (13 M events, 25 bytes each) with room to spare.  The
+ * Default: 4 x 8 MiB per CPU ring.  A 3 s, 2-CPU mixed run writes 13 M
+ * events (25 bytes each) and 4 x 4 MiB held them all on a quiet machine,
+ * but lost 0.4 M when two other processes competed with the consumer
+ * daemon for the 2 cores; 32 MiB per CPU also holds a whole 10 000-op test
+ * run even if the consumer never gets to run before the end.  The
  * rings live in /dev/shm, one per possible CPU, so on a big box or in a
  * container with a small /dev/shm shrink the sub-buffers until all rings
  * together take at most a quarter of its free space (and 1 GiB).
@@ -335,7 +338,7 @@ static void size_channel(struct recorder *r, const struct recorder_opts *o)
 		if (avail < budget)
 			budget = avail;
 	}
-	r->subbuf_size = 4 * MiB;
+	r->subbuf_size = 8 * MiB;
 	while (r->subbuf_size > 256 * 1024 &&
 	       r->subbuf_size * r->num_subbuf * ncpu > budget)
 		r->subbuf_size /= 2;
@@ -607,7 +610,7 @@ static const char record_help[] =
 	"                    (loses nothing, but a full buffer stalls a CPU that\n"
 	"                    may hold a lock: contention figures suffer)\n"
 	"  --subbuf-size S   sub-buffer size, a power of two (e.g. 1M; default\n"
-	"                    4M, smaller on big machines); 4 per CPU\n\n"
+	"                    8M, smaller on big machines); 4 per CPU\n\n"
 	"run options:\n%s\n"
 	"Lock statistics of a traced run are those of a slower program: every\n"
 	"event costs ~0.1 us.  Compare with `icache-sim run` for performance.\n\n"
