@@ -778,11 +778,27 @@ static enum outcome run_rest(struct play *pl)
 	return GO_ON;
 }
 
+static enum outcome run_driver(struct play *pl)
+{
+	switch (pl->o->driver(&pl->s, pl->o->driver_arg)) {
+	case DRIVE_STUCK:
+		return report_deadlock(pl, "every CPU with work left is blocked",
+				       0);
+	case DRIVE_LIMIT:
+		return report_deadlock(pl, "livelock: the schedule ran too long",
+				       0);
+	default:
+		return pl->err_line ? STOP_ERROR : GO_ON;
+	}
+}
+
 static enum outcome run_schedule(struct play *pl)
 {
 	const struct scenario *scn = pl->scn;
 	enum outcome r = GO_ON;
 
+	if (pl->o->driver)
+		return run_driver(pl);
 	for (int i = 0; i < scn->nitems && r == GO_ON; i++) {
 		const struct scn_item *it = &scn->items[i];
 		switch (it->kind) {
@@ -886,8 +902,8 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 
 	pl->scn = scn;
 	pl->o = o;
-	pl->out = o->json ? NULL : stdout;
-	pl->log = o->json ? (o->verbose ? stderr : NULL) :
+	pl->out = o->json || o->silent ? NULL : stdout;
+	pl->log = o->silent ? NULL : o->json ? (o->verbose ? stderr : NULL) :
 		  o->log ? stdout : NULL;
 	pl->exp_ok = calloc((size_t)scn->nexpects + 1, sizeof(bool));
 	for (int i = 0; i < scn->ninodes; i++)
@@ -955,6 +971,11 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	    pl->passed, pl->passed + pl->failed,
 	    bad ? ", and something nobody expected happened" : "");
 	trace_run_end(pl->s.step, (uint32_t)violations_total());
+	if (o->result) {
+		o->result->steps = pl->s.step;
+		o->result->deadlock = pl->deadlock;
+		o->result->violations = violations_total();
+	}
 	if (o->json)
 		play_json(pl, status);
 	if (r == GO_ON) {

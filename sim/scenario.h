@@ -163,11 +163,26 @@ void scn_write_op(FILE *f, const struct scenario *scn, const struct scn_op *op);
 int scn_inode_index(struct scenario *scn, uint32_t sb, uint64_t ino);
 void scn_add_op(struct scenario *scn, int cpu, const struct scn_op *op);
 
+/* What a schedule driver (the explorer) tells the player. */
+enum drive_result { DRIVE_DONE, DRIVE_STUCK, DRIVE_LIMIT };
+
+struct play_result {
+	uint64_t steps;
+	bool deadlock;
+	uint64_t violations;
+};
+
 struct play_opts {
 	bool verbose;
 	bool json;
 	bool log;               /* print the step log */
+	bool silent;            /* print nothing at all */
 	const char *trace_dir;  /* -o: record with LTTng */
+	/* Instead of the scenario's schedule, let this run the CPUs (with
+	 * sched_run_segment) until all are done or stuck. */
+	enum drive_result (*driver)(struct sched *s, void *arg);
+	void *driver_arg;
+	struct play_result *result;     /* filled in if not NULL */
 };
 
 /* Run it: 0 expectations hold, 1 they do not, 2 the scenario is wrong. */

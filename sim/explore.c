@@ -1,0 +1,582 @@
+/*
+ * explore.c - icache-sim explore: look for a bad interleaving at random.
+ *
+ * Each try makes small programs for two (or more) CPUs from the workload's
+ * mix of operations, on a hot set of two inodes so that the CPUs collide,
+ * and runs them on the deterministic scheduler under a randomized schedule.
+ * The first try that ends with a violation (or a deadlock) is written out
+ * as a scenario: its programs, and its schedule as "cpuN steps K" lines,
+ * which `icache-sim play` replays step for step.
+ *
+ * The default strategy is PCT (Burckhardt et al., ASPLOS 2010): random
+ * distinct priorities, always run the highest-priority CPU that can run,
+ * and at d-1 random change points demote the running CPU below everyone.
+ * A bug of depth d is then found with probability at least 1/(n k^(d-1))
+ * per try, n CPUs and k steps.  Change points are drawn among the steps
+ * where a preemption can matter (lock releases and the end of operations),
+ * which keeps k small; the iput_final race is a depth-2 bug whose window
+ * opens at exactly such a step.  A CPU whose trylock failed yields (drops
+ * to the bottom), so trylock-and-retry loops cannot starve the lock holder.
+ * "--strategy random" picks a runnable CPU uniformly at every step instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/violation.h"
+#include "scenario.h"
+
+#define MAX_SEGMENTS 4096
+#define TRY_STEP_LIMIT 100000
+
+struct segment {
+	int cpu;
+	uint64_t steps;
+	enum seg_end end;
+};
+
+struct explorer {
+	const struct scheme *scheme;
+	const char *workload;
+	int ncpus, groups, depth;
+	bool random_walk;
+	uint64_t rng;
+	/* The try under way. */
+	long prio[SCHED_MAX_CPUS];
+	long low;                       /* next "yield" priority, going down */
+	uint64_t change[4];             /* candidate-step numbers, ascending */
+	int nchange, next_change;
+	uint64_t candidates;            /* candidate steps so far */
+	uint64_t k_estimate;            /* candidates per try, running max */
+	struct segment seg[MAX_SEGMENTS];
+	int nseg;
+	bool overflow;
+};
+
+static uint64_t rnd(struct explorer *x)
+{
+	/* splitmix64: small and good enough to draw schedules */
+	uint64_t z = (x->rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t below(struct explorer *x, uint64_t n)
+{
+	return n ? rnd(x) % n : 0;
+}
+
+/* ---- programs from a workload ------------------------------------------- */
+
+enum group {
+	G_lookup,       /* iget X; iput X */
+	G_unlink,       /* iget X; unlink X; iput X */
+	G_dirty,        /* iget X; mark-dirty X; iput X */
+	G_hold,         /* iget X; ihold X; iput X; iput X */
+	G_create,       /* create fN; unlink fN; iput fN */
+	G_writeback,    /* writeback */
+	G_prune,        /* prune */
+	NR_GROUPS
+};
+
+struct mix {
+	const char *workload;
+	int weight[NR_GROUPS];
+};
+
+/*
+ * What each workload's operations become.  Lookups, unlinks and writeback
+ * all end in an iput that may keep an inode cached, which is where the
+ * inode-scale-v4 race lives; the mix decides how often they meet.
+ */
+static const struct mix mixes[] = {
+	{ "lookup",        { 6, 0, 0, 2, 0, 0, 0 } },
+	{ "create-unlink", { 0, 0, 0, 0, 4, 1, 0 } },
+	{ "writeback",     { 2, 0, 4, 0, 0, 2, 0 } },
+	{ "pressure",      { 4, 0, 0, 1, 0, 0, 2 } },
+	{ "umount",        { 3, 1, 1, 0, 0, 1, 2 } },
+	{ "iput-race",     { 3, 3, 0, 0, 0, 0, 0 } },
+	{ "mixed",         { 4, 3, 2, 1, 1, 1, 1 } },
+};
+
+static const struct mix *mix_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(mixes) / sizeof(mixes[0]); i++)
+		if (strcmp(mixes[i].workload, name) == 0)
+			return &mixes[i];
+	return NULL;
+}
+
+static enum group pick_group(struct explorer *x, const struct mix *m)
+{
+	int total = 0;
+	for (int g = 0; g < NR_GROUPS; g++)
+		total += m->weight[g];
+	int r = (int)below(x, (uint64_t)total);
+	for (int g = 0; g < NR_GROUPS; g++) {
+		if (r < m->weight[g])
+			return g;
+		r -= m->weight[g];
+	}
+	return G_lookup;
+}
+
+static void add(struct scenario *scn, int cpu, enum scn_op_kind k, int inode,
+		long n)
+{
+	struct scn_op op = { .kind = k, .line = 0, .inode = inode, .n = n };
+	if (k == OPK_mark_dirty)
+		op.flags = I_DIRTY_SYNC;
+	scn_add_op(scn, cpu, &op);
+}
+
+/* A fresh name for create, bound on sb 0. */
+static int new_name(struct scenario *scn, int *serial)
+{
+	struct scn_inode *in = &scn->inodes[scn->ninodes];
+	in->sb = 0;
+	in->ino = 0;
+	snprintf(in->name, sizeof(in->name), "f%d", ++*serial);
+	return scn->ninodes++;
+}
+
+static void add_group(struct explorer *x, struct scenario *scn, int cpu,
+		      enum group g, int *serial)
+{
+	/* Hot set of two inodes, the first three times as hot. */
+	int X = scn_inode_index(scn, 0, below(x, 4) ? 1 : 2);
+
+	switch (g) {
+	case G_lookup:
+		add(scn, cpu, OPK_iget, X, 0);
+		add(scn, cpu, OPK_iput, X, 0);
+		break;
+	case G_unlink:
+		add(scn, cpu, OPK_iget, X, 0);
+		add(scn, cpu, OPK_unlink, X, 0);
+		add(scn, cpu, OPK_iput, X, 0);
+		break;
+	case G_dirty:
+		add(scn, cpu, OPK_iget, X, 0);
+		add(scn, cpu, OPK_mark_dirty, X, 0);
+		add(scn, cpu, OPK_iput, X, 0);
+		break;
+	case G_hold:
+		add(scn, cpu, OPK_iget, X, 0);
+		add(scn, cpu, OPK_ihold, X, 0);
+		add(scn, cpu, OPK_iput, X, 0);
+		add(scn, cpu, OPK_iput, X, 0);
+		break;
+	case G_create: {
+		int f = new_name(scn, serial);
+		add(scn, cpu, OPK_create, f, 0);
+		add(scn, cpu, OPK_unlink, f, 0);
+		add(scn, cpu, OPK_iput, f, 0);
+		break;
+	}
+	case G_writeback:
+		add(scn, cpu, OPK_writeback, -1, 8);
+		break;
+	case G_prune:
+		add(scn, cpu, OPK_prune, -1, 4);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct scenario *make_programs(struct explorer *x, const struct mix *m)
+{
+	struct scenario *scn = calloc(1, sizeof(*scn));
+	int serial = 0;
+
+	snprintf(scn->file, sizeof(scn->file), "explore");
+	scn->scheme = x->scheme;
+	scn->nsbs = 1;
+	for (int c = 0; c < x->ncpus; c++)
+		for (int i = 0; i < x->groups; i++)
+			add_group(x, scn, c, pick_group(x, m), &serial);
+	return scn;
+}
+
+/* ---- the schedule ----------------------------------------------------------- */
+
+static bool candidate(const struct sched_event *ev)
+{
+	return ev->kind == SEV_release || ev->kind == SEV_op_end;
+}
+
+static bool higher_ready(struct sched *s, const struct explorer *x, int me)
+{
+	for (int i = 0; i < s->ncpus; i++)
+		if (i != me && x->prio[i] > x->prio[me] && sched_runnable(s, i))
+			return true;
+	return false;
+}
+
+static bool pct_stop(struct sched *s, struct sched_cpu *sc,
+		     const struct sched_event *ev, void *arg)
+{
+	struct explorer *x = arg;
+
+	if (x->random_walk)
+		return true;    /* one step at a time; the controller picks */
+	if (candidate(ev)) {
+		x->candidates++;
+		if (x->next_change < x->nchange &&
+		    x->candidates == x->change[x->next_change]) {
+			/* The j-th change point: below every initial priority. */
+			x->prio[sc->idx] = x->depth - 1 - x->next_change;
+			x->next_change++;
+			return true;
+		}
+	}
+	if (ev->kind == SEV_trylock_failed) {
+		x->prio[sc->idx] = x->low--;
+		return true;
+	}
+	return higher_ready(s, x, sc->idx);
+}
+
+static int pick_cpu(struct sched *s, struct explorer *x)
+{
+	int best = -1, n = 0, runnable[SCHED_MAX_CPUS];
+
+	for (int i = 0; i < s->ncpus; i++) {
+		if (!sched_runnable(s, i))
+			continue;
+		runnable[n++] = i;
+		if (best < 0 || x->prio[i] > x->prio[best])
+			best = i;
+	}
+	if (x->random_walk && n)
+		return runnable[below(x, (uint64_t)n)];
+	return best;
+}
+
+static void record_segment(struct explorer *x, int cpu, uint64_t steps,
+			   enum seg_end end)
+{
+	if (x->nseg == MAX_SEGMENTS) {
+		x->overflow = true;
+		return;
+	}
+	x->seg[x->nseg++] = (struct segment){ cpu, steps, end };
+}
+
+static enum drive_result drive(struct sched *s, void *arg)
+{
+	struct explorer *x = arg;
+	uint64_t total = 0;
+
+	while (!sched_all_done(s)) {
+		int cpu = pick_cpu(s, x);
+		if (cpu < 0)
+			return DRIVE_STUCK;
+		enum seg_end end = sched_run_segment(s, cpu, pct_stop, x,
+						     TRY_STEP_LIMIT);
+		record_segment(x, cpu, s->seg_steps, end);
+		total += s->seg_steps;
+		if (end == SEG_FAILED)
+			return DRIVE_DONE;
+		if (end == SEG_LIMIT || total > TRY_STEP_LIMIT)
+			return DRIVE_LIMIT;
+	}
+	return DRIVE_DONE;
+}
+
+static void new_try(struct explorer *x)
+{
+	/* Distinct initial priorities depth .. depth + n - 1, shuffled. */
+	for (int i = 0; i < x->ncpus; i++)
+		x->prio[i] = x->depth + i;
+	for (int i = x->ncpus - 1; i > 0; i--) {
+		int j = (int)below(x, (uint64_t)i + 1);
+		long t = x->prio[i];
+		x->prio[i] = x->prio[j];
+		x->prio[j] = t;
+	}
+	x->low = 0;
+	x->nchange = x->depth - 1;
+	for (int j = 0; j < x->nchange; j++)
+		x->change[j] = 1 + below(x, x->k_estimate);
+	/* ascending, so next_change walks them in order */
+	for (int i = 1; i < x->nchange; i++)
+		for (int j = i; j > 0 && x->change[j] < x->change[j - 1]; j--) {
+			uint64_t t = x->change[j];
+			x->change[j] = x->change[j - 1];
+			x->change[j - 1] = t;
+		}
+	x->next_change = 0;
+	x->candidates = 0;
+	x->nseg = 0;
+	x->overflow = false;
+}
+
+/* ---- writing what was found ----------------------------------------------- */
+
+static void write_schedule(FILE *f, const struct explorer *x)
+{
+	for (int i = 0; i < x->nseg; i++) {
+		const struct segment *g = &x->seg[i];
+		uint64_t steps = g->steps;
+		/* A segment that merely stopped merges into the next of the
+		 * same CPU: "steps" then adds up, or the later end wins. */
+		while (i + 1 < x->nseg && x->seg[i + 1].cpu == g->cpu &&
+		       g->end == SEG_STOPPED) {
+			g = &x->seg[++i];
+			steps += g->steps;
+		}
+		if (g->end == SEG_DONE)
+			fprintf(f, "cpu%d to end\n", g->cpu);
+		else if (g->end == SEG_BLOCKED || g->end == SEG_SLEEPING)
+			fprintf(f, "cpu%d until blocked\n", g->cpu);
+		else if (steps)
+			fprintf(f, "cpu%d steps %llu\n", g->cpu,
+				(unsigned long long)steps);
+	}
+}
+
+static int write_found(const char *path, const struct explorer *x,
+		       const struct scenario *scn, uint64_t seed, long found_at,
+		       const struct play_result *res)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "icache-sim explore: -o %s: cannot write\n", path);
+		return 2;
+	}
+	char how[64];
+	if (x->random_walk)
+		snprintf(how, sizeof(how), "random walk");
+	else
+		snprintf(how, sizeof(how), "PCT, depth %d", x->depth);
+	fprintf(f, "# Found by icache-sim explore --scheme %s --workload %s "
+		"--seed %llu\n# (try %ld; %s; %d CPUs, %d operation groups "
+		"each; %llu steps).\n# Replay it: icache-sim play %s\n",
+		x->scheme->name, x->workload, (unsigned long long)seed,
+		found_at, how, x->ncpus, x->groups,
+		(unsigned long long)res->steps, path);
+	fprintf(f, "scheme %s\ntitle found by explore (%s, seed %llu, try %ld)"
+		"\n\n", x->scheme->name, x->workload,
+		(unsigned long long)seed, found_at);
+	for (int c = 0; c < scn->ncpus; c++)
+		for (int i = 0; i < scn->prog[c].nops; i++) {
+			fprintf(f, "cpu%d: ", c);
+			scn_write_op(f, scn, &scn->prog[c].ops[i]);
+			fputc('\n', f);
+		}
+	fputc('\n', f);
+	write_schedule(f, x);
+	fputc('\n', f);
+	for (int k = 0; k < NR_VIOLATIONS; k++)
+		if (violations_of_kind(k) && k != VIOL_deadlock)
+			fprintf(f, "expect violation %s\n", violation_kind_name(k));
+	if (res->deadlock)
+		fprintf(f, "expect deadlock\n");
+	fclose(f);
+	return 0;
+}
+
+/* ---- the command ----------------------------------------------------------- */
+
+static const char explore_help[] =
+	"usage: icache-sim explore --scheme S --workload W --schedules N\n"
+	"                          [--seed K] [-o FILE] [options]\n\n"
+	"Run N randomized schedules of small programs made from the workload's\n"
+	"operations, on the deterministic scheduler, and stop at the first one\n"
+	"that ends in a violation or a deadlock.  With -o, write it as a\n"
+	"scenario that `icache-sim play FILE` replays step for step (the file\n"
+	"says `expect violation KIND`, so play exits 0 when it reproduces).\n\n"
+	"options:\n"
+	"  --scheme S        locking scheme (default merged)\n"
+	"  --workload W      lookup, create-unlink, writeback, pressure, umount,\n"
+	"                    iput-race, mixed (default mixed)\n"
+	"  --schedules N     tries (1..10000000, default 1000)\n"
+	"  --seed K          seed of programs and schedules (default 1)\n"
+	"  -o FILE           write the schedule that found something here\n"
+	"  --cpus N          simulated CPUs (2..8, default 2)\n"
+	"  --ops N           operation groups per CPU (1..16, default 2)\n"
+	"  --depth D         PCT bug depth: D-1 change points (1..4, default 2)\n"
+	"  --strategy S      pct (default) or random (uniform at every step)\n"
+	"  --quiet           print only the verdict\n\n"
+	"exit status: 0 nothing found, 1 a violation or deadlock was found,\n"
+	"2 bad usage\n";
+
+static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi,
+		    uint64_t *out)
+{
+	char *end;
+	if (!v || !*v || *v == '-') {
+		fprintf(stderr, "icache-sim explore: %s needs a number\n", flag);
+		return false;
+	}
+	unsigned long long n = strtoull(v, &end, 10);
+	if (*end || n < lo || n > hi) {
+		fprintf(stderr, "icache-sim explore: %s: '%s' is not in %llu..%llu\n",
+			flag, v, (unsigned long long)lo, (unsigned long long)hi);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+static int parse_args(int argc, char **argv, struct explorer *x,
+		      uint64_t *schedules, uint64_t *seed, const char **out,
+		      bool *quiet)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(explore_help, stdout);
+			return 0;
+		} else if (!strcmp(a, "--scheme")) {
+			x->scheme = v ? scheme_find(v) : NULL;
+			if (!x->scheme) {
+				fprintf(stderr, "icache-sim explore: --scheme: '%s' "
+					"is not a scheme (try `icache-sim schemes`)\n",
+					v ? v : "");
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--workload")) {
+			if (!v || !mix_find(v)) {
+				fprintf(stderr, "icache-sim explore: --workload: '%s' "
+					"is not a workload explore knows (lookup, "
+					"create-unlink, writeback, pressure, umount, "
+					"iput-race, mixed)\n", v ? v : "");
+				return 2;
+			}
+			x->workload = v;
+			i++;
+		} else if (!strcmp(a, "--schedules")) {
+			if (!arg_num(a, v, 1, 10000000, schedules))
+				return 2;
+			i++;
+		} else if (!strcmp(a, "--seed")) {
+			if (!arg_num(a, v, 0, UINT64_MAX, seed))
+				return 2;
+			i++;
+		} else if (!strcmp(a, "--cpus")) {
+			if (!arg_num(a, v, 2, SCHED_MAX_CPUS, &n))
+				return 2;
+			x->ncpus = (int)n;
+			i++;
+		} else if (!strcmp(a, "--ops")) {
+			if (!arg_num(a, v, 1, 16, &n))
+				return 2;
+			x->groups = (int)n;
+			i++;
+		} else if (!strcmp(a, "--depth")) {
+			if (!arg_num(a, v, 1, 4, &n))
+				return 2;
+			x->depth = (int)n;
+			i++;
+		} else if (!strcmp(a, "--strategy")) {
+			if (!v || (strcmp(v, "pct") && strcmp(v, "random"))) {
+				fprintf(stderr, "icache-sim explore: --strategy: "
+					"pct or random\n");
+				return 2;
+			}
+			x->random_walk = !strcmp(v, "random");
+			i++;
+		} else if (!strcmp(a, "-o")) {
+			if (!v) {
+				fprintf(stderr, "icache-sim explore: -o needs a "
+					"file\n");
+				return 2;
+			}
+			*out = v;
+			i++;
+		} else if (!strcmp(a, "--quiet")) {
+			*quiet = true;
+		} else {
+			fprintf(stderr, "icache-sim explore: unknown option '%s' "
+				"(see icache-sim explore --help)\n", a);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+int cmd_explore(int argc, char **argv)
+{
+	struct explorer *x = calloc(1, sizeof(*x));
+	uint64_t schedules = 1000, seed = 1;
+	const char *out = NULL;
+	bool quiet = false;
+	int status = 0;
+
+	x->scheme = &scheme_merged;
+	x->workload = "mixed";
+	x->ncpus = 2;
+	x->groups = 2;
+	x->depth = 2;
+	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet);
+	if (r >= 0) {
+		free(x);
+		return r;
+	}
+	const struct mix *m = mix_find(x->workload);
+	x->rng = seed * 0x2545f4914f6cdd1dull + 17;
+	x->k_estimate = 16;
+
+	for (uint64_t t = 1; t <= schedules; t++) {
+		struct scenario *scn = make_programs(x, m);
+		struct play_result res = { 0 };
+		struct play_opts o = { .silent = true, .driver = drive,
+				       .driver_arg = x, .result = &res };
+		new_try(x);
+		int st = scenario_play(scn, &o);
+		if (x->candidates > x->k_estimate)
+			x->k_estimate = x->candidates;
+		if (st == 2) {
+			fprintf(stderr, "icache-sim explore: try %llu: the "
+				"generated programs are wrong (a bug in explore)\n",
+				(unsigned long long)t);
+			scenario_free(scn);
+			status = 2;
+			break;
+		}
+		if (res.violations || res.deadlock) {
+			printf("explore: try %llu of %llu found %s",
+			       (unsigned long long)t,
+			       (unsigned long long)schedules,
+			       res.deadlock ? "a deadlock" : "a violation");
+			for (int k = 0; k < NR_VIOLATIONS; k++)
+				if (violations_of_kind(k))
+					printf(" %s", violation_kind_name(k));
+			printf(" (%s, %s, seed %llu, %llu steps)\n",
+			       x->scheme->name, x->workload,
+			       (unsigned long long)seed,
+			       (unsigned long long)res.steps);
+			if (out && !x->overflow)
+				status = write_found(out, x, scn, seed, (long)t,
+						     &res);
+			if (out && status == 0)
+				printf("explore: wrote %s (icache-sim play %s "
+				       "replays it)\n", out, out);
+			scenario_free(scn);
+			if (status == 0)
+				status = 1;
+			/* A deadlock leaves parked threads behind. */
+			fflush(stdout);
+			if (res.deadlock)
+				exit(status);
+			break;
+		}
+		scenario_free(scn);
+		if (t == schedules && !quiet)
+			printf("explore: nothing found in %llu schedules (%s, %s, "
+			       "seed %llu)\n", (unsigned long long)schedules,
+			       x->scheme->name, x->workload,
+			       (unsigned long long)seed);
+		else if (t == schedules)
+			printf("explore: nothing found\n");
+	}
+	free(x);
+	return status;
+}
