@@ -1,0 +1,642 @@
+/*
+ * lesson.c - reading a .lesson file.
+ *
+ * The format is RFC 822 in spirit: "key: value" lines, a value continued
+ * on the following indented lines, '#' comments, and "step:" starting each
+ * step.  Everything that can be checked without running the scenario is
+ * checked here (unknown keys, a question whose answer is not among its
+ * choices, a moment that does not parse, a missing scenario file, a file
+ * that ends in the middle of a step); lesson_check (check.c) does the rest
+ * against a trace.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "lesson.h"
+#include "viewer/names.h"
+
+/* ---- diagnostics ------------------------------------------------------ */
+
+void diag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
+{
+	char msg[600], full[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(full, sizeof(full), "%s:%d: %s", file, line, msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", file, msg);
+	if (d->n == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 8;
+		d->msg = realloc(d->msg, (size_t)d->cap * sizeof(*d->msg));
+	}
+	d->msg[d->n++] = strdup(full);
+}
+
+void diag_print(const struct diag *d, FILE *f)
+{
+	for (int i = 0; i < d->n; i++)
+		fprintf(f, "%s\n", d->msg[i]);
+}
+
+void diag_free(struct diag *d)
+{
+	for (int i = 0; i < d->n; i++)
+		free(d->msg[i]);
+	free(d->msg);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- panes ------------------------------------------------------------ */
+
+static const char *const pane_names[NR_PANES] = { "lanes", "locks", "inode",
+						  "graph", "stats" };
+
+const char *pane_name(int pane)
+{
+	return pane >= 0 && pane < NR_PANES ? pane_names[pane] : "?";
+}
+
+int pane_by_name(const char *s)
+{
+	for (int i = 0; i < NR_PANES; i++)
+		if (strcmp(s, pane_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- the parser ------------------------------------------------------- */
+
+enum key_scope { K_HEADER, K_STEP };
+
+struct key_def {
+	const char *name;
+	enum key_scope scope;
+	bool repeat;
+};
+
+static const struct key_def keys[] = {
+	{ "title", K_HEADER, false },   { "goal", K_HEADER, true },
+	{ "scenario", K_HEADER, false }, { "credit", K_HEADER, true },
+	{ "step", K_STEP, false },      { "at", K_STEP, false },
+	{ "show", K_STEP, false },      { "text", K_STEP, false },
+	{ "ask", K_STEP, false },       { "choice", K_STEP, true },
+	{ "answer", K_STEP, false },    { "explain", K_STEP, false },
+	{ "hint", K_STEP, false },      { "drive", K_STEP, false },
+	{ "edit", K_STEP, false },      { "reach", K_STEP, false },
+	{ "solution", K_STEP, false },  { "compare", K_STEP, false },
+};
+
+static const struct key_def *find_key(const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+/* One "key: value" with its continuation lines, as read. */
+struct field {
+	char key[32];
+	char *value;
+	int line;
+};
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	return s;
+}
+
+static void append(char **v, const char *s)
+{
+	size_t a = *v ? strlen(*v) : 0, b = strlen(s);
+	*v = realloc(*v, a + b + 2);
+	if (a)
+		(*v)[a++] = '\n';
+	memcpy(*v + a, s, b + 1);
+}
+
+struct parser {
+	struct lesson *l;
+	struct diag *d;
+	const char *file;
+	struct step *cur;     /* the step being read, or NULL in the header */
+	bool seen[sizeof(keys) / sizeof(keys[0])];
+};
+
+static bool key_seen(struct parser *p, const struct key_def *k)
+{
+	return p->seen[k - keys];
+}
+
+static void finish_step(struct parser *p);
+
+static void parse_show(struct parser *p, struct step *s, char *v, int line)
+{
+	s->show_line = line;
+	for (char *item = strtok(v, ",;"); item; item = strtok(NULL, ",;")) {
+		char what[32] = "", arg[64] = "";
+		item = trim(item);
+		if (!*item)
+			continue;
+		if (s->nshow == LESSON_MAX_SHOW) {
+			diag_add(p->d, p->file, line, "show: at most %d items",
+				 LESSON_MAX_SHOW);
+			return;
+		}
+		struct show_item *it = &s->show[s->nshow];
+		if (sscanf(item, "%31s %63s", what, arg) < 1)
+			continue;
+		if (strncmp(what, "cpu", 3) == 0 && isdigit((unsigned char)what[3])) {
+			snprintf(arg, sizeof(arg), "%s", what + 3);
+			snprintf(what, sizeof(what), "cpu");
+		}
+		if (strcmp(what, "pane") == 0) {
+			it->kind = SHOW_PANE;
+			it->value = pane_by_name(arg);
+			if (it->value < 0) {
+				diag_add(p->d, p->file, line,
+					 "show: unknown pane '%s' (lanes, locks, inode, graph, stats)",
+					 arg);
+				continue;
+			}
+		} else if (strcmp(what, "lock") == 0) {
+			it->kind = SHOW_LOCK;
+			it->value = lock_class_by_name(arg);
+			if (it->value < 0) {
+				diag_add(p->d, p->file, line,
+					 "show: '%s' is not a lock class", arg);
+				continue;
+			}
+		} else if (strcmp(what, "inode") == 0 || strcmp(what, "cpu") == 0) {
+			char *end;
+			unsigned long long n = strtoull(arg, &end, 10);
+			if (!*arg || *end) {
+				diag_add(p->d, p->file, line,
+					 "show: '%s' needs a number", what);
+				continue;
+			}
+			it->kind = what[0] == 'i' ? SHOW_INODE : SHOW_CPU;
+			it->ino = n;
+			it->value = (int)n;
+		} else {
+			diag_add(p->d, p->file, line,
+				 "show: unknown item '%s' (pane NAME, lock CLASS, inode N, cpu N)",
+				 what);
+			continue;
+		}
+		s->nshow++;
+	}
+}
+
+static void set_moment(struct parser *p, struct moment *m, const char *key,
+		       const char *text, int line)
+{
+	char err[300];
+	if (!moment_parse(text, m, err, sizeof(err)))
+		diag_add(p->d, p->file, line, "%s: %s", key, err);
+}
+
+static void header_field(struct parser *p, const struct key_def *k,
+			 struct field *f)
+{
+	struct lesson *l = p->l;
+	if (strcmp(k->name, "title") == 0) {
+		l->title = f->value;
+	} else if (strcmp(k->name, "goal") == 0) {
+		if (l->ngoals < 16)
+			l->goals[l->ngoals++] = f->value;
+		else
+			free(f->value);
+	} else if (strcmp(k->name, "credit") == 0) {
+		if (l->ncredits < 16)
+			l->credits[l->ncredits++] = f->value;
+		else
+			free(f->value);
+	} else if (strcmp(k->name, "scenario") == 0) {
+		l->scenario = f->value;
+		l->scenario_line = f->line;
+	}
+	f->value = NULL;
+}
+
+static void step_field(struct parser *p, const struct key_def *k,
+		       struct field *f)
+{
+	struct step *s = p->cur;
+	const char *n = k->name;
+	char *v = f->value;
+	f->value = NULL;
+
+	if (strcmp(n, "at") == 0) {
+		s->at_text = v;
+		s->at_line = f->line;
+		set_moment(p, &s->at, "at", v, f->line);
+	} else if (strcmp(n, "show") == 0) {
+		char *copy = strdup(v);
+		parse_show(p, s, copy, f->line);
+		free(copy);
+		free(v);
+	} else if (strcmp(n, "text") == 0) {
+		s->text = v;
+		s->text_line = f->line;
+	} else if (strcmp(n, "ask") == 0) {
+		s->ask = v;
+		s->ask_line = f->line;
+	} else if (strcmp(n, "choice") == 0) {
+		if (s->nchoice == LESSON_MAX_CHOICES) {
+			diag_add(p->d, p->file, f->line, "at most %d choices",
+				 LESSON_MAX_CHOICES);
+			free(v);
+		} else {
+			s->choice[s->nchoice++] = v;
+		}
+	} else if (strcmp(n, "answer") == 0) {
+		s->answer_text = v;
+		s->answer_line = f->line;
+	} else if (strcmp(n, "explain") == 0) {
+		s->explain = v;
+	} else if (strcmp(n, "hint") == 0) {
+		s->hint = v;
+	} else if (strcmp(n, "drive") == 0 || strcmp(n, "edit") == 0) {
+		if (s->kind != STEP_NARRATE) {
+			diag_add(p->d, p->file, f->line,
+				 "a step is either drive: or edit:, not both");
+			free(v);
+			return;
+		}
+		s->kind = n[0] == 'd' ? STEP_DRIVE : STEP_EDIT;
+		s->scenario = v;
+		s->scenario_line = f->line;
+	} else if (strcmp(n, "reach") == 0) {
+		s->reach_text = v;
+		s->reach_line = f->line;
+		set_moment(p, &s->reach, "reach", v, f->line);
+	} else if (strcmp(n, "solution") == 0) {
+		s->solution = v;
+		s->solution_line = f->line;
+	} else if (strcmp(n, "compare") == 0) {
+		s->compare = v;
+		s->compare_line = f->line;
+	} else {
+		free(v);
+	}
+}
+
+/* Resolve what can only be judged once a step is complete. */
+static void finish_step(struct parser *p)
+{
+	struct step *s = p->cur;
+	const char *f = p->file;
+	if (!s)
+		return;
+	if (!s->title || !*s->title)
+		diag_add(p->d, f, s->line, "step: needs a title");
+	if (!s->text)
+		diag_add(p->d, f, s->line, "step '%s' has no text:",
+			 s->title ? s->title : "");
+	if (s->kind == STEP_NARRATE && !s->at_text)
+		diag_add(p->d, f, s->line,
+			 "step '%s' has no at: (which moment it shows)",
+			 s->title ? s->title : "");
+	if (s->kind != STEP_NARRATE && !s->at_text)
+		s->at.kind = M_START;
+	if (s->ask) {
+		if (s->nchoice < 2)
+			diag_add(p->d, f, s->ask_line,
+				 "ask: needs at least two choice: lines");
+		if (!s->answer_text)
+			diag_add(p->d, f, s->ask_line, "ask: has no answer:");
+	} else if (s->nchoice || s->answer_text) {
+		diag_add(p->d, f, s->nchoice ? s->line : s->answer_line,
+			 "choice:/answer: without an ask:");
+	}
+	s->answer = -1;
+	if (s->answer_text) {
+		for (int i = 0; i < s->nchoice; i++)
+			if (strcasecmp(s->choice[i], s->answer_text) == 0)
+				s->answer = i;
+		if (s->answer < 0 && s->ask)
+			diag_add(p->d, f, s->answer_line,
+				 "answer: '%s' is not one of the choices",
+				 s->answer_text);
+	}
+	if (s->kind != STEP_NARRATE) {
+		const char *k = s->kind == STEP_DRIVE ? "drive" : "edit";
+		if (!s->reach_text)
+			diag_add(p->d, f, s->scenario_line,
+				 "%s: needs a reach: (the goal, as a moment)", k);
+		if (!s->solution)
+			diag_add(p->d, f, s->scenario_line,
+				 "%s: needs a solution: so --check can prove the goal can be reached",
+				 k);
+	} else {
+		if (s->reach_text)
+			diag_add(p->d, f, s->reach_line,
+				 "reach: belongs to a drive: or edit: step");
+		if (s->solution)
+			diag_add(p->d, f, s->solution_line,
+				 "solution: belongs to a drive: or edit: step");
+	}
+	if (s->compare && s->kind != STEP_DRIVE)
+		diag_add(p->d, f, s->compare_line,
+			 "compare: belongs to a drive: step");
+	if (s->kind == STEP_DRIVE && s->solution) {
+		for (const char *c = s->solution; *c; c++)
+			if (!isdigit((unsigned char)*c) && *c != ' ' && *c != 'u') {
+				diag_add(p->d, f, s->solution_line,
+					 "solution: of a drive step is CPU keys 0-9 (and u), not '%c'",
+					 *c);
+				break;
+			}
+	}
+	p->cur = NULL;
+}
+
+static void new_step(struct parser *p, struct field *fl)
+{
+	struct lesson *l = p->l;
+	finish_step(p);
+	l->steps = realloc(l->steps, (size_t)(l->nsteps + 1) * sizeof(*l->steps));
+	p->cur = &l->steps[l->nsteps++];
+	memset(p->cur, 0, sizeof(*p->cur));
+	p->cur->line = fl->line;
+	p->cur->title = fl->value;
+	p->cur->answer = -1;
+	fl->value = NULL;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].scope == K_STEP)
+			p->seen[i] = false;
+}
+
+/* Take one complete field. */
+static void take_field(struct parser *p, struct field *fl)
+{
+	const struct key_def *k = find_key(fl->key);
+	if (!k) {
+		diag_add(p->d, p->file, fl->line,
+			 "unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare)",
+			 fl->key);
+		goto out;
+	}
+	if (!fl->value || !*fl->value) {
+		if (strcmp(k->name, "step") != 0) {
+			diag_add(p->d, p->file, fl->line, "%s: has no value",
+				 fl->key);
+			goto out;
+		}
+		free(fl->value);
+		fl->value = strdup("");
+	}
+	if (strcmp(k->name, "step") == 0) {
+		new_step(p, fl);
+		return;
+	}
+	if (k->scope == K_HEADER && p->l->nsteps) {
+		/* a step may name its own scenario through drive:/edit: */
+		diag_add(p->d, p->file, fl->line,
+			 "'%s' belongs in the header, before the first step:",
+			 fl->key);
+		goto out;
+	}
+	if (k->scope == K_STEP && !p->cur) {
+		diag_add(p->d, p->file, fl->line,
+			 "'%s' comes before any step: line", fl->key);
+		goto out;
+	}
+	if (!k->repeat && key_seen(p, k)) {
+		diag_add(p->d, p->file, fl->line, "%s: given twice%s", fl->key,
+			 k->scope == K_STEP ? " in one step" : "");
+		goto out;
+	}
+	p->seen[k - keys] = true;
+	if (k->scope == K_HEADER)
+		header_field(p, k, fl);
+	else
+		step_field(p, k, fl);
+out:
+	free(fl->value);
+	fl->value = NULL;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	size_t r;
+	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (cap - n < 1024) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static void lesson_names(struct lesson *l, const char *path)
+{
+	l->path = strdup(path);
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		l->dir = strndup(path, (size_t)(slash - path));
+	else
+		l->dir = strdup(".");
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strstr(base, ".lesson");
+	l->name = dot ? strndup(base, (size_t)(dot - base)) : strdup(base);
+	if (isdigit((unsigned char)base[0]) && isdigit((unsigned char)base[1]))
+		l->number = (base[0] - '0') * 10 + (base[1] - '0');
+}
+
+struct lesson *lesson_parse(const char *path, struct diag *d)
+{
+	size_t len;
+	char *buf = read_file(path, &len);
+	if (!buf) {
+		diag_add(d, path, 0, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	struct lesson *l = calloc(1, sizeof(*l));
+	lesson_names(l, path);
+	struct parser p = { .l = l, .d = d, .file = l->path };
+	struct field fl = { .value = NULL };
+	bool infield = false;
+	bool cut = len && buf[len - 1] != '\n';
+	int pending_blank = 0;
+	int lineno = 0;
+
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		lineno++;
+		if (strchr(line, '\r'))
+			*strchr(line, '\r') = 0;
+		if (line[0] == '#')
+			continue;
+		if (!*trim(line)) {
+			if (infield)
+				pending_blank++;
+			continue;
+		}
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (!infield) {
+				diag_add(d, l->path, lineno,
+					 "indented line outside a value (continuation lines follow a 'key:' line)");
+				continue;
+			}
+			for (; pending_blank; pending_blank--)
+				append(&fl.value, "");
+			append(&fl.value, trim(line));
+			continue;
+		}
+		if (infield)
+			take_field(&p, &fl);
+		infield = false;
+		pending_blank = 0;
+		char *colon = strchr(line, ':');
+		char *k = line;
+		if (!colon) {
+			diag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
+				 line);
+			continue;
+		}
+		*colon = 0;
+		k = trim(k);
+		if (strlen(k) >= sizeof(fl.key) || strpbrk(k, " \t")) {
+			diag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
+				 line);
+			continue;
+		}
+		snprintf(fl.key, sizeof(fl.key), "%s", k);
+		char *v = trim(colon + 1);
+		fl.value = *v ? strdup(v) : NULL;
+		fl.line = lineno;
+		infield = true;
+	}
+	if (infield)
+		take_field(&p, &fl);
+	/* A file cut short most often ends inside a step, without a newline. */
+	if (cut)
+		diag_add(d, l->path, lineno,
+			 "the file ends in the middle of a line: truncated?");
+	finish_step(&p);
+	free(buf);
+
+	if (!l->title)
+		diag_add(d, l->path, 1, "no title: line");
+	if (!l->scenario)
+		diag_add(d, l->path, 1, "no scenario: line (which .scn file the lesson plays)");
+	if (!l->nsteps)
+		diag_add(d, l->path, lineno ? lineno : 1,
+			 "no step: (is the file truncated?)");
+	if (l->scenario) {
+		char *sc = lesson_resolve(l, l->scenario);
+		if (access(sc, R_OK) != 0)
+			diag_add(d, l->path, l->scenario_line,
+				 "scenario: cannot read '%s'", sc);
+		free(sc);
+	}
+	for (int i = 0; i < l->nsteps; i++) {
+		struct step *s = &l->steps[i];
+		if (s->scenario && strcmp(s->scenario, "same") != 0) {
+			char *sc = lesson_resolve(l, s->scenario);
+			if (access(sc, R_OK) != 0)
+				diag_add(d, l->path, s->scenario_line,
+					 "%s: cannot read '%s'",
+					 s->kind == STEP_DRIVE ? "drive" : "edit", sc);
+			free(sc);
+		}
+		if (s->compare) {
+			char *sc = lesson_resolve(l, s->compare);
+			if (access(sc, R_OK) != 0)
+				diag_add(d, l->path, s->compare_line,
+					 "compare: cannot read '%s'", sc);
+			free(sc);
+		}
+		if (s->kind == STEP_EDIT && s->solution) {
+			char *sc = lesson_resolve(l, s->solution);
+			if (access(sc, R_OK) != 0)
+				diag_add(d, l->path, s->solution_line,
+					 "solution: cannot read '%s'", sc);
+			free(sc);
+		}
+	}
+	return l;
+}
+
+static void step_free(struct step *s)
+{
+	free(s->title);
+	free(s->at_text);
+	free(s->text);
+	free(s->ask);
+	for (int i = 0; i < s->nchoice; i++)
+		free(s->choice[i]);
+	free(s->answer_text);
+	free(s->explain);
+	free(s->hint);
+	free(s->scenario);
+	free(s->reach_text);
+	free(s->solution);
+	free(s->compare);
+}
+
+void lesson_free(struct lesson *l)
+{
+	if (!l)
+		return;
+	for (int i = 0; i < l->nsteps; i++)
+		step_free(&l->steps[i]);
+	free(l->steps);
+	for (int i = 0; i < l->ngoals; i++)
+		free(l->goals[i]);
+	for (int i = 0; i < l->ncredits; i++)
+		free(l->credits[i]);
+	free(l->title);
+	free(l->scenario);
+	free(l->path);
+	free(l->dir);
+	free(l->name);
+	free(l);
+}
+
+char *lesson_resolve(const struct lesson *l, const char *rel)
+{
+	char *out;
+	if (rel[0] == '/') {
+		out = strdup(rel);
+	} else {
+		size_t n = strlen(l->dir) + strlen(rel) + 2;
+		out = malloc(n);
+		snprintf(out, n, "%s/%s", l->dir, rel);
+	}
+	return out;
+}
+
+const char *step_scenario(const struct lesson *l, const struct step *s)
+{
+	if (s->scenario && strcmp(s->scenario, "same") != 0)
+		return s->scenario;
+	return l->scenario;
+}

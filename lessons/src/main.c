@@ -1,0 +1,204 @@
+/*
+ * main.c - icache-lesson: step through the inode_lock story in a terminal.
+ *
+ *   icache-lesson                  list the lessons, with your progress
+ *   icache-lesson N | FILE         run one
+ *   icache-lesson --check FILE...  validate lessons (FILE:LINE: errors, exit 2)
+ *
+ * Exit status: 0 all well, 1 the lesson could not run (its scenario failed
+ * to play or record), 2 bad usage or a malformed lesson.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "check.h"
+#include "lesson.h"
+#include "progress.h"
+#include "runner.h"
+
+#ifndef ICACHE_VERSION
+#define ICACHE_VERSION "0.1"
+#endif
+
+static const char usage[] =
+	"usage: icache-lesson [N | FILE] [--keys KEYS --screen WxH]\n"
+	"       icache-lesson --check [--static] FILE...\n"
+	"\n"
+	"Lessons on the Linux inode cache and the 2010 inode_lock debate.  Without\n"
+	"arguments, list the lessons and your progress.  With a number (or a .lesson\n"
+	"file), play the lesson's scenario through `icache-sim play -o DIR` into a fresh\n"
+	"trace and step through it: the narrative beside the viewer's panes.\n"
+	"\n"
+	"keys in a lesson:\n"
+	"  space, n, Right   next step          b, Left    previous step\n"
+	"  a..h              answer a question   r          replay the scenario\n"
+	"  0-9               drive that CPU one step (in a \"you are the scheduler\" step)\n"
+	"  u                 undo the last CPU step           e   edit (an exercise step)\n"
+	"  ?                 a hint                            q   quit\n"
+	"\n"
+	"options:\n"
+	"  --check FILE...   validate lessons: the scenario plays, every step's moment\n"
+	"                    exists in the trace, answers are among the choices, every\n"
+	"                    exercise's solution reaches its goal; FILE:LINE: errors\n"
+	"  --static          with --check, only what can be checked without playing\n"
+	"  --keys KEYS       run without a terminal: press KEYS, print the screen\n"
+	"  --screen WxH      the screen size for --keys (default 120x40)\n"
+	"  --help, --version\n"
+	"\n"
+	"environment: ICACHE_LESSONS (the lessons directory), ICACHE_SIM (the\n"
+	"icache-sim to run), XDG_STATE_HOME (progress is kept in\n"
+	"$XDG_STATE_HOME/icache-lab/progress, default ~/.local/state/icache-lab)\n"
+	"\n"
+	"exit status: 0 ok, 1 the scenario failed to play, 2 bad usage or lesson\n";
+
+static int list_lessons(void)
+{
+	int n;
+	char **list = catalog_list(&n);
+	if (!n) {
+		fprintf(stderr, "icache-lesson: no lessons found (set ICACHE_LESSONS to the lessons directory)\n");
+		catalog_free(list);
+		return 2;
+	}
+	printf("Lessons in %s:\n\n", catalog_dir());
+	for (int i = 0; i < n; i++) {
+		struct diag d = { 0 };
+		struct lesson *l = lesson_parse(list[i], &d);
+		struct progress p;
+		char state[48] = "new";
+		if (l && progress_get(l->name, &p)) {
+			if (p.done)
+				snprintf(state, sizeof(state), "done%s",
+					 p.asked ? "" : "");
+			else
+				snprintf(state, sizeof(state), "%d/%d steps",
+					 p.seen, p.total);
+			if (p.asked) {
+				size_t k = strlen(state);
+				snprintf(state + k, sizeof(state) - k,
+					 ", %d/%d right", p.right, p.asked);
+			}
+		}
+		printf("  %2d  %-58.58s %s\n", l ? l->number : 0,
+		       l && l->title ? l->title : list[i], state);
+		lesson_free(l);
+		diag_free(&d);
+	}
+	char *dir = progress_dir(false);
+	printf("\nicache-lesson N runs lesson N.  Progress: %s/progress\n",
+	       dir ? dir : "(no home directory)");
+	free(dir);
+	catalog_free(list);
+	return 0;
+}
+
+static bool parse_screen(const char *s, int *w, int *h)
+{
+	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 &&
+	       *h >= 20 && *h <= 500;
+}
+
+int main(int argc, char **argv)
+{
+	bool check = false, static_only = false;
+	const char *keys = NULL, *which = NULL;
+	int w = 120, h = 40;
+	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	int nfiles = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			free(files);
+			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf("icache-lesson %s\n", ICACHE_VERSION);
+			free(files);
+			return 0;
+		} else if (!strcmp(a, "--check")) {
+			check = true;
+		} else if (!strcmp(a, "--static")) {
+			static_only = true;
+		} else if (!strcmp(a, "--keys") || !strcmp(a, "--screen")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "icache-lesson: %s needs a value\n", a);
+				free(files);
+				return 2;
+			}
+			if (a[2] == 'k') {
+				keys = argv[++i];
+			} else if (!parse_screen(argv[++i], &w, &h)) {
+				fprintf(stderr, "icache-lesson: --screen: '%s' is not WxH (at least 60x20)\n",
+					argv[i]);
+				free(files);
+				return 2;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "icache-lesson: unknown option '%s' (see --help)\n", a);
+			free(files);
+			return 2;
+		} else {
+			files[nfiles++] = argv[i];
+		}
+	}
+
+	if (check) {
+		if (!nfiles) {
+			fprintf(stderr, "icache-lesson: --check needs a lesson file\n");
+			free(files);
+			return 2;
+		}
+		int bad = 0;
+		for (int i = 0; i < nfiles; i++) {
+			char *path = catalog_find(files[i]);
+			int problems = lesson_check(path ? path : files[i],
+						    !static_only, stderr);
+			if (!problems)
+				printf("%s: ok\n", path ? path : files[i]);
+			bad += problems;
+			free(path);
+		}
+		free(files);
+		return bad ? 2 : 0;
+	}
+	if (nfiles > 1) {
+		fprintf(stderr, "icache-lesson: one lesson at a time\n");
+		free(files);
+		return 2;
+	}
+	if (!nfiles) {
+		free(files);
+		if (keys) {
+			fprintf(stderr, "icache-lesson: --keys needs a lesson\n");
+			return 2;
+		}
+		return list_lessons();
+	}
+	which = files[0];
+	free(files);
+	char *path = catalog_find(which);
+	if (!path) {
+		fprintf(stderr, "icache-lesson: no lesson '%s' (icache-lesson lists them)\n",
+			which);
+		return 2;
+	}
+	struct diag d = { 0 };
+	struct lesson *l = lesson_parse(path, &d);
+	if (!l || d.n) {
+		diag_print(&d, stderr);
+		diag_free(&d);
+		lesson_free(l);
+		free(path);
+		return 2;
+	}
+	diag_free(&d);
+	struct runner_opts o = { .keys = keys, .width = w, .height = h };
+	int rc = lesson_run(l, &o);
+	lesson_free(l);
+	free(path);
+	return rc;
+}

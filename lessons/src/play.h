@@ -1,0 +1,36 @@
+/*
+ * play.h - running a scenario through `icache-sim play`.
+ *
+ * Lessons never link the simulator: they run it, the way a student would
+ * from a shell, into a fresh temporary trace directory each time, so what
+ * a lesson shows is exactly what `icache-sim play FILE -o DIR` records.
+ */
+#ifndef LESSON_PLAY_H
+#define LESSON_PLAY_H
+
+#include <stdbool.h>
+
+struct play_result {
+	int status;        /* play's exit status; -1 it did not run */
+	char *output;      /* stdout and stderr, malloc'd */
+	char *trace_dir;   /* the directory given to -o, malloc'd (or NULL) */
+};
+
+/* The icache-sim to run: $ICACHE_SIM, else next to this program, else
+ * the one on $PATH. */
+const char *play_sim_path(void);
+/* The directory this program lives in (static). */
+const char *play_exe_dir(void);
+
+/*
+ * icache-sim play SCN [-o fresh-temp-dir] [extra args].  record=false runs
+ * without -o (no LTTng session; just the exit status and output).
+ */
+bool play_run(const char *scn, bool record, struct play_result *r);
+/* Remove the trace directory and free the strings. */
+void play_result_free(struct play_result *r);
+
+/* rm -r, for the temporary directories only. */
+void remove_tree(const char *path);
+
+#endif

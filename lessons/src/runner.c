@@ -1,0 +1,759 @@
+/*
+ * runner.c - a lesson on screen: the narrative on the left, the viewer's
+ * panes on the right, one step at a time.
+ *
+ * The lesson's scenario is played through the recorder once (and again on
+ * r); each step's moment is looked up in that trace, and the viewer's app
+ * (viewer/app.h) is put at that event, so the panes on the right are the
+ * viewer's own, drawn from the viewer's model.  A drive step swaps in the
+ * trace of the student's schedule instead.
+ *
+ * Every frame is drawn from scratch into a canvas (viewer/canvas.h); the
+ * terminal (screen.c) or --keys prints it.  Keys are handled the same way in
+ * both, so the tmux test and --keys see what a student sees.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drive.h"
+#include "exercise.h"
+#include "progress.h"
+#include "runner.h"
+#include "trace.h"
+#include "screen.h"
+#include "viewer/app.h"
+#include "viewer/canvas.h"
+
+struct step_state {
+	int answer;          /* choice picked, -1 none */
+	bool skipped_warn;   /* n pressed once on an unanswered question */
+	bool seen;
+	bool hint;
+};
+
+struct runner {
+	struct lesson *l;
+	const struct runner_opts *o;
+	struct lesson_trace t;
+	bool have_trace;
+	struct app app;
+	bool app_ok;
+	int64_t *pos;            /* per step: its event, -1 not found */
+	struct step_state *ss;
+	int cur;
+	char msg[300];
+	bool quit;
+
+	/* the drive step under way */
+	int drive_step;          /* -1 none */
+	struct drive *dr;
+	struct drive_outcome out;
+	bool have_out;
+	struct app dapp;
+	bool dapp_ok;
+	bool compare;            /* showing the same keys on the compare scenario */
+	struct drive_outcome cmp;
+	bool have_cmp;
+	struct app capp;
+	bool capp_ok;
+	bool reached;            /* the goal was reached at least once */
+};
+
+/* ---- the viewer's panes ---------------------------------------------- */
+
+/* The viewer's pane for one of ours, by name; -1 if it has none. */
+static int viewer_pane(int ours)
+{
+	static const char *const want[NR_PANES][2] = {
+		[PANE_LANES] = { "events", "lanes" },
+		[PANE_LOCKS] = { "held", "locks" },
+		[PANE_INODE] = { "inode", NULL },
+		[PANE_GRAPH] = { "order", "graph" },
+		[PANE_STATS] = { "lock_stat", "stat" },
+	};
+	for (int k = 0; k < 2 && want[ours][k]; k++)
+		for (int i = 0; i < npanes; i++)
+			if (strcasestr(panes[i].name, want[ours][k]))
+				return i;
+	return -1;
+}
+
+static void app_point(struct app *a, const struct trace_index *ix,
+		      const struct step *s, int64_t ev)
+{
+	if (ev < 0)
+		ev = 0;
+	if ((uint64_t)ev >= ix->nev && ix->nev)
+		ev = (int64_t)ix->nev - 1;
+	app_goto(a, (uint64_t)ev);
+	a->has_search = false;
+	a->pinned = UINT32_MAX;
+	a->message[0] = 0;
+	if (!s)
+		return;
+	char q[128] = "";
+	for (int i = 0; i < s->nshow; i++) {
+		const struct show_item *it = &s->show[i];
+		if (it->kind == SHOW_INODE) {
+			int64_t id = ix_id_find(ix, it->ino);
+			if (id >= 0)
+				a->pinned = (uint32_t)id;
+		} else if (it->kind == SHOW_LOCK) {
+			snprintf(q, sizeof(q), "%s", lock_class_label(it->value));
+		} else if (it->kind == SHOW_PANE) {
+			int p = viewer_pane(it->value);
+			if (p >= 0)
+				a->focus = p;
+		}
+	}
+	if (q[0]) {
+		char err[128];
+		a->has_search = query_parse(&a->search, ix, q, err, sizeof(err));
+	}
+}
+
+/* ---- text layout ------------------------------------------------------- */
+
+/*
+ * Draw text wrapped into r from row *y on.  Lines are reflowed into
+ * paragraphs; an empty line separates paragraphs; a line that starts with
+ * '|' is kept as written (for small diagrams).  Returns false when it ran
+ * out of room.
+ */
+static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
+			 const char *text, int indent)
+{
+	char para[4096];
+	size_t pn = 0;
+	const char *p = text;
+	int width = r.w - indent;
+	if (width < 10)
+		width = 10;
+	for (;;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		bool verbatim = n && p[0] == '|';
+		bool flush = !n || verbatim || !nl;
+		if (!verbatim && n) {
+			if (pn && pn < sizeof(para) - 1)
+				para[pn++] = ' ';
+			size_t k = n < sizeof(para) - pn - 1 ? n : sizeof(para) - pn - 1;
+			memcpy(para + pn, p, k);
+			pn += k;
+		}
+		if (flush && pn) {
+			para[pn] = 0;
+			/* greedy wrap */
+			const char *s = para;
+			while (*s) {
+				if (*y >= r.y + r.h)
+					return false;
+				size_t len = strlen(s), take = len;
+				if ((int)len > width) {
+					take = (size_t)width;
+					while (take > 0 && s[take] != ' ')
+						take--;
+					if (!take)
+						take = (size_t)width;
+				}
+				char line[512];
+				snprintf(line, sizeof(line), "%.*s", (int)take, s);
+				canvas_text(c, r.x + indent, (*y)++, width, role, line);
+				s += take;
+				while (*s == ' ')
+					s++;
+			}
+			pn = 0;
+		}
+		if (verbatim) {
+			if (*y >= r.y + r.h)
+				return false;
+			const char *v = p + 1;
+			if (*v == ' ')
+				v++;
+			canvas_printf(c, r.x + indent, (*y)++, width, R_HEADER, "%.*s",
+				      (int)(n - (size_t)(v - p)), v);
+		}
+		if (!n && nl && *y < r.y + r.h)
+			(*y)++;       /* paragraph break */
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return true;
+}
+
+/* ---- the narrative pane ---------------------------------------------- */
+
+static void draw_question(struct runner *rn, const struct step *s,
+			  struct canvas *c, struct rect r, int *y)
+{
+	const struct step_state *st = &rn->ss[rn->cur];
+	(*y)++;
+	draw_wrapped(c, r, y, R_HEADER, s->ask, 0);
+	for (int i = 0; i < s->nchoice && *y < r.y + r.h; i++) {
+		int role = R_NORMAL;
+		const char *mark = "  ";
+		if (st->answer >= 0 && i == s->answer) {
+			role = R_GOOD;
+			mark = glyph(c, G_CHECK);
+		} else if (st->answer == i) {
+			role = R_BAD;
+			mark = glyph(c, G_CROSS);
+		}
+		char line[300];
+		snprintf(line, sizeof(line), "%s %c) %s", mark, 'a' + i, s->choice[i]);
+		draw_wrapped(c, r, y, role, line, 1);
+	}
+	if (st->answer < 0) {
+		draw_wrapped(c, r, y, R_DIM,
+			     "Predict first: press a letter. The trace after this moment stays hidden until you answer.",
+			     0);
+		return;
+	}
+	(*y)++;
+	if (st->answer == s->answer)
+		draw_wrapped(c, r, y, R_GOOD, "Right.", 0);
+	else {
+		char line[300];
+		snprintf(line, sizeof(line), "Not this time: the answer is %c) %s.",
+			 'a' + s->answer, s->choice[s->answer]);
+		draw_wrapped(c, r, y, R_BAD, line, 0);
+	}
+	if (s->explain)
+		draw_wrapped(c, r, y, R_NORMAL, s->explain, 0);
+}
+
+static void draw_drive(struct runner *rn, const struct step *s,
+		       struct canvas *c, struct rect r, int *y)
+{
+	char line[600];
+	(*y)++;
+	canvas_text(c, r.x, (*y)++, r.w, R_HEADER, "YOU ARE THE SCHEDULER");
+	snprintf(line, sizeof(line), "Goal: make this happen: %s", s->reach_text);
+	draw_wrapped(c, r, y, R_NORMAL, line, 0);
+	if (!rn->dr) {
+		draw_wrapped(c, r, y, R_BAD, rn->msg, 0);
+		return;
+	}
+	int n = drive_ncpus(rn->dr);
+	snprintf(line, sizeof(line),
+		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.",
+		 n - 1, s->compare ? "; c shows the same schedule under the other scenario" : "");
+	draw_wrapped(c, r, y, R_DIM, line, 0);
+	for (int i = 0; i < n && *y < r.y + r.h; i++) {
+		snprintf(line, sizeof(line), "cpu%d: %s", i, drive_program(rn->dr, i));
+		draw_wrapped(c, r, y, R_NORMAL, line, 1);
+	}
+	int k = drive_nkeys(rn->dr);
+	size_t len = (size_t)snprintf(line, sizeof(line), "Your schedule (%d): ", k);
+	for (int i = k > 40 ? k - 40 : 0; i < k && len < sizeof(line) - 4; i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%d",
+					drive_key(rn->dr, i));
+	if (!k)
+		snprintf(line + len, sizeof(line) - len, "(nothing yet)");
+	draw_wrapped(c, r, y, R_NORMAL, line, 0);
+	const struct drive_outcome *o = rn->compare && rn->have_cmp ? &rn->cmp
+				      : rn->have_out ? &rn->out : NULL;
+	if (rn->compare && rn->have_cmp) {
+		snprintf(line, sizeof(line), "Same schedule on %s: %s", s->compare,
+			 o->reached ? "the goal is reached here too"
+				    : "the goal cannot be reached here");
+		draw_wrapped(c, r, y, o->reached ? R_BAD : R_GOOD, line, 0);
+	}
+	if (o && o->refused)
+		draw_wrapped(c, r, y, R_WAIT, o->why, 0);
+	else if (o && o->why[0])
+		draw_wrapped(c, r, y, R_DIM, o->why, 0);
+	if (o && o->reached && !rn->compare) {
+		(*y)++;
+		draw_wrapped(c, r, y, R_GOOD,
+			     "GOAL REACHED. Look at the panes: this is the interleaving.", 0);
+		if (s->explain)
+			draw_wrapped(c, r, y, R_NORMAL, s->explain, 0);
+	} else if (o && o->finished && !o->reached) {
+		draw_wrapped(c, r, y, R_BAD,
+			     "Every CPU has finished and the goal did not happen. Undo (u) or start over (r).",
+			     0);
+	}
+	if (rn->ss[rn->cur].hint && s->hint)
+		draw_wrapped(c, r, y, R_DIM, s->hint, 0);
+}
+
+static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	char title[200];
+	snprintf(title, sizeof(title), "Step %d/%d: %s", rn->cur + 1,
+		 rn->l->nsteps, s->title);
+	canvas_box(c, r, title, true);
+	struct rect in = { r.x + 2, r.y + 1, r.w - 4, r.h - 2 };
+	int y = in.y;
+	if (rn->cur == 0 && rn->l->ngoals) {
+		canvas_text(c, in.x, y++, in.w, R_HEADER, "In this lesson you will:");
+		for (int i = 0; i < rn->l->ngoals; i++) {
+			char line[600];
+			snprintf(line, sizeof(line), "%s %s", glyph(c, G_DOT),
+				 rn->l->goals[i]);
+			draw_wrapped(c, in, &y, R_NORMAL, line, 1);
+		}
+		y++;
+	}
+	if (s->text)
+		draw_wrapped(c, in, &y, R_NORMAL, s->text, 0);
+	if (s->ask)
+		draw_question(rn, s, c, in, &y);
+	if (s->kind == STEP_DRIVE)
+		draw_drive(rn, s, c, in, &y);
+	if (s->kind == STEP_EDIT) {
+		char line[600];
+		y++;
+		snprintf(line, sizeof(line),
+			 "EXERCISE: press e to edit a copy of %s in $EDITOR; when you save and quit, the tool plays it and checks for: %s",
+			 s->scenario, s->reach_text);
+		draw_wrapped(c, in, &y, R_HEADER, line, 0);
+	}
+	if (rn->ss[rn->cur].hint && s->hint && s->kind != STEP_DRIVE) {
+		y++;
+		draw_wrapped(c, in, &y, R_DIM, s->hint, 0);
+	}
+	if (rn->cur == rn->l->nsteps - 1 && rn->l->ncredits && y + 2 < in.y + in.h) {
+		y++;
+		canvas_text(c, in.x, y++, in.w, R_DIM, "Sources:");
+		for (int i = 0; i < rn->l->ncredits; i++)
+			draw_wrapped(c, in, &y, R_DIM, rn->l->credits[i], 1);
+	}
+}
+
+/* ---- the right-hand side ---------------------------------------------- */
+
+static bool first_is_pane(const struct step *s)
+{
+	for (int i = 0; i < s->nshow; i++)
+		if (s->show[i].kind == SHOW_PANE)
+			return true;
+	return false;
+}
+
+static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	struct app *a = &rn->app;
+	if (s->kind == STEP_DRIVE) {
+		a = rn->compare && rn->capp_ok ? &rn->capp
+		    : rn->dapp_ok ? &rn->dapp : NULL;
+	} else if (!rn->app_ok) {
+		a = NULL;
+	}
+	if (!a) {
+		canvas_box(c, r, "trace", false);
+		canvas_text(c, r.x + 2, r.y + 2, r.w - 4, R_DIM,
+			    s->kind == STEP_DRIVE ? "Press a CPU number to start."
+						  : "No trace.");
+		return;
+	}
+	/* The panes this step asks for, then the lanes and the locks. */
+	int order[NR_PANES], n = 0;
+	bool used[NR_PANES] = { false };
+	for (int i = 0; i < s->nshow; i++)
+		if (s->show[i].kind == SHOW_PANE && !used[s->show[i].value]) {
+			used[s->show[i].value] = true;
+			order[n++] = s->show[i].value;
+		}
+	const int deflt[] = { PANE_LANES, PANE_LOCKS, PANE_INODE };
+	for (int i = 0; i < 3 && n < 3; i++)
+		if (!used[deflt[i]]) {
+			used[deflt[i]] = true;
+			order[n++] = deflt[i];
+		}
+	/* Heights: share the column, the first pane a little larger. */
+	int y = r.y;
+	for (int i = 0; i < n; i++) {
+		int left = r.y + r.h - y;
+		int hh = i == n - 1 ? left : (i == 0 ? r.h * 2 / 5 : r.h * 3 / 10);
+		if (hh < 4)
+			hh = 4;
+		if (y + hh > r.y + r.h)
+			hh = r.y + r.h - y;
+		int vp = viewer_pane(order[i]);
+		if (vp >= 0 && hh >= 4) {
+			/* Boxed and titled the way icache-view boxes them; the
+			 * pane the step asks for is the focused one. */
+			bool focus = i == 0 && s->nshow && first_is_pane(s);
+			struct rect box = { r.x, y, r.w, hh };
+			canvas_box(c, box, panes[vp].name, focus);
+			int saved = a->focus;
+			a->focus = focus ? vp : -1;
+			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2,
+							   hh - 2 });
+			a->focus = saved;
+		}
+		y += hh;
+	}
+}
+
+/* Before a question is answered, the trace after its moment stays hidden. */
+static bool hide_future(const struct runner *rn)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	return s->ask && rn->ss[rn->cur].answer < 0;
+}
+
+static void draw(struct runner *rn, struct canvas *c)
+{
+	canvas_clear(c);
+	char head[300];
+	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number,
+		 rn->l->title);
+	canvas_fill(c, 0, 0, c->w, R_TITLE, ' ');
+	canvas_text(c, 0, 0, c->w, R_TITLE, head);
+	const struct step *s = &rn->l->steps[rn->cur];
+	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
+		char where[120];
+		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ",
+			 s->at_text, (long long)rn->pos[rn->cur],
+			 (unsigned long long)rn->t.ix->nev);
+		int wl = (int)strlen(where);
+		canvas_text(c, c->w - wl, 0, wl, R_TITLE, where);
+	}
+	int lw = c->w * 2 / 5;
+	if (lw < 44)
+		lw = 44;
+	if (lw > c->w - 40)
+		lw = c->w - 40;
+	draw_narrative(rn, c, (struct rect){ 0, 1, lw, c->h - 2 });
+	struct rect right = { lw, 1, c->w - lw, c->h - 2 };
+	if (hide_future(rn) && rn->app_ok) {
+		/* The panes show the state at the moment; the lanes would show
+		 * what comes next, so they wait for the answer. */
+		uint64_t saved_n = rn->t.ix->nev;
+		int64_t p = rn->pos[rn->cur];
+		if (p >= 0 && (uint64_t)p + 1 < saved_n)
+			rn->t.ix->nev = (uint64_t)p + 1;
+		draw_right(rn, c, right);
+		rn->t.ix->nev = saved_n;
+	} else {
+		draw_right(rn, c, right);
+	}
+	const char *keys = s->kind == STEP_DRIVE
+				   ? " 0-9 run a CPU  u undo  c compare  n next  b back  r restart  ? hint  q quit"
+			   : s->ask ? " a-h answer  space/n next  b back  r replay  ? hint  q quit"
+				    : " space/n next  b back  r replay  ? hint  q quit";
+	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
+	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+static void save_progress(struct runner *rn)
+{
+	struct progress p = { 0 };
+	progress_get(rn->l->name, &p);
+	int seen = 0, right = 0, asked = 0;
+	for (int i = 0; i < rn->l->nsteps; i++) {
+		seen += rn->ss[i].seen;
+		const struct step *s = &rn->l->steps[i];
+		if (s->ask && rn->ss[i].answer >= 0) {
+			asked++;
+			right += rn->ss[i].answer == s->answer;
+		}
+	}
+	if (seen > p.seen)
+		p.seen = seen;
+	p.total = rn->l->nsteps;
+	if (rn->ss[rn->l->nsteps - 1].seen)
+		p.done = true;
+	if (asked >= p.asked) {
+		p.asked = asked;
+		p.right = right;
+	}
+	progress_put(rn->l->name, &p);
+}
+
+/* ---- driving ------------------------------------------------------------ */
+
+static void drive_stop(struct runner *rn)
+{
+	if (rn->dapp_ok)
+		app_free(&rn->dapp);
+	if (rn->capp_ok)
+		app_free(&rn->capp);
+	if (rn->have_out)
+		drive_outcome_free(&rn->out);
+	if (rn->have_cmp)
+		drive_outcome_free(&rn->cmp);
+	drive_free(rn->dr);
+	rn->dr = NULL;
+	rn->dapp_ok = rn->capp_ok = rn->have_out = rn->have_cmp = false;
+	rn->compare = false;
+	rn->drive_step = -1;
+}
+
+static void drive_show(struct runner *rn, struct drive_outcome *o,
+		       struct app *a, bool *ok, const struct step *s)
+{
+	if (*ok)
+		app_free(a);
+	*ok = false;
+	/* What ran after the presses (play runs the rest to the end) is not
+	 * the student's doing: the panes end at the last press. */
+	if (o->have_trace && o->t.ix && o->boundary_ev + 1 < (int64_t)o->t.ix->nev)
+		o->t.ix->nev = (uint64_t)(o->boundary_ev + 1);
+	if (o->have_trace && o->t.ix && o->t.ix->nev) {
+		app_init(a, o->t.ix);
+		*ok = true;
+		app_point(a, o->t.ix, s, (int64_t)o->t.ix->nev - 1);
+	}
+}
+
+static void drive_run(struct runner *rn)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	char err[400];
+	if (rn->have_out)
+		drive_outcome_free(&rn->out);
+	rn->have_out = false;
+	if (!drive_replay(rn->dr, &s->reach, &rn->out, err, sizeof(err))) {
+		snprintf(rn->msg, sizeof(rn->msg), " %.290s", err);
+		return;
+	}
+	rn->have_out = true;
+	if (rn->out.reached)
+		rn->reached = true;
+	drive_show(rn, &rn->out, &rn->dapp, &rn->dapp_ok, s);
+}
+
+static void drive_begin(struct runner *rn)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	if (rn->drive_step == rn->cur)
+		return;
+	drive_stop(rn);
+	char *scn = lesson_resolve(rn->l, step_scenario(rn->l, s));
+	rn->dr = drive_new(scn);
+	free(scn);
+	char err[400];
+	if (!drive_load(rn->dr, err, sizeof(err))) {
+		snprintf(rn->msg, sizeof(rn->msg), " %.290s", err);
+		drive_free(rn->dr);
+		rn->dr = NULL;
+		return;
+	}
+	rn->drive_step = rn->cur;
+	rn->reached = false;
+}
+
+static void drive_compare(struct runner *rn)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	if (!s->compare || !rn->dr)
+		return;
+	if (rn->compare) {
+		rn->compare = false;
+		return;
+	}
+	char *other = lesson_resolve(rn->l, s->compare);
+	struct drive *d2 = drive_new(other);
+	free(other);
+	char err[400];
+	if (rn->have_cmp)
+		drive_outcome_free(&rn->cmp);
+	rn->have_cmp = false;
+	if (drive_load(d2, err, sizeof(err))) {
+		drive_copy_keys(d2, rn->dr);
+		if (drive_replay(d2, &s->reach, &rn->cmp, err, sizeof(err))) {
+			rn->have_cmp = true;
+			rn->compare = true;
+			drive_show(rn, &rn->cmp, &rn->capp, &rn->capp_ok, s);
+		}
+	}
+	if (!rn->have_cmp)
+		snprintf(rn->msg, sizeof(rn->msg), " compare: %.280s", err);
+	drive_free(d2);
+}
+
+/* ---- moving between steps --------------------------------------------- */
+
+static void enter_step(struct runner *rn, int i)
+{
+	rn->cur = i;
+	rn->ss[i].seen = true;
+	const struct step *s = &rn->l->steps[i];
+	if (s->kind == STEP_DRIVE)
+		drive_begin(rn);
+	else if (rn->app_ok)
+		app_point(&rn->app, rn->t.ix, s, rn->pos[i]);
+	save_progress(rn);
+}
+
+static bool load_trace(struct runner *rn)
+{
+	if (rn->app_ok)
+		app_free(&rn->app);
+	if (rn->have_trace)
+		trace_free(&rn->t);
+	rn->app_ok = rn->have_trace = false;
+	char *scn = lesson_resolve(rn->l, rn->l->scenario);
+	bool ok = trace_play(scn, &rn->t);
+	free(scn);
+	if (!ok) {
+		fprintf(stderr, "%s:%d: scenario: %s\n", rn->l->path,
+			rn->l->scenario_line, rn->t.err);
+		trace_free(&rn->t);
+		return false;
+	}
+	rn->have_trace = true;
+	for (int i = 0; i < rn->l->nsteps; i++) {
+		const struct step *s = &rn->l->steps[i];
+		rn->pos[i] = s->kind == STEP_NARRATE ? trace_find(&rn->t, &s->at) : 0;
+	}
+	if (rn->t.ix->nev) {
+		app_init(&rn->app, rn->t.ix);
+		rn->app_ok = true;
+	}
+	return true;
+}
+
+static void key(struct runner *rn, int k)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	struct step_state *st = &rn->ss[rn->cur];
+	rn->msg[0] = 0;
+	if (k == 'q' || k == 'Q') {
+		rn->quit = true;
+	} else if (k == ' ' || k == 'n' || k == SCR_RIGHT || k == '\n') {
+		if (s->ask && st->answer < 0 && !st->skipped_warn) {
+			st->skipped_warn = true;
+			snprintf(rn->msg, sizeof(rn->msg),
+				 " Predict first: pick an answer (a-%c). Press n again to skip it.",
+				 'a' + s->nchoice - 1);
+			return;
+		}
+		if (rn->cur + 1 < rn->l->nsteps)
+			enter_step(rn, rn->cur + 1);
+		else
+			snprintf(rn->msg, sizeof(rn->msg),
+				 " That was the last step. q quits; icache-lesson lists the others.");
+	} else if (k == 'b' || k == SCR_LEFT) {
+		if (rn->cur > 0)
+			enter_step(rn, rn->cur - 1);
+	} else if (k == 'r') {
+		if (s->kind == STEP_DRIVE && rn->dr) {
+			while (drive_nkeys(rn->dr))
+				drive_undo(rn->dr);
+			drive_run(rn);
+			return;
+		}
+		if (!load_trace(rn)) {
+			rn->quit = true;
+			return;
+		}
+		for (int i = 0; i < rn->l->nsteps; i++)
+			rn->ss[i].answer = -1;
+		enter_step(rn, 0);
+		snprintf(rn->msg, sizeof(rn->msg), " Replayed: a fresh trace, back to step 1.");
+	} else if (k == '?' || k == 'h') {
+		st->hint = true;
+		if (!s->hint)
+			snprintf(rn->msg, sizeof(rn->msg), " No hint for this step.");
+	} else if (s->ask && k >= 'a' && k < 'a' + s->nchoice && st->answer < 0) {
+		st->answer = k - 'a';
+		save_progress(rn);
+	} else if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
+		int cpu = k - '0';
+		if (cpu >= drive_ncpus(rn->dr)) {
+			snprintf(rn->msg, sizeof(rn->msg), " There is no cpu%d here (0-%d).",
+				 cpu, drive_ncpus(rn->dr) - 1);
+			return;
+		}
+		rn->compare = false;
+		drive_push(rn->dr, cpu);
+		drive_run(rn);
+	} else if (s->kind == STEP_DRIVE && rn->dr && k == 'u') {
+		rn->compare = false;
+		if (drive_nkeys(rn->dr)) {
+			drive_undo(rn->dr);
+			drive_run(rn);
+		}
+	} else if (s->kind == STEP_DRIVE && k == 'c') {
+		drive_compare(rn);
+	} else if (s->kind == STEP_EDIT && k == 'e') {
+		exercise_edit(rn->l, s, rn->msg, sizeof(rn->msg), rn->o->keys == NULL);
+	}
+}
+
+/* The editor needs the terminal back. */
+static bool s_is_edit_key(const struct runner *rn, int k)
+{
+	return k == 'e' && rn->l->steps[rn->cur].kind == STEP_EDIT;
+}
+
+int lesson_run(struct lesson *l, const struct runner_opts *o)
+{
+	struct runner rn = { .l = l, .o = o, .drive_step = -1 };
+	rn.pos = calloc((size_t)l->nsteps, sizeof(*rn.pos));
+	rn.ss = calloc((size_t)l->nsteps, sizeof(*rn.ss));
+	for (int i = 0; i < l->nsteps; i++)
+		rn.ss[i].answer = -1;
+	int rc = 0;
+	if (!load_trace(&rn)) {
+		rc = 1;
+		goto out;
+	}
+	for (int i = 0; i < l->nsteps; i++)
+		if (l->steps[i].kind == STEP_NARRATE && rn.pos[i] < 0)
+			fprintf(stderr, "%s:%d: at: '%s' never happens in this trace (showing the start)\n",
+				l->path, l->steps[i].at_line, l->steps[i].at_text);
+	enter_step(&rn, 0);
+
+	if (o->keys) {
+		struct canvas c;
+		canvas_init(&c, o->width, o->height, false);
+		int codes[1024];
+		int n = scr_parse_keys(o->keys, codes, 1024);
+		for (int i = 0; i < n && !rn.quit; i++)
+			key(&rn, codes[i]);
+		draw(&rn, &c);
+		char *text = canvas_to_text(&c);
+		fputs(text, stdout);
+		free(text);
+		canvas_free(&c);
+	} else {
+		struct scr *t = scr_open();
+		if (!t) {
+			fprintf(stderr, "icache-lesson: no terminal (use --keys KEYS --screen WxH to run without one)\n");
+			rc = 2;
+			goto out;
+		}
+		while (!rn.quit) {
+			struct canvas c;
+			int w, h;
+			scr_size(t, &w, &h);
+			canvas_init(&c, w, h, scr_utf8(t));
+			draw(&rn, &c);
+			scr_show(t, &c);
+			canvas_free(&c);
+			int k = scr_getkey(t);
+			if (k == SCR_RESIZE)
+				continue;
+			if (k == SCR_EOF)
+				break;
+			if (s_is_edit_key(&rn, k))
+				scr_suspend(t);
+			key(&rn, k);
+			scr_resume(t);
+		}
+		scr_close(t);
+	}
+out:
+	drive_stop(&rn);
+	if (rn.app_ok)
+		app_free(&rn.app);
+	if (rn.have_trace)
+		trace_free(&rn.t);
+	free(rn.pos);
+	free(rn.ss);
+	return rc;
+}

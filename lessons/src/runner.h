@@ -1,0 +1,17 @@
+/*
+ * runner.h - playing a lesson: the narrative beside the viewer's panes.
+ */
+#ifndef LESSON_RUNNER_H
+#define LESSON_RUNNER_H
+
+#include "lesson.h"
+
+struct runner_opts {
+	const char *keys;   /* non-NULL: no terminal; press these, print */
+	int width, height;  /* the screen for keys */
+};
+
+/* 0 done or quit, 1 the scenario could not be played, 2 bad input. */
+int lesson_run(struct lesson *l, const struct runner_opts *o);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * trace.h - a lesson's trace: the viewer's index of one recorded play.
+ *
+ * The lesson tool reads traces only through the viewer's library
+ * (viewer/index.h, viewer/model.h); this is the thin layer that plays a
+ * scenario, loads what it recorded and finds moments in it.
+ */
+#ifndef LESSON_TRACE_H
+#define LESSON_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "moment.h"
+#include "play.h"
+#include "viewer/index.h"
+
+struct lesson_trace {
+	struct play_result play;
+	struct trace_index *ix;
+	char err[512];
+};
+
+/* Play scn with -o into a fresh directory and load it.  false: t->err
+ * says what failed (play's exit status 2, or the trace did not load); a
+ * scenario whose expectations fail (exit 1) still loads. */
+bool trace_play(const char *scn, struct lesson_trace *t);
+void trace_free(struct lesson_trace *t);
+
+/* The event index a moment names, -1 if it never comes. */
+int64_t trace_find(const struct lesson_trace *t, const struct moment *m);
+/* The value an event's obj id stands for. */
+uint64_t trace_obj(const struct lesson_trace *t, const struct ix_event *e);
+
+#endif
