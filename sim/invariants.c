@@ -42,6 +42,31 @@ static bool live(const struct inode *inode, const char *where)
 	return false;
 }
 
+/*
+ * Schemes with a single i_list (2.6.36): the link is on inode_in_use, the
+ * LRU or a writeback list, never on two; I_REFERENCED does not exist yet;
+ * and at rest, with no references left, nothing is still "in use".
+ */
+static void check_single_i_list(const struct inode *inode, bool quiescent)
+{
+	bool on_lru_link = inode->i_lru_on == LIST_lru ||
+			   inode->i_lru_on == LIST_in_use;
+
+	if (on_lru_link && inode_on_wb(inode))
+		FAIL(inode->i_ino, "invariant: inode %llu is on %s and on a "
+		     "writeback list at once, but it has only one i_list",
+		     (unsigned long long)inode->i_ino,
+		     inode->i_lru_on == LIST_lru ? "the LRU" : "inode_in_use");
+	if (inode_state(inode) & I_REFERENCED)
+		FAIL(inode->i_ino, "invariant: inode %llu has I_REFERENCED, "
+		     "which this era's strict LRU does not have",
+		     (unsigned long long)inode->i_ino);
+	if (quiescent && inode->i_lru_on == LIST_in_use)
+		FAIL(inode->i_ino, "invariant: unused inode %llu is still on "
+		     "inode_in_use after the run",
+		     (unsigned long long)inode->i_ino);
+}
+
 /* Mark every inode of every sb; check what needs only the inode. */
 static long walk_sb_lists(bool quiescent)
 {
@@ -62,6 +87,8 @@ static long walk_sb_lists(bool quiescent)
 				     "s_inodes of sb %d but belongs to sb %u",
 				     (unsigned long long)inode->i_ino, s,
 				     inode->i_sb->s_id);
+			if (icache.scheme->single_i_list)
+				check_single_i_list(inode, quiescent);
 			if (!quiescent)
 				continue;
 			unsigned st = inode_state(inode);
@@ -145,6 +172,25 @@ static long walk_lru(void)
 	return len;
 }
 
+/* 2.6.36's inode_in_use shares the i_lru link with the LRU. */
+static void walk_in_use(void)
+{
+	struct list_head *pos;
+	list_for_each(pos, &icache.inode_in_use) {
+		struct inode *inode = list_entry(pos, struct inode, i_lru);
+		if (!live(inode, "inode_in_use"))
+			break;
+		if (inode->i_lru_on != LIST_in_use)
+			FAIL(inode->i_ino, "invariant: inode %llu is on "
+			     "inode_in_use but its link says list %d",
+			     (unsigned long long)inode->i_ino, inode->i_lru_on);
+		if (inode->i_check != pass)
+			FAIL(inode->i_ino, "invariant: inode %llu is on "
+			     "inode_in_use but on no sb list",
+			     (unsigned long long)inode->i_ino);
+	}
+}
+
 static void walk_wb(struct list_head *head, enum inode_list_id id,
 		    const char *name)
 {
@@ -170,6 +216,7 @@ int check_invariants(bool quiescent)
 	long n = walk_sb_lists(quiescent);
 	walk_hash();
 	walk_lru();
+	walk_in_use();
 	walk_wb(&icache.wb.b_dirty, LIST_b_dirty, "b_dirty");
 	walk_wb(&icache.wb.b_io, LIST_b_io, "b_io");
 	walk_wb(&icache.wb.b_more_io, LIST_b_more_io, "b_more_io");

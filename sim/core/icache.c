@@ -546,6 +546,17 @@ void inode_in_use_add(struct inode *inode, enum site site)
 	trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_add, site);
 }
 
+void inode_in_use_del(struct inode *inode, enum site site)
+{
+	assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
+	if (!inode_alive(inode, site, "removes from inode_in_use") ||
+	    inode->i_lru_on != LIST_in_use)
+		return;
+	list_del_init(&inode->i_lru);
+	inode->i_lru_on = (enum inode_list_id)-1;
+	trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
+}
+
 void inode_dispose_add(struct inode *inode, struct list_head *dispose,
 		       enum site site)
 {

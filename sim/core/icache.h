@@ -180,6 +180,7 @@ struct inode *inode_lru_oldest(void);
 
 /* 2.6.36's inode_in_use list, threaded through i_lru. */
 void inode_in_use_add(struct inode *inode, enum site site);
+void inode_in_use_del(struct inode *inode, enum site site);
 
 /* Private dispose lists are threaded through i_lru; no lock needed. */
 void inode_dispose_add(struct inode *inode, struct list_head *dispose,

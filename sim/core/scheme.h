@@ -27,6 +27,12 @@ struct scheme {
 	const char *order_text;         /* the documented order, for humans */
 	const struct lock_rule *order;  /* the same, for the validator */
 	int norder;
+	/*
+	 * 2.6.36: one i_list per inode, on exactly one of inode_in_use, the
+	 * LRU (inode_unused) or a writeback list, and a strict LRU without
+	 * I_REFERENCED.  The invariant checker holds such a scheme to it.
+	 */
+	bool single_i_list;
 
 	/* Which lock protects i_state, and each list, for the core's checks. */
 	struct sim_lock *(*state_lock)(struct inode *inode);

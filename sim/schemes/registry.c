@@ -6,6 +6,8 @@
 #include "../core/scheme.h"
 
 const struct scheme *const all_schemes[] = {
+	&scheme_global,
+	&scheme_vfs_scale,
 	&scheme_inode_scale_v4,
 	&scheme_merged,
 	NULL,

@@ -1,0 +1,551 @@
+/*
+ * global.c - the inode cache of Linux 2.6.36: one global inode_lock.
+ *
+ * This is where the 2010 debate started.  A single spinlock guards every
+ * piece of the icache, so every operation on every CPU queues for it; the
+ * lock statistics of this scheme are the bottleneck the later eras remove.
+ *
+ * What inode_lock protects (everything):
+ *   the hash table and i_hash; sb->s_inodes and i_sb_list;
+ *   the single i_list, which is on exactly one of inode_in_use,
+ *   inode_unused (our LRU) or a bdi's b_dirty / b_io / b_more_io;
+ *   i_state; the 0 -> 1 reference grab (__iget) and the final 1 -> 0 put
+ *   (iput arrives holding it, by atomic_dec_and_lock); nr_unused;
+ *   last_ino (new_inode's counter) and the iunique counter.
+ * inode->i_lock exists but covers no icache state in this era.
+ *
+ * Lock order: there is none to keep, nothing nests with inode_lock:
+ *   inode_lock
+ *
+ * No I_REFERENCED yet (it came with the lazy LRU of 2.6.37): the LRU is
+ * strict.  __iget of an unused inode moves it back to inode_in_use, iput
+ * of the last reference moves it to the LRU, and prune_icache finds only
+ * unused clean inodes there.  The handoff rule is the same as later: who
+ * sets I_FREEING (or I_WILL_FREE) under inode_lock owns the inode.
+ *
+ * The inode keeps separate i_lru and i_wb_list links (the core has them),
+ * but this scheme uses them as one i_list: moving an inode to a writeback
+ * list takes it off inode_in_use / the LRU first, and back.
+ */
+#include "../core/scheme.h"
+
+static void evict(struct inode *inode);
+static void iput(struct inode *inode);
+
+/* ---- which lock guards what (the core checks these) ------------------- */
+
+static struct sim_lock *state_lock(struct inode *inode)
+{
+	(void)inode;
+	return &icache.inode_lock;
+}
+
+static struct sim_lock *list_lock(enum inode_list_id list,
+					 struct inode *inode)
+{
+	(void)inode;
+	switch (list) {
+	case LIST_hash:
+	case LIST_sb:
+	case LIST_lru:
+	case LIST_in_use:
+	case LIST_b_dirty:
+	case LIST_b_io:
+	case LIST_b_more_io:
+		return &icache.inode_lock;
+	default:
+		return NULL;    /* private dispose lists need no lock */
+	}
+}
+
+/*
+ * The one i_list of 2.6.36: take the inode off whichever of inode_in_use,
+ * the LRU or a writeback list it is on.  inode_lock held.
+ */
+static void i_list_del(struct inode *inode, enum site site)
+{
+	inode_in_use_del(inode, site);
+	inode_lru_del(inode, site);
+	inode_wb_del(inode, site);
+}
+
+/*
+ * __iget: a reference, taken under inode_lock.  The 0 -> 1 grab moves an
+ * unused clean inode from the LRU back to inode_in_use: the strict LRU.
+ */
+static void __iget(struct inode *inode, enum site site)
+{
+	if (atomic_load(&inode->i_count) == 0 &&
+	    !(inode_state(inode) & (I_DIRTY | I_SYNC)))
+		inode_in_use_add(inode, site);
+	inode_ref_get(inode, site);
+}
+
+/* ---- allocation and the hash ------------------------------------------- */
+
+/* last_ino is one counter under inode_lock (per-CPU batches came later). */
+static uint64_t get_next_ino(void)
+{
+	SITE(get_next_ino);
+	uint64_t ino;
+
+	spin_lock(&icache.inode_lock);
+	ino = ++icache.last_ino;
+	spin_unlock(&icache.inode_lock);
+	return ino;
+}
+
+/* new_inode: a fresh inode on inode_in_use and its sb list, not hashed. */
+static struct inode *new_inode(struct super_block *sb)
+{
+	SITE(new_inode);
+	/* 2.6.36 numbered it from last_ino inside the hold below; ours is a
+	 * separate, equally global, hold of the same lock. */
+	struct inode *inode = alloc_inode(sb, get_next_ino());
+
+	inode_publish(inode);
+	spin_lock(&icache.inode_lock);
+	inode_state_assign(inode, 0, __site);
+	inode_in_use_add(inode, __site);
+	inode_sb_list_add(inode, __site);
+	spin_unlock(&icache.inode_lock);
+	return inode;
+}
+
+static void insert_inode_hash(struct inode *inode)
+{
+	SITE(insert_inode_hash);
+	spin_lock(&icache.inode_lock);
+	inode_hash_add(inode, __site);
+	spin_unlock(&icache.inode_lock);
+}
+
+/*
+ * __wait_on_freeing_inode: called with inode_lock held on an inode that is
+ * being freed.  Drop it, sleep until the inode is gone, retake it.  The
+ * inode may no longer exist when we wake: the caller starts again.
+ */
+static void wait_on_freeing_inode(struct inode *inode)
+{
+	SITE(wait_on_freeing_inode);
+	uint64_t token = wait_inode_prepare(inode);
+
+	spin_unlock(&icache.inode_lock);
+	wait_inode_token(inode, token, __site);
+	spin_lock(&icache.inode_lock);
+}
+
+/*
+ * find_inode_fast: look (sb, ino) up on its chain and take a reference.
+ * Called with inode_lock held; may drop and retake it to wait.
+ */
+static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
+{
+	SITE(find_inode_fast);
+	struct hash_bucket *b = inode_hash_bucket(sb, ino);
+	struct inode *inode;
+
+repeat:
+	inode = hash_chain_find(b, sb, ino);
+	if (!inode)
+		return NULL;
+	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
+		wait_on_freeing_inode(inode);
+		goto repeat;
+	}
+	__iget(inode, __site);
+	return inode;
+}
+
+/*
+ * get_new_inode_fast: the miss path of iget_locked.  Allocate without
+ * locks, then look again under inode_lock: another CPU may have won.
+ */
+static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
+{
+	SITE(get_new_inode_fast);
+	struct inode *inode = alloc_inode(sb, ino);
+	struct inode *old;
+
+	spin_lock(&icache.inode_lock);
+	old = find_inode_fast(sb, ino);
+	if (!old) {
+		inode_publish(inode);
+		/* __inode_add_to_lists: in use, on the sb, hashed. */
+		inode_state_assign(inode, I_NEW, __site);
+		inode_hash_add(inode, __site);
+		inode_in_use_add(inode, __site);
+		inode_sb_list_add(inode, __site);
+		spin_unlock(&icache.inode_lock);
+		/* Returned with I_NEW set: the caller reads it in, then calls
+		 * unlock_new_inode. */
+		return inode;
+	}
+	spin_unlock(&icache.inode_lock);
+	/* Lost the race: ours was never visible, theirs may still be new. */
+	destroy_inode(inode, __site);
+	wait_on_inode(old);
+	return old;
+}
+
+static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
+{
+	SITE(iget_locked);
+	struct inode *inode;
+
+	spin_lock(&icache.inode_lock);
+	inode = find_inode_fast(sb, ino);
+	spin_unlock(&icache.inode_lock);
+	if (inode) {
+		wait_on_inode(inode);
+		return inode;
+	}
+	return get_new_inode_fast(sb, ino);
+}
+
+/*
+ * 2.6.36 cleared I_NEW without the lock, after a memory barrier, arguing
+ * that nobody else may touch a new inode.  Our state checker holds every
+ * i_state change to the scheme's lock, so we take inode_lock for it.
+ */
+static void unlock_new_inode(struct inode *inode)
+{
+	SITE(unlock_new_inode);
+	spin_lock(&icache.inode_lock);
+	inode_state_clear(inode, I_NEW, __site);
+	wake_up_inode(inode);
+	spin_unlock(&icache.inode_lock);
+}
+
+static struct inode *ilookup(struct super_block *sb, uint64_t ino)
+{
+	SITE(ilookup);
+	struct inode *inode;
+
+	spin_lock(&icache.inode_lock);
+	inode = find_inode_fast(sb, ino);
+	spin_unlock(&icache.inode_lock);
+	if (inode)
+		wait_on_inode(inode);
+	return inode;
+}
+
+/* igrab: a new reference, unless the inode is already on its way out. */
+static struct inode *igrab(struct inode *inode)
+{
+	SITE(igrab);
+	spin_lock(&icache.inode_lock);
+	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
+		spin_unlock(&icache.inode_lock);
+		return NULL;
+	}
+	__iget(inode, __site);
+	spin_unlock(&icache.inode_lock);
+	return inode;
+}
+
+/* ihold: the caller already has a reference, so no lock is needed. */
+static void ihold(struct inode *inode)
+{
+	SITE(ihold);
+	inode_ref_get(inode, __site);
+}
+
+/* ---- writeback ------------------------------------------------------------ */
+
+/*
+ * writeback_single_inode: called, and returns, with inode_lock held; drops
+ * it while "writing".  I_SYNC keeps the inode ours meanwhile:
+ * mark_inode_dirty leaves a syncing inode where it is.
+ */
+static void writeback_single_inode(struct inode *inode,
+				   struct bdi_writeback *wb)
+{
+	SITE(writeback_single_inode);
+
+	if (inode_state(inode) & I_SYNC) {
+		/* Someone else is writing it: look again later. */
+		inode_wb_move(inode, wb, LIST_b_more_io, __site);
+		return;
+	}
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
+			   __site);
+	spin_unlock(&icache.inode_lock);
+
+	/* The pages and the inode would be written here. */
+
+	spin_lock(&icache.inode_lock);
+	inode_state_clear(inode, I_SYNC, __site);
+	if (!(inode_state(inode) & I_FREEING)) {
+		if (inode_state(inode) & I_DIRTY) {
+			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+		} else {
+			/* Clean: its i_list goes back to in-use or unused. */
+			inode_wb_del(inode, __site);
+			if (atomic_load(&inode->i_count))
+				inode_in_use_add(inode, __site);
+			else
+				inode_lru_add(inode, __site);
+		}
+	}
+	wake_up_inode(inode);
+}
+
+/* One pass of the flusher over the bdi's dirty inodes. */
+static long writeback_inodes(struct bdi_writeback *wb, long nr)
+{
+	SITE(writeback_sb_inodes);
+	struct inode *inode;
+	long written = 0;
+
+	spin_lock(&icache.inode_lock);
+	wb_queue_io(wb, __site);
+	while (written < nr && (inode = wb_io_oldest(wb)) != NULL) {
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
+			/* Not ours to write: someone owns it. */
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			written++;
+			continue;
+		}
+		__iget(inode, __site);
+		writeback_single_inode(inode, wb);
+		spin_unlock(&icache.inode_lock);
+		written++;
+		/* "Cannot iput under inode_lock": the final put takes it. */
+		iput(inode);
+		spin_lock(&icache.inode_lock);
+	}
+	spin_unlock(&icache.inode_lock);
+	return written;
+}
+
+/* write_inode_now: write one inode synchronously (iput_final, dying sb). */
+static void write_inode_now(struct inode *inode)
+{
+	SITE(writeback_single_inode);
+	spin_lock(&icache.inode_lock);
+	writeback_single_inode(inode, inode->i_sb->s_bdi);
+	spin_unlock(&icache.inode_lock);
+}
+
+static void mark_inode_dirty(struct inode *inode, unsigned flags)
+{
+	SITE(mark_inode_dirty);
+	bool was_dirty;
+
+	/* Lockless fast path: already dirty in these ways. */
+	if ((inode_state(inode) & flags) == flags)
+		return;
+	spin_lock(&icache.inode_lock);
+	if ((inode_state(inode) & flags) == flags)
+		goto out;
+	was_dirty = inode_state(inode) & I_DIRTY;
+	inode_state_set(inode, flags, __site);
+	/* Writeback in progress will requeue it; unhashed or dying inodes
+	 * are never queued. */
+	if (inode_state(inode) & (I_SYNC | I_FREEING) || !inode_hashed(inode))
+		goto out;
+	if (!was_dirty) {
+		/* One lock for all: the i_list moves from inode_in_use to
+		 * b_dirty in the same hold. */
+		i_list_del(inode, __site);
+		inode_wb_move(inode, inode->i_sb->s_bdi, LIST_b_dirty, __site);
+	}
+out:
+	spin_unlock(&icache.inode_lock);
+}
+
+/* ---- the end of an inode ---------------------------------------------------- */
+
+/*
+ * evict: tear down an inode marked I_FREEING, which is on no LRU.  One
+ * lock covers every list, so the whole teardown is one hold of it (2.6.36
+ * unhashed in a second hold after clear_inode; the cost is the same).
+ */
+static void evict(struct inode *inode)
+{
+	SITE(evict);
+
+	spin_lock(&icache.inode_lock);
+	i_list_del(inode, __site);
+	inode_sb_list_del(inode, __site);
+
+	/* end_writeback: wait out any writer, then mark it clear. */
+	while (inode_state(inode) & I_SYNC) {
+		uint64_t token = wait_inode_prepare(inode);
+		spin_unlock(&icache.inode_lock);
+		wait_inode_token(inode, token, __site);
+		spin_lock(&icache.inode_lock);
+	}
+	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
+
+	/* remove_inode_hash */
+	inode_hash_del(inode, __site);
+
+	/* Lookups sleeping in __wait_on_freeing_inode may look again. */
+	wake_up_inode(inode);
+	spin_unlock(&icache.inode_lock);
+
+	destroy_inode(inode, __site);
+}
+
+static void dispose_list(struct list_head *head)
+{
+	SITE(dispose_list);
+	struct inode *inode;
+
+	while ((inode = inode_dispose_pop(head, __site)) != NULL)
+		evict(inode);
+}
+
+/* iput_final: the last reference is gone; called with inode_lock held. */
+static void iput_final(struct inode *inode)
+{
+	SITE(iput_final);
+	struct super_block *sb = inode->i_sb;
+
+	if (!generic_drop_inode(inode)) {
+		if (sb_active(sb)) {
+			/* Keep it cached: a clean inode moves from
+			 * inode_in_use to the LRU (a dirty one stays on its
+			 * writeback list), all under the one lock. */
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)))
+				inode_lru_add(inode, __site);
+			spin_unlock(&icache.inode_lock);
+			return;
+		}
+		/* The sb is going away: write it out first.  I_WILL_FREE
+		 * keeps everyone off while inode_lock is dropped. */
+		inode_state_set(inode, I_WILL_FREE, __site);
+		spin_unlock(&icache.inode_lock);
+		write_inode_now(inode);
+		spin_lock(&icache.inode_lock);
+		/* The handoff, in one inode_lock hold. */
+		inode_state_assign(inode,
+			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+	} else {
+		inode_state_set(inode, I_FREEING, __site);
+	}
+	i_list_del(inode, __site);
+	spin_unlock(&icache.inode_lock);
+	/* The inode is ours now: no lock needed to tear it down. */
+	evict(inode);
+}
+
+static void iput(struct inode *inode)
+{
+	SITE(iput);
+	if (inode_ref_put_and_lock(inode, &icache.inode_lock, __site))
+		iput_final(inode);
+}
+
+/* ---- reclaim ------------------------------------------------------------------ */
+
+/*
+ * prune_icache: the shrinker.  Walks the LRU from its old end holding
+ * inode_lock.  With a strict LRU every inode there should be unused and
+ * clean; one that is not is moved to the young end, as 2.6.36 did.
+ */
+static long prune_icache(long nr)
+{
+	SITE(prune_icache);
+	struct list_head freeable;
+	struct inode *inode;
+	long scanned, freed = 0;
+
+	INIT_LIST_HEAD(&freeable);
+	spin_lock(&icache.inode_lock);
+	for (scanned = 0; scanned < nr; scanned++) {
+		inode = inode_lru_oldest();
+		if (!inode)
+			break;
+		if (atomic_load(&inode->i_count) || inode_state(inode)) {
+			inode_lru_rotate(inode, __site);
+			continue;
+		}
+		/* Off the LRU in the same hold that sets I_FREEING. */
+		inode_state_set(inode, I_FREEING, __site);
+		inode_dispose_add(inode, &freeable, __site);
+		freed++;
+	}
+	spin_unlock(&icache.inode_lock);
+	dispose_list(&freeable);
+	return freed;
+}
+
+/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
+static long invalidate_inodes(struct super_block *sb)
+{
+	SITE(invalidate_inodes);
+	struct list_head dispose;
+	struct list_head *pos;
+	long freed = 0;
+
+	INIT_LIST_HEAD(&dispose);
+	spin_lock(&icache.inode_lock);
+	list_for_each(pos, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+
+		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
+		    atomic_load(&inode->i_count))
+			continue;
+		inode_state_set(inode, I_FREEING, __site);
+		/* Its i_list, wherever it was, now threads the dispose list. */
+		i_list_del(inode, __site);
+		inode_dispose_add(inode, &dispose, __site);
+		freed++;
+	}
+	spin_unlock(&icache.inode_lock);
+	dispose_list(&dispose);
+	return freed;
+}
+
+/* ---- inode numbers --------------------------------------------------------------- */
+
+static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
+{
+	SITE(iunique);
+	uint64_t res;
+	bool used;
+
+	spin_lock(&icache.inode_lock);
+	do {
+		if (icache.iunique_counter <= max_reserved)
+			icache.iunique_counter = max_reserved + 1;
+		res = icache.iunique_counter++;
+		used = hash_chain_has(inode_hash_bucket(sb, res), sb, res);
+	} while (used);
+	spin_unlock(&icache.inode_lock);
+	return res;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+/* One lock, so no nesting to document: any edge at all is a surprise. */
+static const struct lock_rule lock_order[] = {};
+
+const struct scheme scheme_global = {
+	.name = "global",
+	.era = "2.6.36 (one global inode_lock)",
+	.summary = "inode_lock covers hash, sb lists, the i_list, i_state, counters",
+	.order_text = "inode_lock (alone: nothing nests inside or outside it)",
+	.order = lock_order,
+	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	.single_i_list = true,
+	.state_lock = state_lock,
+	.list_lock = list_lock,
+	.new_inode = new_inode,
+	.insert_inode_hash = insert_inode_hash,
+	.iget_locked = iget_locked,
+	.unlock_new_inode = unlock_new_inode,
+	.ilookup = ilookup,
+	.igrab = igrab,
+	.ihold = ihold,
+	.iput = iput,
+	.mark_inode_dirty = mark_inode_dirty,
+	.writeback_inodes = writeback_inodes,
+	.prune_icache = prune_icache,
+	.invalidate_inodes = invalidate_inodes,
+	.iunique = iunique,
+	.get_next_ino = get_next_ino,
+};
