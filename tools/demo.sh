@@ -16,8 +16,11 @@ fi
 
 rm -rf "$TRACE"
 mkdir -p traces
-echo "== icache-sim record --scheme merged --cpus all --workload mixed --duration 3s -o $TRACE"
-"$SIM" record --scheme merged --cpus all --workload mixed --duration 3s -o "$TRACE" || exit $?
+# --blocking: the demo's trace is for looking at, so it must be complete
+# even on a busy machine (a writer that finds its buffer full waits for the
+# consumer instead of dropping events; see tracepoints/EVENTS.md).
+echo "== icache-sim record --scheme merged --cpus all --workload mixed --duration 3s --blocking -o $TRACE"
+"$SIM" record --scheme merged --cpus all --workload mixed --duration 3s --blocking -o "$TRACE" || exit $?
 
 if [ ! -x "$VIEW" ]; then
 	echo "the trace is in $TRACE; read it with: babeltrace2 $TRACE | less"
