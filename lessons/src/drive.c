@@ -260,7 +260,7 @@ static void read_log(const char *out, struct log_facts *f)
 			f->schedule_over = true;
 		} else if (!f->schedule_over &&
 			   sscanf(line, "   cpu%d blocked:", &cpu) == 1 && cpu >= 0 &&
-			   cpu < 10) {
+			   cpu < 10 && strstr(line, " blocked: ")) {
 			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s",
 				 line + 3);
 		} else if (!f->deadlock_line && (q = strstr(line, "deadlock: "))) {
@@ -340,8 +340,15 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 	bool real_deadlock = strstr(f.deadlock_why, "every CPU") != NULL;
 	if (press >= 0 && !real_deadlock) {
 		char why[sizeof(o->why)];
-		snprintf(why, sizeof(why), "cpu%d cannot run: %s", d->keys[press],
-			 f.deadlock_why);
+		/* "cpu1 blocked: waits for ..." -> "cpu1 is blocked: it waits ..." */
+		char prefix[24];
+		snprintf(prefix, sizeof(prefix), "cpu%d blocked: ", d->keys[press]);
+		if (strncmp(f.deadlock_why, prefix, strlen(prefix)) == 0)
+			snprintf(why, sizeof(why), "cpu%d is blocked: it %.280s",
+				 d->keys[press], f.deadlock_why + strlen(prefix));
+		else
+			snprintf(why, sizeof(why), "cpu%d cannot run: %.280s",
+				 d->keys[press], f.deadlock_why);
 		d->nkeys = press;
 		if (!ok || f.finished_line_err) {
 			trace_free(&o->t);

@@ -59,6 +59,7 @@ struct runner {
 	struct app capp;
 	bool capp_ok;
 	bool reached;            /* the goal was reached at least once */
+	bool stale;              /* presses not played yet */
 };
 
 /* ---- the viewer's panes ---------------------------------------------- */
@@ -616,6 +617,14 @@ static bool load_trace(struct runner *rn)
 	return true;
 }
 
+/* Play the presses made since the last frame (one play for a burst). */
+static void settle(struct runner *rn)
+{
+	if (rn->stale && rn->dr && rn->drive_step == rn->cur)
+		drive_run(rn);
+	rn->stale = false;
+}
+
 static void key(struct runner *rn, int k)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
@@ -624,6 +633,7 @@ static void key(struct runner *rn, int k)
 	if (k == 'q' || k == 'Q') {
 		rn->quit = true;
 	} else if (k == ' ' || k == 'n' || k == SCR_RIGHT || k == '\n') {
+		settle(rn);
 		if (s->ask && st->answer < 0 && !st->skipped_warn) {
 			st->skipped_warn = true;
 			snprintf(rn->msg, sizeof(rn->msg),
@@ -637,6 +647,7 @@ static void key(struct runner *rn, int k)
 			snprintf(rn->msg, sizeof(rn->msg),
 				 " That was the last step. q quits; icache-lesson lists the others.");
 	} else if (k == 'b' || k == SCR_LEFT) {
+		settle(rn);
 		if (rn->cur > 0)
 			enter_step(rn, rn->cur - 1);
 	} else if (k == 'r') {
@@ -670,14 +681,15 @@ static void key(struct runner *rn, int k)
 		}
 		rn->compare = false;
 		drive_push(rn->dr, cpu);
-		drive_run(rn);
+		rn->stale = true;       /* played before the next frame */
 	} else if (s->kind == STEP_DRIVE && rn->dr && k == 'u') {
 		rn->compare = false;
 		if (drive_nkeys(rn->dr)) {
 			drive_undo(rn->dr);
-			drive_run(rn);
+			rn->stale = true;
 		}
 	} else if (s->kind == STEP_DRIVE && k == 'c') {
+		settle(rn);
 		drive_compare(rn);
 	} else if (s->kind == STEP_EDIT && k == 'e') {
 		exercise_edit(rn->l, s, rn->msg, sizeof(rn->msg), rn->o->keys == NULL);
@@ -715,6 +727,7 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 		int n = scr_parse_keys(o->keys, codes, 1024);
 		for (int i = 0; i < n && !rn.quit; i++)
 			key(&rn, codes[i]);
+		settle(&rn);
 		draw(&rn, &c);
 		char *text = canvas_to_text(&c);
 		fputs(text, stdout);
@@ -732,6 +745,7 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 			int w, h;
 			scr_size(t, &w, &h);
 			canvas_init(&c, w, h, scr_utf8(t));
+			settle(&rn);
 			draw(&rn, &c);
 			scr_show(t, &c);
 			canvas_free(&c);
@@ -744,6 +758,9 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 				scr_suspend(t);
 			key(&rn, k);
 			scr_resume(t);
+			/* a burst of presses (a held key) is played once */
+			while (!rn.quit && (k = scr_pending(t)) != SCR_EOF)
+				key(&rn, k);
 		}
 		scr_close(t);
 	}

@@ -146,6 +146,14 @@ int scr_getkey(struct scr *t)
 	}
 }
 
+int scr_pending(struct scr *t)
+{
+	nodelay(stdscr, TRUE);
+	int k = scr_getkey(t);
+	nodelay(stdscr, FALSE);
+	return k == SCR_RESIZE ? SCR_EOF : k;
+}
+
 void scr_suspend(struct scr *t)
 {
 	def_prog_mode();

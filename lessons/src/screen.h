@@ -24,6 +24,8 @@ void scr_size(struct scr *t, int *w, int *h);
 bool scr_utf8(const struct scr *t);
 void scr_show(struct scr *t, const struct canvas *c);
 int scr_getkey(struct scr *t);
+/* A key already typed, or SCR_EOF if none is waiting. */
+int scr_pending(struct scr *t);
 /* Leave curses for a child program (an editor), and come back. */
 void scr_suspend(struct scr *t);
 void scr_resume(struct scr *t);
