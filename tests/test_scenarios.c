@@ -1,0 +1,372 @@
+/*
+ * test_scenarios.c - icache-sim play and explore: every shipped scenario
+ * passes, a replay is the same step for step (and event for event in the
+ * trace), explore finds the inode-scale-v4 race and not a thing in merged,
+ * and malformed scenarios get FILE:LINE errors and exit 2 without hanging.
+ *
+ * Every command runs under timeout(1), so a hang fails the test instead of
+ * stalling the suite.
+ */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+#define SCN_DIR "lessons/scenarios"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_scenarios.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	int st;
+	free(run_cmd(&st, "rm -rf '%s'", tmpdir));
+}
+
+/* Write a scenario into the temp dir; returns its path (static buffer). */
+static const char *write_scn(const char *name, const char *text)
+{
+	static char path[4][512];
+	static int next;
+	char *p = path[next++ & 3];
+	snprintf(p, 512, "%s/%s", tmpdir, name);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static char *play(int *st, const char *file, const char *extra)
+{
+	return run_cmd(st, "timeout 30 %s play %s %s 2>&1", bin_path("icache-sim"),
+		       file, extra ? extra : "");
+}
+
+/* ---- shipped scenarios ---------------------------------------------------- */
+
+START_TEST(every_shipped_scenario_passes)
+{
+	DIR *d = opendir(SCN_DIR);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_msg(d != NULL, "run the tests from the repository root");
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".scn") != 0)
+			continue;
+		char path[512];
+		int st;
+		snprintf(path, sizeof(path), "%s/%s", SCN_DIR, e->d_name);
+		char *out = play(&st, path, NULL);
+		ck_assert_msg(st == 0, "%s: exit %d\n%s", path, st, out);
+		ck_assert_msg(strstr(out, "PASS:") != NULL, "%s: no PASS line", path);
+		free(out);
+		n++;
+	}
+	closedir(d);
+	ck_assert_int_ge(n, 6);
+}
+END_TEST
+
+START_TEST(v4_race_shows_the_window_and_the_freed_inode)
+{
+	int st;
+	char *out = play(&st, SCN_DIR "/iput-lru-race-v4.scn", NULL);
+	ck_assert_int_eq(st, 0);
+	/* cpu0 stops right after dropping i_lock in iput_final ... */
+	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock of inode 42 in "
+				     "iput_final\n   cpu0 stops"));
+	/* ... cpu1 frees it, and cpu0 then puts it on the LRU. */
+	ck_assert_ptr_nonnull(strstr(out, "cpu1 free inode 42"));
+	ck_assert_ptr_nonnull(strstr(out, "!! violation freed_on_list"));
+	ck_assert_ptr_nonnull(strstr(out, "cpu0 puts inode 42 on the lru list"));
+	free(out);
+}
+END_TEST
+
+START_TEST(merged_blocks_the_lookup_on_i_lock)
+{
+	int st;
+	char *out = play(&st, SCN_DIR "/iput-lru-race-merged-wait.scn", NULL);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "cpu1 blocked: waits for i_lock of "
+				     "inode 42 in find_inode_fast, held by cpu0"));
+	ck_assert_ptr_null(strstr(out, "!! violation"));
+	free(out);
+}
+END_TEST
+
+START_TEST(abba_reports_cycle_and_deadlock_lockdep_style)
+{
+	int st;
+	char *out = play(&st, SCN_DIR "/abba-deadlock.scn", NULL);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "possible circular locking dependency"));
+	ck_assert_ptr_nonnull(strstr(out, "Chain exists of"));
+	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a in test_abba, "
+				     "held by cpu0"));
+	ck_assert_ptr_nonnull(strstr(out, "waits-for cycle: cpu0 --> cpu1 --> cpu0"));
+	free(out);
+}
+END_TEST
+
+/* ---- determinism ------------------------------------------------------------ */
+
+START_TEST(replay_gives_the_same_steps)
+{
+	static const char *const files[] = {
+		SCN_DIR "/iput-lru-race-v4.scn", SCN_DIR "/wait-on-freeing.scn",
+		SCN_DIR "/prune-trylock-rotate.scn", SCN_DIR "/i-new-wait.scn",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int st1, st2;
+		char *a = play(&st1, files[i], NULL);
+		char *b = play(&st2, files[i], NULL);
+		ck_assert_int_eq(st1, 0);
+		ck_assert_int_eq(st2, 0);
+		ck_assert_msg(strcmp(a, b) == 0, "%s: two runs differ", files[i]);
+		ck_assert_ptr_nonnull(strstr(a, "step 1: "));
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
+/* The trace's events without timestamps, durations, thread ids or real CPUs. */
+static char *trace_events(const char *dir)
+{
+	int st;
+	char *out = run_cmd(&st, "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
+			    "'s/^\\[[^]]*\\] \\([^)]*\\) [^ ]+ //; "
+			    "s/cpu_id = [0-9]+/cpu_id/; s/vtid = [0-9]+/vtid/; "
+			    "s/(hold|wait)_ns = [0-9]+/\\1_ns/g'",
+			    dir);
+	ck_assert_int_eq(st, 0);
+	return out;
+}
+
+START_TEST(replay_gives_the_same_trace)
+{
+	int st;
+	char *have = run_cmd(&st, "command -v lttng >/dev/null && command -v "
+			     "babeltrace2 >/dev/null && echo yes");
+	if (strncmp(have, "yes", 3) != 0) {
+		free(have);
+		return;         /* no LTTng here: nothing to compare */
+	}
+	free(have);
+	make_tmpdir();
+	char d1[300], d2[300];
+	snprintf(d1, sizeof(d1), "%s/t1", tmpdir);
+	snprintf(d2, sizeof(d2), "%s/t2", tmpdir);
+	char *o1 = run_cmd(&st, "timeout 60 %s play %s -o %s 2>&1",
+			   bin_path("icache-sim"), SCN_DIR "/iput-lru-race-v4.scn",
+			   d1);
+	ck_assert_msg(st == 0, "%s", o1);
+	ck_assert_ptr_nonnull(strstr(o1, " 0 discarded)"));
+	char *o2 = run_cmd(&st, "timeout 60 %s play %s -o %s 2>&1",
+			   bin_path("icache-sim"), SCN_DIR "/iput-lru-race-v4.scn",
+			   d2);
+	ck_assert_msg(st == 0, "%s", o2);
+	char *e1 = trace_events(d1), *e2 = trace_events(d2);
+	ck_assert_ptr_nonnull(strstr(e1, "icache:sched_step"));
+	ck_assert_ptr_nonnull(strstr(e1, "what = \"cpu0 release i_lock of inode "
+				     "42 in iput_final\""));
+	ck_assert_ptr_nonnull(strstr(e1, "icache:violation"));
+	ck_assert_msg(strcmp(e1, e2) == 0, "the two traces differ");
+	free(o1);
+	free(o2);
+	free(e1);
+	free(e2);
+	remove_tmpdir();
+}
+END_TEST
+
+/* ---- explore ------------------------------------------------------------------- */
+
+START_TEST(explore_finds_the_v4_race_and_its_file_replays_it)
+{
+	int st;
+	make_tmpdir();
+	char file[300];
+	snprintf(file, sizeof(file), "%s/found.scn", tmpdir);
+	char *out = run_cmd(&st, "timeout 60 %s explore --scheme inode-scale-v4 "
+			    "--workload mixed --schedules 2000 --seed 1 -o %s 2>&1",
+			    bin_path("icache-sim"), file);
+	ck_assert_msg(st == 1, "exit %d: %s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "freed_on_list"));
+	/* explore says how many steps the try took; play must take the same. */
+	const char *p = strstr(out, " steps)");
+	ck_assert_ptr_nonnull(p);
+	while (p > out && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	long steps = strtol(p, NULL, 10);
+	char *rep = play(&st, file, "--json");
+	ck_assert_msg(st == 0, "replay exit %d: %s", st, rep);
+	ck_assert_int_eq((long)json_num(rep, NULL, "steps"), steps);
+	ck_assert_ptr_nonnull(strstr(rep, "\"freed_on_list\":1"));
+	free(rep);
+	/* And again, byte for byte. */
+	char *a = play(&st, file, NULL), *b = play(&st, file, NULL);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	free(out);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(explore_finds_nothing_in_merged)
+{
+	int st;
+	char *out = run_cmd(&st, "timeout 60 %s explore --scheme merged "
+			    "--workload mixed --schedules 2000 --seed 1 2>&1",
+			    bin_path("icache-sim"));
+	ck_assert_msg(st == 0, "exit %d: %s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "nothing found in 2000 schedules"));
+	free(out);
+}
+END_TEST
+
+START_TEST(explore_bad_usage)
+{
+	int st;
+	char *out = run_cmd(&st, "timeout 10 %s explore --workload nope 2>&1",
+			    bin_path("icache-sim"));
+	ck_assert_int_eq(st, 2);
+	free(out);
+	out = run_cmd(&st, "timeout 10 %s explore --schedules 0 2>&1",
+		      bin_path("icache-sim"));
+	ck_assert_int_eq(st, 2);
+	free(out);
+}
+END_TEST
+
+/* ---- malformed scenarios ----------------------------------------------------------- */
+
+static void expect_error(const char *name, const char *text, const char *where,
+			 const char *what)
+{
+	int st;
+	const char *f = write_scn(name, text);
+	char *out = play(&st, f, NULL);
+	char loc[600];
+	snprintf(loc, sizeof(loc), "%s:%s: ", f, where);
+	ck_assert_msg(st == 2, "%s: exit %d (want 2)\n%s", name, st, out);
+	ck_assert_msg(strstr(out, loc) != NULL, "%s: no '%s' in\n%s", name, loc,
+		      out);
+	ck_assert_msg(strstr(out, what) != NULL, "%s: no '%s' in\n%s", name,
+		      what, out);
+	free(out);
+}
+
+#define HEAD "scheme merged\ninode 42 held cpu0\n"
+
+START_TEST(malformed_scenarios_say_file_and_line)
+{
+	make_tmpdir();
+	expect_error("unknown-op.scn", HEAD "cpu0: iput 42\ncpu1: igrb 42\n"
+		     "expect no violation\n", "4", "unknown operation 'igrb'");
+	expect_error("unknown-cpu.scn", HEAD "cpu0: iput 42\ncpu3 to end\n"
+		     "expect no violation\n", "4", "unknown CPU 'cpu3'");
+	expect_error("bad-inode.scn", HEAD "cpu0: iput 4x2\n"
+		     "expect no violation\n", "3", "bad inode '4x2'");
+	expect_error("unknown-class.scn", HEAD "cpu0: iput 42\n"
+		     "cpu0 until release i_lok in iput_final\n"
+		     "expect no violation\n", "4", "unknown lock class 'i_lok'");
+	expect_error("no-scheme.scn", "cpu0: iget 42\nexpect no violation\n",
+		     "1", "no 'scheme NAME' line");
+	/* Cut in the middle of a line, and cut before the expectations. */
+	expect_error("truncated.scn", HEAD "cpu0: iput 42\ncpu0 until rele",
+		     "4", "truncated");
+	expect_error("truncated2.scn", HEAD "cpu0: iput 42\n"
+		     "cpu0 until release i_lock in iput_final\n", "4",
+		     "no 'expect' line");
+	expect_error("empty.scn", "", "1", "empty scenario");
+	/* Found only at run time: the event never comes (merged keeps i_lock
+	 * until the LRU add is done, so there is no release of i_lock in
+	 * inode_lru_list_add), and an iput of a reference not held. */
+	expect_error("never.scn", HEAD "cpu0: iput 42\n"
+		     "cpu0 until release i_lock in inode_lru_list_add\n"
+		     "expect no violation\n", "4",
+		     "finished its program without 'release i_lock in "
+		     "inode_lru_list_add' happening");
+	expect_error("no-ref.scn", HEAD "cpu0: iput 42\ncpu1: iput 42\n"
+		     "expect no violation\n", "4", "holds no reference");
+	expect_error("binary.scn", "scheme merged\n\x01\x02garbage\n", "2",
+		     "unexpected byte");
+	int st;
+	char *out = play(&st, "/nonexistent/x.scn", NULL);
+	ck_assert_int_eq(st, 2);
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/x.scn: cannot open"));
+	free(out);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(failed_expectations_exit_1)
+{
+	int st;
+	make_tmpdir();
+	/* The v4 race, claimed harmless: the violation is unexpected. */
+	const char *f = write_scn("wrong.scn", "scheme inode-scale-v4\n"
+		"inode 42 held cpu0\ncpu0: iput 42\ncpu1: iget 42\n"
+		"cpu1: unlink 42\ncpu1: iput 42\n"
+		"cpu0 until release i_lock in iput_final\ncpu1 to end\n"
+		"expect no violation\n");
+	char *out = play(&st, f, NULL);
+	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "FAIL line 9: expect no violation"));
+	free(out);
+	/* A deadlock nobody expected: exit 1, never a hang. */
+	f = write_scn("dead.scn", "scheme merged\ncpu0: lock a\ncpu0: lock b\n"
+		"cpu1: lock b\ncpu1: lock a\ncpu0 until acquired a\n"
+		"cpu1 until acquired b\nexpect no violation lock_order\n");
+	out = play(&st, f, "--json");
+	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "\"deadlock\":true"));
+	free(out);
+	/* Asking a blocked CPU to run while its lock is held: deadlock. */
+	f = write_scn("blocked.scn", "scheme merged\ncpu0: lock a\ncpu0: unlock a\n"
+		"cpu1: lock a\ncpu1: unlock a\ncpu0 until acquired a\n"
+		"cpu1 until blocked\ncpu1 to end\nexpect deadlock\n");
+	out = play(&st, f, NULL);
+	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "deadlock: cpu1 blocked: waits for "
+				     "test_lock_a"));
+	free(out);
+	remove_tmpdir();
+}
+END_TEST
+
+static Suite *scenarios_suite(void)
+{
+	Suite *s = suite_create("scenarios");
+	TCase *tc = tcase_create("play");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, every_shipped_scenario_passes);
+	tcase_add_test(tc, v4_race_shows_the_window_and_the_freed_inode);
+	tcase_add_test(tc, merged_blocks_the_lookup_on_i_lock);
+	tcase_add_test(tc, abba_reports_cycle_and_deadlock_lockdep_style);
+	tcase_add_test(tc, replay_gives_the_same_steps);
+	tcase_add_test(tc, replay_gives_the_same_trace);
+	tcase_add_test(tc, explore_finds_the_v4_race_and_its_file_replays_it);
+	tcase_add_test(tc, explore_finds_nothing_in_merged);
+	tcase_add_test(tc, explore_bad_usage);
+	tcase_add_test(tc, malformed_scenarios_say_file_and_line);
+	tcase_add_test(tc, failed_expectations_exit_1);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(scenarios_suite());
+}
