@@ -250,11 +250,17 @@ echo
 
 # ---- 2. tracing cost ------------------------------------------------------
 
-echo "Tracing cost"
+echo "== 2. Tracing cost"
 if [ -f "$HERE/tracing.sh" ]; then
 	t1=$(now)
-	BUILD=$BUILD QUICK=$QUICK OUT=$OUT RESULTS=$OUT JSON="$TMP/tracing.json" \
-		sh "$HERE/tracing.sh"
+	# tracing.sh has knobs of the same names (CPUS, REPS, DURATION) with
+	# other meanings: one CPU count, its own repetitions.  Let it use its
+	# own defaults for QUICK or full; the TRACE=0 tree goes beside BUILD.
+	(
+		unset CPUS REPS DURATION SCHEME WORKLOAD
+		BUILD=$BUILD QUICK=$QUICK NOTRACE=${NOTRACE:-$BUILD/notrace} \
+			JSON="$TMP/tracing.json" sh "$HERE/tracing.sh"
+	)
 	rc=$?
 	[ $rc -eq 0 ] || { echo "bench: bench/tracing.sh exited $rc" >&2; status=1; }
 	echo "(tracing: $(elapsed "$t1") s)"
@@ -265,7 +271,7 @@ echo
 
 # ---- 3. viewer ------------------------------------------------------------
 
-echo "Viewer"
+echo "== 3. Viewer"
 t1=$(now)
 BUILD=$BUILD QUICK=$QUICK JSON="$TMP/viewer.json" sh "$HERE/viewer.sh"
 rc=$?

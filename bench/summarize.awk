@@ -230,7 +230,7 @@ END {
 	}
 
 	# ---- the text report ----
-	printf "Scaling: median of %d interleaved repetition%s per figure", maxrep, maxrep == 1 ? "" : "s"
+	printf "== 1. Scaling: median of %d interleaved repetition%s per figure", maxrep, maxrep == 1 ? "" : "s"
 	printf " (host: %d CPUs, %s)\n", host_cpus, host_model
 	printf "ops/s are absolute on this host; \"x%s\" is against the same scheme at %d CPU%s,\n", \
 		mincpu, mincpu, mincpu == 1 ? "" : "s"

@@ -447,9 +447,28 @@ START_TEST(quick_bench_runs_and_is_sane)
 		assert_positive(res, "ops_per_s", false, "a raw run");
 	}
 
-	/* The other sections are objects: measurements or a note. */
-	ck_assert(jget(root, "tracing") && jget(root, "tracing")->type == J_OBJ);
-	ck_assert(jget(root, "viewer") && jget(root, "viewer")->type == J_OBJ);
+	/* The other sections are objects: measurements or a note; when
+	 * measured, their ratios are sane too. */
+	struct jval *tracing = jget(root, "tracing");
+	struct jval *viewer = jget(root, "viewer");
+	ck_assert(tracing && tracing->type == J_OBJ);
+	ck_assert(viewer && viewer->type == J_OBJ);
+	struct jval *avail = jget(tracing, "available");
+	if (avail && avail->type == J_BOOL && avail->num) {
+		struct jval *tr = jget(tracing, "ratios");
+		ck_assert_msg(tr && tr->type == J_OBJ, "tracing: no ratios");
+		for (size_t i = 0; i < tr->n; i++)
+			assert_positive(tr, tr->keys[i], true, "tracing ratios");
+	}
+	avail = jget(viewer, "available");
+	if (avail && avail->type == J_BOOL && avail->num) {
+		assert_positive(viewer, "index_rate_vs_babeltrace2", false, "viewer");
+		assert_positive(viewer, "memory_to_disk", false, "viewer");
+		assert_positive(viewer, "jump_end_and_back_vs_index", true, "viewer");
+		struct jval *a = jget(viewer, "events"), *b = jget(viewer, "babeltrace2_events");
+		ck_assert_msg(a && b && a->num == b->num && a->num > 0,
+			      "viewer and babeltrace2 count different events");
+	}
 
 	/* The plot, when gnuplot is here. */
 	free(run_cmd(&st, "command -v gnuplot >/dev/null"));
