@@ -124,12 +124,40 @@ while [ $i -lt "$REPS" ]; do
 	i=$((i + 1))
 done
 
+DISC=0
+# The bare loop (bench/tracecost.c), compiled here against the simulator's
+# library so that it needs no Makefile rule: the same event, recorded the
+# same way, with nothing else around it.
+BARE_ON=
+BARE_OFF=
+LIB=$BUILD/lib/libicache.a
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+if [ -f "$LIB" ] && cc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DLTTNG_UST_COMPAT_API_VERSION=1 \
+	-I"$ROOT" -I"$ROOT/tracepoints" -o "$TMP/tracecost" "$HERE/tracecost.c" "$LIB" \
+	$(pkg-config --libs lttng-ust lttng-ctl babeltrace2 2>/dev/null || echo -llttng-ust -llttng-ust-common -ldl -llttng-ctl -lbabeltrace2) \
+	-lm 2>"$TMP/err"; then
+	case ${QUICK:-0} in "" | 0 | no | false) N=2000000 ;; *) N=300000 ;; esac
+	mkdir -p "$TMP/bare"
+	if "$TMP/tracecost" -o "$TMP/bare" -n $N -t "$CPUS" >"$TMP/bare.json" 2>"$TMP/err"; then
+		BARE_ON=$(num "$TMP/bare.json" ns_per_event_recording)
+		BARE_OFF=$(num "$TMP/bare.json" ns_per_event_no_session)
+		DISC=$((DISC + $(num "$TMP/bare.json" discarded_events)))
+	else
+		echo "bench/tracing.sh: the bare tracepoint loop failed: $(head -1 "$TMP/err")" >&2
+		status=1
+	fi
+	rm -rf "$TMP/bare"
+else
+	echo "bench/tracing.sh: cannot build bench/tracecost.c against $LIB: $(head -1 "$TMP/err")" >&2
+fi
+
 NT=$(median <"$TMP/notrace")
 NS=$(median <"$TMP/nosession")
 RC=$(median <"$TMP/record")
 EVOP=$(median <"$TMP/evop")
 BPE=$(median <"$TMP/bpe")
-DISC=$(awk '{ s += $1 } END { print s + 0 }' "$TMP/discarded")
+DISC=$((DISC + $(awk '{ s += $1 } END { print s + 0 }' "$TMP/discarded")))
 
 ratio() { # A B: A / B, or "n/a"
 	if [ -n "$1" ] && [ -n "$2" ]; then
@@ -155,6 +183,9 @@ printf '  %-32s %14s ops/s   %s x no session\n' "recording (icache-sim record)" 
 printf '  events per operation %s, bytes per event %s, discarded events %s\n' \
 	"${EVOP:-n/a}" "${BPE:-n/a}" "$DISC"
 printf '  one recorded event costs about %s ns of a simulated CPU'"'"'s time\n' "$NSEV"
+printf '  bare LTTng-UST loop (%s threads, same event): %s ns per event recording, %s ns with no session\n' \
+	"$CPUS" "${BARE_ON:-n/a}" "${BARE_OFF:-n/a}"
+printf '  simulator event / bare event: %s (locks held longer, so more waiting)\n' "$(ratio "$NSEV" "$BARE_ON")"
 echo "  (lock statistics of a recorded run describe that slower program; use run for performance)"
 [ "$DISC" = 0 ] || echo "  WARNING: events were discarded while recording" >&2
 
@@ -166,7 +197,9 @@ if [ -n "$JSON" ]; then
 		"$(q "$NT")" "$(q "$NS")" "$(q "$RC")" >>"$JSON"
 	printf '"ratios":{"no_session_vs_compiled_out":%s,"recording_vs_no_session":%s},' \
 		"$(q "$R_NS")" "$(q "$R_RC")" >>"$JSON"
-	printf '"events_per_op":%s,"bytes_per_event":%s,"discarded_events":%s,"ns_per_recorded_event":%s}\n' \
+	printf '"events_per_op":%s,"bytes_per_event":%s,"discarded_events":%s,"ns_per_recorded_event":%s,' \
 		"$(q "$EVOP")" "$(q "$BPE")" "$DISC" "$(q "$NSEV")" >>"$JSON"
+	printf '"bare_loop":{"ns_per_event_recording":%s,"ns_per_event_no_session":%s}}\n' \
+		"$(q "$BARE_ON")" "$(q "$BARE_OFF")" >>"$JSON"
 fi
 exit $status
