@@ -643,7 +643,7 @@ static enum outcome report_deadlock(struct play *pl, const char *why, int line)
 	char text[4096];
 	char all[4600];
 
-	sched_deadlock_text(&pl->s, text, sizeof(text));
+	sched_cpus_text(&pl->s, text, sizeof(text));
 	if (line)
 		snprintf(all, sizeof(all), "deadlock: %s (schedule line %d, "
 			 "step %llu)\n%s", why, line,
@@ -733,6 +733,11 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 	}
 	case SEG_FAILED:
 		return STOP_ERROR;
+	}
+	if (pl->o->verbose && pl->log) {
+		char text[4096];
+		sched_cpus_text(s, text, sizeof(text));
+		fputs(text, pl->log);
 	}
 	if (sched_stuck(s))
 		return report_deadlock(pl, "every CPU with work left is blocked",
@@ -1108,7 +1113,8 @@ static const char play_help[] =
 	"              per step\n"
 	"  --json      print the result as one JSON object (the step log goes\n"
 	"              to stderr with --verbose, else nowhere)\n"
-	"  --verbose   with --json, keep the step log (on stderr)\n"
+	"  --verbose   after each schedule line, show what every CPU holds\n"
+	"              and waits for; with --json, keep the log (on stderr)\n"
 	"  --quiet     no step log, only the expectations\n\n"
 	"exit status: 0 the expectations hold, 1 they do not, 2 a malformed\n"
 	"scenario (FILE:LINE: message) or bad usage\n";

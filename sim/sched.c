@@ -245,7 +245,7 @@ static size_t cpu_account(const struct sched *s, const struct sched_cpu *sc,
 	return off;
 }
 
-void sched_deadlock_text(const struct sched *s, char *buf, size_t len)
+void sched_cpus_text(const struct sched *s, char *buf, size_t len)
 {
 	size_t off = 0;
 

@@ -13,7 +13,7 @@
  * segment ends; it may run again once the lock is free.  A CPU that must
  * sleep on an inode parks (SLEEPING) until another CPU wakes that inode.
  * When every CPU with work left is parked and none can go on, that is a
- * deadlock, and sched_deadlock_text() says who holds what and who waits
+ * deadlock, and sched_cpus_text() says who holds what and who waits
  * for what, the way the watchdog and lockdep do.
  */
 #ifndef SIM_SCHED_H
@@ -132,7 +132,7 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 void sched_park_text(const struct sched *s, const struct sched_cpu *sc,
 		     char *buf, size_t len);
 /* Lockdep-style account of every CPU: held locks, what it waits for. */
-void sched_deadlock_text(const struct sched *s, char *buf, size_t len);
+void sched_cpus_text(const struct sched *s, char *buf, size_t len);
 
 /* "i_lock of inode 42", "inode_hash_lock", "hash_bucket 17" */
 void sched_lock_text(const struct sim_lock *l, char *buf, size_t len);
