@@ -368,7 +368,10 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 	o->have_trace = true;
 	uint64_t n = o->t.ix->nev;
 	int64_t boundary = (int64_t)n - 1;
-	if (f.schedule_over) {
+	/* The presses end at the last step they ran: what play did after
+	 * them (the rest of the programs, or a report that a press could not
+	 * run) is not the student's doing.  A deadlock the presses made is. */
+	if (f.schedule_over || (o->refused && !real_deadlock)) {
 		int64_t b = step_end_event(&o->t, f.boundary_step);
 		if (b >= 0)
 			boundary = b;

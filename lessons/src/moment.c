@@ -73,6 +73,16 @@ static int list_by_name(const char *s)
 
 static int op_by_name(const char *s)
 {
+	/* The scenario files' operation names, as the trace records them. */
+	static const struct {
+		const char *scn, *op;
+	} alias[] = { { "deactivate", "umount" }, { "invalidate", "umount" },
+		      { "lock", "test" },         { "unlock", "test" },
+		      { "mark-dirty", "mark_dirty" }, { "iget-locked", "iget" },
+		      { "unlock-new", "iget" },   { "ihold", "igrab" } };
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcmp(s, alias[i].scn) == 0)
+			s = alias[i].op;
 	for (int i = 0; i < nr_op_labels(); i++)
 		if (strcmp(s, op_label(i)) == 0)
 			return i;
