@@ -78,6 +78,7 @@ enum group {
 	G_create,       /* create fN; unlink fN; iput fN */
 	G_writeback,    /* writeback */
 	G_prune,        /* prune */
+	G_umount,       /* iget Y sb 1; iput Y sb 1; umount sb 1 */
 	NR_GROUPS
 };
 
@@ -92,13 +93,14 @@ struct mix {
  * inode-scale-v4 race lives; the mix decides how often they meet.
  */
 static const struct mix mixes[] = {
-	{ "lookup",        { 6, 0, 0, 2, 0, 0, 0 } },
-	{ "create-unlink", { 0, 0, 0, 0, 4, 1, 0 } },
-	{ "writeback",     { 2, 0, 4, 0, 0, 2, 0 } },
-	{ "pressure",      { 4, 0, 0, 1, 0, 0, 2 } },
-	{ "umount",        { 3, 1, 1, 0, 0, 1, 2 } },
-	{ "iput-race",     { 3, 3, 0, 0, 0, 0, 0 } },
-	{ "mixed",         { 4, 3, 2, 1, 1, 1, 1 } },
+	/*                  lookup unlink dirty hold create wb prune umount */
+	{ "lookup",        { 6, 0, 0, 2, 0, 0, 0, 0 } },
+	{ "create-unlink", { 0, 0, 0, 0, 4, 1, 0, 0 } },
+	{ "writeback",     { 2, 0, 4, 0, 0, 2, 0, 0 } },
+	{ "pressure",      { 4, 0, 0, 1, 0, 0, 2, 0 } },
+	{ "umount",        { 2, 0, 1, 0, 0, 1, 1, 3 } },
+	{ "iput-race",     { 3, 3, 0, 0, 0, 0, 0, 0 } },
+	{ "mixed",         { 4, 3, 2, 1, 1, 1, 1, 1 } },
 };
 
 static const struct mix *mix_find(const char *name)
@@ -182,6 +184,17 @@ static void add_group(struct explorer *x, struct scenario *scn, int cpu,
 	case G_prune:
 		add(scn, cpu, OPK_prune, -1, 4);
 		break;
+	case G_umount: {
+		/* The umount races on a second superblock, so the lookups of
+		 * sb 0 keep an active sb to cache their inodes in. */
+		int Y = scn_inode_index(scn, 1, X == scn_inode_index(scn, 0, 1)
+					? 1 : 2);
+		struct scn_op op = { .kind = OPK_umount, .inode = -1, .sb = 1 };
+		add(scn, cpu, OPK_iget, Y, 0);
+		add(scn, cpu, OPK_iput, Y, 0);
+		scn_add_op(scn, cpu, &op);
+		break;
+	}
 	default:
 		break;
 	}
@@ -398,8 +411,8 @@ static const char explore_help[] =
 	"  --seed K          seed of programs and schedules (default 1)\n"
 	"  -o FILE           write the schedule that found something here\n"
 	"  --cpus N          simulated CPUs (2..8, default 2)\n"
-	"  --ops N           operation groups per CPU (1..16, default 2)\n"
-	"  --depth D         PCT bug depth: D-1 change points (1..4, default 2)\n"
+	"  --ops N           operation groups per CPU (1..16, default 3)\n"
+	"  --depth D         PCT depth: D-1 priority change points (1..4, default 3)\n"
 	"  --strategy S      pct (default) or random (uniform at every step)\n"
 	"  --quiet           print only the verdict\n\n"
 	"exit status: 0 nothing found, 1 a violation or deadlock was found,\n"
@@ -513,8 +526,8 @@ int cmd_explore(int argc, char **argv)
 	x->scheme = &scheme_merged;
 	x->workload = "mixed";
 	x->ncpus = 2;
-	x->groups = 2;
-	x->depth = 2;
+	x->groups = 3;
+	x->depth = 3;
 	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet);
 	if (r >= 0) {
 		free(x);
