@@ -270,6 +270,74 @@ static void scan_dir(struct scan *s, const char *dir, int depth)
 	}
 }
 
+/*
+ * LTTng writes its metadata in packets (magic 0x75d11d57, a 37-byte header
+ * with content and packet sizes in bits).  babeltrace2 2.0 can loop
+ * forever on a metadata file whose last packet is cut short, so check the
+ * packet framing here, before the file reaches it.  Plain-text metadata
+ * must start with the CTF signature comment.
+ */
+static int check_metadata(const char *dir, char *why, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	const char *p = path;   /* (unknown length: no truncation warning) */
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(why, len, "cannot open %.300s", p);
+		return -1;
+	}
+	uint8_t h[37];
+	long off = 0;
+	int rc = 0, npk = 0;
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	size_t got = fread(h, 1, 4, f);
+	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 |
+					    (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
+	if (magic != 0x75d11d57u) {
+		if (got < 4 || memcmp(h, "/* C", 4) != 0) {
+			snprintf(why, len, "%.300s is neither packetized nor text CTF metadata", p);
+			rc = -1;
+		}
+		fclose(f);
+		return rc;
+	}
+	while (off < size) {
+		fseek(f, off, SEEK_SET);
+		if (fread(h, 1, sizeof(h), f) != sizeof(h)) {
+			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld has no full header",
+				 p, npk, off);
+			rc = -1;
+			break;
+		}
+		uint32_t m = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+			     (uint32_t)h[3] << 24;
+		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 |
+				   (uint32_t)h[26] << 16 | (uint32_t)h[27] << 24;
+		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 |
+				  (uint32_t)h[30] << 16 | (uint32_t)h[31] << 24;
+		if (m != 0x75d11d57u || packet % 8 || content > packet ||
+		    content < sizeof(h) * 8 || packet / 8 < sizeof(h)) {
+			snprintf(why, len, "%.300s: metadata packet %d at byte %ld has a bad header",
+				 p, npk, off);
+			rc = -1;
+			break;
+		}
+		if (off + (long)(packet / 8) > size) {
+			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld "
+				 "needs %u bytes, %ld left", p, npk, off, packet / 8, size - off);
+			rc = -1;
+			break;
+		}
+		off += packet / 8;
+		npk++;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* ---- babeltrace2 errors as one line ---------------------------------------- */
 
 /* The root cause's message, on one line, without babeltrace's prefixes. */
@@ -783,8 +851,11 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		bt_value_put_ref(params);
 		if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 			take_bt_error(cause, sizeof(cause), &meta);
-			if (meta)
+			if (meta || strstr(cause, "Cannot create trace"))
 				errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s",
+				     ix->path, ld->dirs[d], cause);
+			else if (strstr(cause, "index") || strstr(cause, "stream"))
+				errf(err, len, "%s: truncated or corrupt stream in %s: %s",
 				     ix->path, ld->dirs[d], cause);
 			else
 				errf(err, len, "%s: cannot read the CTF trace in %s: %s",
@@ -878,6 +949,16 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 		return NULL;
 	}
 
+	for (int d = 0; d < sc.ndirs; d++) {
+		char why[600];
+		if (check_metadata(sc.dirs[d], why, sizeof(why)) != 0) {
+			errf(err, len, "%s: damaged CTF metadata: %s", path, why);
+			for (int k = 0; k < sc.ndirs; k++)
+				free(sc.dirs[k]);
+			free(sc.dirs);
+			return NULL;
+		}
+	}
 	struct trace_index *ix = calloc(1, sizeof(*ix));
 	ix->path = strdup(path);
 	ix->loader = calloc(1, sizeof(*ix->loader));
