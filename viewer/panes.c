@@ -312,22 +312,22 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 	case H_FREE:
 		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d freed", mark, i, cpu);
 		break;
-	case H_STATE:
 	case H_WILLFREE:
-	case H_FREEING: {
+		canvas_printf(c, x, y, w, future ? R_DIM : R_WILLFREE,
+			      "%s%8" PRIu64 " cpu%-2d %s I_WILL_FREE set by cpu%d in %s", mark, i,
+			      cpu, glyph(c, G_STAR), cpu, site_label(e->site));
+		break;
+	case H_FREEING:
+		canvas_printf(c, x, y, w, future ? R_DIM : R_FREEING,
+			      "%s%8" PRIu64 " cpu%-2d %s I_FREEING set by cpu%d in %s: it owns it",
+			      mark, i, cpu, glyph(c, G_STAR), cpu, site_label(e->site));
+		break;
+	case H_STATE:
 		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
 		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
-		int n = canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d %s>%s %s", mark, i,
-				      cpu, f1, f2, site_label(e->site));
-		if (a->hist.kind[k] == H_WILLFREE)
-			canvas_printf(c, x + n + 1, y, w - n - 1, future ? R_DIM : R_WILLFREE,
-				      "%s I_WILL_FREE set by cpu%d", glyph(c, G_STAR), cpu);
-		if (a->hist.kind[k] == H_FREEING)
-			canvas_printf(c, x + n + 1, y, w - n - 1, future ? R_DIM : R_FREEING,
-				      "%s I_FREEING set by cpu%d: it owns the inode",
-				      glyph(c, G_STAR), cpu);
+		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d %s>%s %s", mark, i,
+			      cpu, f1, f2, site_label(e->site));
 		break;
-	}
 	case H_REF:
 		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d i_count %d>%d %s", mark, i, cpu,
 			      (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,

@@ -1,0 +1,498 @@
+/*
+ * test_viewer.c - icache-view against real traces and bad ones.
+ *
+ * One trace is recorded once (icache-sim record, 2 CPUs, mixed) with the
+ * simulator's own JSON beside it; the viewer's --summary --json must give
+ * the same lock figures and final inodes.  The UI runs in a real terminal
+ * under tmux (send-keys, capture-pane).  Bad inputs are made by copying
+ * and damaging the recorded trace, or written by hand (viewer/ctfgen.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "testutil.h"
+#include "viewer/ctfgen.h"
+#include "viewer/index.h"
+#include "viewer/model.h"
+
+static char tmp[256];          /* scratch directory of the suite */
+static char trace[300];        /* the recorded trace */
+static char *sim_json;         /* icache-sim's JSON for it */
+static int record_status = -1;
+
+static void record_trace(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/icview-test.XXXXXX");
+	if (!mkdtemp(tmp)) {
+		perror("mkdtemp");
+		return;
+	}
+	snprintf(trace, sizeof(trace), "%s/trace", tmp);
+	sim_json = run_cmd(&record_status,
+			   "%s record --scheme merged --workload mixed --cpus 2 --ops 3000 "
+			   "--seed 7 --quiet --json --inodes -o %s 2>%s/record.err",
+			   bin_path("icache-sim"), trace, tmp);
+}
+
+static void cleanup(void)
+{
+	int st;
+	if (tmp[0])
+		free(run_cmd(&st, "rm -rf %s", tmp));
+	free(sim_json);
+}
+
+/* Does some line of s contain both a and b? */
+static bool line_has(const char *s, const char *a, const char *b)
+{
+	for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
+		const char *bol = p, *eol = strchr(p, '\n');
+		while (bol > s && bol[-1] != '\n')
+			bol--;
+		const char *q = strstr(bol, b);
+		if (q && (!eol || q < eol))
+			return true;
+	}
+	return false;
+}
+
+static void need_trace(void)
+{
+	ck_assert_msg(record_status == 0, "icache-sim record failed (%d): see %s/record.err",
+		      record_status, tmp);
+}
+
+/* The object text {"ino":N,...} for ino in a JSON array of inodes. */
+static char *inode_obj(const char *json, const char *ino_field)
+{
+	const char *p = strstr(json, ino_field);
+	if (!p)
+		return NULL;
+	while (p > json && *p != '{')
+		p--;
+	const char *e = strchr(p, '}');
+	return e ? strndup(p, (size_t)(e - p + 1)) : NULL;
+}
+
+START_TEST(summary_json_equals_simulator)
+{
+	need_trace();
+	int st;
+	char *v = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), trace);
+	ck_assert_int_eq(st, 0);
+	/* Every class the simulator reports, figure by figure. */
+	int classes = 0;
+	const char *locks = strstr(sim_json, "\"locks\":[");
+	ck_assert_ptr_nonnull(locks);
+	for (const char *p = strstr(locks, "\"class\":\""); p && p < strstr(locks, "]");
+	     p = strstr(p + 1, "\"class\":\"")) {
+		char name[64], after[96];
+		sscanf(p + 9, "%63[^\"]", name);
+		snprintf(after, sizeof(after), "\"class\":\"%s\"", name);
+		static const char *const keys[] = { "acquisitions", "contentions",
+						    "trylock_failures", "wait_ns_total",
+						    "hold_ns_total", "wait_ns_max", "hold_ns_max" };
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			double a = json_num(sim_json, after, keys[k]);
+			double b = json_num(v, after, keys[k]);
+			ck_assert_msg(a == b, "%s %s: simulator %.0f, viewer %.0f", name,
+				      keys[k], a, b);
+		}
+		classes++;
+	}
+	ck_assert_int_ge(classes, 4);
+	/* Final inodes: the same set, each with the same fields. */
+	const char *si = strstr(sim_json, "\"inodes\":[");
+	const char *vi = strstr(v, "\"inodes\":[");
+	ck_assert_ptr_nonnull(si);
+	ck_assert_ptr_nonnull(vi);
+	int n = 0;
+	for (const char *p = strstr(si, "{\"ino\":"); p; p = strstr(p + 1, "{\"ino\":")) {
+		char field[48];
+		unsigned long long ino = strtoull(p + 7, NULL, 10);
+		snprintf(field, sizeof(field), "{\"ino\":%llu,", ino);
+		char *a = inode_obj(p, field), *b = inode_obj(vi, field);
+		ck_assert_msg(b != NULL, "inode %llu alive in the simulator, not in the viewer", ino);
+		ck_assert_msg(!strcmp(a, b), "inode %llu: simulator %s, viewer %s", ino, a, b);
+		free(a);
+		free(b);
+		n++;
+	}
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(n, (int)json_num(v, "\"final\"", "nr_inodes"));
+	ck_assert_int_eq((int)json_num(v, NULL, "violations_total"),
+			 (int)json_num(sim_json, NULL, "violations_total"));
+	free(v);
+}
+END_TEST
+
+START_TEST(summary_text_and_dot)
+{
+	need_trace();
+	int st;
+	char *s = run_cmd(&st, "%s --summary %s", bin_path("icache-view"), trace);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(s, "events "));
+	ck_assert_ptr_nonnull(strstr(s, "discarded  0 events"));
+	ck_assert_ptr_nonnull(strstr(s, "acquisitions"));
+	ck_assert_ptr_nonnull(strstr(s, "inode_hash_lock      -> i_lock"));
+	ck_assert_ptr_nonnull(strstr(s, "violations: 0"));
+	free(s);
+	char *d = run_cmd(&st, "%s --dot %s", bin_path("icache-view"), trace);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(d, "digraph lock_order {"));
+	ck_assert_ptr_nonnull(strstr(d, "\"inode_hash_lock\" -> \"i_lock\""));
+	ck_assert_ptr_null(strstr(d, "color=red"));   /* merged keeps its order */
+	free(d);
+}
+END_TEST
+
+START_TEST(screen_after_keys)
+{
+	need_trace();
+	int st;
+	char *s = run_cmd(&st, "LANG=C.UTF-8 %s --keys '/I_FREEING<Enter>' --screen 120x40 %s",
+			  bin_path("icache-view"), trace);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(s, "Events by CPU"));
+	ck_assert_ptr_nonnull(strstr(s, "Held locks"));
+	ck_assert_ptr_nonnull(strstr(s, "I_FREEING set by cpu"));
+	ck_assert(line_has(s, "i_state ", "I_FREEING"));
+	ck_assert_ptr_nonnull(strstr(s, "search: I_FREEING"));
+	int lines = 0;
+	for (char *p = s; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_eq(lines, 40);
+	free(s);
+	/* Help is generated from the key table; ASCII mode has no box drawing. */
+	s = run_cmd(&st, "%s --ascii --keys 'jjh' --screen 100x36 %s",
+		    bin_path("icache-view"), trace);
+	ck_assert_ptr_nonnull(strstr(s, "Help: keys"));
+	ck_assert_ptr_nonnull(strstr(s, "next event on this CPU"));
+	ck_assert_ptr_nonnull(strstr(s, "+-"));
+	ck_assert_ptr_null(strstr(s, "\xe2\x94\x80"));   /* U+2500 */
+	free(s);
+	/* Go to an event number, mark it, go elsewhere, jump back. */
+	s = run_cmd(&st, "%s --keys ':1234<Enter>mxG'\"'\"'x' --screen 120x40 %s",
+		    bin_path("icache-view"), trace);
+	ck_assert_ptr_nonnull(strstr(s, " #1234/"));
+	free(s);
+}
+END_TEST
+
+START_TEST(seek_equals_replay)
+{
+	need_trace();
+	char err[512];
+	struct trace_index *ix = ix_load(trace, err, sizeof(err));
+	ck_assert_msg(ix != NULL, "%s", err);
+	ck_assert_uint_eq(sizeof(struct ix_event), 32);
+	struct model *a = model_new(), *b = model_new();
+	uint64_t pos[] = { ix->nev, 1, ix->nev / 2, ix->nev / 3, 7, ix->nev - 1,
+			   ix->nev / 2 + 1, ix->nev / 2 };
+	for (size_t k = 0; k < sizeof(pos) / sizeof(pos[0]); k++) {
+		model_seek(a, ix, pos[k]);
+		model_reset(b);
+		while (b->pos < pos[k])
+			model_apply(b, ix);
+		ck_assert_int_eq(memcmp(a->stats, b->stats, sizeof(a->stats)), 0);
+		ck_assert_uint_eq(a->nedges, b->nedges);
+		ck_assert_uint_eq(a->inodes.n, b->inodes.n);
+		uint32_t it = 0, obj;
+		const struct inode_state *s;
+		while (model_next_inode(a, &it, &obj, &s)) {
+			const struct inode_state *t = model_inode(b, obj);
+			ck_assert_ptr_nonnull(t);
+			ck_assert_int_eq(memcmp(s, t, sizeof(*s)), 0);
+		}
+		for (unsigned c = 0; c < a->ncpu; c++)
+			ck_assert_int_eq(model_cpu(a, c)->nheld, model_cpu(b, c)->nheld);
+	}
+	model_free(a);
+	model_free(b);
+	ix_free(ix);
+}
+END_TEST
+
+/* ---- the UI in tmux ----------------------------------------------------------- */
+
+static void tmux(const char *fmt, const char *arg1, const char *arg2)
+{
+	int st;
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), fmt, arg1, arg2);
+	free(run_cmd(&st, "%s", cmd));
+}
+
+static char *capture(const char *sess, bool escapes)
+{
+	int st;
+	return run_cmd(&st, "tmux -L icview-test capture-pane -p %s -t %s 2>/dev/null", escapes ? "-e" : "", sess);
+}
+
+/* Poll the screen until it shows text (or time runs out). */
+static bool wait_for(const char *sess, const char *text, double secs)
+{
+	for (int i = 0; i < (int)(secs * 20); i++) {
+		char *s = capture(sess, false);
+		bool ok = strstr(s, text) != NULL;
+		free(s);
+		if (ok)
+			return true;
+		struct timespec t = { 0, 50000000 };
+		nanosleep(&t, NULL);
+	}
+	return false;
+}
+
+static void start_ui(const char *sess, const char *env)
+{
+	int st;
+	free(run_cmd(&st, "tmux -L icview-test kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st, "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
+		     "'env LANG=C.UTF-8 %s %s %s; sleep 30'", sess, env,
+		     bin_path("icache-view"), trace));
+	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
+}
+
+static void keys(const char *sess, const char *k)
+{
+	tmux("tmux -L icview-test send-keys -t %s %s", sess, k);
+}
+
+START_TEST(tmux_panes_and_help)
+{
+	need_trace();
+	const char *s = "icview-panes";
+	start_ui(s, "");
+	keys(s, "/ lock_acquired Enter");
+	ck_assert_msg(wait_for(s, "search: lock_acquired", 5), "search did not run");
+	char *scr = capture(s, false);
+	ck_assert_msg(strstr(scr, "\xe2\x97\x8f" "1 "), "no held lock shown:\n%s", scr); /* ●1 */
+	ck_assert_ptr_nonnull(strstr(scr, "Held locks"));
+	free(scr);
+	keys(s, "/ I_FREEING Enter");
+	ck_assert_msg(wait_for(s, "I_FREEING set by cpu", 5), "no handoff in the inode pane");
+	scr = capture(s, false);
+	ck_assert(line_has(scr, "i_state ", "I_FREEING"));
+	ck_assert_ptr_nonnull(strstr(scr, "handoff: cpu"));
+	ck_assert_ptr_nonnull(strstr(scr, "Lock order"));
+	ck_assert_ptr_nonnull(strstr(scr, "\xe2\x86\x92 i_lock"));   /* → i_lock */
+	ck_assert_ptr_nonnull(strstr(scr, "lock_stat"));
+	free(scr);
+	keys(s, "Tab");
+	ck_assert(wait_for(s, "[ Held locks ]", 5));
+	keys(s, "h");
+	ck_assert(wait_for(s, "Help: keys", 5));
+	scr = capture(s, false);
+	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
+	free(scr);
+	keys(s, "q");   /* closes the help */
+	keys(s, "q");   /* quits */
+	bool gone = false;
+	for (int i = 0; i < 40 && !gone; i++) {
+		char *t = capture(s, false);
+		gone = !strstr(t, "Events by CPU");
+		free(t);
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(gone, "q did not quit");
+	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+}
+END_TEST
+
+START_TEST(tmux_resize)
+{
+	need_trace();
+	const char *s = "icview-resize";
+	start_ui(s, "");
+	tmux("tmux -L icview-test resize-window -t %s -x 90 -y 30%s", s, "");
+	ck_assert(wait_for(s, "Held locks", 5));
+	char *scr = capture(s, false);
+	/* The frame is redrawn for 90 columns: the right edge is at column 90. */
+	ck_assert_msg(strstr(scr, "\xe2\x94\x90\n") != NULL, "no box corner at the edge:\n%s", scr);
+	free(scr);
+	tmux("tmux -L icview-test resize-window -t %s -x 60 -y 20%s", s, "");
+	for (int i = 0; i < 40; i++) {
+		scr = capture(s, false);
+		bool small = !strstr(scr, "Held locks") && strstr(scr, "Events by CPU");
+		free(scr);
+		if (small)
+			break;
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+	}
+	scr = capture(s, false);
+	ck_assert_msg(!strstr(scr, "Held locks") && strstr(scr, "Events by CPU"),
+		      "small terminal should show one pane:\n%s", scr);
+	free(scr);
+	tmux("tmux -L icview-test resize-window -t %s -x 120 -y 40%s", s, "");
+	ck_assert(wait_for(s, "Held locks", 5));
+	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+}
+END_TEST
+
+static bool has_colour_sgr(const char *s)
+{
+	/* ESC [ ... 3x / 4x / 38;5 / 48;5 ... m */
+	for (const char *p = strstr(s, "\033["); p; p = strstr(p + 1, "\033[")) {
+		const char *q = p + 2;
+		while (*q && *q != 'm') {
+			if ((q[0] == '3' || q[0] == '4') && q[1] >= '0' && q[1] <= '7' &&
+			    (q == p + 2 || q[-1] == ';') && (q[2] == 'm' || q[2] == ';'))
+				return true;
+			q++;
+		}
+	}
+	return false;
+}
+
+START_TEST(tmux_no_color)
+{
+	need_trace();
+	const char *s = "icview-color";
+	start_ui(s, "");
+	char *scr = capture(s, true);
+	ck_assert_msg(has_colour_sgr(scr), "expected colours by default");
+	free(scr);
+	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+	start_ui(s, "NO_COLOR=1");
+	scr = capture(s, true);
+	ck_assert_msg(!has_colour_sgr(scr), "colours under NO_COLOR");
+	ck_assert_ptr_nonnull(strstr(scr, "Events by CPU"));
+	free(scr);
+	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+	start_ui(s, "TERM=dumb");
+	scr = capture(s, true);
+	ck_assert_msg(!has_colour_sgr(scr), "colours under TERM=dumb");
+	free(scr);
+	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+}
+END_TEST
+
+/* ---- bad input: exit 2 and one line naming the path --------------------------- */
+
+static void expect_error(const char *path, const char *what)
+{
+	int st;
+	char *out = run_cmd(&st, "%s --summary %s 2>&1 >/dev/null", bin_path("icache-view"), path);
+	ck_assert_msg(st == 2, "%s: exit %d, output %s", path, st, out);
+	int lines = 0;
+	for (char *p = out; *p; p++)
+		lines += *p == '\n';
+	ck_assert_msg(lines == 1, "%s: %d lines: %s", path, lines, out);
+	ck_assert_msg(strstr(out, path) != NULL, "the message does not name %s: %s", path, out);
+	ck_assert_msg(strstr(out, what) != NULL, "%s: expected '%s' in: %s", path, what, out);
+	free(out);
+}
+
+static void copy_trace(const char *name, char *out, size_t len)
+{
+	int st;
+	snprintf(out, len, "%s/%s", tmp, name);
+	free(run_cmd(&st, "rm -rf %s && cp -r %s %s", out, trace, out));
+}
+
+START_TEST(bad_inputs)
+{
+	char p[512];
+	int st;
+	snprintf(p, sizeof(p), "%s/missing", tmp);
+	expect_error(p, "No such file");
+	snprintf(p, sizeof(p), "%s/empty", tmp);
+	mkdir(p, 0755);
+	expect_error(p, "empty directory");
+	snprintf(p, sizeof(p), "%s/notctf", tmp);
+	mkdir(p, 0755);
+	free(run_cmd(&st, "echo hello > %s/readme.txt", p));
+	expect_error(p, "not a CTF trace");
+
+	need_trace();
+	copy_trace("trunc", p, sizeof(p));
+	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/icache_* | head -1); truncate -s 5000 $f", p));
+	expect_error(p, "truncated or corrupt stream");
+
+	copy_trace("badmeta", p, sizeof(p));
+	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/metadata); "
+		     "printf '@@ not tsdl {{{ ;;; }}} @@' | dd of=$f bs=1 seek=3000 conv=notrunc 2>/dev/null", p));
+	expect_error(p, "damaged CTF metadata");
+
+	copy_trace("cutmeta", p, sizeof(p));
+	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/metadata); truncate -s 5000 $f", p));
+	expect_error(p, "damaged CTF metadata");
+
+	snprintf(p, sizeof(p), "%s/other", tmp);
+	struct ctfgen_event h[] = { { CTFGEN_HELLO, 10, 0, 0, 0, 0, 42 },
+				    { CTFGEN_HELLO, 20, 0, 0, 0, 0, 43 } };
+	ck_assert_int_eq(ctfgen_write(p, "myapp", h, 2), 0);
+	expect_error(p, "another provider");
+	expect_error(p, "myapp:hello");
+
+	snprintf(p, sizeof(p), "%s/overlap", tmp);
+	struct ctfgen_event o[] = {
+		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
+		{ CTFGEN_ACQUIRED, 2000, 1, 2, 0, 0, 0 },
+		{ CTFGEN_RELEASE, 3000, 0, 2, 0, 0, 5 },
+	};
+	ck_assert_int_eq(ctfgen_write(p, "icache", o, 3), 0);
+	expect_error(p, "trace is inconsistent at event #1");
+}
+END_TEST
+
+START_TEST(same_time_release_before_acquire)
+{
+	/* cpu1's acquire and cpu0's release share a timestamp and come in the
+	 * wrong order: not an inconsistency (EVENTS.md: release first). */
+	char p[512];
+	snprintf(p, sizeof(p), "%s/tie", tmp);
+	struct ctfgen_event e[] = {
+		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
+		{ CTFGEN_ACQUIRED, 2000, 1, 2, 0, 0, 0 },
+		{ CTFGEN_RELEASE, 2000, 0, 2, 0, 0, 1000 },
+		{ CTFGEN_RELEASE, 3000, 1, 2, 0, 0, 1000 },
+	};
+	ck_assert_int_eq(ctfgen_write(p, "icache", e, 4), 0);
+	int st;
+	char *out = run_cmd(&st, "%s --summary --json %s 2>&1", bin_path("icache-view"), p);
+	ck_assert_msg(st == 0, "%s", out);
+	ck_assert_int_eq((int)json_num(out, "\"class\":\"inode_hash_lock\"", "acquisitions"), 2);
+	ck_assert_int_eq((int)json_num(out, "\"class\":\"inode_hash_lock\"", "bounces"), 1);
+	free(out);
+}
+END_TEST
+
+START_TEST(bench_hook)
+{
+	need_trace();
+	int st;
+	char *out = run_cmd(&st, "%s --bench %s", bin_path("icache-view"), trace);
+	ck_assert_int_eq(st, 0);
+	ck_assert(json_num(out, NULL, "events_per_s") > 0);
+	ck_assert(json_num(out, NULL, "event_bytes") == 32);
+	ck_assert(json_num(out, NULL, "jump_end_ms") >= 0);
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("viewer");
+	TCase *tc = tcase_create("viewer");
+	tcase_add_unchecked_fixture(tc, record_trace, cleanup);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, summary_json_equals_simulator);
+	tcase_add_test(tc, summary_text_and_dot);
+	tcase_add_test(tc, screen_after_keys);
+	tcase_add_test(tc, seek_equals_replay);
+	tcase_add_test(tc, tmux_panes_and_help);
+	tcase_add_test(tc, tmux_resize);
+	tcase_add_test(tc, tmux_no_color);
+	tcase_add_test(tc, bad_inputs);
+	tcase_add_test(tc, same_time_release_before_acquire);
+	tcase_add_test(tc, bench_hook);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
