@@ -94,6 +94,7 @@ file == 1 {
 			b = jnum(p, "bounces"); t = jnum(p, "trylock_failures")
 			wt = jnum(p, "wait_ns_total")
 			la[seq, cl] = a; lc[seq, cl] = c; lb[seq, cl] = b; lt[seq, cl] = t
+			lh[seq, cl] = jnum(p, "hold_ns_total")
 			ta[seq] += a; tc[seq] += c; tb[seq] += b; tw[seq] += wt
 			if (!((rw[seq], rs[seq], cl) in hasclass)) {
 				hasclass[rw[seq], rs[seq], cl] = 1
@@ -157,6 +158,11 @@ END {
 			ccont[k, cl] = median(n)
 			for (i = 1; i <= n; i++) { s = runseq[k, i]; v[i] = lb[s, cl] / rops[s] }
 			cbnc[k, cl] = median(n)
+			# busy: the fraction of the run's wall time the class was
+			# held (summed over its instances, so it can pass 1 for
+			# per-inode or per-chain locks)
+			for (i = 1; i <= n; i++) { s = runseq[k, i]; v[i] = rsec[s] > 0 ? lh[s, cl] / (rsec[s] * 1e9) : 0 }
+			cbusy[k, cl] = median(n)
 		}
 	}
 
@@ -184,8 +190,8 @@ END {
 		m = ncl[W[wi], S[si]] + 0
 		for (j = 1; j <= m; j++) {
 			cl = clname[W[wi], S[si], j]
-			printf "%s{\"class\":\"%s\",\"acquisitions_per_op\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s}", \
-				(j > 1 ? "," : ""), cl, jn(cacq[k, cl]), jn(ccont[k, cl]), jn(cbnc[k, cl]) > out
+			printf "%s{\"class\":\"%s\",\"acquisitions_per_op\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"busy\":%s}", \
+				(j > 1 ? "," : ""), cl, jn(cacq[k, cl]), jn(ccont[k, cl]), jn(cbnc[k, cl]), jn(cbusy[k, cl]) > out
 		}
 		printf "]}" > out
 	}
@@ -200,6 +206,15 @@ END {
 			jn(pair(W[wi], base, C[ci], S[si], C[ci], 1)), \
 			jn(pair(W[wi], base, C[ci], S[si], C[ci], 4)), \
 			jn(pair(W[wi], base, C[ci], S[si], C[ci], 0)) > out
+		first = 0
+	}
+	printf "],\n\"saturation\":[" > out
+	first = 1
+	for (wi = 1; wi <= nw; wi++) for (si = 1; si <= ns; si++) {
+		x = saturation(W[wi], S[si])
+		if (x < 0) continue
+		printf "%s\n{\"workload\":\"%s\",\"scheme\":\"%s\",\"from_cpus\":%d,\"class\":\"%s\",\"busy\":%s,\"saturates_near_cpus\":%s}", \
+			first ? "" : ",", W[wi], S[si], mincpu, sat_cl, jn(sat_busy), jn(x) > out
 		first = 0
 	}
 	printf "],\n\"control\":[" > out
@@ -266,6 +281,7 @@ END {
 		ratio_table()
 		headline()
 	}
+	saturation_table()
 	per_class_table()
 	if (nfailed)
 		printf "\n%d run%s failed (no JSON or exit status > 1): left out of the medians\n", nfailed, nfailed == 1 ? "" : "s"
@@ -321,17 +337,51 @@ function headline(   wi, si, x, line) {
 
 function per_class_table(   wi, ci, si, k, m, j, cl) {
 	printf "Per lock class at each CPU count (median per operation)\n\n"
-	printf "%-14s %4s %-15s %-20s %9s %9s %9s\n", "workload", "cpus", "scheme", "class", "acq/op", "cont/op", "bounce/op"
+	printf "busy: the fraction of the run's wall time the class was held, summed over\n"
+	printf "its instances (one lock per inode for i_lock, per chain for hash_bucket)\n\n"
+	printf "%-14s %4s %-15s %-20s %9s %9s %9s %6s\n", "workload", "cpus", "scheme", "class", "acq/op", "cont/op", "bounce/op", "busy"
 	for (wi = 1; wi <= nw; wi++) for (ci = 1; ci <= nc; ci++) for (si = 1; si <= ns; si++) {
 		k = W[wi] SUBSEP S[si] SUBSEP C[ci]
 		if (!nrun[k]) continue
 		m = ncl[W[wi], S[si]] + 0
 		for (j = 1; j <= m; j++) {
 			cl = clname[W[wi], S[si], j]
-			printf "%-14s %4d %-15s %-20s %9.3f %9.4f %9.4f\n", W[wi], C[ci], S[si], cl, \
-				cacq[k, cl], ccont[k, cl], cbnc[k, cl]
+			printf "%-14s %4d %-15s %-20s %9.3f %9.4f %9.4f %6.3f\n", W[wi], C[ci], S[si], cl, \
+				cacq[k, cl], ccont[k, cl], cbnc[k, cl], cbusy[k, cl]
 		}
 	}
+}
+
+# The shared lock (not i_lock, one per inode, nor hash_bucket, one per
+# chain) that is busiest at the smallest CPU count m.  If every CPU added
+# the same load, N CPUs would keep it busy N/m times as long: it saturates
+# near N = m / busy.  Sets sat_cl, sat_busy; returns the estimate or -1.
+function saturation(w, sc,   k, m, j, cl, b) {
+	k = w SUBSEP sc SUBSEP mincpu
+	sat_cl = ""; sat_busy = 0
+	if (!nrun[k]) return -1
+	m = ncl[w, sc] + 0
+	for (j = 1; j <= m; j++) {
+		cl = clname[w, sc, j]
+		if (cl == "i_lock" || cl == "hash_bucket") continue
+		b = cbusy[k, cl]
+		if (b > sat_busy) { sat_busy = b; sat_cl = cl }
+	}
+	return sat_busy > 0 ? mincpu / sat_busy : -1
+}
+
+function saturation_table(   wi, si, n) {
+	printf "Saturation estimate, from the runs at %d CPU%s: the busiest shared lock class\n", mincpu, mincpu == 1 ? "" : "s"
+	printf "(neither i_lock nor hash_bucket) is held a fraction B of the time; N CPUs doing\n"
+	printf "the same work would need N/%d x B of it, so it saturates near N = %d / B CPUs.\n", mincpu, mincpu
+	printf "Classes with one lock per superblock or bdi count all instances: conservative.\n\n"
+	printf "%-14s %-15s %-20s %6s %12s\n", "workload", "scheme", "busiest class", "B", "saturates at"
+	for (wi = 1; wi <= nw; wi++) for (si = 1; si <= ns; si++) {
+		n = saturation(W[wi], S[si])
+		if (n < 0) continue
+		printf "%-14s %-15s %-20s %6.3f %9.1f CPUs\n", W[wi], S[si], sat_cl, sat_busy, n
+	}
+	print ""
 }
 
 # The median over repetitions of fig(w, s1, c1) / fig(w, s2, c2), pairing

@@ -400,6 +400,7 @@ START_TEST(quick_bench_runs_and_is_sane)
 					assert_nonnegative(locks->items[k], "acquisitions_per_op", where);
 					assert_nonnegative(locks->items[k], "contentions_per_op", where);
 					assert_nonnegative(locks->items[k], "bounces_per_op", where);
+					assert_nonnegative(locks->items[k], "busy", where);
 				}
 			}
 
@@ -421,6 +422,15 @@ START_TEST(quick_bench_runs_and_is_sane)
 		assert_positive(x, "contentions_per_op", true, where);
 		assert_positive(x, "bounces_per_op", true, where);
 		assert_positive(x, "wait_ns_per_op", true, where);
+	}
+
+	/* Saturation estimates: at most one per (workload, scheme), positive. */
+	struct jval *sat = jget(scaling, "saturation");
+	ck_assert(sat && sat->type == J_ARR);
+	ck_assert(sat->n <= workloads->n * schemes->n);
+	for (size_t i = 0; i < sat->n; i++) {
+		assert_positive(sat->items[i], "busy", false, "saturation");
+		assert_positive(sat->items[i], "saturates_near_cpus", false, "saturation");
 	}
 
 	/* The A/A control (the reference scheme against a second run of
