@@ -374,7 +374,8 @@ function saturation_table(   wi, si, n) {
 	printf "Saturation estimate, from the runs at %d CPU%s: the busiest shared lock class\n", mincpu, mincpu == 1 ? "" : "s"
 	printf "(neither i_lock nor hash_bucket) is held a fraction B of the time; N CPUs doing\n"
 	printf "the same work would need N/%d x B of it, so it saturates near N = %d / B CPUs.\n", mincpu, mincpu
-	printf "Classes with one lock per superblock or bdi count all instances: conservative.\n\n"
+	printf "Conservative for classes with one lock per superblock (all instances count)\n"
+	printf "and for the writeback list lock (the flusher's polling counts as if it grew with N).\n\n"
 	printf "%-14s %-15s %-20s %6s %12s\n", "workload", "scheme", "busiest class", "B", "saturates at"
 	for (wi = 1; wi <= nw; wi++) for (si = 1; si <= ns; si++) {
 		n = saturation(W[wi], S[si])
