@@ -129,6 +129,13 @@ echo "schemes: $SCHEMES${control:+ (and $ref again, as the A/A noise control)}"
 echo "workloads: $WORKLOADS; CPUs: $CPUS"
 echo "$nruns runs of $DURATION ($REPS repetitions, interleaved)"
 for c in $CPUS; do
+	if [ "$c" -eq "$cores" ]; then
+		echo "note: both workloads also run a flusher thread, so at $c CPUs there is one"
+		echo "      more busy thread than this host has cores."
+		break
+	fi
+done
+for c in $CPUS; do
 	if [ "$c" -gt "$cores" ]; then
 		echo "note: CPU counts above this host's $cores share its cores (threads time-sliced,"
 		echo "      a preempted lock holder stalls the others): those rows measure the"
