@@ -440,7 +440,7 @@ static void draw(struct runner *rn, struct canvas *c)
 	}
 	const char *keys = s->kind == STEP_DRIVE
 				   ? " 0-9 run a CPU  u undo  c compare  n next  b back  r restart  ? hint  q quit"
-			   : s->ask ? " a-h answer  space/n next  b back  r replay  ? hint  q quit"
+			   : s->ask ? " a-h answer  space/n next  Left back  r replay  ? hint  q quit"
 				    : " space/n next  b back  r replay  ? hint  q quit";
 	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
 	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
@@ -630,7 +630,12 @@ static void key(struct runner *rn, int k)
 	const struct step *s = &rn->l->steps[rn->cur];
 	struct step_state *st = &rn->ss[rn->cur];
 	rn->msg[0] = 0;
-	if (k == 'q' || k == 'Q') {
+	if (s->ask && st->answer < 0 && k >= 'a' && k < 'a' + s->nchoice) {
+		/* An open question takes its letters first (b is a choice
+		 * here; Left still goes back). */
+		st->answer = k - 'a';
+		save_progress(rn);
+	} else if (k == 'q' || k == 'Q') {
 		rn->quit = true;
 	} else if (k == ' ' || k == 'n' || k == SCR_RIGHT || k == '\n') {
 		settle(rn);
@@ -665,13 +670,10 @@ static void key(struct runner *rn, int k)
 			rn->ss[i].answer = -1;
 		enter_step(rn, 0);
 		snprintf(rn->msg, sizeof(rn->msg), " Replayed: a fresh trace, back to step 1.");
-	} else if (k == '?' || k == 'h') {
+	} else if (k == '?') {
 		st->hint = true;
 		if (!s->hint)
 			snprintf(rn->msg, sizeof(rn->msg), " No hint for this step.");
-	} else if (s->ask && k >= 'a' && k < 'a' + s->nchoice && st->answer < 0) {
-		st->answer = k - 'a';
-		save_progress(rn);
 	} else if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
 		int cpu = k - '0';
 		if (cpu >= drive_ncpus(rn->dr)) {

@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -11,12 +12,31 @@ static uint64_t value_of(const void *ctx, uint32_t id)
 	return ix_id_value(ctx, id);
 }
 
-/* The first line of play's output that says something. */
-static void first_line(const char *out, char *buf, size_t len)
+/*
+ * The line of play's output that says what went wrong: a FILE:LINE:
+ * message, a line from the recorder, or else the last line.
+ */
+static void telling_line(const char *out, char *buf, size_t len)
 {
-	const char *p = out ? out : "";
-	while (*p == '\n')
-		p++;
+	static const char *const marks[] = { ".scn:", "error", "Error",
+					     "cannot", "failed", "record:" };
+	const char *best = NULL, *last = NULL;
+	for (const char *p = out ? out : ""; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n)
+			last = p;
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]) && !best; i++) {
+			const char *m = strstr(p, marks[i]);
+			/* the title line "scenario F.scn: ..." is not an error */
+			if (m && m < p + n && !(i == 0 && strncmp(p, "scenario ", 9) == 0))
+				best = p;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	const char *p = best ? best : last ? last : "";
 	const char *nl = strchr(p, '\n');
 	size_t n = nl ? (size_t)(nl - p) : strlen(p);
 	if (n >= len)
@@ -25,18 +45,53 @@ static void first_line(const char *out, char *buf, size_t len)
 	buf[n] = 0;
 }
 
+/* Did play reject the scenario itself ("FILE:LINE: message")? */
+static bool scenario_error(const char *out, const char *scn)
+{
+	size_t n = strlen(scn);
+	for (const char *p = out ? out : ""; (p = strstr(p, scn)); p += n)
+		if (p[n] == ':' && p[n + 1] >= '0' && p[n + 1] <= '9')
+			return true;
+	return false;
+}
+
+static bool trace_play_once(const char *scn, struct lesson_trace *t);
+
+/*
+ * Recording goes through the LTTng session daemon, which other programs
+ * on the machine may be starting or stopping at that moment: a recording
+ * that failed for a reason other than the scenario is tried once more.
+ */
 bool trace_play(const char *scn, struct lesson_trace *t)
+{
+	for (int attempt = 0;; attempt++) {
+		if (trace_play_once(scn, t))
+			return true;
+		const char *out = t->play.output ? t->play.output : "";
+		/* "icache-sim record: lttng-sessiond said: ..." and the like;
+		 * a scenario's own errors name its FILE:LINE instead. */
+		bool recorder = !scenario_error(out, scn);
+		if (t->ix == NULL && t->play.status <= 1 && t->play.status >= 0)
+			recorder = true;        /* it played; the trace did not load */
+		if (t->play.status == 127 || !recorder || attempt == 2)
+			return false;   /* no icache-sim, or the scenario itself */
+		trace_free(t);
+		usleep(300000 * (unsigned)(attempt + 1));
+	}
+}
+
+static bool trace_play_once(const char *scn, struct lesson_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	char line[300];
 	if (!play_run(scn, true, &t->play)) {
-		first_line(t->play.output, line, sizeof(line));
+		telling_line(t->play.output, line, sizeof(line));
 		snprintf(t->err, sizeof(t->err), "icache-sim play did not run: %s",
 			 line);
 		return false;
 	}
 	if (t->play.status != 0 && t->play.status != 1) {
-		first_line(t->play.output, line, sizeof(line));
+		telling_line(t->play.output, line, sizeof(line));
 		snprintf(t->err, sizeof(t->err), "icache-sim play %s exited %d: %s",
 			 scn, t->play.status, line);
 		return false;
