@@ -64,7 +64,7 @@ static double run_loops(int nthreads, uint64_t n)
 
 int main(int argc, char **argv)
 {
-	struct recorder_opts o = { 0 };
+	struct recorder_opts o = { .no_watcher = true };
 	struct recorder rec;
 	struct trace_counts c;
 	uint64_t n = 2000000;

@@ -53,12 +53,16 @@
 #include "core/trace.h"
 #include "record.h"
 
-#define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:dir" */
+#define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:watcher fd:dir" */
 #define ENV_REEXEC "ICACHE_RECORD_REEXEC"       /* loop guard */
 #define CHANNEL "icache"
 #define MiB (1024ull * 1024)
 
 static const char *cmd_name = "record";
+
+static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
+			 const char *dir, bool across_exec);
+static void stop_watcher(struct recorder *r);
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
@@ -207,12 +211,36 @@ static void kill_sessiond(int pid, const char *dir)
 		remove_dir(dir);
 }
 
+/*
+ * Another recorder may have found "our" root daemon running meanwhile and
+ * be recording through it: then leave it alone (a root daemon is a normal
+ * thing to have running), and keep the pidfile's directory only when it is
+ * the daemon's LTTNG_HOME.
+ */
+static bool sessiond_in_use(void)
+{
+	struct lttng_session *sessions = NULL;
+	int n = lttng_list_sessions(&sessions);
+
+	free(sessions);
+	return n > 0;
+}
+
+static void stop_own_sessiond(int pid, const char *dir)
+{
+	if (!sessiond_in_use())
+		kill_sessiond(pid, dir);
+	else if (geteuid() == 0)
+		remove_dir(dir);
+}
+
 void recorder_stop_sessiond(struct recorder *r)
 {
-	if (!r->own_sessiond || r->sessiond_stopped)
-		return;
-	kill_sessiond(r->sessiond_pid, r->sessiond_dir);
-	r->sessiond_stopped = true;
+	if (r->own_sessiond && !r->sessiond_stopped) {
+		stop_own_sessiond(r->sessiond_pid, r->sessiond_dir);
+		r->sessiond_stopped = true;
+	}
+	stop_watcher(r);
 }
 
 /* Re-exec ourselves: same program, same command, same arguments. */
@@ -251,7 +279,9 @@ static int start_private_sessiond(const struct recorder_opts *o, char **argv)
 		remove_dir(dir);
 		return fail("no LTTng session daemon runs and lttng-sessiond could not be started (is lttng-tools installed?)");
 	}
-	snprintf(own, sizeof(own), "%d:%s", pid, dir);
+	/* Watch from now on: a Ctrl-C before recorder_start must not leak it. */
+	int wfd = o->no_watcher ? -1 : spawn_watcher(pid, dir, o->dir, true);
+	snprintf(own, sizeof(own), "%d:%d:%s", pid, wfd, dir);
 	setenv(ENV_OWN, own, 1);
 	if (o->blocking)
 		setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
@@ -402,15 +432,20 @@ static int enable_events(struct lttng_handle *h)
 	return lttng_add_context(h, &ctx, NULL, CHANNEL);
 }
 
-static void destroy_session(const char *name)
+static void destroy_session_wait(const char *name, int timeout_ms)
 {
 	struct lttng_destruction_handle *dh = NULL;
 
 	if (lttng_destroy_session_ext(name, &dh) != LTTNG_OK)
 		return;
 	/* Wait: the trace is complete on disk only once this returns. */
-	lttng_destruction_handle_wait_for_completion(dh, 30000);
+	lttng_destruction_handle_wait_for_completion(dh, timeout_ms);
 	lttng_destruction_handle_destroy(dh);
+}
+
+static void destroy_session(const char *name)
+{
+	destroy_session_wait(name, 30000);
 }
 
 static int setup_session(struct recorder *r, const struct recorder_opts *o)
@@ -462,6 +497,12 @@ static void own_sessiond_from_env(struct recorder *r)
 	r->own_sessiond = true;
 	r->sessiond_pid = atoi(own);
 	colon = strchr(own, ':');
+	if (colon) {
+		r->watch_fd = atoi(colon + 1);
+		colon = strchr(colon + 1, ':');
+	}
+	if (r->watch_fd >= 0)
+		fcntl(r->watch_fd, F_SETFD, FD_CLOEXEC);
 	snprintf(r->sessiond_dir, sizeof(r->sessiond_dir), "%s",
 		 colon ? colon + 1 : "");
 	unsetenv(ENV_OWN);
@@ -474,7 +515,11 @@ int recorder_start(struct recorder *r, const struct recorder_opts *o)
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->watch_fd = -1;
 	own_sessiond_from_env(r);
+	if (!r->own_sessiond && !o->no_watcher)
+		r->watch_fd = spawn_watcher(0, "", o->dir, false);
+	/* The watcher finds our sessions by this prefix: keep it. */
 	snprintf(r->session, sizeof(r->session), "icache-rec-%d-%" PRIu64,
 		 (int)getpid(), (uint64_t)(now_ns() % 1000000000ull));
 	size_channel(r, o);
@@ -504,6 +549,118 @@ int recorder_finish(struct recorder *r, const struct recorder_opts *o,
 			    lttng_strerror(ret));
 	if (trace_read(o->dir, NULL, NULL, counts, err, sizeof(err)) < 0)
 		return fail("cannot read the trace back: %s", err);
+	return 0;
+}
+
+/* ---- the watcher ------------------------------------------------------- */
+
+/*
+ * If the recording process dies before it is done (Ctrl-C, a deadlock
+ * report, where the watchdog _exits, a crash), its session would stay
+ * active in the daemon, and a daemon it started would live on.  The
+ * watcher holds the read end of a pipe whose only write end is the
+ * recorder's: a byte means "done, stand down"; end of file without it
+ * means the recorder died.  It then stops and destroys the sessions named
+ * after the recorder's pid and stops the daemon the recorder started.  It
+ * runs in its own session (setsid), so the terminal's Ctrl-C does not stop
+ * it too.  When we start the daemon, the watcher starts right after it and
+ * its pipe survives the re-exec (across_exec).
+ */
+static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
+			 const char *dir, bool across_exec)
+{
+	int fds[2];
+	char self[PATH_MAX], fdarg[16], pidarg[16], recarg[16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0 || pipe2(fds, O_CLOEXEC) != 0)
+		return -1;
+	self[n] = 0;
+	snprintf(pidarg, sizeof(pidarg), "%d", sessiond_pid);
+	snprintf(recarg, sizeof(recarg), "%d", (int)getpid());
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls between fork and exec. */
+		int fd = dup(fds[0]);           /* without O_CLOEXEC */
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		setsid();
+		snprintf(fdarg, sizeof(fdarg), "%d", fd);
+		execl(self, "icache-sim", "record", "--watch", fdarg, recarg,
+		      dir ? dir : "", pidarg, sessiond_dir, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[0]);
+	if (across_exec)
+		fcntl(fds[1], F_SETFD, 0);
+	return fds[1];
+}
+
+/* Tell the watcher all went well; it exits without touching anything. */
+static void stop_watcher(struct recorder *r)
+{
+	if (r->watch_fd < 0)
+		return;
+	if (write(r->watch_fd, "d", 1) != 1)
+		fprintf(stderr, "icache-sim %s: lost the watcher process\n", cmd_name);
+	close(r->watch_fd);
+	r->watch_fd = -1;
+}
+
+/* Stop and destroy the sessions of recorder `rec`; how many there were. */
+static int destroy_sessions_of(const char *rec)
+{
+	struct lttng_session *s = NULL;
+	char prefix[64];
+	int n = lttng_list_sessions(&s), found = 0;
+
+	snprintf(prefix, sizeof(prefix), "icache-rec-%s-", rec);
+	for (int i = 0; i < n; i++) {
+		if (strncmp(s[i].name, prefix, strlen(prefix)) != 0)
+			continue;
+		lttng_stop_tracing(s[i].name);  /* flushes what was written */
+		/*
+		 * A writer killed in the middle of an event leaves a
+		 * sub-buffer that is never committed, and the consumer may
+		 * wait for it for ever: give up after 3 s.
+		 */
+		destroy_session_wait(s[i].name, 3000);
+		found++;
+	}
+	free(s);
+	return found;
+}
+
+int recorder_watch_main(int argc, char **argv)
+{
+	char c;
+
+	/* argv: --watch FD RECORDER_PID DIR SESSIOND_PID SESSIOND_DIR */
+	if (argc != 6)
+		return 2;
+	int fd = atoi(argv[1]), sessiond = atoi(argv[4]);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	ssize_t n;
+	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n == 1)
+		return 0;                       /* the recorder is done */
+	int found = destroy_sessions_of(argv[2]);
+	if (sessiond > 0)
+		stop_own_sessiond(sessiond, argv[5]);
+	if (found)
+		fprintf(stderr, "icache-sim record: the run did not finish; the trace in %s "
+			"keeps what was recorded until then\n", argv[3]);
 	return 0;
 }
 
@@ -715,6 +872,8 @@ int cmd_record(int argc, char **argv)
 	struct recorder_opts o = { 0 };
 	char abs[PATH_MAX];
 
+	if (argc > 0 && strcmp(argv[0], "--watch") == 0)
+		return recorder_watch_main(argc, argv);
 	for (int i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf(record_help, run_options_help);

@@ -28,6 +28,15 @@ struct recorder_opts {
 	bool blocking;                  /* writers wait instead of discarding */
 	uint64_t subbuf_size;           /* bytes per sub-buffer, 0 = computed */
 	unsigned num_subbuf;            /* sub-buffers per CPU ring, 0 = 4 */
+	/*
+	 * No watcher process.  By default recorder_start leaves behind a
+	 * small process (this program re-executed as `icache-sim record
+	 * --watch`) that stops and destroys the session, and stops a daemon
+	 * we started, if this process dies before recorder_finish: Ctrl-C,
+	 * a deadlock report (the watchdog _exits), a crash.  Programs that
+	 * are not icache-sim must set this.
+	 */
+	bool no_watcher;
 };
 
 struct recorder {
@@ -39,6 +48,7 @@ struct recorder {
 	uint64_t subbuf_size;
 	unsigned num_subbuf;
 	double start_s, stop_s;         /* time spent in start and stop */
+	int watch_fd;                   /* write end of the watcher's pipe, or -1 */
 };
 
 /*
@@ -54,6 +64,9 @@ int recorder_prepare(const struct recorder_opts *o, char **full_argv);
 int recorder_start(struct recorder *r, const struct recorder_opts *o);
 int recorder_finish(struct recorder *r, const struct recorder_opts *o,
 		    struct trace_counts *counts);
+
+/* `icache-sim record --watch ...`: the watcher itself (cmd_record calls it). */
+int recorder_watch_main(int argc, char **argv);
 
 /* Stop the daemon recorder_prepare started, if any (also on error paths). */
 void recorder_stop_sessiond(struct recorder *r);

@@ -553,6 +553,43 @@ START_TEST(record_uses_a_running_daemon)
 }
 END_TEST
 
+/*
+ * Killed mid-run (Ctrl-C, or the watchdog's _exit after a deadlock
+ * report): the watcher stops and destroys the session and stops the daemon
+ * record started, and the trace keeps what was recorded.
+ */
+START_TEST(record_killed_cleans_up)
+{
+	char dir[200], path[300], err[512];
+	struct trace_counts c;
+	int st;
+
+	if (!can_unshare()) {
+		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
+		return;
+	}
+	make_tmpdir(dir, sizeof(dir), "killed");
+	char *out = run_cmd(&st,
+		"unshare -m sh -c 'mount -t tmpfs none /var/run/lttng &&"
+		" mount -t tmpfs none /dev/shm &&"
+		" { %s record --cpus 2 --duration 30s -o %s/t >/dev/null 2>&1 & pid=$!; } &&"
+		" sleep 1.5 && kill -TERM $pid && i=0 &&"
+		" while [ -e /var/run/lttng/client-lttng-sessiond ] && [ $i -lt 100 ]; do"
+		" sleep 0.1; i=$((i+1)); done;"
+		" [ -e /var/run/lttng/client-lttng-sessiond ] && echo DAEMON-LEFT; exit 0' 2>&1",
+		bin_path("icache-sim"), dir);
+	ck_assert_msg(st == 0, "the namespace script failed: %s", out);
+	ck_assert_msg(!strstr(out, "DAEMON-LEFT"),
+		      "the daemon record started outlived it");
+	snprintf(path, sizeof(path), "%s/t", dir);
+	ck_assert_msg(trace_read(path, NULL, NULL, &c, err, sizeof(err)) == 0,
+		      "the trace of a killed record is unreadable: %s", err);
+	ck_assert_uint_gt(c.events, 1000);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
 /* An unprivileged user gets a private daemon under its own LTTNG_HOME. */
 START_TEST(record_as_user_gets_private_daemon)
 {
@@ -670,6 +707,7 @@ int main(void)
 	tcase_add_test(td, record_starts_and_stops_its_own_daemon);
 	tcase_add_test(td, record_uses_a_running_daemon);
 	tcase_add_test(td, record_as_user_gets_private_daemon);
+	tcase_add_test(td, record_killed_cleans_up);
 	suite_add_tcase(s, td);
 
 	TCase *tb = tcase_create("bad input");
