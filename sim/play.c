@@ -975,7 +975,11 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	say(pl, "%s: %d of %d expectations hold%s\n", status ? "FAILED" : "PASS",
 	    pl->passed, pl->passed + pl->failed,
 	    bad ? ", and something nobody expected happened" : "");
-	trace_run_end(pl->s.step, (uint32_t)violations_total());
+	/* Every op_end in the trace: the setup's operations and the CPUs'. */
+	uint64_t ops = (uint64_t)scn->nsetup;
+	for (int i = 0; i < pl->s.ncpus; i++)
+		ops += pl->s.cpu[i].ops_done;
+	trace_run_end(ops, (uint32_t)violations_total());
 	if (o->result) {
 		o->result->steps = pl->s.step;
 		o->result->deadlock = pl->deadlock;
