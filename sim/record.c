@@ -53,7 +53,7 @@
 #include "core/trace.h"
 #include "record.h"
 
-#define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:watcher fd:dir" */
+#define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:wfd:wpid:dir" */
 #define ENV_REEXEC "ICACHE_RECORD_REEXEC"       /* loop guard */
 #define CHANNEL "icache"
 #define MiB (1024ull * 1024)
@@ -61,7 +61,7 @@
 static const char *cmd_name = "record";
 
 static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
-			 const char *dir, bool across_exec);
+			 const char *dir, bool across_exec, int *wpid);
 static void stop_watcher(struct recorder *r);
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -217,18 +217,35 @@ static void kill_sessiond(int pid, const char *dir)
  * thing to have running), and keep the pidfile's directory only when it is
  * the daemon's LTTNG_HOME.
  */
-static bool sessiond_in_use(void)
+static bool sessiond_in_use(int watcher)
 {
 	struct lttng_session *sessions = NULL;
+	struct lttng_event *evs = NULL;
+	struct lttng_domain dom = { .type = LTTNG_DOMAIN_UST };
 	int n = lttng_list_sessions(&sessions);
 
 	free(sessions);
-	return n > 0;
+	if (n > 0)
+		return true;
+	/*
+	 * No session yet, but another icache-sim may have registered and be
+	 * about to create one: an app that is not us (or our watcher) counts.
+	 */
+	struct lttng_handle *h = lttng_create_handle(NULL, &dom);
+	if (!h)
+		return false;
+	n = lttng_list_tracepoints(h, &evs);
+	bool other = false;
+	for (int i = 0; i < n && !other; i++)
+		other = evs[i].pid != getpid() && evs[i].pid != watcher;
+	free(evs);
+	lttng_destroy_handle(h);
+	return other;
 }
 
-static void stop_own_sessiond(int pid, const char *dir)
+static void stop_own_sessiond(int pid, const char *dir, int watcher)
 {
-	if (!sessiond_in_use())
+	if (!sessiond_in_use(watcher))
 		kill_sessiond(pid, dir);
 	else if (geteuid() == 0)
 		remove_dir(dir);
@@ -237,7 +254,7 @@ static void stop_own_sessiond(int pid, const char *dir)
 void recorder_stop_sessiond(struct recorder *r)
 {
 	if (r->own_sessiond && !r->sessiond_stopped) {
-		stop_own_sessiond(r->sessiond_pid, r->sessiond_dir);
+		stop_own_sessiond(r->sessiond_pid, r->sessiond_dir, r->watcher_pid);
 		r->sessiond_stopped = true;
 	}
 	stop_watcher(r);
@@ -280,8 +297,9 @@ static int start_private_sessiond(const struct recorder_opts *o, char **argv)
 		return fail("no LTTng session daemon runs and lttng-sessiond could not be started (is lttng-tools installed?)");
 	}
 	/* Watch from now on: a Ctrl-C before recorder_start must not leak it. */
-	int wfd = o->no_watcher ? -1 : spawn_watcher(pid, dir, o->dir, true);
-	snprintf(own, sizeof(own), "%d:%d:%s", pid, wfd, dir);
+	int wpid = 0;
+	int wfd = o->no_watcher ? -1 : spawn_watcher(pid, dir, o->dir, true, &wpid);
+	snprintf(own, sizeof(own), "%d:%d:%d:%s", pid, wfd, wpid, dir);
 	setenv(ENV_OWN, own, 1);
 	if (o->blocking)
 		setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
@@ -501,6 +519,10 @@ static void own_sessiond_from_env(struct recorder *r)
 		r->watch_fd = atoi(colon + 1);
 		colon = strchr(colon + 1, ':');
 	}
+	if (colon) {
+		r->watcher_pid = atoi(colon + 1);
+		colon = strchr(colon + 1, ':');
+	}
 	if (r->watch_fd >= 0)
 		fcntl(r->watch_fd, F_SETFD, FD_CLOEXEC);
 	snprintf(r->sessiond_dir, sizeof(r->sessiond_dir), "%s",
@@ -518,7 +540,7 @@ int recorder_start(struct recorder *r, const struct recorder_opts *o)
 	r->watch_fd = -1;
 	own_sessiond_from_env(r);
 	if (!r->own_sessiond && !o->no_watcher)
-		r->watch_fd = spawn_watcher(0, "", o->dir, false);
+		r->watch_fd = spawn_watcher(0, "", o->dir, false, &r->watcher_pid);
 	/* The watcher finds our sessions by this prefix: keep it. */
 	snprintf(r->session, sizeof(r->session), "icache-rec-%d-%" PRIu64,
 		 (int)getpid(), (uint64_t)(now_ns() % 1000000000ull));
@@ -567,7 +589,7 @@ int recorder_finish(struct recorder *r, const struct recorder_opts *o,
  * its pipe survives the re-exec (across_exec).
  */
 static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
-			 const char *dir, bool across_exec)
+			 const char *dir, bool across_exec, int *wpid)
 {
 	int fds[2];
 	char self[PATH_MAX], fdarg[16], pidarg[16], recarg[16];
@@ -602,6 +624,7 @@ static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
 	close(fds[0]);
 	if (across_exec)
 		fcntl(fds[1], F_SETFD, 0);
+	*wpid = pid;
 	return fds[1];
 }
 
@@ -657,7 +680,7 @@ int recorder_watch_main(int argc, char **argv)
 		return 0;                       /* the recorder is done */
 	int found = destroy_sessions_of(argv[2]);
 	if (sessiond > 0)
-		stop_own_sessiond(sessiond, argv[5]);
+		stop_own_sessiond(sessiond, argv[5], 0);
 	if (found)
 		fprintf(stderr, "icache-sim record: the run did not finish; the trace in %s "
 			"keeps what was recorded until then\n", argv[3]);

@@ -49,6 +49,7 @@ struct recorder {
 	unsigned num_subbuf;
 	double start_s, stop_s;         /* time spent in start and stop */
 	int watch_fd;                   /* write end of the watcher's pipe, or -1 */
+	int watcher_pid;                /* it registers with the daemon too */
 };
 
 /*
