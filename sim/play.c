@@ -841,21 +841,67 @@ static void make_cpus(struct play *pl)
 	}
 }
 
+/*
+ * Setup runs on one thread, before any CPU: if it would block on a lock or
+ * sleep on an inode, nobody could ever let it go.  These hooks turn that
+ * hang into a scenario error at the setup line.
+ */
+static const struct scenario *setup_scn;
+static int setup_line;
+
+static void setup_stuck(const char *why)
+{
+	fprintf(stderr, "%s:%d: setup would %s, and setup runs alone, before "
+		"any CPU: nobody could ever let it go\n", setup_scn->file,
+		setup_line, why);
+	fflush(stdout);
+	_exit(2);
+}
+
+static void setup_point(const struct sched_event *ev)
+{
+	(void)ev;
+}
+
+static void setup_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+{
+	setup_stuck("wait for a lock it holds itself");
+}
+
+static void setup_wait(struct sim_cpu *c, uint64_t ino, enum site site)
+{
+	setup_stuck("sleep on an inode (I_NEW?)");
+}
+
+static void setup_wake(struct sim_cpu *c, uint64_t ino)
+{
+}
+
+static const struct sched_hooks setup_hooks = {
+	.point = setup_point,
+	.blocked = setup_blocked,
+	.wait = setup_wait,
+	.wake = setup_wake,
+};
+
 static bool run_setup(struct play *pl)
 {
 	const struct scenario *scn = pl->scn;
+	bool ok = true;
 
-	for (int i = 0; i < scn->nsetup; i++) {
+	setup_scn = scn;
+	sim_sched = &setup_hooks;
+	for (int i = 0; i < scn->nsetup && ok; i++) {
 		const struct scn_setup *st = &scn->setup[i];
 		int row = row_of(pl, st->cpu);
 		/* A reference built for cpuN is taken as cpuN. */
 		this_cpu = &pl->cpus[row];
-		bool ok = exec_op(pl, row, &st->op);
+		setup_line = st->op.line;
+		ok = exec_op(pl, row, &st->op);
 		this_cpu = &pl->cpus[scn->ncpus];
-		if (!ok)
-			return false;
 	}
-	return true;
+	sim_sched = NULL;
+	return ok;
 }
 
 static void print_header(struct play *pl)

@@ -326,6 +326,13 @@ START_TEST(malformed_scenarios_say_file_and_line)
 		     "expect no violation\n", "4", "holds no reference");
 	expect_error("binary.scn", "scheme merged\n\x01\x02garbage\n", "2",
 		     "unexpected byte");
+	/* Setup runs alone: a setup that would sleep or spin is refused. */
+	expect_error("setup-sleeps.scn", "scheme merged\ninode 42 held cpu0 new\n"
+		     "setup cpu1: iget 42\ncpu0: unlock-new 42\ncpu1: iput 42\n"
+		     "expect no violation\n", "3", "setup would sleep");
+	expect_error("setup-spins.scn", "scheme merged\nsetup: lock a\n"
+		     "setup: lock a\ncpu0: iget 1\nexpect no violation\n", "3",
+		     "setup would wait for a lock");
 	int st;
 	char *out = play(&st, "/nonexistent/x.scn", NULL);
 	ck_assert_int_eq(st, 2);
@@ -365,6 +372,16 @@ START_TEST(failed_expectations_exit_1)
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out, "deadlock: cpu1 blocked: waits for "
 				     "test_lock_a"));
+	free(out);
+	/* An expectation between schedule lines is checked right there. */
+	f = write_scn("midway.scn", "scheme merged\ninode 42 held cpu0\n"
+		"cpu0: iput 42\ncpu0 until release i_lock in iput_final\n"
+		"expect inode 42 not on lru\ncpu0 to end\nexpect no violation\n");
+	out = play(&st, f, "--json");
+	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "{\"line\":5,\"ok\":false"));
+	ck_assert_ptr_nonnull(strstr(out, "{\"line\":7,\"ok\":true"));
+	ck_assert_int_eq((int)json_num(out, NULL, "failed"), 1);
 	free(out);
 	remove_tmpdir();
 }
