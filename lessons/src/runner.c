@@ -186,6 +186,16 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
 	return true;
 }
 
+/* A prefix ("b) ") then text wrapped under the text, not the prefix. */
+static void draw_hanging(struct canvas *c, struct rect r, int *y, int role,
+			 const char *prefix, const char *text)
+{
+	if (*y >= r.y + r.h)
+		return;
+	int pw = canvas_text(c, r.x, *y, r.w, role, prefix);
+	draw_wrapped(c, r, y, role, text, pw);
+}
+
 /* ---- the narrative pane ---------------------------------------------- */
 
 static void draw_question(struct runner *rn, const struct step *s,
@@ -204,9 +214,9 @@ static void draw_question(struct runner *rn, const struct step *s,
 			role = R_BAD;
 			mark = glyph(c, G_CROSS);
 		}
-		char line[300];
-		snprintf(line, sizeof(line), "%s %c) %s", mark, 'a' + i, s->choice[i]);
-		draw_wrapped(c, r, y, role, line, 1);
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), " %s %c) ", mark, 'a' + i);
+		draw_hanging(c, r, y, role, prefix, s->choice[i]);
 	}
 	if (st->answer < 0) {
 		draw_wrapped(c, r, y, R_DIM,
@@ -227,6 +237,54 @@ static void draw_question(struct runner *rn, const struct step *s,
 		draw_wrapped(c, r, y, R_NORMAL, s->explain, 0);
 }
 
+/*
+ * A CPU's program with its place marked, Deadlock Empire style: operations
+ * done get a check, the one under way an arrow.  The place is read from
+ * the op_end / op_begin events of the presses' trace (the setup's run
+ * before the first scheduler step and do not count).
+ */
+static void program_progress(const struct runner *rn, int cpu,
+			     const struct canvas *c, char *buf, size_t len)
+{
+	const char *prog = drive_program(rn->dr, cpu);
+	int done = 0;
+	bool inside = false;
+	if (rn->have_out && rn->out.have_trace && rn->out.t.ix) {
+		const struct trace_index *ix = rn->out.t.ix;
+		/* The first scheduled op_begin comes just before the first
+		 * sched_step (the step is counted after the event). */
+		uint64_t start = 0;
+		while (start < ix->nev && ix->ev[start].type != EV_sched_step)
+			start++;
+		if (start > 0 && start < ix->nev &&
+		    ix->ev[start - 1].type == EV_op_begin)
+			start--;
+		for (uint64_t i = start; i < ix->nev; i++) {
+			const struct ix_event *e = &ix->ev[i];
+			if (e->cpu != cpu)
+				continue;
+			if (e->type == EV_op_begin)
+				inside = true;
+			else if (e->type == EV_op_end) {
+				inside = false;
+				done++;
+			}
+		}
+	}
+	size_t k = 0;
+	int op = 0;
+	buf[0] = 0;
+	for (const char *p = prog; *p && k + 8 < len; op++) {
+		const char *semi = strstr(p, "; ");
+		size_t n = semi ? (size_t)(semi - p) : strlen(p);
+		const char *mark = op < done ? glyph(c, G_CHECK)
+				   : op == done && inside ? glyph(c, G_CURSOR) : "";
+		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "",
+				      mark, (int)n, p);
+		p = semi ? semi + 2 : p + n;
+	}
+}
+
 static void draw_drive(struct runner *rn, const struct step *s,
 		       struct canvas *c, struct rect r, int *y)
 {
@@ -245,8 +303,10 @@ static void draw_drive(struct runner *rn, const struct step *s,
 		 n - 1, s->compare ? "; c shows the same schedule under the other scenario" : "");
 	draw_wrapped(c, r, y, R_DIM, line, 0);
 	for (int i = 0; i < n && *y < r.y + r.h; i++) {
-		snprintf(line, sizeof(line), "cpu%d: %s", i, drive_program(rn->dr, i));
-		draw_wrapped(c, r, y, R_NORMAL, line, 1);
+		char prefix[24], prog[400];
+		snprintf(prefix, sizeof(prefix), " cpu%d: ", i);
+		program_progress(rn, i, c, prog, sizeof(prog));
+		draw_hanging(c, r, y, R_NORMAL, prefix, prog);
 	}
 	int k = drive_nkeys(rn->dr);
 	size_t len = (size_t)snprintf(line, sizeof(line), "Your schedule (%d): ", k);
@@ -295,10 +355,9 @@ static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 	if (rn->cur == 0 && rn->l->ngoals) {
 		canvas_text(c, in.x, y++, in.w, R_HEADER, "In this lesson you will:");
 		for (int i = 0; i < rn->l->ngoals; i++) {
-			char line[600];
-			snprintf(line, sizeof(line), "%s %s", glyph(c, G_DOT),
-				 rn->l->goals[i]);
-			draw_wrapped(c, in, &y, R_NORMAL, line, 1);
+			char prefix[16];
+			snprintf(prefix, sizeof(prefix), " %s ", glyph(c, G_DOT));
+			draw_hanging(c, in, &y, R_NORMAL, prefix, rn->l->goals[i]);
 		}
 		y++;
 	}
@@ -363,7 +422,11 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			used[s->show[i].value] = true;
 			order[n++] = s->show[i].value;
 		}
-	const int deflt[] = { PANE_LANES, PANE_LOCKS, PANE_INODE };
+	bool inodes = false;
+	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
+		inodes = a->ix->ev[i].type == EV_inode_alloc;
+	const int deflt[] = { PANE_LANES, PANE_LOCKS,
+			      inodes ? PANE_INODE : PANE_GRAPH };
 	for (int i = 0; i < 3 && n < 3; i++)
 		if (!used[deflt[i]]) {
 			used[deflt[i]] = true;
