@@ -168,15 +168,24 @@ START_TEST(truncated_file)
 	snprintf(text, sizeof(text), HEAD("%s")
 		 "step: One\nat: start\ntext:\n  Hello.\n\nstep: Two\nat: end\nte",
 		 scn("one-inode-life.scn"));
-	bad_lesson("truncated.lesson", text, 12, "", false);
+	bad_lesson("truncated.lesson", text, 10, "step 'Two' has no text", false);
 	/* and the same cut mid-line is reported as such */
 	const char *path = write_lesson("truncated2.lesson", text);
 	int st;
 	char *out = run_cmd(&st, "%s --check --static %s 2>&1", bin_path("icache-lesson"),
 			    path);
 	ck_assert_int_eq(st, 2);
-	ck_assert_msg(strstr(out, "truncated?"), "%s", out);
+	char want[600];
+	snprintf(want, sizeof(want), "%s:12: the file ends in the middle of a line: truncated?",
+		 path);
+	ck_assert_msg(strstr(out, want), "%s", out);
 	free(out);
+	/* random bytes are not a lesson */
+	char bin[64];
+	for (int i = 0; i < 63; i++)
+		bin[i] = (char)(i * 37 + 1);
+	bin[63] = 0;
+	bad_lesson("binary.lesson", bin, 1, "not a text file", false);
 	/* a file that stops after its header has no step */
 	snprintf(text, sizeof(text), HEAD("%s"), scn("one-inode-life.scn"));
 	bad_lesson("nostep.lesson", text, 4, "no step:", false);

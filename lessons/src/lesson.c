@@ -30,6 +30,12 @@ void diag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* one line each, and nothing a terminal would take for a command */
+	for (char *p = msg; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	if (line > 0)
 		snprintf(full, sizeof(full), "%s:%d: %s", file, line, msg);
 	else
@@ -37,14 +43,27 @@ void diag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
 	if (d->n == d->cap) {
 		d->cap = d->cap ? 2 * d->cap : 8;
 		d->msg = realloc(d->msg, (size_t)d->cap * sizeof(*d->msg));
+		d->line = realloc(d->line, (size_t)d->cap * sizeof(*d->line));
 	}
+	d->line[d->n] = line;
 	d->msg[d->n++] = strdup(full);
 }
 
+/* In line order (a stable insertion sort: lessons are short). */
 void diag_print(const struct diag *d, FILE *f)
 {
+	int *order = malloc((size_t)(d->n ? d->n : 1) * sizeof(*order));
+	for (int i = 0; i < d->n; i++) {
+		int j = i;
+		while (j > 0 && d->line[order[j - 1]] > d->line[i]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
 	for (int i = 0; i < d->n; i++)
-		fprintf(f, "%s\n", d->msg[i]);
+		fprintf(f, "%s\n", d->msg[order[i]]);
+	free(order);
 }
 
 void diag_free(struct diag *d)
@@ -52,6 +71,7 @@ void diag_free(struct diag *d)
 	for (int i = 0; i < d->n; i++)
 		free(d->msg[i]);
 	free(d->msg);
+	free(d->line);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -305,12 +325,16 @@ static void finish_step(struct parser *p)
 		return;
 	if (!s->title || !*s->title)
 		diag_add(p->d, f, s->line, "step: needs a title");
+	else if (strchr(s->title, '\n'))
+		diag_add(p->d, f, s->line, "step: a title is one line");
 	if (!s->text)
-		diag_add(p->d, f, s->line, "step '%s' has no text:",
+		diag_add(p->d, f, s->line, "step '%.*s' has no text:",
+			 s->title ? (int)strcspn(s->title, "\n") : 0,
 			 s->title ? s->title : "");
 	if (s->kind == STEP_NARRATE && !s->at_text)
 		diag_add(p->d, f, s->line,
-			 "step '%s' has no at: (which moment it shows)",
+			 "step '%.*s' has no at: (which moment it shows)",
+			 s->title ? (int)strcspn(s->title, "\n") : 0,
 			 s->title ? s->title : "");
 	if (s->kind != STEP_NARRATE && !s->at_text)
 		s->at.kind = M_START;
@@ -478,6 +502,18 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 	}
 	struct lesson *l = calloc(1, sizeof(*l));
 	lesson_names(l, path);
+	/* A NUL or a run of control bytes: not a text file at all. */
+	size_t ctl = 0;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == 0 || ((unsigned char)buf[i] < 0x20 &&
+				    !strchr("\n\t\r", buf[i])))
+			ctl++;
+	if (ctl) {
+		diag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
+			 ctl);
+		free(buf);
+		return l;
+	}
 	struct parser p = { .l = l, .d = d, .file = l->path };
 	struct field fl = { .value = NULL };
 	bool infield = false;
@@ -523,7 +559,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		}
 		*colon = 0;
 		k = trim(k);
-		if (strlen(k) >= sizeof(fl.key) || strpbrk(k, " \t")) {
+		if (!*k || strlen(k) >= sizeof(fl.key) || strpbrk(k, " \t")) {
 			diag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
 				 line);
 			continue;

@@ -99,6 +99,7 @@ struct lesson {
 /* A list of FILE:LINE: message lines. */
 struct diag {
 	char **msg;
+	int *line;
 	int n, cap;
 };
 
