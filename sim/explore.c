@@ -34,6 +34,7 @@ struct segment {
 	int cpu;
 	uint64_t steps;
 	enum seg_end end;
+	char why[120];          /* the step it stopped after, or the block */
 };
 
 struct explorer {
@@ -52,6 +53,7 @@ struct explorer {
 	struct segment seg[MAX_SEGMENTS];
 	int nseg;
 	bool overflow;
+	char stop_text[120];    /* the step the segment under way stopped at */
 };
 
 static uint64_t rnd(struct explorer *x)
@@ -229,10 +231,9 @@ static bool higher_ready(struct sched *s, const struct explorer *x, int me)
 	return false;
 }
 
-static bool pct_stop(struct sched *s, struct sched_cpu *sc,
-		     const struct sched_event *ev, void *arg)
+static bool pct_decide(struct sched *s, struct sched_cpu *sc,
+		       const struct sched_event *ev, struct explorer *x)
 {
-	struct explorer *x = arg;
 
 	if (x->random_walk)
 		return true;    /* one step at a time; the controller picks */
@@ -253,6 +254,18 @@ static bool pct_stop(struct sched *s, struct sched_cpu *sc,
 	return higher_ready(s, x, sc->idx);
 }
 
+static bool pct_stop(struct sched *s, struct sched_cpu *sc,
+		     const struct sched_event *ev, void *arg)
+{
+	struct explorer *x = arg;
+
+	if (!pct_decide(s, sc, ev, x))
+		return false;
+	/* Say where it stopped, for the scenario file's readers. */
+	sched_event_text(s, sc, ev, x->stop_text, sizeof(x->stop_text));
+	return true;
+}
+
 static int pick_cpu(struct sched *s, struct explorer *x)
 {
 	int best = -1, n = 0, runnable[SCHED_MAX_CPUS];
@@ -269,14 +282,22 @@ static int pick_cpu(struct sched *s, struct explorer *x)
 	return best;
 }
 
-static void record_segment(struct explorer *x, int cpu, uint64_t steps,
+static void record_segment(struct explorer *x, struct sched *s, int cpu,
 			   enum seg_end end)
 {
 	if (x->nseg == MAX_SEGMENTS) {
 		x->overflow = true;
 		return;
 	}
-	x->seg[x->nseg++] = (struct segment){ cpu, steps, end };
+	struct segment *g = &x->seg[x->nseg++];
+	g->cpu = cpu;
+	g->steps = s->seg_steps;
+	g->end = end;
+	g->why[0] = 0;
+	if (end == SEG_STOPPED)
+		snprintf(g->why, sizeof(g->why), "%s", x->stop_text);
+	else if (end == SEG_BLOCKED || end == SEG_SLEEPING)
+		sched_park_text(s, &s->cpu[cpu], g->why, sizeof(g->why));
 }
 
 static enum drive_result drive(struct sched *s, void *arg)
@@ -290,7 +311,7 @@ static enum drive_result drive(struct sched *s, void *arg)
 			return DRIVE_STUCK;
 		enum seg_end end = sched_run_segment(s, cpu, pct_stop, x,
 						     TRY_STEP_LIMIT);
-		record_segment(x, cpu, s->seg_steps, end);
+		record_segment(x, s, cpu, end);
 		total += s->seg_steps;
 		if (end == SEG_FAILED)
 			return DRIVE_DONE;
@@ -342,13 +363,20 @@ static void write_schedule(FILE *f, const struct explorer *x)
 			g = &x->seg[++i];
 			steps += g->steps;
 		}
+		char line[64];
 		if (g->end == SEG_DONE)
-			fprintf(f, "cpu%d to end\n", g->cpu);
+			snprintf(line, sizeof(line), "cpu%d to end", g->cpu);
 		else if (g->end == SEG_BLOCKED || g->end == SEG_SLEEPING)
-			fprintf(f, "cpu%d until blocked\n", g->cpu);
+			snprintf(line, sizeof(line), "cpu%d until blocked", g->cpu);
 		else if (steps)
-			fprintf(f, "cpu%d steps %llu\n", g->cpu,
-				(unsigned long long)steps);
+			snprintf(line, sizeof(line), "cpu%d steps %llu", g->cpu,
+				 (unsigned long long)steps);
+		else
+			continue;
+		if (g->why[0])
+			fprintf(f, "%-24s # %s\n", line, g->why);
+		else
+			fprintf(f, "%s\n", line);
 	}
 }
 
