@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/run.sh - `make bench`: the measured story, side by side, in one run.
 #
-#   make bench                      full run (about 3 minutes of scaling runs
-#                                   with four schemes on 2 CPUs)
+#   make bench                      full run (about 5 minutes on 2 CPUs with
+#                                   four schemes: scaling 4, tracing and
+#                                   viewer 1)
 #   make bench QUICK=1              seconds, for CI: same sections, tiny runs
 #   make bench CPUS="1 2 4 8 16"    choose the CPU counts (default 1 2 4 ..
 #                                   up to every online CPU)
