@@ -143,7 +143,7 @@ static const char *const ev_names[] = {
 struct walk {
 	int kind_of_id[256];            /* event class id -> enum ev + 1 */
 	uint64_t n, first_kind, last_kind;
-	uint64_t acquired[NCLS], contended[NCLS];
+	uint64_t acquired[NCLS], contended[NCLS], try_failed[NCLS];
 	struct table locks;             /* (cls, inst) -> holders */
 	struct table inodes;            /* (ino, 0) -> lives, state, count */
 	uint64_t overlaps, bad_releases, held_at_end, dual_lives;
@@ -199,6 +199,11 @@ static void on_lock(struct walk *w, int k, const bt_field *p)
 	ck_assert(cls >= 0 && cls < NCLS);
 	if (k == E_cont) {
 		w->contended[cls]++;
+		return;
+	}
+	if (k == E_try) {
+		if (field(p, "success") == 0)
+			w->try_failed[cls]++;
 		return;
 	}
 	struct slot *s = table_get(&w->locks, (uint64_t)cls, inst);
@@ -384,6 +389,10 @@ START_TEST(record_counts_match_trace)
 			      "%s: %" PRIu64 " lock_contended events, JSON says %" PRIu64,
 			      class_names[k], w->contended[k],
 			      json_class(class_names[k], "contentions"));
+		ck_assert_msg(w->try_failed[k] == json_class(class_names[k], "trylock_failures"),
+			      "%s: %" PRIu64 " failed lock_trylock events, JSON says %" PRIu64,
+			      class_names[k], w->try_failed[k],
+			      json_class(class_names[k], "trylock_failures"));
 		total += w->acquired[k];
 	}
 	ck_assert_uint_gt(total, (uint64_t)json_num(rec_json, NULL, "ops"));
