@@ -792,8 +792,9 @@ static const char record_help[] =
 	"  --subbuf-size S   sub-buffer size, a power of two (e.g. 1M; default\n"
 	"                    8M, smaller on big machines); 4 per CPU\n\n"
 	"run options:\n%s\n"
-	"Lock statistics of a traced run are those of a slower program: every\n"
-	"event costs ~0.1 us.  Compare with `icache-sim run` for performance.\n\n"
+	"Lock statistics of a traced run are those of a slower program: each of\n"
+	"the ~100 events per operation costs 0.1-0.5 us, most of them inside a\n"
+	"critical section.  Compare with `icache-sim run` for performance.\n\n"
 	"exit status: 0 ok, 1 a violation was found or events were lost,\n"
 	"2 bad usage or tracing unavailable\n";
 
