@@ -127,6 +127,20 @@ static enum group pick_group(struct explorer *x, const struct mix *m)
 	return G_lookup;
 }
 
+/* A try's programs before they become a scenario: what shrinking edits. */
+#define MAX_PLAN 128
+
+struct plan_item {
+	int cpu;
+	enum group g;
+	uint64_t hot;           /* which hot inode: 1 or 2 */
+};
+
+struct plan {
+	int n;
+	struct plan_item item[MAX_PLAN];
+};
+
 static void add(struct scenario *scn, int cpu, enum scn_op_kind k, int inode,
 		long n)
 {
@@ -146,11 +160,12 @@ static int new_name(struct scenario *scn, int *serial)
 	return scn->ninodes++;
 }
 
-static void add_group(struct explorer *x, struct scenario *scn, int cpu,
-		      enum group g, int *serial)
+static void add_group(struct scenario *scn, const struct plan_item *pi,
+		      int *serial)
 {
-	/* Hot set of two inodes, the first three times as hot. */
-	int X = scn_inode_index(scn, 0, below(x, 4) ? 1 : 2);
+	int cpu = pi->cpu;
+	enum group g = pi->g;
+	int X = scn_inode_index(scn, 0, pi->hot);
 
 	switch (g) {
 	case G_lookup:
@@ -202,7 +217,22 @@ static void add_group(struct explorer *x, struct scenario *scn, int cpu,
 	}
 }
 
-static struct scenario *make_programs(struct explorer *x, const struct mix *m)
+static void plan_random(struct explorer *x, const struct mix *m,
+			struct plan *p)
+{
+	p->n = 0;
+	for (int c = 0; c < x->ncpus; c++)
+		for (int i = 0; i < x->groups && p->n < MAX_PLAN; i++) {
+			struct plan_item *pi = &p->item[p->n++];
+			pi->cpu = c;
+			pi->g = pick_group(x, m);
+			/* Hot set of two inodes, the first three times as hot. */
+			pi->hot = below(x, 4) ? 1 : 2;
+		}
+}
+
+static struct scenario *plan_build(const struct explorer *x,
+				   const struct plan *p)
 {
 	struct scenario *scn = calloc(1, sizeof(*scn));
 	int serial = 0;
@@ -210,9 +240,17 @@ static struct scenario *make_programs(struct explorer *x, const struct mix *m)
 	snprintf(scn->file, sizeof(scn->file), "explore");
 	scn->scheme = x->scheme;
 	scn->nsbs = 1;
-	for (int c = 0; c < x->ncpus; c++)
-		for (int i = 0; i < x->groups; i++)
-			add_group(x, scn, c, pick_group(x, m), &serial);
+	/* CPUs are renumbered in order, in case shrinking emptied one. */
+	int map[SCHED_MAX_CPUS], n = 0;
+	for (int c = 0; c < SCHED_MAX_CPUS; c++)
+		map[c] = -1;
+	for (int i = 0; i < p->n; i++) {
+		struct plan_item pi = p->item[i];
+		if (map[pi.cpu] < 0)
+			map[pi.cpu] = n++;
+		pi.cpu = map[pi.cpu];
+		add_group(scn, &pi, &serial);
+	}
 	return scn;
 }
 
@@ -351,16 +389,16 @@ static void new_try(struct explorer *x)
 
 /* ---- writing what was found ----------------------------------------------- */
 
-static void write_schedule(FILE *f, const struct explorer *x)
+static void write_schedule(FILE *f, const struct segment *seg, int nseg)
 {
-	for (int i = 0; i < x->nseg; i++) {
-		const struct segment *g = &x->seg[i];
+	for (int i = 0; i < nseg; i++) {
+		const struct segment *g = &seg[i];
 		uint64_t steps = g->steps;
 		/* A segment that merely stopped merges into the next of the
 		 * same CPU: "steps" then adds up, or the later end wins. */
-		while (i + 1 < x->nseg && x->seg[i + 1].cpu == g->cpu &&
+		while (i + 1 < nseg && seg[i + 1].cpu == g->cpu &&
 		       g->end == SEG_STOPPED) {
-			g = &x->seg[++i];
+			g = &seg[++i];
 			steps += g->steps;
 		}
 		char line[64];
@@ -380,29 +418,45 @@ static void write_schedule(FILE *f, const struct explorer *x)
 	}
 }
 
+/* The best try so far: its programs, its schedule, what it found. */
+struct finding {
+	struct plan plan;
+	struct segment *seg;
+	int nseg;
+	struct play_result res;
+	uint32_t kinds;                 /* bit per violation kind seen */
+	enum violation_kind first;      /* the first one reported */
+	long try_no;
+	int groups_found;               /* groups before shrinking */
+};
+
 static int write_found(const char *path, const struct explorer *x,
-		       const struct scenario *scn, uint64_t seed, long found_at,
-		       const struct play_result *res)
+		       const struct finding *fd, uint64_t seed)
 {
+	struct scenario *scn = plan_build(x, &fd->plan);
 	FILE *f = fopen(path, "w");
+	char how[64];
+
 	if (!f) {
 		fprintf(stderr, "icache-sim explore: -o %s: cannot write\n", path);
+		scenario_free(scn);
 		return 2;
 	}
-	char how[64];
 	if (x->random_walk)
 		snprintf(how, sizeof(how), "random walk");
 	else
 		snprintf(how, sizeof(how), "PCT, depth %d", x->depth);
 	fprintf(f, "# Found by icache-sim explore --scheme %s --workload %s "
-		"--seed %llu\n# (try %ld; %s; %d CPUs, %d operation groups "
-		"each; %llu steps).\n# Replay it: icache-sim play %s\n",
+		"--seed %llu\n# (try %ld; %s; %d CPUs; %llu steps).\n",
 		x->scheme->name, x->workload, (unsigned long long)seed,
-		found_at, how, x->ncpus, x->groups,
-		(unsigned long long)res->steps, path);
+		fd->try_no, how, scn->ncpus, (unsigned long long)fd->res.steps);
+	if (fd->plan.n < fd->groups_found)
+		fprintf(f, "# Shrunk from %d operation groups to %d, found again "
+			"each time.\n", fd->groups_found, fd->plan.n);
+	fprintf(f, "# Replay it: icache-sim play %s\n", path);
 	fprintf(f, "scheme %s\ntitle found by explore (%s, seed %llu, try %ld)"
 		"\n\n", x->scheme->name, x->workload,
-		(unsigned long long)seed, found_at);
+		(unsigned long long)seed, fd->try_no);
 	for (int c = 0; c < scn->ncpus; c++)
 		for (int i = 0; i < scn->prog[c].nops; i++) {
 			fprintf(f, "cpu%d: ", c);
@@ -410,15 +464,87 @@ static int write_found(const char *path, const struct explorer *x,
 			fputc('\n', f);
 		}
 	fputc('\n', f);
-	write_schedule(f, x);
+	write_schedule(f, fd->seg, fd->nseg);
 	fputc('\n', f);
 	for (int k = 0; k < NR_VIOLATIONS; k++)
-		if (violations_of_kind(k) && k != VIOL_deadlock)
+		if ((fd->kinds & (1u << k)) && k != VIOL_deadlock)
 			fprintf(f, "expect violation %s\n", violation_kind_name(k));
-	if (res->deadlock)
+	if (fd->res.deadlock)
 		fprintf(f, "expect deadlock\n");
 	fclose(f);
+	scenario_free(scn);
 	return 0;
+}
+
+/* ---- tries and shrinking ---------------------------------------------------- */
+
+/* One try of a plan; true if it found something.  *st: play's status. */
+static bool run_try(struct explorer *x, const struct plan *p,
+		    struct play_result *res, uint32_t *kinds, int *st)
+{
+	struct scenario *scn = plan_build(x, p);
+	struct play_opts o = { .silent = true, .driver = drive,
+			       .driver_arg = x, .result = res };
+
+	memset(res, 0, sizeof(*res));
+	new_try(x);
+	*st = scenario_play(scn, &o);
+	scenario_free(scn);
+	if (x->candidates > x->k_estimate)
+		x->k_estimate = x->candidates;
+	*kinds = 0;
+	for (int k = 0; k < NR_VIOLATIONS; k++)
+		if (violations_of_kind(k))
+			*kinds |= 1u << k;
+	return *st != 2 && !x->overflow && (res->violations || res->deadlock);
+}
+
+static void keep(struct finding *fd, const struct explorer *x,
+		 const struct plan *p, const struct play_result *res,
+		 uint32_t kinds)
+{
+	fd->plan = *p;
+	fd->res = *res;
+	fd->kinds = kinds;
+	fd->nseg = x->nseg;
+	memcpy(fd->seg, x->seg, (size_t)x->nseg * sizeof(*fd->seg));
+}
+
+/*
+ * Drop one operation group at a time and look again (a few hundred tries)
+ * for the same first violation; keep every drop that still finds it.  What
+ * is left is a small scenario a lesson can use as it is.  Stops early on a
+ * deadlock: parked threads cannot be run again in this process.
+ */
+#define SHRINK_TRIES 300
+
+static bool shrink(struct explorer *x, struct finding *fd)
+{
+	bool progress = true;
+
+	while (progress && fd->plan.n > 1) {
+		progress = false;
+		for (int i = 0; i < fd->plan.n && !progress; i++) {
+			struct plan cand = fd->plan;
+			memmove(&cand.item[i], &cand.item[i + 1],
+				(size_t)(cand.n - i - 1) * sizeof(cand.item[0]));
+			cand.n--;
+			for (int t = 0; t < SHRINK_TRIES; t++) {
+				struct play_result res;
+				uint32_t kinds;
+				int st;
+				bool found = run_try(x, &cand, &res, &kinds, &st);
+				if (res.deadlock)
+					return false;
+				if (found && (kinds & (1u << fd->first))) {
+					keep(fd, x, &cand, &res, kinds);
+					progress = true;
+					break;
+				}
+			}
+		}
+	}
+	return true;
 }
 
 /* ---- the command ----------------------------------------------------------- */
@@ -442,6 +568,9 @@ static const char explore_help[] =
 	"  --ops N           operation groups per CPU (1..16, default 3)\n"
 	"  --depth D         PCT depth: D-1 priority change points (1..4, default 3)\n"
 	"  --strategy S      pct (default) or random (uniform at every step)\n"
+	"  --no-shrink       write what was found as it was found; by default\n"
+	"                    operation groups are dropped one at a time as long\n"
+	"                    as a few hundred more tries still find it\n"
 	"  --quiet           print only the verdict\n\n"
 	"exit status: 0 nothing found, 1 a violation or deadlock was found,\n"
 	"2 bad usage\n";
@@ -466,7 +595,7 @@ static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi,
 
 static int parse_args(int argc, char **argv, struct explorer *x,
 		      uint64_t *schedules, uint64_t *seed, const char **out,
-		      bool *quiet)
+		      bool *quiet, bool *do_shrink)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -534,6 +663,8 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 			i++;
 		} else if (!strcmp(a, "--quiet")) {
 			*quiet = true;
+		} else if (!strcmp(a, "--no-shrink")) {
+			*do_shrink = false;
 		} else {
 			fprintf(stderr, "icache-sim explore: unknown option '%s' "
 				"(see icache-sim explore --help)\n", a);
@@ -548,7 +679,7 @@ int cmd_explore(int argc, char **argv)
 	struct explorer *x = calloc(1, sizeof(*x));
 	uint64_t schedules = 1000, seed = 1;
 	const char *out = NULL;
-	bool quiet = false;
+	bool quiet = false, do_shrink = true;
 	int status = 0;
 
 	x->scheme = &scheme_merged;
@@ -556,7 +687,8 @@ int cmd_explore(int argc, char **argv)
 	x->ncpus = 2;
 	x->groups = 3;
 	x->depth = 3;
-	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet);
+	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet,
+			   &do_shrink);
 	if (r >= 0) {
 		free(x);
 		return r;
@@ -565,59 +697,70 @@ int cmd_explore(int argc, char **argv)
 	x->rng = seed * 0x2545f4914f6cdd1dull + 17;
 	x->k_estimate = 16;
 
+	struct finding *fd = calloc(1, sizeof(*fd));
+	fd->seg = calloc(MAX_SEGMENTS, sizeof(*fd->seg));
 	for (uint64_t t = 1; t <= schedules; t++) {
-		struct scenario *scn = make_programs(x, m);
-		struct play_result res = { 0 };
-		struct play_opts o = { .silent = true, .driver = drive,
-				       .driver_arg = x, .result = &res };
-		new_try(x);
-		int st = scenario_play(scn, &o);
-		if (x->candidates > x->k_estimate)
-			x->k_estimate = x->candidates;
+		struct plan p;
+		struct play_result res;
+		uint32_t kinds;
+		int st;
+
+		plan_random(x, m, &p);
+		bool found = run_try(x, &p, &res, &kinds, &st);
 		if (st == 2) {
 			fprintf(stderr, "icache-sim explore: try %llu: the "
 				"generated programs are wrong (a bug in explore)\n",
 				(unsigned long long)t);
-			scenario_free(scn);
 			status = 2;
 			break;
 		}
-		if (res.violations || res.deadlock) {
-			printf("explore: try %llu of %llu found %s",
-			       (unsigned long long)t,
-			       (unsigned long long)schedules,
-			       res.deadlock ? "a deadlock" : "a violation");
-			for (int k = 0; k < NR_VIOLATIONS; k++)
-				if (violations_of_kind(k))
-					printf(" %s", violation_kind_name(k));
-			printf(" (%s, %s, seed %llu, %llu steps)\n",
-			       x->scheme->name, x->workload,
-			       (unsigned long long)seed,
-			       (unsigned long long)res.steps);
-			if (out && !x->overflow)
-				status = write_found(out, x, scn, seed, (long)t,
-						     &res);
-			if (out && status == 0)
-				printf("explore: wrote %s (icache-sim play %s "
-				       "replays it)\n", out, out);
-			scenario_free(scn);
-			if (status == 0)
-				status = 1;
-			/* A deadlock leaves parked threads behind. */
-			fflush(stdout);
-			if (res.deadlock)
-				exit(status);
-			break;
+		if (!found) {
+			if (t == schedules)
+				printf(quiet ? "explore: nothing found\n" :
+				       "explore: nothing found in %llu schedules "
+				       "(%s, %s, seed %llu)\n",
+				       (unsigned long long)schedules,
+				       x->scheme->name, x->workload,
+				       (unsigned long long)seed);
+			continue;
 		}
-		scenario_free(scn);
-		if (t == schedules && !quiet)
-			printf("explore: nothing found in %llu schedules (%s, %s, "
-			       "seed %llu)\n", (unsigned long long)schedules,
-			       x->scheme->name, x->workload,
-			       (unsigned long long)seed);
-		else if (t == schedules)
-			printf("explore: nothing found\n");
+		const struct violation *v0 = violation_get(0);
+		fd->first = v0 ? v0->kind : VIOL_deadlock;
+		fd->try_no = (long)t;
+		fd->groups_found = p.n;
+		keep(fd, x, &p, &res, kinds);
+		printf("explore: try %llu of %llu found %s",
+		       (unsigned long long)t, (unsigned long long)schedules,
+		       res.deadlock ? "a deadlock" : "a violation");
+		for (int k = 0; k < NR_VIOLATIONS; k++)
+			if (kinds & (1u << k))
+				printf(" %s", violation_kind_name(k));
+		printf(" (%s, %s, seed %llu, %llu steps)\n", x->scheme->name,
+		       x->workload, (unsigned long long)seed,
+		       (unsigned long long)res.steps);
+		bool alive = !res.deadlock;
+		if (out && alive && do_shrink) {
+			alive = shrink(x, fd);
+			if (fd->plan.n < fd->groups_found)
+				printf("explore: shrunk it from %d operation groups "
+				       "to %d (%llu steps)\n", fd->groups_found,
+				       fd->plan.n,
+				       (unsigned long long)fd->res.steps);
+		}
+		status = out ? write_found(out, x, fd, seed) : 0;
+		if (out && status == 0)
+			printf("explore: wrote %s (icache-sim play %s replays it)\n",
+			       out, out);
+		if (status == 0)
+			status = 1;
+		/* After a deadlock, parked threads still use the cache. */
+		fflush(stdout);
+		if (!alive)
+			exit(status);
+		break;
 	}
+	free(fd->seg);
+	free(fd);
 	free(x);
 	return status;
 }
