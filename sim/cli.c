@@ -17,7 +17,8 @@ const char run_options_help[] =
 	"  --scheme S        locking scheme: global, vfs-scale, inode-scale-v4, merged\n"
 	"                    (default merged; `icache-sim schemes` lists them)\n"
 	"  --cpus N|all      simulated CPUs, one pinned thread each (1..256; default 2)\n"
-	"  --workload W      create-unlink, lookup, writeback, pressure, umount, mixed\n"
+	"  --workload W      create-unlink, lookup, writeback, pressure, umount, mixed,\n"
+	"                    iput-race\n"
 	"                    (default mixed; `icache-sim workloads` lists them)\n"
 	"  --ops N           stop after N operations in all (split over the CPUs)\n"
 	"  --duration D      stop after D: 500ms, 5s, 1m (default 2s unless --ops)\n"
@@ -82,7 +83,7 @@ bool parse_duration(const char *s, uint64_t *ns)
 bool parse_run_flags(const char *cmd, int argc, char **argv,
 		     struct run_config *cfg, struct run_flags *fl)
 {
-	bool have_ops = false, have_duration = false;
+	bool have_ops = false, have_duration = false, inject_abba = false;
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -169,6 +170,9 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 			cfg->pin = false;
 		} else if (strcmp(a, "--quiet") == 0) {
 			cfg->quiet = true;
+		} else if (strcmp(a, "--inject-abba") == 0) {
+			/* Hidden, for tests: a real ABBA deadlock on cpu0/cpu1. */
+			inject_abba = true;
 		} else if (strcmp(a, "--json") == 0) {
 			fl->json = true;
 		} else if (strcmp(a, "--inodes") == 0) {
@@ -193,6 +197,8 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 	}
 	if (have_ops)
 		cfg->duration_ns = 3600ull * 1000000000ull;   /* a safety bound */
+	if (inject_abba)
+		cfg->workload = workload_with_abba(cfg->workload);
 	return true;
 }
 

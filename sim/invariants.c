@@ -89,6 +89,11 @@ static long walk_sb_lists(bool quiescent)
 				     inode->i_sb->s_id);
 			if (icache.scheme->single_i_list)
 				check_single_i_list(inode, quiescent);
+			if (inode_hashed(inode) != !hlist_unhashed(&inode->i_hash))
+				FAIL(inode->i_ino, "invariant: inode %llu says it is "
+				     "%shashed but its hash link says otherwise",
+				     (unsigned long long)inode->i_ino,
+				     inode_hashed(inode) ? "" : "not ");
 			if (!quiescent)
 				continue;
 			unsigned st = inode_state(inode);
@@ -166,9 +171,9 @@ static long walk_lru(void)
 			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
 			     "but on no sb list", (unsigned long long)inode->i_ino);
 	}
-	if (len != icache.nr_unused)
+	if (len != get_nr_unused())
 		FAIL(0, "invariant: nr_unused is %ld but the LRU holds %ld inodes",
-		     icache.nr_unused, len);
+		     get_nr_unused(), len);
 	return len;
 }
 

@@ -30,6 +30,8 @@ struct workload {
 
 extern const struct workload *const all_workloads[];
 const struct workload *workload_find(const char *name);
+/* Test only: the workload, after cpu0 and cpu1 deadlock on two test locks. */
+const struct workload *workload_with_abba(const struct workload *inner);
 
 struct run_config {
 	const struct scheme *scheme;

@@ -10,8 +10,11 @@
  * which stays below 2^32; lookups use fixed numbers from 2^32 up, so the two
  * never collide.
  */
+#include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/trace.h"
 #include "run.h"
@@ -286,4 +289,82 @@ const struct workload *workload_find(const char *name)
 		if (strcmp(all_workloads[i]->name, name) == 0)
 			return all_workloads[i];
 	return NULL;
+}
+
+/* ---- --inject-abba: a deliberate deadlock, for testing the validator ---- */
+
+/*
+ * Wrapped around any workload, this makes cpu0 and cpu1 start by taking two
+ * test locks in opposite orders, each waiting until the other holds its
+ * first lock, so the inversion really deadlocks.  The validator must report
+ * the circular dependency (both chains) as the second lock is requested,
+ * and the watchdog must then report the deadlock and end the run.  With a
+ * single CPU the two orders are taken one after the other instead: the
+ * cycle is reported and nothing hangs.
+ */
+static struct sim_lock abba_a, abba_b;
+static pthread_once_t abba_once = PTHREAD_ONCE_INIT;
+static atomic_int abba_holding[2];
+static atomic_bool abba_started[2];
+static const struct workload *abba_inner;
+
+static void abba_init(void)
+{
+	sim_lock_init(&abba_a, LC_test_lock_a, 1);
+	sim_lock_init(&abba_b, LC_test_lock_b, 1);
+}
+
+static void abba_cross(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	SITE(test_abba);
+	struct sim_lock *first = c->id == 0 ? &abba_a : &abba_b;
+	struct sim_lock *second = c->id == 0 ? &abba_b : &abba_a;
+
+	if (run_cfg(ctx)->ncpus < 2) {
+		spin_lock(&abba_a);
+		spin_lock(&abba_b);
+		spin_unlock(&abba_b);
+		spin_unlock(&abba_a);
+		spin_lock(&abba_b);
+		spin_lock(&abba_a);        /* closes the cycle, alone */
+		spin_unlock(&abba_a);
+		spin_unlock(&abba_b);
+		return;
+	}
+	spin_lock(first);
+	atomic_store(&abba_holding[c->id], 1);
+	/* A bounded wait, so a partner that never comes cannot hang us. */
+	for (int i = 0; i < 2000 && !atomic_load(&abba_holding[!c->id]); i++)
+		usleep(1000);
+	spin_lock(second);                 /* the other CPU holds it: stuck */
+	spin_unlock(second);
+	spin_unlock(first);
+}
+
+static void op_abba(struct run_ctx *ctx, struct sim_cpu *c)
+{
+	if (c->id < 2 && !atomic_exchange(&abba_started[c->id], true)) {
+		trace_op_begin(c, OP_test, 0);
+		abba_cross(ctx, c);
+		trace_op_end(c, OP_test, 0, 0);
+	}
+	abba_inner->op(ctx, c);
+}
+
+const struct workload *workload_with_abba(const struct workload *inner)
+{
+	static char name[64];
+	static struct workload wl;
+
+	pthread_once(&abba_once, abba_init);
+	abba_inner = inner;
+	snprintf(name, sizeof(name), "%s+abba", inner->name);
+	wl.name = name;
+	wl.summary = "the workload, after cpu0 and cpu1 deadlock on an ABBA pair";
+	/* No flusher: with two CPUs stuck, the watchdog must see no one
+	 * making progress at all. */
+	wl.flusher = false;
+	wl.op = op_abba;
+	wl.teardown = inner->teardown;
+	return &wl;
 }

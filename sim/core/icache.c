@@ -240,6 +240,7 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	atomic_store(&inode->i_count, 1);
 	atomic_store(&inode->i_nlink, 1);
 	INIT_HLIST_NODE(&inode->i_hash);
+	atomic_store(&inode->i_hashed, false);
 	INIT_LIST_HEAD(&inode->i_sb_list);
 	INIT_LIST_HEAD(&inode->i_wb_list);
 	INIT_LIST_HEAD(&inode->i_lru);
@@ -414,7 +415,7 @@ struct hash_bucket *inode_hash_bucket(struct super_block *sb, uint64_t ino)
 
 bool inode_hashed(const struct inode *inode)
 {
-	return !hlist_unhashed(&inode->i_hash);
+	return atomic_load_explicit(&inode->i_hashed, memory_order_relaxed);
 }
 
 void inode_hash_add(struct inode *inode, enum site site)
@@ -424,6 +425,7 @@ void inode_hash_add(struct inode *inode, enum site site)
 		return;
 	hlist_add_head(&inode->i_hash,
 		       &inode_hash_bucket(inode->i_sb, inode->i_ino)->head);
+	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
 }
 
@@ -433,6 +435,7 @@ void inode_hash_del(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "unhashes") || !inode_hashed(inode))
 		return;
 	hlist_del_init(&inode->i_hash);
+	atomic_store_explicit(&inode->i_hashed, false, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_del, site);
 }
 
@@ -501,7 +504,7 @@ void inode_lru_add(struct inode *inode, enum site site)
 	}
 	list_add(&inode->i_lru, &icache.inode_lru);
 	inode->i_lru_on = LIST_lru;
-	icache.nr_unused++;
+	atomic_fetch_add_explicit(&icache.nr_unused, 1, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, act, site);
 }
 
@@ -513,7 +516,7 @@ void inode_lru_del(struct inode *inode, enum site site)
 		return;
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id)-1;
-	icache.nr_unused--;
+	atomic_fetch_sub_explicit(&icache.nr_unused, 1, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
 }
 
@@ -700,7 +703,7 @@ long get_nr_inodes(void)
 
 long get_nr_unused(void)
 {
-	return icache.nr_unused;
+	return atomic_load_explicit(&icache.nr_unused, memory_order_relaxed);
 }
 
 /* ---- waiting on an inode --------------------------------------------------------- */

@@ -41,6 +41,14 @@ struct inode {
 	atomic_uint i_nlink;            /* links; 0 means unlinked */
 	struct sim_lock i_lock;
 	struct hlist_node i_hash;       /* hash chain */
+	/*
+	 * Is it hashed?  Set and cleared with i_hash, but read by code that
+	 * holds only i_lock (generic_drop_inode in iput_final): a neighbour's
+	 * insert rewrites our i_hash.pprev under the chain lock alone, so the
+	 * pointer itself is not ours to read.  The kernel reads it with
+	 * hlist_unhashed_lockless(); we keep the answer apart.
+	 */
+	atomic_bool i_hashed;
 	struct list_head i_sb_list;     /* sb->s_inodes */
 	struct list_head i_wb_list;     /* b_dirty, b_io or b_more_io */
 	struct list_head i_lru;         /* the LRU, a dispose list, or (2.6.36)
@@ -89,7 +97,9 @@ struct icache {
 	unsigned hash_bits;
 
 	struct list_head inode_lru;     /* unused inodes; head = young end */
-	long nr_unused;                 /* protected with inode_lru */
+	/* Changed only with inode_lru's lock held; read without it by the
+	 * shrinker, as the kernel does, hence atomic (relaxed). */
+	atomic_long nr_unused;
 	struct list_head inode_in_use;  /* 2.6.36 only */
 
 	struct bdi_writeback wb;        /* one backing device */

@@ -144,6 +144,7 @@ static void check_new_edge(struct sim_cpu *c, const struct held_lock *h,
 		off += (size_t)snprintf(chain + off, sizeof(chain) - off, "%s --> ",
 					lock_class_name(path[i]));
 	snprintf(chain + off, sizeof(chain) - off, "%s", lock_class_name(b));
+	edges[a][b].closes_cycle = true;
 	const struct lockdep_edge *old = &edges[path[0]][path[1]];
 	report_violation(VIOL_lock_cycle, a, b, h->site, site, c->id,
 		old->first_cpu, 0,
@@ -214,7 +215,11 @@ void lockdep_write_dot(FILE *f, const char *title)
 			const struct lockdep_edge *e = lockdep_edge(a, b);
 			if (!e)
 				continue;
-			const char *style = e->against_order ? "color=red, penwidth=2"
+			/* Red: breaks the documented order or closes a
+			 * cycle; black: documented; gray: merely observed. */
+			const char *style =
+				e->against_order || e->closes_cycle
+					? "color=red, penwidth=2"
 				: before[a][b] ? "color=black"
 				: "color=gray, style=dashed";
 			fprintf(f, "  \"%s\" -> \"%s\" [label=\"%llu\\n%s\", %s];\n",

@@ -38,7 +38,8 @@ struct lockdep_edge {
 	uint64_t count;
 	enum site first_site_outer, first_site_inner;
 	int first_cpu;
-	bool against_order;
+	bool against_order;     /* contradicts the documented order */
+	bool closes_cycle;      /* completed a circular dependency */
 };
 
 /* Read the observed graph (for --graph and the report). */
