@@ -251,8 +251,10 @@ START_TEST(moment_grammar)
 			       sizeof(err)));
 	ck_assert_int_eq(m.nth, 2);
 	ck_assert(m.has_after && m.after_step == 3);
-	ck_assert(moment_parse("last end unlock on cpu1", &m, err, sizeof(err)));
+	ck_assert(moment_parse("last end test on cpu1", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.nth, -1);
+	ck_assert(moment_parse("end deactivate", &m, err, sizeof(err)));
+	ck_assert(!moment_parse("end unlock", &m, err, sizeof(err)));
 	ck_assert(moment_parse("step 12", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.kind, M_STEP);
 	ck_assert(!moment_parse("frobnicate i_lock", &m, err, sizeof(err)));
@@ -292,6 +294,28 @@ START_TEST(keys_drive_reaches_goal)
 		      state_dir, bin_path("icache-lesson"), sol);
 	ck_assert_msg(strstr(out, "cannot be reached here"), "%s", out);
 	ck_assert_msg(strstr(out, "waits for i_lock of"), "%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+START_TEST(keys_edit_exercise)
+{
+	fresh_state();
+	/* lesson 08, step 6: the untouched copy does not reach the goal */
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --keys 'nbnnnne' --screen 130x40 2>&1",
+			    state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "Step 6/6"), "%s", out);
+	ck_assert_msg(strstr(out, "does not happen yet"), "%s", out);
+	free(out);
+	/* the student's copy, fixed (here: the shipped solution), passes */
+	free(run_cmd(&st, "cp lessons/scenarios/abba-fixed.scn "
+		     "%s/icache-lab/work/08-lock-order-and-deadlock-step6.scn", state_dir));
+	ck_assert_int_eq(st, 0);
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --keys 'nbnnnne' --screen 130x40 2>&1",
+		      state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "Well done"), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }
@@ -442,6 +466,7 @@ static Suite *lessons_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, list_and_help);
 	tcase_add_test(tc, keys_drive_reaches_goal);
+	tcase_add_test(tc, keys_edit_exercise);
 	tcase_add_test(tc, tmux_walk_lesson_01);
 	suite_add_tcase(s, tc);
 	return s;

@@ -42,7 +42,7 @@ const char *catalog_dir(void)
 		snprintf(dir, sizeof(dir), "%s", env);
 		return dir;
 	}
-	const char *exe = play_exe_dir();
+	const char *exe = lp_exe_dir();
 	const char *tries[] = { "lessons", "%s/../../lessons", "%s/../lessons",
 				"%s/../share/icache-lab/lessons" };
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {

@@ -20,8 +20,8 @@ static void check_moments(const struct lesson *l, const struct lesson_trace *t,
 			continue;
 		if (s->at.kind == M_SELECT && s->at.type < 0)
 			continue;          /* did not parse: already reported */
-		if (trace_find(t, &s->at) < 0)
-			diag_add(d, l->path, s->at_line,
+		if (lt_find(t, &s->at) < 0)
+			ldiag_add(d, l->path, s->at_line,
 				 "at: '%s' never happens in the trace of %s (%llu events)",
 				 s->at_text, scn, (unsigned long long)t->ix->nev);
 	}
@@ -34,7 +34,7 @@ static void check_drive(const struct lesson *l, const struct step *s,
 	struct drive *dr = drive_new(scn);
 	char err[512];
 	if (!drive_load(dr, err, sizeof(err))) {
-		diag_add(d, l->path, s->scenario_line, "drive: %s", err);
+		ldiag_add(d, l->path, s->scenario_line, "drive: %s", err);
 		goto out;
 	}
 	for (const char *k = s->solution; *k; k++) {
@@ -47,15 +47,15 @@ static void check_drive(const struct lesson *l, const struct step *s,
 	}
 	struct drive_outcome o;
 	if (!drive_replay(dr, &s->reach, &o, err, sizeof(err))) {
-		diag_add(d, l->path, s->solution_line, "solution: %s", err);
+		ldiag_add(d, l->path, s->solution_line, "solution: %s", err);
 		goto out;
 	}
 	if (o.refused)
-		diag_add(d, l->path, s->solution_line,
+		ldiag_add(d, l->path, s->solution_line,
 			 "solution: key %d of '%s' is refused: %s", o.refused_at + 1,
 			 s->solution, o.why);
 	else if (!o.reached)
-		diag_add(d, l->path, s->solution_line,
+		ldiag_add(d, l->path, s->solution_line,
 			 "solution: '%s' does not reach '%s' in %s", s->solution,
 			 s->reach_text, scn);
 	drive_outcome_free(&o);
@@ -64,14 +64,14 @@ static void check_drive(const struct lesson *l, const struct step *s,
 		char *other = lesson_resolve(l, s->compare);
 		struct drive *d2 = drive_new(other);
 		if (!drive_load(d2, err, sizeof(err))) {
-			diag_add(d, l->path, s->compare_line, "compare: %s", err);
+			ldiag_add(d, l->path, s->compare_line, "compare: %s", err);
 		} else {
 			drive_copy_keys(d2, dr);
 			if (!drive_replay(d2, &s->reach, &o, err, sizeof(err)))
-				diag_add(d, l->path, s->compare_line, "compare: %s",
+				ldiag_add(d, l->path, s->compare_line, "compare: %s",
 					 err);
 			else if (o.reached)
-				diag_add(d, l->path, s->compare_line,
+				ldiag_add(d, l->path, s->compare_line,
 					 "compare: the solution reaches '%s' in %s too; the comparison shows nothing",
 					 s->reach_text, other);
 			drive_outcome_free(&o);
@@ -89,12 +89,12 @@ static void check_edit(const struct lesson *l, const struct step *s,
 {
 	char *sol = lesson_resolve(l, s->solution);
 	struct lesson_trace t;
-	if (!trace_play(sol, &t))
-		diag_add(d, l->path, s->solution_line, "solution: %s", t.err);
-	else if (trace_find(&t, &s->reach) < 0)
-		diag_add(d, l->path, s->solution_line,
+	if (!lt_play(sol, &t))
+		ldiag_add(d, l->path, s->solution_line, "solution: %s", t.err);
+	else if (lt_find(&t, &s->reach) < 0)
+		ldiag_add(d, l->path, s->solution_line,
 			 "solution: %s does not reach '%s'", sol, s->reach_text);
-	trace_free(&t);
+	lt_free(&t);
 	free(sol);
 }
 
@@ -105,12 +105,12 @@ int lesson_check(const char *path, bool deep, FILE *err)
 	if (l && !d.n && deep) {
 		char *scn = lesson_resolve(l, l->scenario);
 		struct lesson_trace t;
-		if (!trace_play(scn, &t))
-			diag_add(&d, l->path, l->scenario_line, "scenario: %s",
+		if (!lt_play(scn, &t))
+			ldiag_add(&d, l->path, l->scenario_line, "scenario: %s",
 				 t.err);
 		else
 			check_moments(l, &t, scn, &d);
-		trace_free(&t);
+		lt_free(&t);
 		free(scn);
 		for (int i = 0; i < l->nsteps; i++) {
 			const struct step *s = &l->steps[i];
@@ -120,9 +120,9 @@ int lesson_check(const char *path, bool deep, FILE *err)
 				check_edit(l, s, &d);
 		}
 	}
-	diag_print(&d, err);
+	ldiag_print(&d, err);
 	int n = d.n;
-	diag_free(&d);
+	ldiag_free(&d);
 	lesson_free(l);
 	return n;
 }

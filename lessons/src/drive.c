@@ -327,7 +327,7 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 	char *scn = write_temp(d, err, len);
 	if (!scn)
 		return false;
-	bool ok = trace_play(scn, &o->t);
+	bool ok = lt_play(scn, &o->t);
 	unlink(scn);
 	free(scn);
 	struct log_facts f;
@@ -351,7 +351,7 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 				 d->keys[press], f.deadlock_why);
 		d->nkeys = press;
 		if (!ok || f.finished_line_err) {
-			trace_free(&o->t);
+			lt_free(&o->t);
 			if (again && !replay_once(d, goal, o, err, len, false))
 				return false;
 		}
@@ -362,7 +362,7 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 			return true;
 	} else if (!ok) {
 		snprintf(err, len, "%s", o->t.err);
-		trace_free(&o->t);
+		lt_free(&o->t);
 		return false;
 	}
 	o->have_trace = true;
@@ -384,7 +384,7 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 		}
 	}
 	o->boundary_ev = boundary;
-	int64_t r = trace_find(&o->t, goal);
+	int64_t r = lt_find(&o->t, goal);
 	o->reached = r >= 0 && r <= boundary;
 	o->reach_ev = o->reached ? r : -1;
 	o->finished = !f.schedule_over && !f.deadlock_line;
@@ -402,6 +402,6 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 void drive_outcome_free(struct drive_outcome *o)
 {
 	if (o->have_trace)
-		trace_free(&o->t);
+		lt_free(&o->t);
 	memset(o, 0, sizeof(*o));
 }

@@ -60,10 +60,10 @@ int exercise_verdict(const struct step *s, const char *scn, char *msg,
 {
 	struct lesson_trace t;
 	int v;
-	if (!trace_play(scn, &t)) {
+	if (!lt_play(scn, &t)) {
 		snprintf(msg, len, " %s", t.err);
 		v = -1;
-	} else if (trace_find(&t, &s->reach) >= 0) {
+	} else if (lt_find(&t, &s->reach) >= 0) {
 		snprintf(msg, len, " Checked: %s happens. Well done.", s->reach_text);
 		v = 1;
 	} else {
@@ -71,7 +71,7 @@ int exercise_verdict(const struct step *s, const char *scn, char *msg,
 			 s->reach_text);
 		v = 0;
 	}
-	trace_free(&t);
+	lt_free(&t);
 	return v;
 }
 

@@ -23,7 +23,7 @@
 
 /* ---- diagnostics ------------------------------------------------------ */
 
-void diag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
+void ldiag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
 {
 	char msg[600], full[900];
 	va_list ap;
@@ -50,7 +50,7 @@ void diag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
 }
 
 /* In line order (a stable insertion sort: lessons are short). */
-void diag_print(const struct diag *d, FILE *f)
+void ldiag_print(const struct diag *d, FILE *f)
 {
 	int *order = malloc((size_t)(d->n ? d->n : 1) * sizeof(*order));
 	for (int i = 0; i < d->n; i++) {
@@ -66,7 +66,7 @@ void diag_print(const struct diag *d, FILE *f)
 	free(order);
 }
 
-void diag_free(struct diag *d)
+void ldiag_free(struct diag *d)
 {
 	for (int i = 0; i < d->n; i++)
 		free(d->msg[i]);
@@ -80,12 +80,12 @@ void diag_free(struct diag *d)
 static const char *const pane_names[NR_PANES] = { "lanes", "locks", "inode",
 						  "graph", "stats" };
 
-const char *pane_name(int pane)
+const char *lesson_pane_name(int pane)
 {
 	return pane >= 0 && pane < NR_PANES ? pane_names[pane] : "?";
 }
 
-int pane_by_name(const char *s)
+int lesson_pane_by_name(const char *s)
 {
 	for (int i = 0; i < NR_PANES; i++)
 		if (strcmp(s, pane_names[i]) == 0)
@@ -173,7 +173,7 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 		if (!*item)
 			continue;
 		if (s->nshow == LESSON_MAX_SHOW) {
-			diag_add(p->d, p->file, line, "show: at most %d items",
+			ldiag_add(p->d, p->file, line, "show: at most %d items",
 				 LESSON_MAX_SHOW);
 			return;
 		}
@@ -186,9 +186,9 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 		}
 		if (strcmp(what, "pane") == 0) {
 			it->kind = SHOW_PANE;
-			it->value = pane_by_name(arg);
+			it->value = lesson_pane_by_name(arg);
 			if (it->value < 0) {
-				diag_add(p->d, p->file, line,
+				ldiag_add(p->d, p->file, line,
 					 "show: unknown pane '%s' (lanes, locks, inode, graph, stats)",
 					 arg);
 				continue;
@@ -197,7 +197,7 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 			it->kind = SHOW_LOCK;
 			it->value = lock_class_by_name(arg);
 			if (it->value < 0) {
-				diag_add(p->d, p->file, line,
+				ldiag_add(p->d, p->file, line,
 					 "show: '%s' is not a lock class", arg);
 				continue;
 			}
@@ -205,7 +205,7 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 			char *end;
 			unsigned long long n = strtoull(arg, &end, 10);
 			if (!*arg || *end) {
-				diag_add(p->d, p->file, line,
+				ldiag_add(p->d, p->file, line,
 					 "show: '%s' needs a number", what);
 				continue;
 			}
@@ -213,7 +213,7 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 			it->ino = n;
 			it->value = (int)n;
 		} else {
-			diag_add(p->d, p->file, line,
+			ldiag_add(p->d, p->file, line,
 				 "show: unknown item '%s' (pane NAME, lock CLASS, inode N, cpu N)",
 				 what);
 			continue;
@@ -227,7 +227,7 @@ static void set_moment(struct parser *p, struct moment *m, const char *key,
 {
 	char err[300];
 	if (!moment_parse(text, m, err, sizeof(err)))
-		diag_add(p->d, p->file, line, "%s: %s", key, err);
+		ldiag_add(p->d, p->file, line, "%s: %s", key, err);
 }
 
 static void header_field(struct parser *p, const struct key_def *k,
@@ -278,7 +278,7 @@ static void step_field(struct parser *p, const struct key_def *k,
 		s->ask_line = f->line;
 	} else if (strcmp(n, "choice") == 0) {
 		if (s->nchoice == LESSON_MAX_CHOICES) {
-			diag_add(p->d, p->file, f->line, "at most %d choices",
+			ldiag_add(p->d, p->file, f->line, "at most %d choices",
 				 LESSON_MAX_CHOICES);
 			free(v);
 		} else {
@@ -293,7 +293,7 @@ static void step_field(struct parser *p, const struct key_def *k,
 		s->hint = v;
 	} else if (strcmp(n, "drive") == 0 || strcmp(n, "edit") == 0) {
 		if (s->kind != STEP_NARRATE) {
-			diag_add(p->d, p->file, f->line,
+			ldiag_add(p->d, p->file, f->line,
 				 "a step is either drive: or edit:, not both");
 			free(v);
 			return;
@@ -324,15 +324,15 @@ static void finish_step(struct parser *p)
 	if (!s)
 		return;
 	if (!s->title || !*s->title)
-		diag_add(p->d, f, s->line, "step: needs a title");
+		ldiag_add(p->d, f, s->line, "step: needs a title");
 	else if (strchr(s->title, '\n'))
-		diag_add(p->d, f, s->line, "step: a title is one line");
+		ldiag_add(p->d, f, s->line, "step: a title is one line");
 	if (!s->text)
-		diag_add(p->d, f, s->line, "step '%.*s' has no text:",
+		ldiag_add(p->d, f, s->line, "step '%.*s' has no text:",
 			 s->title ? (int)strcspn(s->title, "\n") : 0,
 			 s->title ? s->title : "");
 	if (s->kind == STEP_NARRATE && !s->at_text)
-		diag_add(p->d, f, s->line,
+		ldiag_add(p->d, f, s->line,
 			 "step '%.*s' has no at: (which moment it shows)",
 			 s->title ? (int)strcspn(s->title, "\n") : 0,
 			 s->title ? s->title : "");
@@ -340,12 +340,12 @@ static void finish_step(struct parser *p)
 		s->at.kind = M_START;
 	if (s->ask) {
 		if (s->nchoice < 2)
-			diag_add(p->d, f, s->ask_line,
+			ldiag_add(p->d, f, s->ask_line,
 				 "ask: needs at least two choice: lines");
 		if (!s->answer_text)
-			diag_add(p->d, f, s->ask_line, "ask: has no answer:");
+			ldiag_add(p->d, f, s->ask_line, "ask: has no answer:");
 	} else if (s->nchoice || s->answer_text) {
-		diag_add(p->d, f, s->nchoice ? s->line : s->answer_line,
+		ldiag_add(p->d, f, s->nchoice ? s->line : s->answer_line,
 			 "choice:/answer: without an ask:");
 	}
 	s->answer = -1;
@@ -354,34 +354,34 @@ static void finish_step(struct parser *p)
 			if (strcasecmp(s->choice[i], s->answer_text) == 0)
 				s->answer = i;
 		if (s->answer < 0 && s->ask)
-			diag_add(p->d, f, s->answer_line,
+			ldiag_add(p->d, f, s->answer_line,
 				 "answer: '%s' is not one of the choices",
 				 s->answer_text);
 	}
 	if (s->kind != STEP_NARRATE) {
 		const char *k = s->kind == STEP_DRIVE ? "drive" : "edit";
 		if (!s->reach_text)
-			diag_add(p->d, f, s->scenario_line,
+			ldiag_add(p->d, f, s->scenario_line,
 				 "%s: needs a reach: (the goal, as a moment)", k);
 		if (!s->solution)
-			diag_add(p->d, f, s->scenario_line,
+			ldiag_add(p->d, f, s->scenario_line,
 				 "%s: needs a solution: so --check can prove the goal can be reached",
 				 k);
 	} else {
 		if (s->reach_text)
-			diag_add(p->d, f, s->reach_line,
+			ldiag_add(p->d, f, s->reach_line,
 				 "reach: belongs to a drive: or edit: step");
 		if (s->solution)
-			diag_add(p->d, f, s->solution_line,
+			ldiag_add(p->d, f, s->solution_line,
 				 "solution: belongs to a drive: or edit: step");
 	}
 	if (s->compare && s->kind != STEP_DRIVE)
-		diag_add(p->d, f, s->compare_line,
+		ldiag_add(p->d, f, s->compare_line,
 			 "compare: belongs to a drive: step");
 	if (s->kind == STEP_DRIVE && s->solution) {
 		for (const char *c = s->solution; *c; c++)
 			if (!isdigit((unsigned char)*c) && *c != ' ' && *c != 'u') {
-				diag_add(p->d, f, s->solution_line,
+				ldiag_add(p->d, f, s->solution_line,
 					 "solution: of a drive step is CPU keys 0-9 (and u), not '%c'",
 					 *c);
 				break;
@@ -411,14 +411,14 @@ static void take_field(struct parser *p, struct field *fl)
 {
 	const struct key_def *k = find_key(fl->key);
 	if (!k) {
-		diag_add(p->d, p->file, fl->line,
+		ldiag_add(p->d, p->file, fl->line,
 			 "unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare)",
 			 fl->key);
 		goto out;
 	}
 	if (!fl->value || !*fl->value) {
 		if (strcmp(k->name, "step") != 0) {
-			diag_add(p->d, p->file, fl->line, "%s: has no value",
+			ldiag_add(p->d, p->file, fl->line, "%s: has no value",
 				 fl->key);
 			goto out;
 		}
@@ -431,18 +431,18 @@ static void take_field(struct parser *p, struct field *fl)
 	}
 	if (k->scope == K_HEADER && p->l->nsteps) {
 		/* a step may name its own scenario through drive:/edit: */
-		diag_add(p->d, p->file, fl->line,
+		ldiag_add(p->d, p->file, fl->line,
 			 "'%s' belongs in the header, before the first step:",
 			 fl->key);
 		goto out;
 	}
 	if (k->scope == K_STEP && !p->cur) {
-		diag_add(p->d, p->file, fl->line,
+		ldiag_add(p->d, p->file, fl->line,
 			 "'%s' comes before any step: line", fl->key);
 		goto out;
 	}
 	if (!k->repeat && key_seen(p, k)) {
-		diag_add(p->d, p->file, fl->line, "%s: given twice%s", fl->key,
+		ldiag_add(p->d, p->file, fl->line, "%s: given twice%s", fl->key,
 			 k->scope == K_STEP ? " in one step" : "");
 		goto out;
 	}
@@ -497,7 +497,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 	size_t len;
 	char *buf = read_file(path, &len);
 	if (!buf) {
-		diag_add(d, path, 0, "cannot read: %s", strerror(errno));
+		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
 		return NULL;
 	}
 	struct lesson *l = calloc(1, sizeof(*l));
@@ -509,7 +509,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 				    !strchr("\n\t\r", buf[i])))
 			ctl++;
 	if (ctl) {
-		diag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
+		ldiag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
 			 ctl);
 		free(buf);
 		return l;
@@ -537,7 +537,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		}
 		if (line[0] == ' ' || line[0] == '\t') {
 			if (!infield) {
-				diag_add(d, l->path, lineno,
+				ldiag_add(d, l->path, lineno,
 					 "indented line outside a value (continuation lines follow a 'key:' line)");
 				continue;
 			}
@@ -553,14 +553,14 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		char *colon = strchr(line, ':');
 		char *k = line;
 		if (!colon) {
-			diag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
+			ldiag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
 				 line);
 			continue;
 		}
 		*colon = 0;
 		k = trim(k);
 		if (!*k || strlen(k) >= sizeof(fl.key) || strpbrk(k, " \t")) {
-			diag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
+			ldiag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
 				 line);
 			continue;
 		}
@@ -574,22 +574,22 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		take_field(&p, &fl);
 	/* A file cut short most often ends inside a step, without a newline. */
 	if (cut)
-		diag_add(d, l->path, lineno,
+		ldiag_add(d, l->path, lineno,
 			 "the file ends in the middle of a line: truncated?");
 	finish_step(&p);
 	free(buf);
 
 	if (!l->title)
-		diag_add(d, l->path, 1, "no title: line");
+		ldiag_add(d, l->path, 1, "no title: line");
 	if (!l->scenario)
-		diag_add(d, l->path, 1, "no scenario: line (which .scn file the lesson plays)");
+		ldiag_add(d, l->path, 1, "no scenario: line (which .scn file the lesson plays)");
 	if (!l->nsteps)
-		diag_add(d, l->path, lineno ? lineno : 1,
+		ldiag_add(d, l->path, lineno ? lineno : 1,
 			 "no step: (is the file truncated?)");
 	if (l->scenario) {
 		char *sc = lesson_resolve(l, l->scenario);
 		if (access(sc, R_OK) != 0)
-			diag_add(d, l->path, l->scenario_line,
+			ldiag_add(d, l->path, l->scenario_line,
 				 "scenario: cannot read '%s'", sc);
 		free(sc);
 	}
@@ -598,7 +598,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		if (s->scenario && strcmp(s->scenario, "same") != 0) {
 			char *sc = lesson_resolve(l, s->scenario);
 			if (access(sc, R_OK) != 0)
-				diag_add(d, l->path, s->scenario_line,
+				ldiag_add(d, l->path, s->scenario_line,
 					 "%s: cannot read '%s'",
 					 s->kind == STEP_DRIVE ? "drive" : "edit", sc);
 			free(sc);
@@ -606,14 +606,14 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		if (s->compare) {
 			char *sc = lesson_resolve(l, s->compare);
 			if (access(sc, R_OK) != 0)
-				diag_add(d, l->path, s->compare_line,
+				ldiag_add(d, l->path, s->compare_line,
 					 "compare: cannot read '%s'", sc);
 			free(sc);
 		}
 		if (s->kind == STEP_EDIT && s->solution) {
 			char *sc = lesson_resolve(l, s->solution);
 			if (access(sc, R_OK) != 0)
-				diag_add(d, l->path, s->solution_line,
+				ldiag_add(d, l->path, s->solution_line,
 					 "solution: cannot read '%s'", sc);
 			free(sc);
 		}

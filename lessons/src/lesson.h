@@ -103,10 +103,10 @@ struct diag {
 	int n, cap;
 };
 
-void diag_add(struct diag *d, const char *file, int line, const char *fmt,
+void ldiag_add(struct diag *d, const char *file, int line, const char *fmt,
 	      ...) __attribute__((format(printf, 4, 5)));
-void diag_print(const struct diag *d, FILE *f);
-void diag_free(struct diag *d);
+void ldiag_print(const struct diag *d, FILE *f);
+void ldiag_free(struct diag *d);
 
 /*
  * Parse path.  Returns the lesson, or NULL when the file cannot be read or
@@ -121,7 +121,7 @@ char *lesson_resolve(const struct lesson *l, const char *rel);
 /* The scenario a step runs: its own, else the lesson's. */
 const char *step_scenario(const struct lesson *l, const struct step *s);
 
-const char *pane_name(int pane);
-int pane_by_name(const char *s);
+const char *lesson_pane_name(int pane);
+int lesson_pane_by_name(const char *s);
 
 #endif

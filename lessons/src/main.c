@@ -86,7 +86,7 @@ static int list_lessons(void)
 		printf("  %2d  %-58.58s %s\n", l ? l->number : 0,
 		       l && l->title ? l->title : list[i], state);
 		lesson_free(l);
-		diag_free(&d);
+		ldiag_free(&d);
 	}
 	char *dir = progress_dir(false);
 	printf("\nicache-lesson N runs lesson N.  Progress: %s/progress\n",
@@ -190,13 +190,13 @@ int main(int argc, char **argv)
 	struct diag d = { 0 };
 	struct lesson *l = lesson_parse(path, &d);
 	if (!l || d.n) {
-		diag_print(&d, stderr);
-		diag_free(&d);
+		ldiag_print(&d, stderr);
+		ldiag_free(&d);
 		lesson_free(l);
 		free(path);
 		return 2;
 	}
-	diag_free(&d);
+	ldiag_free(&d);
 	struct runner_opts o = { .keys = keys, .width = w, .height = h };
 	int rc = lesson_run(l, &o);
 	lesson_free(l);

@@ -15,7 +15,7 @@
 
 #include "play.h"
 
-const char *play_exe_dir(void)
+const char *lp_exe_dir(void)
 {
 	static char dir[PATH_MAX];
 	if (!dir[0]) {
@@ -32,13 +32,13 @@ const char *play_exe_dir(void)
 	return dir;
 }
 
-const char *play_sim_path(void)
+const char *lp_sim_path(void)
 {
 	static char path[PATH_MAX + 16];
 	const char *env = getenv("ICACHE_SIM");
 	if (env && *env)
 		return env;
-	snprintf(path, sizeof(path), "%s/icache-sim", play_exe_dir());
+	snprintf(path, sizeof(path), "%s/icache-sim", lp_exe_dir());
 	if (access(path, X_OK) == 0)
 		return path;
 	return "icache-sim";
@@ -64,7 +64,7 @@ static char *read_all(int fd)
 	return buf;
 }
 
-bool play_run(const char *scn, bool record, struct play_result *r)
+bool lp_run(const char *scn, bool record, struct play_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
@@ -103,7 +103,7 @@ bool play_run(const char *scn, bool record, struct play_result *r)
 		int devnull = open("/dev/null", O_RDONLY);
 		if (devnull >= 0)
 			dup2(devnull, 0);
-		const char *sim = play_sim_path();
+		const char *sim = lp_sim_path();
 		if (record)
 			execlp(sim, sim, "play", scn, "-o", r->trace_dir, (char *)NULL);
 		else
@@ -121,7 +121,7 @@ bool play_run(const char *scn, bool record, struct play_result *r)
 	return r->status >= 0 && r->status != 127;
 }
 
-void remove_tree(const char *path)
+void lp_remove_tree(const char *path)
 {
 	DIR *d = opendir(path);
 	if (d) {
@@ -134,7 +134,7 @@ void remove_tree(const char *path)
 			snprintf(p, n, "%s/%s", path, e->d_name);
 			struct stat st;
 			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-				remove_tree(p);
+				lp_remove_tree(p);
 			else
 				unlink(p);
 			free(p);
@@ -144,10 +144,10 @@ void remove_tree(const char *path)
 	rmdir(path);
 }
 
-void play_result_free(struct play_result *r)
+void lp_result_free(struct play_result *r)
 {
 	if (r->trace_dir) {
-		remove_tree(r->trace_dir);
+		lp_remove_tree(r->trace_dir);
 		char *slash = strrchr(r->trace_dir, '/');
 		if (slash) {
 			*slash = 0;

@@ -18,19 +18,19 @@ struct play_result {
 
 /* The icache-sim to run: $ICACHE_SIM, else next to this program, else
  * the one on $PATH. */
-const char *play_sim_path(void);
+const char *lp_sim_path(void);
 /* The directory this program lives in (static). */
-const char *play_exe_dir(void);
+const char *lp_exe_dir(void);
 
 /*
  * icache-sim play SCN [-o fresh-temp-dir] [extra args].  record=false runs
  * without -o (no LTTng session; just the exit status and output).
  */
-bool play_run(const char *scn, bool record, struct play_result *r);
+bool lp_run(const char *scn, bool record, struct play_result *r);
 /* Remove the trace directory and free the strings. */
-void play_result_free(struct play_result *r);
+void lp_result_free(struct play_result *r);
 
 /* rm -r, for the temporary directories only. */
-void remove_tree(const char *path);
+void lp_remove_tree(const char *path);
 
 #endif

@@ -657,21 +657,21 @@ static bool load_trace(struct runner *rn)
 	if (rn->app_ok)
 		app_free(&rn->app);
 	if (rn->have_trace)
-		trace_free(&rn->t);
+		lt_free(&rn->t);
 	rn->app_ok = rn->have_trace = false;
 	char *scn = lesson_resolve(rn->l, rn->l->scenario);
-	bool ok = trace_play(scn, &rn->t);
+	bool ok = lt_play(scn, &rn->t);
 	free(scn);
 	if (!ok) {
 		fprintf(stderr, "%s:%d: scenario: %s\n", rn->l->path,
 			rn->l->scenario_line, rn->t.err);
-		trace_free(&rn->t);
+		lt_free(&rn->t);
 		return false;
 	}
 	rn->have_trace = true;
 	for (int i = 0; i < rn->l->nsteps; i++) {
 		const struct step *s = &rn->l->steps[i];
-		rn->pos[i] = s->kind == STEP_NARRATE ? trace_find(&rn->t, &s->at) : 0;
+		rn->pos[i] = s->kind == STEP_NARRATE ? lt_find(&rn->t, &s->at) : 0;
 	}
 	if (rn->t.ix->nev) {
 		app_init(&rn->app, rn->t.ix);
@@ -834,7 +834,7 @@ out:
 	if (rn.app_ok)
 		app_free(&rn.app);
 	if (rn.have_trace)
-		trace_free(&rn.t);
+		lt_free(&rn.t);
 	free(rn.pos);
 	free(rn.ss);
 	return rc;

@@ -55,17 +55,17 @@ static bool scenario_error(const char *out, const char *scn)
 	return false;
 }
 
-static bool trace_play_once(const char *scn, struct lesson_trace *t);
+static bool lt_play_once(const char *scn, struct lesson_trace *t);
 
 /*
  * Recording goes through the LTTng session daemon, which other programs
  * on the machine may be starting or stopping at that moment: a recording
  * that failed for a reason other than the scenario is tried once more.
  */
-bool trace_play(const char *scn, struct lesson_trace *t)
+bool lt_play(const char *scn, struct lesson_trace *t)
 {
 	for (int attempt = 0;; attempt++) {
-		if (trace_play_once(scn, t))
+		if (lt_play_once(scn, t))
 			return true;
 		const char *out = t->play.output ? t->play.output : "";
 		/* "icache-sim record: lttng-sessiond said: ..." and the like;
@@ -75,16 +75,16 @@ bool trace_play(const char *scn, struct lesson_trace *t)
 			recorder = true;        /* it played; the trace did not load */
 		if (t->play.status == 127 || !recorder || attempt == 2)
 			return false;   /* no icache-sim, or the scenario itself */
-		trace_free(t);
+		lt_free(t);
 		usleep(300000 * (unsigned)(attempt + 1));
 	}
 }
 
-static bool trace_play_once(const char *scn, struct lesson_trace *t)
+static bool lt_play_once(const char *scn, struct lesson_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	char line[300];
-	if (!play_run(scn, true, &t->play)) {
+	if (!lp_run(scn, true, &t->play)) {
 		telling_line(t->play.output, line, sizeof(line));
 		snprintf(t->err, sizeof(t->err), "icache-sim play did not run: %s",
 			 line);
@@ -105,20 +105,20 @@ static bool trace_play_once(const char *scn, struct lesson_trace *t)
 	return true;
 }
 
-void trace_free(struct lesson_trace *t)
+void lt_free(struct lesson_trace *t)
 {
 	if (t->ix)
 		ix_free(t->ix);
-	play_result_free(&t->play);
+	lp_result_free(&t->play);
 	memset(t, 0, sizeof(*t));
 }
 
-int64_t trace_find(const struct lesson_trace *t, const struct moment *m)
+int64_t lt_find(const struct lesson_trace *t, const struct moment *m)
 {
 	return moment_find(m, t->ix->ev, t->ix->nev, value_of, t->ix);
 }
 
-uint64_t trace_obj(const struct lesson_trace *t, const struct ix_event *e)
+uint64_t lt_obj(const struct lesson_trace *t, const struct ix_event *e)
 {
 	return ix_id_value(t->ix, e->obj);
 }

@@ -24,12 +24,12 @@ struct lesson_trace {
 /* Play scn with -o into a fresh directory and load it.  false: t->err
  * says what failed (play's exit status 2, or the trace did not load); a
  * scenario whose expectations fail (exit 1) still loads. */
-bool trace_play(const char *scn, struct lesson_trace *t);
-void trace_free(struct lesson_trace *t);
+bool lt_play(const char *scn, struct lesson_trace *t);
+void lt_free(struct lesson_trace *t);
 
 /* The event index a moment names, -1 if it never comes. */
-int64_t trace_find(const struct lesson_trace *t, const struct moment *m);
+int64_t lt_find(const struct lesson_trace *t, const struct moment *m);
 /* The value an event's obj id stands for. */
-uint64_t trace_obj(const struct lesson_trace *t, const struct ix_event *e);
+uint64_t lt_obj(const struct lesson_trace *t, const struct ix_event *e);
 
 #endif
