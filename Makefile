@@ -153,6 +153,9 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
 
+fuzz:
+	@BUILD=$(BUILD) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) sh viewer/fuzz.sh
+
 format:
 	clang-format -i $(SIM_SRCS) sim/main.c $(wildcard sim/*.h sim/core/*.h viewer/*.[ch] tests/*.[ch])
 

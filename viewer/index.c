@@ -23,6 +23,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "index.h"
 #include "model.h"
@@ -68,6 +72,7 @@ struct class_info {
 #define CLASS_CACHE 256
 
 struct ix_loader {
+	bool poisoned;                   /* babeltrace2 aborted: do not touch it */
 	bt_graph *graph;
 	const bt_plugin *ctf, *utils;
 	struct class_info classes[CLASS_CACHE];
@@ -796,6 +801,96 @@ sink_consume(bt_message_iterator *it, void *data)
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
+/* ---- surviving babeltrace2's own failures ---------------------------------------
+ *
+ * libbabeltrace2 2.0 asserts (abort()) on some corrupt streams, divides by
+ * zero or dereferences garbage on some corrupt metadata (the fuzzer found
+ * both), and can spin on others.  Its calls run between bt_arm() and
+ * bt_disarm(): SIGABRT, SIGFPE, SIGSEGV, SIGBUS, or SIGALRM after
+ * BT_WATCHDOG_S seconds inside one call, jumps back here and the load
+ * fails with one line.  The library's state is then unknown, so the loader
+ * is "poisoned": nothing of it is freed or called again.  Its stderr noise
+ * (assertion banners) goes to /dev/null while it runs, unless
+ * ix_keep_stderr is set (the fuzzer sets it so sanitizer reports show).
+ */
+#define BT_WATCHDOG_S 20
+bool ix_keep_stderr;
+bool ix_bt_poisoned;
+static sigjmp_buf bt_jmp;
+static volatile sig_atomic_t bt_inside, bt_why;
+static struct sigaction old_abrt, old_alrm, old_fpe, old_segv, old_bus;
+static int saved_stderr = -1;
+
+static void bt_signal(int sig)
+{
+	if (bt_inside) {
+		bt_inside = 0;
+		bt_why = sig;
+		siglongjmp(bt_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void bt_arm(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bt_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGABRT, &sa, &old_abrt);
+	sigaction(SIGALRM, &sa, &old_alrm);
+	sigaction(SIGFPE, &sa, &old_fpe);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	if (!ix_keep_stderr) {
+		fflush(stderr);
+		saved_stderr = dup(2);
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 2);
+			close(fd);
+		}
+	}
+	alarm(BT_WATCHDOG_S);
+	bt_inside = 1;
+}
+
+static void bt_disarm(void)
+{
+	bt_inside = 0;
+	alarm(0);
+	if (saved_stderr >= 0) {
+		fflush(stderr);
+		dup2(saved_stderr, 2);
+		close(saved_stderr);
+		saved_stderr = -1;
+	}
+	sigaction(SIGABRT, &old_abrt, NULL);
+	sigaction(SIGALRM, &old_alrm, NULL);
+	sigaction(SIGFPE, &old_fpe, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+}
+
+/* The message after a jump out of babeltrace2. */
+static void bt_failed(struct trace_index *ix, char *err, size_t len)
+{
+	bt_disarm();
+	ix->loader->poisoned = true;
+	ix_bt_poisoned = true;
+	if (bt_why == SIGALRM)
+		errf(err, len, "%s: corrupt trace: babeltrace2 made no progress for %d s "
+		     "after %" PRIu64 " events", ix->path, BT_WATCHDOG_S, ix->nev);
+	else if (bt_why == SIGABRT)
+		errf(err, len, "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
+		     "gave up (assertion failed) after %" PRIu64 " events", ix->path, ix->nev);
+	else
+		errf(err, len, "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
+		     "after %" PRIu64 " events", ix->path,
+		     bt_why == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
+}
+
 /* ---- building the graph ------------------------------------------------------- */
 
 static const bt_plugin *find_plugin(const char *name)
@@ -813,6 +908,9 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 	bool meta;
 	char cause[400];
 
+	/* A failed earlier load may have left an error on this thread, and
+	 * libbabeltrace2 aborts on any call made with one pending. */
+	bt_current_thread_clear_error();
 	ld->ctf = find_plugin("ctf");
 	ld->utils = find_plugin("utils");
 	if (!ld->ctf || !ld->utils) {
@@ -846,8 +944,14 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		const bt_component_source *src = NULL;
 		char nm[32];
 		snprintf(nm, sizeof(nm), "src%d", d);
+		if (sigsetjmp(bt_jmp, 1)) {
+			bt_failed(ix, err, len);
+			return -1;
+		}
+		bt_arm();
 		bt_graph_add_component_status st = bt_graph_add_source_component(
 			ld->graph, fs, nm, params, BT_LOGGING_LEVEL_NONE, &src);
+		bt_disarm();
 		bt_value_put_ref(params);
 		if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 			take_bt_error(cause, sizeof(cause), &meta);
@@ -906,6 +1010,11 @@ static void loader_free(struct ix_loader *ld)
 {
 	if (!ld)
 		return;
+	if (ld->poisoned) {
+		/* babeltrace2 died half-way: leave its objects alone. */
+		free(ld);
+		return;
+	}
 	bt_graph_put_ref(ld->graph);
 	bt_plugin_put_ref(ld->ctf);
 	bt_plugin_put_ref(ld->utils);
@@ -1014,11 +1123,22 @@ enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
 	struct ix_loader *ld = ix->loader;
 	if (!ld)
 		return IX_OK;
+	if (ld->poisoned) {
+		errf(err, len, "%s: the trace could not be decoded", ix->path);
+		return IX_ERROR;
+	}
+	if (sigsetjmp(bt_jmp, 1)) {
+		bt_failed(ix, err, len);
+		return IX_ERROR;
+	}
+	bt_arm();
+	enum ix_status r = IX_MORE;
 	for (int i = 0; i < rounds && !ld->ended; i++) {
 		bt_graph_run_once_status st = bt_graph_run_once(ld->graph);
 		if (ld->fatal[0]) {
 			errf(err, len, "%s: %s", ix->path, ld->fatal);
-			return IX_ERROR;
+			r = IX_ERROR;
+			break;
 		}
 		if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
 			ld->ended = true;
@@ -1026,11 +1146,18 @@ enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
 		}
 		if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
 			continue;
-		if (st != BT_GRAPH_RUN_ONCE_STATUS_OK)
-			return fail_stream(ix, err, len);
-		if (check_bad(ix, err, len) == IX_ERROR)
-			return IX_ERROR;
+		if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
+			r = fail_stream(ix, err, len);
+			break;
+		}
+		if (check_bad(ix, err, len) == IX_ERROR) {
+			r = IX_ERROR;
+			break;
+		}
 	}
+	bt_disarm();
+	if (r == IX_ERROR)
+		return r;
 	return ld->ended ? IX_OK : IX_MORE;
 }
 

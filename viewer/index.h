@@ -134,6 +134,12 @@ void ix_progress(const struct trace_index *ix, uint64_t *done,
 struct trace_index *ix_load(const char *path, char *err, size_t errlen);
 void ix_free(struct trace_index *ix);
 
+/* babeltrace2's stderr is silenced while it runs unless this is set. */
+extern bool ix_keep_stderr;
+/* Set once babeltrace2 has been jumped out of: its state is unknown, so
+ * no further trace can be loaded in this process (the viewer loads one). */
+extern bool ix_bt_poisoned;
+
 /* Side tables. */
 uint64_t ix_id_value(const struct trace_index *ix, uint32_t id);
 int64_t ix_id_find(const struct trace_index *ix, uint64_t value); /* -1 */

@@ -652,7 +652,8 @@ void *model_save(const struct model *m, size_t *size)
 	p += m->nedges * sizeof(struct lock_edge);
 	memcpy(p, &m->nocpu, sizeof(struct cpu_state));
 	p += sizeof(struct cpu_state);
-	memcpy(p, m->cpu, m->cpu_cap * sizeof(struct cpu_state));
+	if (m->cpu_cap)
+		memcpy(p, m->cpu, m->cpu_cap * sizeof(struct cpu_state));
 	p += m->cpu_cap * sizeof(struct cpu_state);
 	for (uint32_t i = 0; i < m->locks.cap; i++)
 		if (m->locks.keys[i]) {
@@ -701,7 +702,8 @@ void model_restore(struct model *m, const void *blob, size_t size)
 		cpu_init(&m->cpu[i]);
 	memcpy(&m->nocpu, p, sizeof(struct cpu_state));
 	p += sizeof(struct cpu_state);
-	memcpy(m->cpu, p, h.cpu_cap * sizeof(struct cpu_state));
+	if (h.cpu_cap)
+		memcpy(m->cpu, p, h.cpu_cap * sizeof(struct cpu_state));
 	p += h.cpu_cap * sizeof(struct cpu_state);
 	m->ncpu = h.ncpu;
 	for (uint32_t i = 0; i < h.nlocks; i++) {
