@@ -22,6 +22,8 @@
 
 static uint32_t pass;           /* stamp for i_check, one per walk */
 static int failures;
+static bool corrupt;            /* some list does not come back to its head */
+static long walk_limit;         /* no list can be longer than this */
 
 #define FAIL(ino, ...)                                                       \
 	do {                                                                 \
@@ -30,11 +32,35 @@ static int failures;
 				 __VA_ARGS__);                               \
 	} while (0)
 
+/*
+ * A racy scheme (inode-scale-v4) can leave a list whose links no longer
+ * lead back to its head.  No list can hold more inodes than were ever
+ * made, so a walk that goes further is going round a broken ring: say so
+ * once and stop, rather than walk forever.
+ */
+static bool walked_too_far(long *steps, const char *where)
+{
+	if (++*steps <= walk_limit)
+		return false;
+	failures++;
+	corrupt = true;
+	report_violation(VIOL_invariant, -1, -1, -1, -1, -1, -1, 0,
+			 "invariant: %s is corrupt: its links do not lead back to "
+			 "its head", where);
+	return true;
+}
+
+bool icache_lists_corrupt(void)
+{
+	return corrupt;
+}
+
 static bool live(const struct inode *inode, const char *where)
 {
 	if (inode->i_magic == INODE_MAGIC)
 		return true;
 	failures++;
+	corrupt = true;         /* the walk stops here: the rest is unknown */
 	report_violation(VIOL_freed_on_list, -1, -1, -1, -1, -1, -1,
 			 inode->i_ino,
 			 "invariant: freed inode %llu is still on %s",
@@ -74,10 +100,12 @@ static long walk_sb_lists(bool quiescent)
 	for (int s = 0; s < icache.nsbs; s++) {
 		struct super_block *sb = &icache.sbs[s];
 		struct list_head *pos;
-		long len = 0;
+		long len = 0, steps = 0;
 		list_for_each(pos, &sb->s_inodes) {
 			struct inode *inode = list_entry(pos, struct inode,
 							 i_sb_list);
+			if (walked_too_far(&steps, "an sb's s_inodes"))
+				break;
 			len++;
 			if (!live(inode, "an sb list"))
 				continue;
@@ -135,8 +163,11 @@ static void walk_hash(void)
 	size_t nb = (size_t)1 << icache.hash_bits;
 	for (size_t i = 0; i < nb; i++) {
 		struct hlist_node *n;
+		long steps = 0;
 		hlist_for_each(n, &icache.hash[i].head) {
 			struct inode *inode = container_of(n, struct inode, i_hash);
+			if (walked_too_far(&steps, "a hash chain"))
+				break;
 			if (!live(inode, "a hash chain"))
 				break;  /* its links cannot be trusted */
 			if (inode_hash_bucket(inode->i_sb, inode->i_ino) !=
@@ -153,10 +184,12 @@ static void walk_hash(void)
 
 static long walk_lru(void)
 {
-	long len = 0;
+	long len = 0, steps = 0;
 	struct list_head *pos;
 	list_for_each(pos, &icache.inode_lru) {
 		struct inode *inode = list_entry(pos, struct inode, i_lru);
+		if (walked_too_far(&steps, "the LRU"))
+			return len;
 		len++;
 		if (!live(inode, "the LRU"))
 			break;
@@ -181,8 +214,11 @@ static long walk_lru(void)
 static void walk_in_use(void)
 {
 	struct list_head *pos;
+	long steps = 0;
 	list_for_each(pos, &icache.inode_in_use) {
 		struct inode *inode = list_entry(pos, struct inode, i_lru);
+		if (walked_too_far(&steps, "inode_in_use"))
+			break;
 		if (!live(inode, "inode_in_use"))
 			break;
 		if (inode->i_lru_on != LIST_in_use)
@@ -200,8 +236,11 @@ static void walk_wb(struct list_head *head, enum inode_list_id id,
 		    const char *name)
 {
 	struct list_head *pos;
+	long steps = 0;
 	list_for_each(pos, head) {
 		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
+		if (walked_too_far(&steps, name))
+			break;
 		if (!live(inode, name))
 			break;
 		if (inode->i_wb_on != id)
@@ -217,6 +256,8 @@ static void walk_wb(struct list_head *head, enum inode_list_id id,
 int check_invariants(bool quiescent)
 {
 	failures = 0;
+	corrupt = false;
+	walk_limit = (long)inodes_allocated() + 1;
 	pass++;
 	long n = walk_sb_lists(quiescent);
 	walk_hash();

@@ -91,6 +91,8 @@ uint64_t sim_rand(struct sim_cpu *c);
 
 /* The invariant checker: walk the quiescent cache; returns failures. */
 int check_invariants(bool quiescent);
+/* Did the last check find a list that does not come back to its head? */
+bool icache_lists_corrupt(void);
 
 /* Reports. */
 void print_report(FILE *f, const struct run_config *cfg,
