@@ -60,7 +60,7 @@ static bool live(const struct inode *inode, const char *where)
 	if (inode->i_magic == INODE_MAGIC)
 		return true;
 	failures++;
-	corrupt = true;         /* the walk stops here: the rest is unknown */
+	corrupt = true;         /* its links cannot be trusted past here */
 	report_violation(VIOL_freed_on_list, -1, -1, -1, -1, -1, -1,
 			 inode->i_ino,
 			 "invariant: freed inode %llu is still on %s",
