@@ -60,28 +60,28 @@ LDFLAGS := $(LDFLAGS_BASE) $(EXTRA_LDFLAGS)
 
 # ---- the simulator --------------------------------------------------------
 
-SIM_SRCS := $(wildcard sim/core/*.c) $(wildcard sim/schemes/*.c) \
-	$(filter-out sim/main.c,$(wildcard sim/*.c))
+SIM_SRCS := $(wildcard sim/core/*.c sim/schemes/*.c sim/engine/*.c sim/script/*.c) \
+	$(filter-out sim/cmd/sim_main.c,$(wildcard sim/cmd/*.c))
 ifneq ($(TRACE),0)
   SIM_SRCS += tracepoints/icache_tp.c
 endif
 SIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS))
 SIM_LIB := $(BUILD)/lib/libicache.a
 SIM_BIN := $(BUILD)/bin/icache-sim
-# record reads its trace back with libbabeltrace2 (sim/trace_count.c).
+# record reads its trace back with libbabeltrace2 (sim/cmd/trace_count.c).
 BT_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
 SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) $(BT_LIBS) -lm
 
 # ---- the viewer and the lessons (optional until their sources exist) ----
 
-VIEW_SRCS := $(filter-out viewer/main.c viewer/fuzz_%.c,$(wildcard viewer/*.c))
+VIEW_SRCS := $(filter-out viewer/view_main.c viewer/fuzz_%.c,$(wildcard viewer/*.c))
 VIEW_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(VIEW_SRCS))
 VIEW_LIB := $(BUILD)/lib/libicview.a
-VIEW_BIN := $(if $(wildcard viewer/main.c),$(BUILD)/bin/icache-view)
+VIEW_BIN := $(if $(wildcard viewer/view_main.c),$(BUILD)/bin/icache-view)
 
-LESSON_SRCS := $(filter-out lessons/src/main.c,$(wildcard lessons/src/*.c))
+LESSON_SRCS := $(filter-out lessons/src/lesson_main.c,$(wildcard lessons/src/*.c))
 LESSON_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LESSON_SRCS))
-LESSON_BIN := $(if $(wildcard lessons/src/main.c),$(BUILD)/bin/icache-lesson)
+LESSON_BIN := $(if $(wildcard lessons/src/lesson_main.c),$(BUILD)/bin/icache-lesson)
 
 # ---- tests -------------------------------------------------------------
 
@@ -106,7 +106,7 @@ $(SIM_LIB): $(SIM_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(SIM_BIN): $(BUILD)/obj/sim/main.o $(SIM_LIB)
+$(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
 
@@ -114,16 +114,16 @@ $(VIEW_LIB): $(VIEW_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/icache-view: $(BUILD)/obj/viewer/main.o $(VIEW_LIB)
+$(BUILD)/bin/icache-view: $(BUILD)/obj/viewer/view_main.o $(VIEW_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
 
-$(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/main.o $(LESSON_OBJS) $(VIEW_LIB)
+$(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/lesson_main.o $(LESSON_OBJS) $(VIEW_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
 
 # Every test links the simulator library, and the viewer's if it exists.
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS)
+$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) \
 		$(LDFLAGS) $(CHECK_LIBS) $(TEST_FORK_LIBS) $(SIM_LIBS) $(VIEW_LIBS) -lm
@@ -157,7 +157,7 @@ fuzz:
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) sh viewer/fuzz.sh
 
 format:
-	clang-format -i $(SIM_SRCS) sim/main.c $(wildcard sim/*.h sim/core/*.h viewer/*.[ch] tests/*.[ch])
+	clang-format -i $(SIM_SRCS) sim/cmd/sim_main.c $(wildcard sim/*/*.h viewer/*.[ch] tests/*.[ch])
 
 clean:
 	rm -rf build

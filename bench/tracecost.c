@@ -4,7 +4,7 @@
  * T threads each fire icache:lock_acquired N times in a tight loop, first
  * with no session listening (the cost every untraced run pays), then while
  * this process records itself exactly as `icache-sim record` does
- * (sim/record.c: per-UID buffers, 4 x 8 MiB per CPU, vtid).  The simulator's
+ * (sim/cmd/record.c: per-UID buffers, 4 x 8 MiB per CPU, vtid).  The simulator's
  * per-event cost in bench/tracing.sh is set against this one: the
  * difference is what the probe effect inside critical sections adds.
  *
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "sim/core/clock.h"
-#include "sim/record.h"
+#include "sim/cmd/record.h"
 #include "tracepoints/icache_tp.h"
 
 struct loop {

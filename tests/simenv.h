@@ -10,7 +10,7 @@
 
 #include "sim/core/scheme.h"
 #include "sim/core/violation.h"
-#include "sim/run.h"
+#include "sim/engine/run.h"
 
 #define ENV_CPUS 4
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "testutil.h"
+#include "tests/testutil.h"
 
 /* ---- a small JSON reader (the whole of RFC 8259, no extensions) -------- */
 

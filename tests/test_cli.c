@@ -2,7 +2,7 @@
  * test_cli.c - icache-sim's command line: help, listings, JSON, and a
  * one-line error with exit status 2 for every kind of bad usage.
  */
-#include "testutil.h"
+#include "tests/testutil.h"
 
 /* Run icache-sim ARGS; expect status 2 and one line mentioning `needle`. */
 static void bad_usage(const char *args, const char *needle)

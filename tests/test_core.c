@@ -6,8 +6,8 @@
 #include <pthread.h>
 
 #include "sim/core/lockdep.h"
-#include "simenv.h"
-#include "testutil.h"
+#include "tests/simenv.h"
+#include "tests/testutil.h"
 
 /* ---- lists ----------------------------------------------------------- */
 

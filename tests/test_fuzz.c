@@ -4,7 +4,7 @@
  * trace).  Any crash or sanitizer report fails it; `make fuzz` runs the
  * same for longer.  Skipped, with a note, where clang is missing.
  */
-#include "testutil.h"
+#include "tests/testutil.h"
 
 START_TEST(trace_loader_survives_fuzzing)
 {

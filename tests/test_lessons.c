@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "testutil.h"
+#include "tests/testutil.h"
 #include "lessons/src/moment.h"
 #include "viewer/names.h"
 

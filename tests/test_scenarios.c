@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "testutil.h"
+#include "tests/testutil.h"
 
 #define SCN_DIR "lessons/scenarios"
 

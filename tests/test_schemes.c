@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 
 #include "sim/core/lockdep.h"
-#include "simenv.h"
-#include "testutil.h"
+#include "tests/simenv.h"
+#include "tests/testutil.h"
 
 static const struct scheme *const schemes[] = {
 	&scheme_global, &scheme_vfs_scale, &scheme_inode_scale_v4, &scheme_merged,

@@ -6,8 +6,8 @@
  * out on purpose: it keeps the iput_final race (test_schemes catches it).
  */
 #include "sim/core/violation.h"
-#include "sim/run.h"
-#include "testutil.h"
+#include "sim/engine/run.h"
+#include "tests/testutil.h"
 
 static void stress(const struct scheme *scheme, const char *workload, int cpus)
 {

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "sim/trace_count.h"
-#include "testutil.h"
+#include "sim/cmd/trace_count.h"
+#include "tests/testutil.h"
 
 #define OPS 10000
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "testutil.h"
+#include "tests/testutil.h"
 #include "viewer/ctfgen.h"
 #include "viewer/index.h"
 #include "viewer/model.h"

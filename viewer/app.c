@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "report.h"
+#include "viewer/app.h"
+#include "viewer/report.h"
 
 /* ---- event text ----------------------------------------------------------- */
 

@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "canvas.h"
-#include "index.h"
-#include "model.h"
+#include "viewer/canvas.h"
+#include "viewer/index.h"
+#include "viewer/model.h"
 
 enum term_kind { Q_TYPE, Q_CLASS, Q_CPU, Q_SITE, Q_FLAG, Q_ID, Q_TEXT };
 

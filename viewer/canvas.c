@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canvas.h"
+#include "viewer/canvas.h"
 
 void canvas_init(struct canvas *c, int w, int h, bool utf8)
 {

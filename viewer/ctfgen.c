@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctfgen.h"
+#include "viewer/ctfgen.h"
 
 char *ctfgen_metadata(const char *p)
 {

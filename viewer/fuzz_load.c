@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctfgen.h"
-#include "index.h"
-#include "model.h"
-#include "report.h"
+#include "viewer/ctfgen.h"
+#include "viewer/index.h"
+#include "viewer/model.h"
+#include "viewer/report.h"
 
 static char dir[256];
 static char *meta;

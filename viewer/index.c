@@ -28,8 +28,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "index.h"
-#include "model.h"
+#include "viewer/index.h"
+#include "viewer/model.h"
 
 /* ---- what each event carries ---------------------------------------------- */
 

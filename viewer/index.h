@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "names.h"
+#include "viewer/names.h"
 
 /*
  * One event.  The meaning of a, b and val depends on type:

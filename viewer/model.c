@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "viewer/model.h"
 
 /* ---- omap: linear probing, backward-shift deletion ----------------------- */
 

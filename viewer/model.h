@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "index.h"
+#include "viewer/index.h"
 
 #define MODEL_MAX_CLASSES 64
 #define MODEL_MAX_HELD 16

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "icache_names.h"
-#include "names.h"
+#include "tracepoints/icache_names.h"
+#include "viewer/names.h"
 
 #define X(n) #n,
 static const char *const ev_names[] = { IX_EVENT_TYPES(X) };

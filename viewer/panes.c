@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "report.h"
+#include "viewer/app.h"
+#include "viewer/report.h"
 
 /* ---- lanes: one column per simulated CPU, events around the cursor ------- */
 

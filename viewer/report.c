@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report.h"
+#include "viewer/report.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
 {

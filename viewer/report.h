@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "index.h"
-#include "model.h"
+#include "viewer/index.h"
+#include "viewer/model.h"
 
 /* m: the model at the end of the trace. */
 void report_summary(FILE *f, const struct trace_index *ix, const struct model *m);

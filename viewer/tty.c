@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "app.h"
-#include "canvas.h"
-#include "tty.h"
+#include "viewer/app.h"
+#include "viewer/canvas.h"
+#include "viewer/tty.h"
 
 bool locale_is_utf8(void)
 {

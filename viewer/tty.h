@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "index.h"
+#include "viewer/index.h"
 
 struct tty_opts {
 	bool no_color;     /* forced off (--no-color); NO_COLOR and TERM=dumb too */

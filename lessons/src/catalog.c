@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "play.h"
+#include "lessons/src/catalog.h"
+#include "lessons/src/simexec.h"
 
 static bool is_lesson_name(const char *n)
 {

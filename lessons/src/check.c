@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "drive.h"
-#include "trace.h"
+#include "lessons/src/check.h"
+#include "lessons/src/drive.h"
+#include "lessons/src/lesson_trace.h"
 
 /* Every step that shows the lesson's own scenario: is its moment there? */
 static void check_moments(const struct lesson *l, const struct lesson_trace *t,

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lesson.h"
+#include "lessons/src/lesson.h"
 
 /* deep=false: the parser's checks only.  Prints FILE:LINE: lines to err;
  * returns the number of problems. */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drive.h"
+#include "lessons/src/drive.h"
 
 struct drive {
 	char *path;

@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "moment.h"
-#include "trace.h"
+#include "lessons/src/moment.h"
+#include "lessons/src/lesson_trace.h"
 
 #define DRIVE_MAX_KEYS 512
 

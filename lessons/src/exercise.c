@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exercise.h"
-#include "progress.h"
-#include "trace.h"
+#include "lessons/src/exercise.h"
+#include "lessons/src/progress.h"
+#include "lessons/src/lesson_trace.h"
 
 static bool copy_file(const char *from, const char *to)
 {

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lesson.h"
+#include "lessons/src/lesson.h"
 
 /* The student's copy (malloc'd), made from the step's scenario if new. */
 char *exercise_copy(const struct lesson *l, const struct step *s);

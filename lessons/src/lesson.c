@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "lesson.h"
+#include "lessons/src/lesson.h"
 #include "viewer/names.h"
 
 /* ---- diagnostics ------------------------------------------------------ */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "moment.h"
+#include "lessons/src/moment.h"
 
 #define LESSON_MAX_CHOICES 8
 #define LESSON_MAX_SHOW 8

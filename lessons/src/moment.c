@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moment.h"
+#include "lessons/src/moment.h"
 #include "viewer/names.h"
 
 #define MAX_WORDS 24

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "lessons/src/progress.h"
 
 static void mkdir_p(char *path)
 {

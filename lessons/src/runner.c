@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drive.h"
-#include "exercise.h"
-#include "progress.h"
-#include "runner.h"
-#include "trace.h"
-#include "screen.h"
+#include "lessons/src/drive.h"
+#include "lessons/src/exercise.h"
+#include "lessons/src/progress.h"
+#include "lessons/src/runner.h"
+#include "lessons/src/lesson_trace.h"
+#include "lessons/src/screen.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
 

@@ -4,7 +4,7 @@
 #ifndef LESSON_RUNNER_H
 #define LESSON_RUNNER_H
 
-#include "lesson.h"
+#include "lessons/src/lesson.h"
 
 struct runner_opts {
 	const char *keys;   /* non-NULL: no terminal; press these, print */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "screen.h"
+#include "lessons/src/screen.h"
 
 struct scr {
 	bool utf8;

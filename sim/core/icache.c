@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "icache.h"
-#include "scheme.h"
-#include "trace.h"
-#include "violation.h"
+#include "sim/core/clock.h"
+#include "sim/core/icache.h"
+#include "sim/core/scheme.h"
+#include "sim/core/trace.h"
+#include "sim/core/violation.h"
 
 struct icache icache;
 

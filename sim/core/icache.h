@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "list.h"
-#include "lock.h"
+#include "sim/core/list.h"
+#include "sim/core/lock.h"
 
 #define INODE_MAGIC 0x1c0de11du
 #define INODE_FREED 0xdeadf1eeu

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "lock.h"
-#include "lockdep.h"
-#include "trace.h"
-#include "violation.h"
+#include "sim/core/clock.h"
+#include "sim/core/lock.h"
+#include "sim/core/lockdep.h"
+#include "sim/core/trace.h"
+#include "sim/core/violation.h"
 
 __thread struct sim_cpu *this_cpu;
 const struct sched_hooks *sim_sched;

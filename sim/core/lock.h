@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../tracepoints/icache_enums.h"
+#include "tracepoints/icache_enums.h"
 
 #define MAX_HELD_LOCKS 16
 #define MAX_SIM_CPUS 256
@@ -104,7 +104,7 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n,
 		    struct lock_class_stats *out);
 
 /*
- * Scenario mode (sim/sched.c installs the hooks).  Every instrumentation
+ * Scenario mode (sim/script/sched.c installs the hooks).  Every instrumentation
  * point is a step: the CPU that reaches it reports a sched_event and may
  * have to wait there for its turn, so only the scheduled CPU ever runs.
  * A CPU that finds a lock taken parks in blocked() instead of spinning,

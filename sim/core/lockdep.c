@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lockdep.h"
-#include "violation.h"
+#include "sim/core/lockdep.h"
+#include "sim/core/violation.h"
 
 static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
 

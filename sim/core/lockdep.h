@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lock.h"
+#include "sim/core/lock.h"
 
 struct lock_rule {
 	enum lock_class outer, inner;

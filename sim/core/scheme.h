@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 
-#include "icache.h"
-#include "lockdep.h"
+#include "sim/core/icache.h"
+#include "sim/core/lockdep.h"
 
 struct scheme {
 	const char *name;

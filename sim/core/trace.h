@@ -19,14 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lock.h"
+#include "sim/core/lock.h"
 
 #ifndef ICACHE_TRACE
 #define ICACHE_TRACE 1
 #endif
 
 #if ICACHE_TRACE
-#include "../../tracepoints/icache_tp.h"
+#include "tracepoints/icache_tp.h"
 #define ICACHE_TP(name, ...) lttng_ust_tracepoint(icache, name, __VA_ARGS__)
 #else
 #define ICACHE_TP(name, ...) do { } while (0)

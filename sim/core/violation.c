@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lock.h"
-#include "trace.h"
-#include "violation.h"
+#include "sim/core/lock.h"
+#include "sim/core/trace.h"
+#include "sim/core/violation.h"
 
 static pthread_mutex_t vlock = PTHREAD_MUTEX_INITIALIZER;
 static struct violation kept[MAX_VIOLATIONS];   /* under vlock */

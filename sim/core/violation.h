@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../tracepoints/icache_enums.h"
+#include "tracepoints/icache_enums.h"
 
 #define MAX_VIOLATIONS 64
 #define VIOLATION_TEXT 1024

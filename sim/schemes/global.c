@@ -27,7 +27,7 @@
  * but this scheme uses them as one i_list: moving an inode to a writeback
  * list takes it off inode_in_use / the LRU first, and back.
  */
-#include "../core/scheme.h"
+#include "sim/core/scheme.h"
 
 static void evict(struct inode *inode);
 static void iput(struct inode *inode);

@@ -35,7 +35,7 @@
  * is what the lesson is about.  The simulator's handoff checker sees the
  * freed inode arrive at the LRU and reports it.
  */
-#include "../core/scheme.h"
+#include "sim/core/scheme.h"
 
 static void evict(struct inode *inode);
 static void iput(struct inode *inode);

@@ -34,7 +34,7 @@
  * to go, so once it is set every lock may be dropped.  I_WILL_FREE becomes
  * I_FREEING within one i_lock hold, so nobody can see the inode in between.
  */
-#include "../core/scheme.h"
+#include "sim/core/scheme.h"
 
 static void evict(struct inode *inode);
 static void iput(struct inode *inode);

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "../core/scheme.h"
+#include "sim/core/scheme.h"
 
 const struct scheme *const all_schemes[] = {
 	&scheme_global,

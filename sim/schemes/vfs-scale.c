@@ -37,7 +37,7 @@
  */
 #include <sched.h>
 
-#include "../core/scheme.h"
+#include "sim/core/scheme.h"
 
 static void evict(struct inode *inode);
 static void iput(struct inode *inode);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "trace_count.h"
+#include "sim/cmd/trace_count.h"
 
 struct reader {
 	trace_event_fn fn;

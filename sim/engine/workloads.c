@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/trace.h"
-#include "run.h"
+#include "sim/core/trace.h"
+#include "sim/engine/run.h"
 
 #define LOOKUP_BASE (1ull << 32)
 #define PRIVATE_BASE (1ull << 40)

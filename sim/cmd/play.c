@@ -20,14 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "core/trace.h"
-#include "record.h"
-#include "core/violation.h"
-#include "scenario.h"
+#include "sim/cmd/cli.h"
+#include "sim/core/trace.h"
+#include "sim/cmd/record.h"
+#include "sim/core/violation.h"
+#include "sim/script/scenario.h"
 
 #define SEGMENT_LIMIT 200000    /* steps in one segment: livelock beyond */
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/scheme.h"
+#include "sim/core/scheme.h"
 
 struct run_ctx;
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trace.h"
-#include "sched.h"
+#include "sim/core/trace.h"
+#include "sim/script/sched.h"
 
 static struct sched *active;
 

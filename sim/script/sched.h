@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/lock.h"
+#include "sim/core/lock.h"
 
 #define SCHED_MAX_CPUS 8
 

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace_count.h"
+#include "sim/cmd/trace_count.h"
 
 struct recorder_opts {
 	const char *dir;                /* absolute trace directory */

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "run.h"
+#include "sim/engine/run.h"
 
 /* What the run-style commands (run, record) accept beyond run_config. */
 struct run_flags {

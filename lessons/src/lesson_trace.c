@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace.h"
+#include "lessons/src/lesson_trace.h"
 
 static uint64_t value_of(const void *ctx, uint32_t id)
 {

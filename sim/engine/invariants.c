@@ -16,9 +16,9 @@
  */
 #include <stdio.h>
 
-#include "core/scheme.h"
-#include "core/violation.h"
-#include "run.h"
+#include "sim/core/scheme.h"
+#include "sim/core/violation.h"
+#include "sim/engine/run.h"
 
 static uint32_t pass;           /* stamp for i_check, one per walk */
 static int failures;

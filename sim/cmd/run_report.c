@@ -7,8 +7,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "core/violation.h"
-#include "run.h"
+#include "sim/core/violation.h"
+#include "sim/engine/run.h"
 
 static void print_lock_table(FILE *f, const struct run_result *r)
 {

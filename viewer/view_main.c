@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "report.h"
-#include "tty.h"
+#include "viewer/app.h"
+#include "viewer/report.h"
+#include "viewer/tty.h"
 
 static void usage(FILE *f)
 {

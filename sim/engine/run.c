@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/trace.h"
-#include "core/violation.h"
-#include "run.h"
+#include "sim/core/clock.h"
+#include "sim/core/trace.h"
+#include "sim/core/violation.h"
+#include "sim/engine/run.h"
 
 struct run_ctx {
 	const struct run_config *cfg;

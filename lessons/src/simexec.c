@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "play.h"
+#include "lessons/src/simexec.h"
 
 const char *lp_exe_dir(void)
 {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/violation.h"
-#include "scenario.h"
+#include "sim/core/violation.h"
+#include "sim/script/scenario.h"
 
 #define MAX_TOKENS 64
 

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/scheme.h"
-#include "sched.h"
+#include "sim/core/scheme.h"
+#include "sim/script/sched.h"
 
 #define SCN_MAX_INODES 64
 #define SCN_NAME 32

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "core/scheme.h"
+#include "sim/cmd/cli.h"
+#include "sim/core/scheme.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"

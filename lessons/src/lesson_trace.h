@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "moment.h"
-#include "play.h"
+#include "lessons/src/moment.h"
+#include "lessons/src/simexec.h"
 #include "viewer/index.h"
 
 struct lesson_trace {

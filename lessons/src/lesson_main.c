@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
-#include "check.h"
-#include "lesson.h"
-#include "progress.h"
-#include "runner.h"
+#include "lessons/src/catalog.h"
+#include "lessons/src/check.h"
+#include "lessons/src/lesson.h"
+#include "lessons/src/progress.h"
+#include "lessons/src/runner.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "core/violation.h"
-#include "scenario.h"
+#include "sim/cmd/cli.h"
+#include "sim/core/violation.h"
+#include "sim/script/scenario.h"
 
 #define MAX_SEGMENTS 4096
 #define TRY_STEP_LIMIT 100000

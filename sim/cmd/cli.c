@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "core/lockdep.h"
+#include "sim/cmd/cli.h"
+#include "sim/core/lockdep.h"
 
 const char run_options_help[] =
 	"  --scheme S        locking scheme: global, vfs-scale, inode-scale-v4, merged\n"

@@ -48,10 +48,10 @@
 
 #include <lttng/lttng.h>
 
-#include "cli.h"
-#include "core/clock.h"
-#include "core/trace.h"
-#include "record.h"
+#include "sim/cmd/cli.h"
+#include "sim/core/clock.h"
+#include "sim/core/trace.h"
+#include "sim/cmd/record.h"
 
 #define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:wfd:wpid:dir" */
 #define ENV_REEXEC "ICACHE_RECORD_REEXEC"       /* loop guard */
