@@ -158,8 +158,8 @@ END_TEST
 START_TEST(credit_outside_repository)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n", scn("one-inode-life.scn"));
+	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
 	/* the credit goes in the header, after scenario: (line 4) */
 	char *nl = strstr(text, "\n\n");
 	ck_assert_ptr_nonnull(nl);
@@ -170,8 +170,8 @@ START_TEST(credit_outside_repository)
 	snprintf(with, sizeof(with), "%.*s\ncredit: Al Viro, 22 Oct 2010 (seed 005)%s",
 		 (int)(nl - text), text, nl);
 	bad_lesson("credit-seed.lesson", with, 4, "a seed number", false);
-	snprintf(with, sizeof(with), "%.*s\ncredit: see ../shared/mails.txt%s",
-		 (int)(nl - text), text, nl);
+	snprintf(with, sizeof(with), "%.*s\ncredit: see ../shared/mails.txt%s", (int)(nl - text),
+		 text, nl);
 	bad_lesson("credit-up.lesson", with, 4, "outside the repository (../)", false);
 	snprintf(with, sizeof(with), "%.*s\ncredit: what I remember of the thread%s",
 		 (int)(nl - text), text, nl);
@@ -183,10 +183,12 @@ END_TEST
 START_TEST(credit_not_in_sources)
 {
 	char text[2600];
-	snprintf(text, sizeof(text), "title: A test lesson\ngoal: fail\nscenario: %s\n"
+	snprintf(text, sizeof(text),
+		 "title: A test lesson\ngoal: fail\nscenario: %s\n"
 		 "credit: a mail, <listed@example.org>\n"
 		 "credit: another mail, <not-listed@example.org>\n\n"
-		 "step: One\nat: start\ntext:\n  Hello.\n", scn("one-inode-life.scn"));
+		 "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
 	write_lesson("dummy", "");
 	char docs[600];
 	snprintf(docs, sizeof(docs), "%s/docs", tmpdir);

@@ -31,8 +31,7 @@ static bool seed_number(const char *p)
 
 static const char *outside(const char *s)
 {
-	static const char *const names[] = { "DESIGN.md", "notes/",
-					     "reference/" };
+	static const char *const names[] = { "DESIGN.md", "notes/", "reference/" };
 	for (const char *p = s; *p; p++) {
 		if (strncmp(p, "../", 3) == 0)
 			return "a path outside the repository (../)";
@@ -56,8 +55,7 @@ struct ident {
 	char text[256];
 };
 
-static int take(struct ident *out, int n, enum ident_kind k, const char *p,
-		size_t len)
+static int take(struct ident *out, int n, enum ident_kind k, const char *p, size_t len)
 {
 	if (n >= 16 || len == 0)
 		return n;
@@ -85,7 +83,7 @@ static int file_at(struct ident *out, int n, const char *s, const char *at)
 		b--;
 	if (b == at || !memchr(b, '/', (size_t)(at - b)))
 		return n;
-	const char *e = at + 4;          /* " at v" */
+	const char *e = at + 4; /* " at v" */
 	while (*e && (isalnum((unsigned char)*e) || *e == '.' || *e == '-'))
 		e++;
 	while (e > at + 4 && e[-1] == '.')
@@ -122,8 +120,7 @@ static int idents(const char *s, struct ident *out)
 
 static char *read_sources(const char *lesson_dir)
 {
-	static const char *const rel[] = { "%s/../docs/sources.md",
-					   "%s/docs/sources.md" };
+	static const char *const rel[] = { "%s/../docs/sources.md", "%s/docs/sources.md" };
 	for (size_t i = 0; i < 2; i++) {
 		char path[1024];
 		snprintf(path, sizeof(path), rel[i], lesson_dir);
@@ -154,8 +151,7 @@ static char *read_sources(const char *lesson_dir)
 	return NULL;
 }
 
-bool credit_ok(const char *credit, const char *lesson_dir, char *why,
-	       size_t n)
+bool credit_ok(const char *credit, const char *lesson_dir, char *why, size_t n)
 {
 	const char *bad = outside(credit);
 	if (bad) {
@@ -165,12 +161,14 @@ bool credit_ok(const char *credit, const char *lesson_dir, char *why,
 	struct ident id[16];
 	int nid = idents(credit, id);
 	if (nid == 0) {
-		snprintf(why, n, "credit: names no source (a Message-ID <...>, a commit id, a URL, FILE at vX.Y, or a \"title\" listed in docs/sources.md)");
+		snprintf(
+			why, n,
+			"credit: names no source (a Message-ID <...>, a commit id, a URL, FILE at vX.Y, or a \"title\" listed in docs/sources.md)");
 		return false;
 	}
 	char *src = lesson_dir ? read_sources(lesson_dir) : NULL;
 	if (!src)
-		return true;            /* installed lessons: no sources.md beside them */
+		return true; /* installed lessons: no sources.md beside them */
 	bool any = false, ok = true;
 	for (int i = 0; i < nid && ok; i++) {
 		bool listed = strstr(src, id[i].text) != NULL;

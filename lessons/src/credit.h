@@ -19,7 +19,6 @@
 /* Is this credit acceptable?  lesson_dir: the directory of the lesson file
  * (docs/sources.md is looked for in it and its parent).  On false, why says
  * what is wrong, in one line. */
-bool credit_ok(const char *credit, const char *lesson_dir, char *why,
-	       size_t n);
+bool credit_ok(const char *credit, const char *lesson_dir, char *why, size_t n);
 
 #endif
