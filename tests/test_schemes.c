@@ -308,7 +308,7 @@ START_TEST(graph_marks_documented_order_violation)
 }
 END_TEST
 
-/* ---- the seed 005 race ------------------------------------------------------- */
+/* ---- the race of [PATCH 16/21] (Al Viro, 22 Oct 2010) ----------------------- */
 
 /*
  * inode-scale-v4 drops i_lock before the LRU add in iput_final.  Under the

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lessons/src/credit.h"
 #include "lessons/src/lesson.h"
 #include "lib/xalloc.h"
 #include "viewer/names.h"
@@ -240,6 +241,9 @@ static void header_field(struct parser *p, const struct key_def *k, struct field
 		else
 			free(f->value);
 	} else if (strcmp(k->name, "credit") == 0) {
+		char why[400];
+		if (!credit_ok(f->value, l->dir, why, sizeof(why)))
+			ldiag_add(p->d, p->file, f->line, "%s", why);
 		if (l->ncredits < 16)
 			l->credits[l->ncredits++] = f->value;
 		else
