@@ -378,7 +378,7 @@ START_TEST(helgrind_finds_no_lock_order_violation)
 	}
 	char *out = run_cmd(&status,
 		"timeout 120 valgrind --tool=helgrind --error-exitcode=0 "
-		"%s run --scheme %s --workload lookup --ops 1000 --cpus 2 --quiet "
+		"%s run --locks mutex --scheme %s --workload lookup --ops 1000 --cpus 2 --quiet "
 		"--watchdog 60 2>&1", bin_path("icache-sim"), scheme);
 	ck_assert_msg(status == 0, "%s under helgrind: exit %d\n%.2000s", scheme,
 		      status, out);
