@@ -19,7 +19,7 @@ static const char *const kinds[] = { "ticket", "mcs", "mutex" };
 #define EXCL_ROUNDS 20000
 
 static struct sim_lock excl_lock;
-static long excl_counter;       /* protected by excl_lock, deliberately plain */
+static long excl_counter; /* protected by excl_lock, deliberately plain */
 
 static void *excl_worker(void *p)
 {
@@ -43,8 +43,7 @@ START_TEST(each_kind_excludes_and_counts)
 	excl_counter = 0;
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, excl_worker,
-						&env_cpus[i + 1]), 0);
+		ck_assert_int_eq(pthread_create(&t[i], NULL, excl_worker, &env_cpus[i + 1]), 0);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	ck_assert_int_eq(excl_counter, 2 * EXCL_ROUNDS);
@@ -100,7 +99,7 @@ START_TEST(ticket_and_mcs_serve_in_arrival_order)
 	wait_until_waiting(&env_cpus[1]);
 	ck_assert_int_eq(pthread_create(&t2, NULL, fifo_waiter, &env_cpus[2]), 0);
 	wait_until_waiting(&env_cpus[2]);
-	usleep(20000);          /* both spin now; neither may barge */
+	usleep(20000); /* both spin now; neither may barge */
 	ck_assert_int_eq(atomic_load(&fifo_n), 0);
 	spin_unlock(&fifo_lock);
 	pthread_join(t1, NULL);
@@ -141,21 +140,20 @@ START_TEST(every_kind_runs_every_scheme_clean)
 		const char *name = all_schemes[s]->name;
 		int status;
 		char *out = run_cmd(&status,
-			"%s run --locks %s --scheme %s --workload mixed --ops 1500 "
-			"--cpus 2 --quiet --json --watchdog 30",
-			bin_path("icache-sim"), kind, name);
+				    "%s run --locks %s --scheme %s --workload mixed --ops 1500 "
+				    "--cpus 2 --quiet --json --watchdog 30",
+				    bin_path("icache-sim"), kind, name);
 		ck_assert_msg(strstr(out, "\"locks\":\"") != NULL, "%s", out);
 		char want[64];
 		snprintf(want, sizeof(want), "\"locks\":\"%s\"", kind);
 		ck_assert_msg(strstr(out, want), "%s/%s: %.400s", kind, name, out);
 		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 1500);
-		ck_assert_msg(strstr(out, "\"ok\":true"), "%s/%s invariants: %.600s",
-			      kind, name, out);
+		ck_assert_msg(strstr(out, "\"ok\":true"), "%s/%s invariants: %.600s", kind, name,
+			      out);
 		if (!known_racy(name)) {
-			ck_assert_msg(status == 0 &&
-				      json_num(out, NULL, "violations_total") == 0,
-				      "%s under --locks %s: exit %d\n%.800s", name,
-				      kind, status, out);
+			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
+				      "%s under --locks %s: exit %d\n%.800s", name, kind, status,
+				      out);
 		}
 		free(out);
 	}
@@ -170,9 +168,9 @@ START_TEST(counters_agree_across_kinds)
 	for (int k = 0; k < NKINDS; k++) {
 		int status;
 		char *out = run_cmd(&status,
-			"%s run --locks %s --scheme global --workload lookup "
-			"--ops 3000 --cpus 1 --json", bin_path("icache-sim"),
-			kinds[k]);
+				    "%s run --locks %s --scheme global --workload lookup "
+				    "--ops 3000 --cpus 1 --json",
+				    bin_path("icache-sim"), kinds[k]);
 		ck_assert_int_eq(status, 0);
 		acq[k] = json_num(out, "\"class\":\"inode_lock\"", "acquisitions");
 		cont[k] = json_num(out, "\"class\":\"inode_lock\"", "contentions");
@@ -192,18 +190,21 @@ START_TEST(default_kind_is_said_in_the_header)
 			    bin_path("icache-sim"));
 	ck_assert_int_eq(status, 0);
 	ck_assert_msg(strstr(out, "locks ticket (the default: every simulated CPU "
-			      "has a core, so they spin)"), "%s", out);
+				  "has a core, so they spin)"),
+		      "%s", out);
 	free(out);
 	out = run_cmd(&status, "%s run --workload lookup --ops 200 --cpus %ld",
 		      bin_path("icache-sim"), cores + 1);
 	ck_assert_int_eq(status, 0);
 	ck_assert_msg(strstr(out, "locks mutex (the default: more simulated CPUs "
-			      "than cores, so they sleep)"), "%s", out);
+				  "than cores, so they sleep)"),
+		      "%s", out);
 	free(out);
 	out = run_cmd(&status, "%s run --locks spin 2>&1", bin_path("icache-sim"));
 	ck_assert_int_eq(status, 2);
 	ck_assert_msg(strstr(out, "icache-sim run: --locks: 'spin' is not a lock "
-			      "kind (ticket, mcs, mutex)"), "%s", out);
+				  "kind (ticket, mcs, mutex)"),
+		      "%s", out);
 	free(out);
 }
 END_TEST

@@ -112,13 +112,12 @@ void sim_lock_destroy(struct sim_lock *l)
 	pthread_mutex_destroy(&l->mu);
 }
 
-static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site,
-		      bool trylock)
+static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, bool trylock)
 {
 	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
 	if (n >= MAX_HELD_LOCKS) {
-		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n",
-			c->name, MAX_HELD_LOCKS, site_name(site));
+		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n", c->name,
+			MAX_HELD_LOCKS, site_name(site));
 		abort();
 	}
 	c->held[n].lock = l;
@@ -134,8 +133,7 @@ static bool pop_held(struct sim_cpu *c, struct sim_lock *l)
 	for (int i = n - 1; i >= 0; i--) {
 		if (c->held[i].lock != l)
 			continue;
-		memmove(&c->held[i], &c->held[i + 1],
-			(size_t)(n - 1 - i) * sizeof(c->held[0]));
+		memmove(&c->held[i], &c->held[i + 1], (size_t)(n - 1 - i) * sizeof(c->held[0]));
 		atomic_store_explicit(&c->nheld, n - 1, memory_order_release);
 		return true;
 	}
@@ -153,8 +151,8 @@ bool sim_lock_held(const struct sim_lock *l)
 }
 
 /* Bookkeeping once the mutex is ours. */
-static void lock_acquired(struct sim_cpu *c, struct sim_lock *l,
-			  enum site site, uint64_t wait_ns, bool trylock)
+static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site, uint64_t wait_ns,
+			  bool trylock)
 {
 	struct lock_class_stats *st = &c->stats[l->cls];
 	uint64_t now = lock_now(c);
@@ -197,17 +195,14 @@ static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
 {
 	switch (l->kind) {
 	case LOCK_TICKET:
-		c->wait_ticket = atomic_fetch_add_explicit(&l->tk_next, 1,
-							   memory_order_relaxed);
-		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) ==
-		       c->wait_ticket;
+		c->wait_ticket = atomic_fetch_add_explicit(&l->tk_next, 1, memory_order_relaxed);
+		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) == c->wait_ticket;
 	case LOCK_MCS: {
 		struct mcs_node *n = mcs_node_get(c), *prev;
 		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
 		atomic_store_explicit(&n->locked, 1, memory_order_relaxed);
 		c->wait_node = n;
-		prev = atomic_exchange_explicit(&l->mcs_tail, n,
-						memory_order_acq_rel);
+		prev = atomic_exchange_explicit(&l->mcs_tail, n, memory_order_acq_rel);
 		if (!prev)
 			return true;
 		atomic_store_explicit(&prev->next, n, memory_order_release);
@@ -223,11 +218,9 @@ static bool kind_ready(struct sim_cpu *c, struct sim_lock *l)
 {
 	switch (l->kind) {
 	case LOCK_TICKET:
-		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) ==
-		       c->wait_ticket;
+		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) == c->wait_ticket;
 	case LOCK_MCS:
-		return !atomic_load_explicit(&c->wait_node->locked,
-					     memory_order_acquire);
+		return !atomic_load_explicit(&c->wait_node->locked, memory_order_acquire);
 	default:
 		return pthread_mutex_trylock(&l->mu) == 0;
 	}
@@ -261,10 +254,9 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 {
 	switch (l->kind) {
 	case LOCK_TICKET: {
-		unsigned t = atomic_load_explicit(&l->tk_owner,
-						  memory_order_acquire);
-		if (!atomic_compare_exchange_strong_explicit(&l->tk_next, &t,
-				t + 1, memory_order_acquire, memory_order_relaxed))
+		unsigned t = atomic_load_explicit(&l->tk_owner, memory_order_acquire);
+		if (!atomic_compare_exchange_strong_explicit(
+			    &l->tk_next, &t, t + 1, memory_order_acquire, memory_order_relaxed))
 			return false;
 		c->wait_ticket = t;
 		return true;
@@ -272,8 +264,8 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 	case LOCK_MCS: {
 		struct mcs_node *n = mcs_node_get(c), *none = NULL;
 		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
-		if (!atomic_compare_exchange_strong_explicit(&l->mcs_tail, &none,
-				n, memory_order_acquire, memory_order_relaxed)) {
+		if (!atomic_compare_exchange_strong_explicit(
+			    &l->mcs_tail, &none, n, memory_order_acquire, memory_order_relaxed)) {
 			mcs_node_put(c, n);
 			return false;
 		}
@@ -292,8 +284,8 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 	case LOCK_TICKET:
 		/* Only the holder writes tk_owner. */
 		atomic_store_explicit(&l->tk_owner,
-			atomic_load_explicit(&l->tk_owner, memory_order_relaxed) + 1,
-			memory_order_release);
+				      atomic_load_explicit(&l->tk_owner, memory_order_relaxed) + 1,
+				      memory_order_release);
 		break;
 	case LOCK_MCS: {
 		struct mcs_node *n = l->mcs_mine, *next, *self = n;
@@ -301,16 +293,15 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 		l->mcs_mine = NULL;
 		next = atomic_load_explicit(&n->next, memory_order_acquire);
 		if (!next) {
-			if (atomic_compare_exchange_strong_explicit(&l->mcs_tail,
-					&self, NULL, memory_order_release,
-					memory_order_relaxed)) {
+			if (atomic_compare_exchange_strong_explicit(&l->mcs_tail, &self, NULL,
+								    memory_order_release,
+								    memory_order_relaxed)) {
 				mcs_node_put(c, n);
 				break;
 			}
 			/* A successor swapped the tail but has not linked in:
 			 * under a scheduler it did both in one step. */
-			while (!(next = atomic_load_explicit(&n->next,
-						memory_order_acquire)))
+			while (!(next = atomic_load_explicit(&n->next, memory_order_acquire)))
 				cpu_pause(&spins);
 		}
 		atomic_store_explicit(&next->locked, 0, memory_order_release);
@@ -376,11 +367,10 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	struct lock_class_stats *st = &c->stats[l->cls];
 
 	if (!pop_held(c, l)) {
-		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id,
-				 -1, 0,
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
 				 "%s releases %s (instance %llu) at %s but does not hold it",
-				 c->name, lock_class_name(l->cls),
-				 (unsigned long long)l->inst, site_name(site));
+				 c->name, lock_class_name(l->cls), (unsigned long long)l->inst,
+				 site_name(site));
 		return;
 	}
 	uint64_t hold_ns = lock_now(c) - l->acquired_ns;
@@ -393,8 +383,7 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	sched_point(SEV_release, site, l, 0, 0, 0);
 }
 
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out)
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out)
 {
 	memset(out, 0, sizeof(*out) * NR_LOCK_CLASSES);
 	for (int i = 0; i < n; i++) {

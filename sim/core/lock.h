@@ -53,21 +53,21 @@ bool lock_kind_parse(const char *s, enum lock_kind *out);
 /* An MCS waiter's node: it spins on its own line, not the lock's. */
 struct mcs_node {
 	_Atomic(struct mcs_node *) next;
-	atomic_int locked;              /* 1 until the previous holder hands over */
+	atomic_int locked; /* 1 until the previous holder hands over */
 } __attribute__((aligned(64)));
 
 struct sim_lock {
 	enum lock_kind kind;
-	pthread_mutex_t mu;             /* LOCK_MUTEX */
-	atomic_uint tk_next, tk_owner;  /* LOCK_TICKET: next ticket, now served */
-	_Atomic(struct mcs_node *) mcs_tail;    /* LOCK_MCS: last in the queue */
+	pthread_mutex_t mu;                  /* LOCK_MUTEX */
+	atomic_uint tk_next, tk_owner;       /* LOCK_TICKET: next ticket, now served */
+	_Atomic(struct mcs_node *) mcs_tail; /* LOCK_MCS: last in the queue */
 	enum lock_class cls;
-	uint64_t inst;          /* which one: bucket, sb, or inode number */
-	atomic_int holder;      /* simulated CPU holding it, -1 when free */
+	uint64_t inst;     /* which one: bucket, sb, or inode number */
+	atomic_int holder; /* simulated CPU holding it, -1 when free */
 	/* The fields below are protected by the lock itself. */
-	int last_cpu;           /* for bounces */
-	uint64_t acquired_ns;   /* for hold times */
-	struct mcs_node *mcs_mine;      /* LOCK_MCS: the holder's node */
+	int last_cpu;              /* for bounces */
+	uint64_t acquired_ns;      /* for hold times */
+	struct mcs_node *mcs_mine; /* LOCK_MCS: the holder's node */
 };
 
 struct held_lock {
@@ -92,24 +92,24 @@ struct lock_class_stats {
  */
 struct sim_cpu {
 	int id;
-	const char *name;               /* "cpu0", "flusher", "main" */
+	const char *name; /* "cpu0", "flusher", "main" */
 	atomic_int nheld;
 	struct held_lock held[MAX_HELD_LOCKS];
 	_Atomic(struct sim_lock *) waiting_for;
 	atomic_int waiting_site;
-	atomic_uint_fast64_t progress;  /* locks taken: the watchdog's pulse */
-	atomic_uint_fast64_t ops_done;  /* operations finished */
+	atomic_uint_fast64_t progress; /* locks taken: the watchdog's pulse */
+	atomic_uint_fast64_t ops_done; /* operations finished */
 	struct lock_class_stats stats[NR_LOCK_CLASSES];
-	int64_t nr_inodes;              /* this CPU's share of nr_inodes */
-	uint64_t last_ino, last_ino_end;/* get_next_ino's per-CPU batch */
-	uint64_t rng;                   /* workload random state */
-	int sched_blocked;              /* scenario mode: parked on a lock */
+	int64_t nr_inodes;               /* this CPU's share of nr_inodes */
+	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
+	uint64_t rng;                    /* workload random state */
+	int sched_blocked;               /* scenario mode: parked on a lock */
 	/* The acquisition under way (ticket taken, MCS node queued). */
 	unsigned wait_ticket;
 	struct mcs_node *wait_node;
 	struct mcs_node mcs_nodes[MAX_HELD_LOCKS + 1];
-	unsigned mcs_busy;              /* bitmap of mcs_nodes in use */
-	uint64_t vclock;                /* virtual mode: this CPU's time, ns */
+	unsigned mcs_busy; /* bitmap of mcs_nodes in use */
+	uint64_t vclock;   /* virtual mode: this CPU's time, ns */
 };
 
 /* Virtual-time mode (sim/engine/vrun.c): lock times are CPUs' vclocks. */
@@ -139,8 +139,7 @@ const char *lock_class_name(enum lock_class c);
 const char *site_name(enum site s);
 
 /* Merge every CPU's counters into out[NR_LOCK_CLASSES]. */
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out);
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out);
 
 /*
  * Scenario mode (sim/script/sched.c installs the hooks).  Every instrumentation
@@ -152,29 +151,29 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n,
  * (every other mode) each point costs a load and a predicted branch.
  */
 enum sched_event_kind {
-	SEV_acquire,            /* about to take a lock (it may be busy) */
-	SEV_acquired,           /* the lock is now ours */
-	SEV_release,            /* the lock has been given up */
-	SEV_trylock,            /* a trylock that took the lock */
-	SEV_trylock_failed,     /* a trylock that found it busy */
-	SEV_state,              /* i_state changed: a = old, b = new */
-	SEV_ref,                /* i_count changed: a = old, b = new */
-	SEV_nlink,              /* i_nlink changed: b = new */
-	SEV_list,               /* a = enum inode_list_id, b = enum list_action */
-	SEV_alloc,              /* an inode became visible */
-	SEV_free,               /* an inode's memory was given back */
-	SEV_wake,               /* sleepers on an inode were woken */
-	SEV_op_begin,           /* a = enum op_kind */
-	SEV_op_end,             /* a = enum op_kind, b = result */
+	SEV_acquire,        /* about to take a lock (it may be busy) */
+	SEV_acquired,       /* the lock is now ours */
+	SEV_release,        /* the lock has been given up */
+	SEV_trylock,        /* a trylock that took the lock */
+	SEV_trylock_failed, /* a trylock that found it busy */
+	SEV_state,          /* i_state changed: a = old, b = new */
+	SEV_ref,            /* i_count changed: a = old, b = new */
+	SEV_nlink,          /* i_nlink changed: b = new */
+	SEV_list,           /* a = enum inode_list_id, b = enum list_action */
+	SEV_alloc,          /* an inode became visible */
+	SEV_free,           /* an inode's memory was given back */
+	SEV_wake,           /* sleepers on an inode were woken */
+	SEV_op_begin,       /* a = enum op_kind */
+	SEV_op_end,         /* a = enum op_kind, b = result */
 	NR_SCHED_EVENTS
 };
 
 struct sched_event {
 	enum sched_event_kind kind;
 	enum site site;
-	const struct sim_lock *lock;    /* lock events, else NULL */
-	uint64_t ino;                   /* the inode concerned, or 0 */
-	int64_t a, b;                   /* see the kinds above */
+	const struct sim_lock *lock; /* lock events, else NULL */
+	uint64_t ino;                /* the inode concerned, or 0 */
+	int64_t a, b;                /* see the kinds above */
 };
 
 struct sched_hooks {
@@ -186,9 +185,8 @@ struct sched_hooks {
 extern const struct sched_hooks *sim_sched;
 
 /* Report a step to the scheduler, if there is one. */
-static inline void sched_point(enum sched_event_kind kind, enum site site,
-			       const struct sim_lock *l, uint64_t ino,
-			       int64_t a, int64_t b)
+static inline void sched_point(enum sched_event_kind kind, enum site site, const struct sim_lock *l,
+			       uint64_t ino, int64_t a, int64_t b)
 {
 	if (__builtin_expect(sim_sched != NULL, 0)) {
 		struct sched_event ev = { kind, site, l, ino, a, b };
