@@ -102,7 +102,7 @@ void print_json(FILE *f, const struct run_config *cfg,
 		",\"seconds\":%.6f,\"ops_per_s\":%.1f", cfg->seed, r->ops,
 		r->seconds, ops_s);
 	fprintf(f, ",\"order\":");
-	json_string(f, cfg->scheme->order_text);
+	json_string(f, scheme_order_text(cfg->scheme));
 	fprintf(f, ",\"locks\":[");
 	bool first = true;
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {

@@ -591,9 +591,6 @@ const struct scheme scheme_inode_scale_v4 = {
 	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
-	.order_text =
-		"iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
-		"inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,
