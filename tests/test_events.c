@@ -57,8 +57,7 @@ static int dot_edges(const char *dot)
 }
 
 /* The next JSON string value after "key": in p, copied to out. */
-static const char *json_word(const char *p, const char *key, char *out,
-			     size_t len)
+static const char *json_word(const char *p, const char *key, char *out, size_t len)
 {
 	char k[64];
 	snprintf(k, sizeof(k), "\"%s\":", key);
@@ -89,7 +88,8 @@ static int check_scheme(const struct scheme *s)
 	int st;
 	snprintf(dir, sizeof(dir), "%s/%s", tmp, s->name);
 	snprintf(dot, sizeof(dot), "%s/%s.dot", tmp, s->name);
-	char *json = run_cmd(&st, "%s record --scheme %s --workload mixed --cpus 2 "
+	char *json = run_cmd(&st,
+			     "%s record --scheme %s --workload mixed --cpus 2 "
 			     "--ops 2000 --seed 7 --quiet --json --graph %s -o %s 2>%s.err",
 			     bin_path("icache-sim"), s->name, dot, dir, dir);
 	ck_assert_msg(st == 0 || st == 1, "%s: record exited %d", s->name, st);
@@ -102,8 +102,7 @@ static int check_scheme(const struct scheme *s)
 	ck_assert_int_eq(atoi(n), s->norder);
 	free(n);
 	char *text = run_cmd(&st, "%s --summary %s", bin_path("icache-view"), dir);
-	ck_assert_msg(st == 0 && !strstr(text, "not given as data"), "%s: %s",
-		      s->name, text);
+	ck_assert_msg(st == 0 && !strstr(text, "not given as data"), "%s: %s", s->name, text);
 	free(text);
 
 	char *view = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), dir);
@@ -123,19 +122,19 @@ static int check_scheme(const struct scheme *s)
 		p = json_word(p, "documented", doc, sizeof(doc));
 		int a = class_by_name(from), b = class_by_name(to);
 		if (a == b)
-			continue;       /* two instances of one class: no edge */
+			continue; /* two instances of one class: no edge */
 		int viewer = !strcmp(doc, "true") ? 1 : !strcmp(against, "true") ? -1 : 0;
 		judged++;
 		ck_assert_msg(viewer == validator_verdict(a, b),
-			      "%s: %s -> %s: viewer says %d, validator %d", s->name,
-			      from, to, viewer, validator_verdict(a, b));
+			      "%s: %s -> %s: viewer says %d, validator %d", s->name, from, to,
+			      viewer, validator_verdict(a, b));
 		ck_assert_msg(dot_has(graph, a, b),
-			      "%s: the viewer saw %s -> %s, the validator did not",
-			      s->name, from, to);
+			      "%s: the viewer saw %s -> %s, the validator did not", s->name, from,
+			      to);
 		documented += viewer > 0;
 	}
-	ck_assert_msg(judged == dot_edges(graph), "%s: viewer %d edges, validator %d",
-		      s->name, judged, dot_edges(graph));
+	ck_assert_msg(judged == dot_edges(graph), "%s: viewer %d edges, validator %d", s->name,
+		      judged, dot_edges(graph));
 	free(graph);
 	free(view);
 	return documented;

@@ -34,6 +34,7 @@
 #ifndef ICACHE_EVENTS_H
 #define ICACHE_EVENTS_H
 
+/* clang-format off */
 #define ICACHE_EVENTS(E)                                  \
 	E(lock_acquire, SCHED(acquire), "lock_acquire")     \
 	E(lock_contended, NOSCHED, "lock_contended")        \
@@ -137,6 +138,8 @@
 #define ICACHE_FIELDS_order_rule(F) \
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
 
+/* clang-format on */
+
 /* ---- the scheduler's step kinds ------------------------------------------ */
 
 #define ICACHE_SEV_ROW_(name, sched, text) ICACHE_SEV_##sched
@@ -146,9 +149,7 @@
 
 /* The kinds of step the deterministic scheduler sees (sim/core/lock.h). */
 enum sched_event_kind {
-	ICACHE_EVENTS(ICACHE_SEV_ROW_)
-	ICACHE_SCHED_ONLY(ICACHE_SEV_ONLY_)
-	NR_SCHED_EVENTS
+	ICACHE_EVENTS(ICACHE_SEV_ROW_) ICACHE_SCHED_ONLY(ICACHE_SEV_ONLY_) NR_SCHED_EVENTS
 };
 
 /* ---- helpers for generating code from a field list ------------------------ */

@@ -17,12 +17,7 @@
 /* One entry per row of the event table (tracepoints/icache_events.h), in
  * its order, plus the two kinds of loss babeltrace2 reports as messages. */
 #define IX_EV_ROW_(name, sched, text) EV_##name,
-enum ix_type {
-	ICACHE_EVENTS(IX_EV_ROW_)
-	EV_discarded_events,
-	EV_discarded_packets,
-	EV__COUNT
-};
+enum ix_type { ICACHE_EVENTS(IX_EV_ROW_) EV_discarded_events, EV_discarded_packets, EV__COUNT };
 #undef IX_EV_ROW_
 
 /* One rule of a scheme's documented lock order (an order_rule event). */
@@ -53,7 +48,7 @@ int nr_violation_labels(void);
 int ev_type_by_name(const char *s);
 int lock_class_by_name(const char *s);
 int site_by_name(const char *s);
-int state_flag_by_name(const char *s);   /* "I_FREEING" or "FREEING": bit */
+int state_flag_by_name(const char *s); /* "I_FREEING" or "FREEING": bit */
 
 /* "I_NEW|I_REFERENCED" (or "0"); short=1 drops the "I_" prefixes. */
 char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len);

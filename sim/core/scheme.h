@@ -23,7 +23,7 @@
 struct scheme {
 	const char *name;
 	const char *era;
-	const char *summary;            /* one line */
+	const char *summary; /* one line */
 	/*
 	 * The documented lock order, declared once, as data: the validator
 	 * checks it, `icache-sim schemes` and the run_begin event print it
@@ -41,8 +41,7 @@ struct scheme {
 
 	/* Which lock protects i_state, and each list, for the core's checks. */
 	struct sim_lock *(*state_lock)(struct inode *inode);
-	struct sim_lock *(*list_lock)(enum inode_list_id list,
-				      struct inode *inode);
+	struct sim_lock *(*list_lock)(enum inode_list_id list, struct inode *inode);
 
 	/* Allocation and lookup. */
 	struct inode *(*new_inode)(struct super_block *sb);
@@ -86,8 +85,7 @@ const char *scheme_order_text(const struct scheme *s);
 /* Shared by the schemes: has the superblock been deactivated by umount? */
 static inline bool sb_active(const struct super_block *sb)
 {
-	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) &
-	       MS_ACTIVE;
+	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) & MS_ACTIVE;
 }
 
 /*

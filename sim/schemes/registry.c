@@ -7,11 +7,7 @@
 #include "sim/core/scheme.h"
 
 const struct scheme *const all_schemes[] = {
-	&scheme_global,
-	&scheme_vfs_scale,
-	&scheme_inode_scale_v4,
-	&scheme_merged,
-	NULL,
+	&scheme_global, &scheme_vfs_scale, &scheme_inode_scale_v4, &scheme_merged, NULL,
 };
 
 const struct scheme *scheme_find(const char *name)
@@ -31,8 +27,7 @@ const char *scheme_order_text(const struct scheme *s)
 		return "none (no lock nests inside another)";
 	buf[0] = 0;
 	for (int i = 0; i < s->norder && off < sizeof(buf); i++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s > %s",
-					i ? "; " : "",
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s > %s", i ? "; " : "",
 					lock_class_name(s->order[i].outer),
 					lock_class_name(s->order[i].inner));
 	return buf;
