@@ -59,13 +59,11 @@ void health_reason(struct trace_index *ix, const char *fmt, ...)
 	ix->reasons[ix->nreasons++] = xstrdup(buf);
 }
 
-static struct ix_stream *stream_add(struct trace_index *ix, const char *dir,
-				    const char *name)
+static struct ix_stream *stream_add(struct trace_index *ix, const char *dir, const char *name)
 {
 	if (ix->nstreams == ix->streams_cap) {
 		ix->streams_cap = ix->streams_cap ? ix->streams_cap * 2 : 8;
-		ix->streams = xrealloc(ix->streams,
-				       ix->streams_cap * sizeof(*ix->streams));
+		ix->streams = xrealloc(ix->streams, ix->streams_cap * sizeof(*ix->streams));
 	}
 	struct ix_stream *s = &ix->streams[ix->nstreams++];
 	memset(s, 0, sizeof(*s));
@@ -81,12 +79,10 @@ static struct ix_stream *stream_add(struct trace_index *ix, const char *dir,
 	return s;
 }
 
-static struct ix_stream *stream_find(struct trace_index *ix, const char *dir,
-				     const char *name)
+static struct ix_stream *stream_find(struct trace_index *ix, const char *dir, const char *name)
 {
 	for (uint32_t i = 0; i < ix->nstreams; i++)
-		if (!strcmp(ix->streams[i].name, name) &&
-		    !strcmp(ix->streams[i].read_dir, dir))
+		if (!strcmp(ix->streams[i].name, name) && !strcmp(ix->streams[i].read_dir, dir))
 			return &ix->streams[i];
 	return NULL;
 }
@@ -120,23 +116,23 @@ static void frame_walk(struct ix_stream *s)
 		return;
 	uint8_t h[64];
 	uint64_t off = 0;
-	s->whole = s->size;      /* unless it proves to be LTTng-UST's layout */
+	s->whole = s->size; /* unless it proves to be LTTng-UST's layout */
 	if (pread(fd, h, 4, 0) != 4 || ((uint32_t)h[0] | (uint32_t)h[1] << 8 |
-		(uint32_t)h[2] << 16 | (uint32_t)h[3] << 24) != CTF_MAGIC) {
+					(uint32_t)h[2] << 16 | (uint32_t)h[3] << 24) != CTF_MAGIC) {
 		close(fd);
 		return;
 	}
 	s->whole = 0;
 	while (off < s->size) {
 		if (pread(fd, h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h)) {
-			s->cut_mid = true;      /* a packet header cut short */
+			s->cut_mid = true; /* a packet header cut short */
 			break;
 		}
-		uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 |
-				 (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+		uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+				 (uint32_t)h[3] << 24;
 		uint64_t bits = le64(h + 56);
 		if (magic != CTF_MAGIC || bits % 8 || bits / 8 < sizeof(h)) {
-			if (off == 0)       /* not LTTng-UST's layout: not ours */
+			if (off == 0) /* not LTTng-UST's layout: not ours */
 				s->whole = s->size;
 			else
 				s->cut_mid = true;
@@ -257,16 +253,17 @@ static int copy_prefix(const char *from, const char *to, uint64_t n)
 
 /* A copy of dir where each stream cut mid-packet ends at its last whole
  * packet (babeltrace2 refuses the whole directory otherwise). */
-static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err,
-		      size_t len)
+static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
 	char sub[4096];
 	if (!ix->shadow) {
 		snprintf(sub, sizeof(sub), "%s/icache-view-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(sub)) {
-			snprintf(err, len, "%s: a stream is cut mid-packet and no temporary "
-				 "copy could be made (%s)", ix->path, strerror(errno));
+			snprintf(err, len,
+				 "%s: a stream is cut mid-packet and no temporary "
+				 "copy could be made (%s)",
+				 ix->path, strerror(errno));
 			return -1;
 		}
 		ix->shadow = xstrdup(sub);
@@ -284,8 +281,8 @@ static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err,
 			continue;
 		snprintf(link, sizeof(link), "%s/%s", sub, s->name);
 		char *src = realpath(s->path, NULL);
-		rc = s->cut_mid ? copy_prefix(s->path, link, s->whole)
-				: (!src || symlink(src, link) ? -1 : 0);
+		rc = s->cut_mid ? copy_prefix(s->path, link, s->whole) :
+				  (!src || symlink(src, link) ? -1 : 0);
 		free(src);
 		free(s->read_dir);
 		s->read_dir = realpath(sub, NULL);
@@ -294,8 +291,10 @@ static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err,
 	}
 	free(real);
 	if (rc) {
-		snprintf(err, len, "%s: a stream is cut mid-packet and its temporary "
-			 "copy in %s failed (%s)", ix->path, ix->shadow, strerror(errno));
+		snprintf(err, len,
+			 "%s: a stream is cut mid-packet and its temporary "
+			 "copy in %s failed (%s)",
+			 ix->path, ix->shadow, strerror(errno));
 		return -1;
 	}
 	free(*dirp);
@@ -303,8 +302,7 @@ static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err,
 	return 0;
 }
 
-int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err,
-		size_t len)
+int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_t len)
 {
 	for (int d = 0; d < ndirs; d++) {
 		uint32_t first = ix->nstreams;
@@ -340,8 +338,7 @@ int health_stream(struct trace_index *ix, const char *bt_name)
 
 /* ---- the reasons ------------------------------------------------------- */
 
-static const char *rel(const struct trace_index *ix, int64_t ts, char *buf,
-		       size_t len)
+static const char *rel(const struct trace_index *ix, int64_t ts, char *buf, size_t len)
 {
 	if (ts == INT64_MIN || ts == INT64_MAX) {
 		snprintf(buf, len, "?");
@@ -378,30 +375,32 @@ static void stream_reasons(struct trace_index *ix)
 		struct ix_stream *s = &ix->streams[i];
 		stream_label(s, l, sizeof(l));
 		if (s->missing) {
-			health_reason(ix, "%s is missing: LTTng's index lists %u packet%s "
-				      "for it but the data file is gone", l, s->idx_packets,
-				      s->idx_packets == 1 ? "" : "s");
+			health_reason(ix,
+				      "%s is missing: LTTng's index lists %u packet%s "
+				      "for it but the data file is gone",
+				      l, s->idx_packets, s->idx_packets == 1 ? "" : "s");
 			continue;
 		}
 		if (s->cut_mid)
-			health_reason(ix, "%s is cut mid-packet at byte %" PRIu64
+			health_reason(ix,
+				      "%s is cut mid-packet at byte %" PRIu64
 				      ": shown up to its last whole packet (byte %" PRIu64 ")",
 				      l, s->size, s->whole);
 		else if (s->cut_idx)
-			health_reason(ix, "%s is cut at a packet boundary: the file holds %u "
-				      "packets, LTTng's index lists %u", l, s->packets,
-				      s->idx_packets);
+			health_reason(ix,
+				      "%s is cut at a packet boundary: the file holds %u "
+				      "packets, LTTng's index lists %u",
+				      l, s->packets, s->idx_packets);
 		/* Not covered up to the last event of the trace: its tail is lost. */
-		s->ends_early = s->end_ts != INT64_MIN && end != INT64_MIN &&
-				s->end_ts < end;
+		s->ends_early = s->end_ts != INT64_MIN && end != INT64_MIN && s->end_ts < end;
 		if (s->ends_early)
-			health_reason(ix, "%s ends early, at %s; the trace goes on to %s",
-				      l, rel(ix, s->end_ts, a, sizeof(a)),
-				      rel(ix, end, b, sizeof(b)));
+			health_reason(ix, "%s ends early, at %s; the trace goes on to %s", l,
+				      rel(ix, s->end_ts, a, sizeof(a)), rel(ix, end, b, sizeof(b)));
 		if (s->windows)
-			health_reason(ix, "%s lost %" PRIu64 " events%s in %" PRIu64
-				      " window%s between %s and %s", l, s->lost_events,
-				      s->lost_packets ? " and some packets" : "",
+			health_reason(ix,
+				      "%s lost %" PRIu64 " events%s in %" PRIu64
+				      " window%s between %s and %s",
+				      l, s->lost_events, s->lost_packets ? " and some packets" : "",
 				      s->windows, s->windows == 1 ? "" : "s",
 				      rel(ix, s->lost_from, a, sizeof(a)),
 				      rel(ix, s->lost_to, b, sizeof(b)));
@@ -413,23 +412,27 @@ static void run_reasons(struct trace_index *ix)
 	const struct ix_run *r = ix_run0(ix);
 	if (!r) {
 		health_reason(ix, "no run_begin event: the start of the run is not in "
-			      "the trace (scheme and lock order unknown)");
+				  "the trace (scheme and lock order unknown)");
 		return;
 	}
 	if (r->end_ts == INT64_MIN)
 		health_reason(ix, "no run_end event: the recording stopped before the "
-			      "run ended (recorder killed, or its stream cut)");
+				  "run ended (recorder killed, or its stream cut)");
 	else if (r->interrupted)
-		health_reason(ix, "the run was interrupted (run_end says a signal "
-			      "stopped it after %" PRIu64 " operations)", r->ops);
+		health_reason(ix,
+			      "the run was interrupted (run_end says a signal "
+			      "stopped it after %" PRIu64 " operations)",
+			      r->ops);
 	const struct model *m = ix->build;
 	for (unsigned c = 0; m && c < r->cpus && c < m->cpu_cap; c++)
 		if (model_cpu(m, c)->last_ev == UINT64_MAX)
-			health_reason(ix, "cpu%u is declared by run_begin (%u CPUs) but has "
-				      "no event", c, r->cpus);
+			health_reason(ix,
+				      "cpu%u is declared by run_begin (%u CPUs) but has "
+				      "no event",
+				      c, r->cpus);
 	for (unsigned c = m ? m->cpu_cap : 0; c < r->cpus; c++)
-		health_reason(ix, "cpu%u is declared by run_begin (%u CPUs) but has no event",
-			      c, r->cpus);
+		health_reason(ix, "cpu%u is declared by run_begin (%u CPUs) but has no event", c,
+			      r->cpus);
 }
 
 static void class_reasons(struct trace_index *ix)
@@ -441,11 +444,15 @@ static void class_reasons(struct trace_index *ix)
 			n += (size_t)snprintf(miss + n, sizeof(miss) - n, "%sicache:%s",
 					      n ? ", " : "", ev_type_name(t));
 	if (ix->unknown_classes[0])
-		health_reason(ix, "the metadata declares icache events this viewer does "
-			      "not know: %s", ix->unknown_classes);
+		health_reason(ix,
+			      "the metadata declares icache events this viewer does "
+			      "not know: %s",
+			      ix->unknown_classes);
 	if (n)
-		health_reason(ix, "the metadata declares no %s: those events cannot be "
-			      "in the trace", miss);
+		health_reason(ix,
+			      "the metadata declares no %s: those events cannot be "
+			      "in the trace",
+			      miss);
 }
 
 void health_finish(struct trace_index *ix)
@@ -467,12 +474,11 @@ void health_runs_text(const struct trace_index *ix, char *buf, size_t len)
 	buf[0] = 0;
 	for (uint32_t i = 0; i < ix->nruns && n + 1 < len; i++) {
 		const struct ix_run *r = &ix->runs[i];
-		n += (size_t)snprintf(buf + n, len - n, "%srun %u: %s/%s, %u CPUs, pid %" PRId64
-				      ", %s..%s", i ? "; " : "", i + 1, ix_str(ix, r->scheme),
-				      ix_str(ix, r->workload), r->cpus, r->pid,
-				      rel(ix, r->begin_ts, a, sizeof(a)),
-				      r->end_ts == INT64_MIN ? "(no run_end)" :
-				      rel(ix, r->end_ts, b, sizeof(b)));
+		n += (size_t)snprintf(
+			buf + n, len - n, "%srun %u: %s/%s, %u CPUs, pid %" PRId64 ", %s..%s",
+			i ? "; " : "", i + 1, ix_str(ix, r->scheme), ix_str(ix, r->workload),
+			r->cpus, r->pid, rel(ix, r->begin_ts, a, sizeof(a)),
+			r->end_ts == INT64_MIN ? "(no run_end)" : rel(ix, r->end_ts, b, sizeof(b)));
 	}
 	if (ix->npids > 1 && n + 1 < len) {
 		n += (size_t)snprintf(buf + n, len - n, "%sprocesses", n ? "; " : "");

@@ -19,8 +19,7 @@
 
 /* Check the stream files of dirs[0..ndirs); a dir with a cut stream is
  * replaced (in dirs) by a temporary copy.  0, or -1 and err. */
-int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err,
-		size_t len);
+int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_t len);
 /* The stream babeltrace2 calls bt_name (a file path); created if new. */
 int health_stream(struct trace_index *ix, const char *bt_name);
 /* Fill ix->reasons from what the load saw. */

@@ -38,7 +38,7 @@
 
 struct schema {
 	const char *name;
-	const char *fields[MAX_FIELDS];   /* "$x" = a string field, "?x" an
+	const char *fields[MAX_FIELDS]; /* "$x" = a string field, "?x" an
 					   * integer that may be absent (0) */
 };
 
@@ -57,33 +57,35 @@ static const struct schema schemas[EV__COUNT] = {
 	[EV_op_begin] = { "op_begin", { "cpu", "op", "ino" } },
 	[EV_op_end] = { "op_end", { "cpu", "op", "ino", "result" } },
 	[EV_sched_step] = { "sched_step", { "step", "cpu", "$what" } },
-	[EV_violation] = { "violation", { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino", "$text" } },
+	[EV_violation] = { "violation",
+			   { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino",
+			     "$text" } },
 	[EV_run_begin] = { "run_begin", { "$scheme", "$workload", "cpus", "seed", "$order" } },
 	[EV_run_end] = { "run_end", { "ops", "violations", "?interrupted" } },
 };
 
 struct class_info {
 	const bt_event_class *ec;
-	int type;                        /* -1: not ours */
+	int type; /* -1: not ours */
 	int nf;
 	uint64_t idx[MAX_FIELDS];
 	bool is_signed[MAX_FIELDS];
-	int64_t vtid_idx;                /* in the common context, -1 none */
+	int64_t vtid_idx; /* in the common context, -1 none */
 	int64_t vpid_idx;
 };
 
 #define CLASS_CACHE 256
 
 struct ix_loader {
-	bool poisoned;                   /* babeltrace2 aborted: do not touch it */
+	bool poisoned; /* babeltrace2 aborted: do not touch it */
 	bt_graph *graph;
 	const bt_plugin *ctf, *utils;
 	struct class_info classes[CLASS_CACHE];
 	const bt_packet *last_pkt;
-	int stream;                      /* of last_pkt, in ix->streams */
+	int stream; /* of last_pkt, in ix->streams */
 	uint8_t core;
-	int missing;                     /* a stream file is gone: -1 none */
-	int pending[64];                 /* streams ended before run_end */
+	int missing;     /* a stream file is gone: -1 none */
+	int pending[64]; /* streams ended before run_end */
 	unsigned npending;
 	const bt_stream_class *sc_seen[8];
 	unsigned nsc;
@@ -93,10 +95,10 @@ struct ix_loader {
 	int64_t window_tid;
 	uint64_t bytes_total, bytes_done;
 	int64_t last_ts;
-	uint64_t group_start;            /* first event not yet replayed */
+	uint64_t group_start; /* first event not yet replayed */
 	uint64_t next_ckpt;
 	bool ended;
-	char fatal[512];                 /* set by the sink: stop and say it */
+	char fatal[512]; /* set by the sink: stop and say it */
 	char **dirs;
 	int ndirs;
 	struct omap strmap;
@@ -230,13 +232,11 @@ uint64_t ix_find_time(const struct trace_index *ix, int64_t t)
 	return lo;
 }
 
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
-		      size_t size)
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size)
 {
 	if (!blob)
 		return -1;
-	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1,
-			 sizeof(*ix->ckpts));
+	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1, sizeof(*ix->ckpts));
 	ix->ckpts[ix->nckpts++] = (struct ix_checkpoint){ pos, blob, size };
 	ix->ckpt_bytes += size;
 	return 0;
@@ -302,7 +302,7 @@ static int check_metadata(const char *dir, char *why, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	const char *p = path;   /* (unknown length: no truncation warning) */
+	const char *p = path; /* (unknown length: no truncation warning) */
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		snprintf(why, len, "cannot open %.300s", p);
@@ -315,8 +315,9 @@ static int check_metadata(const char *dir, char *why, size_t len)
 	long size = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	size_t got = fread(h, 1, 4, f);
-	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 |
-					    (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
+	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+					    (uint32_t)h[3] << 24 :
+				    0;
 	if (magic != 0x75d11d57u) {
 		if (got < 4 || memcmp(h, "/* C", 4) != 0) {
 			snprintf(why, len, "%.300s is neither packetized nor text CTF metadata", p);
@@ -328,27 +329,32 @@ static int check_metadata(const char *dir, char *why, size_t len)
 	while (off < size) {
 		fseek(f, off, SEEK_SET);
 		if (fread(h, 1, sizeof(h), f) != sizeof(h)) {
-			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld has no full header",
-				 p, npk, off);
+			snprintf(
+				why, len,
+				"%.300s is truncated: metadata packet %d at byte %ld has no full header",
+				p, npk, off);
 			rc = -1;
 			break;
 		}
 		uint32_t m = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
 			     (uint32_t)h[3] << 24;
-		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 |
-				   (uint32_t)h[26] << 16 | (uint32_t)h[27] << 24;
-		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 |
-				  (uint32_t)h[30] << 16 | (uint32_t)h[31] << 24;
-		if (m != 0x75d11d57u || packet % 8 || content > packet ||
-		    content < sizeof(h) * 8 || packet / 8 < sizeof(h)) {
-			snprintf(why, len, "%.300s: metadata packet %d at byte %ld has a bad header",
-				 p, npk, off);
+		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 | (uint32_t)h[26] << 16 |
+				   (uint32_t)h[27] << 24;
+		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 | (uint32_t)h[30] << 16 |
+				  (uint32_t)h[31] << 24;
+		if (m != 0x75d11d57u || packet % 8 || content > packet || content < sizeof(h) * 8 ||
+		    packet / 8 < sizeof(h)) {
+			snprintf(why, len,
+				 "%.300s: metadata packet %d at byte %ld has a bad header", p, npk,
+				 off);
 			rc = -1;
 			break;
 		}
 		if (off + (long)(packet / 8) > size) {
-			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld "
-				 "needs %u bytes, %ld left", p, npk, off, packet / 8, size - off);
+			snprintf(why, len,
+				 "%.300s is truncated: metadata packet %d at byte %ld "
+				 "needs %u bytes, %ld left",
+				 p, npk, off, packet / 8, size - off);
 			rc = -1;
 			break;
 		}
@@ -376,8 +382,7 @@ static void take_bt_error(char *buf, size_t len, bool *metadata)
 		const char *msg = bt_error_cause_get_message(c);
 		if (!msg)
 			continue;
-		if (strstr(msg, "metadata") || strstr(msg, "Metadata") ||
-		    strstr(msg, "TSDL"))
+		if (strstr(msg, "metadata") || strstr(msg, "Metadata") || strstr(msg, "TSDL"))
 			*metadata = true;
 		if (!best)
 			best = msg;
@@ -391,8 +396,7 @@ static void take_bt_error(char *buf, size_t len, bool *metadata)
 	bt_error_release(err);
 }
 
-static void errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void errf(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -403,8 +407,7 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 
 /* ---- the sink ---------------------------------------------------------------- */
 
-static struct class_info *class_info(struct trace_index *ix,
-				     const bt_event_class *ec)
+static struct class_info *class_info(struct trace_index *ix, const bt_event_class *ec)
 {
 	struct ix_loader *ld = ix->loader;
 	uintptr_t h = ((uintptr_t)ec >> 4) % CLASS_CACHE;
@@ -426,9 +429,8 @@ static struct class_info *class_info(struct trace_index *ix,
 			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
 				break;
 		if (t == EV__COUNT)
-			return ci;   /* unknown: counted in note_classes() */
-		const bt_field_class *pfc =
-			bt_event_class_borrow_payload_field_class_const(ec);
+			return ci; /* unknown: counted in note_classes() */
+		const bt_field_class *pfc = bt_event_class_borrow_payload_field_class_const(ec);
 		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f]; f++) {
 			const char *want = schemas[t].fields[f];
 			bool str = want[0] == '$', opt = want[0] == '?';
@@ -438,30 +440,36 @@ static struct class_info *class_info(struct trace_index *ix,
 			uint64_t i;
 			for (i = 0; i < nm; i++) {
 				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(pfc, i);
+					bt_field_class_structure_borrow_member_by_index_const(pfc,
+											      i);
 				if (!strcmp(bt_field_class_structure_member_get_name(mb), want))
 					break;
 			}
-			const bt_field_class *mfc = i < nm ?
-				bt_field_class_structure_member_borrow_field_class_const(
-					bt_field_class_structure_borrow_member_by_index_const(pfc, i)) : NULL;
+			const bt_field_class *mfc =
+				i < nm ?
+					bt_field_class_structure_member_borrow_field_class_const(
+						bt_field_class_structure_borrow_member_by_index_const(
+							pfc, i)) :
+					NULL;
 			bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
-			bool ok = mfc && (str ? ft == BT_FIELD_CLASS_TYPE_STRING
-					      : bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
+			bool ok = mfc &&
+				  (str ? ft == BT_FIELD_CLASS_TYPE_STRING :
+					 bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
 			if (!mfc && opt) {
 				ci->idx[f] = UINT64_MAX;
 				ci->nf = f + 1;
 				continue;
 			}
 			if (!ok) {
-				snprintf(ld->fatal, sizeof(ld->fatal),
-					 "event %s has no %s field '%s' (a trace of another icache version?)",
-					 name, str ? "string" : "integer", want);
+				snprintf(
+					ld->fatal, sizeof(ld->fatal),
+					"event %s has no %s field '%s' (a trace of another icache version?)",
+					name, str ? "string" : "integer", want);
 				return ci;
 			}
 			ci->idx[f] = i;
 			ci->is_signed[f] = !str && bt_field_class_type_is(
-				ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+							   ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
 			ci->nf = f + 1;
 		}
 		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
@@ -471,11 +479,14 @@ static struct class_info *class_info(struct trace_index *ix,
 			uint64_t nm = bt_field_class_structure_get_member_count(cc);
 			for (uint64_t i = 0; i < nm; i++) {
 				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(cc, i);
+					bt_field_class_structure_borrow_member_by_index_const(cc,
+											      i);
 				const char *mn = bt_field_class_structure_member_get_name(mb);
-				if (!bt_field_class_type_is(bt_field_class_get_type(
-					    bt_field_class_structure_member_borrow_field_class_const(mb)),
-							    BT_FIELD_CLASS_TYPE_INTEGER))
+				if (!bt_field_class_type_is(
+					    bt_field_class_get_type(
+						    bt_field_class_structure_member_borrow_field_class_const(
+							    mb)),
+					    BT_FIELD_CLASS_TYPE_INTEGER))
 					continue;
 				if (!strcmp(mn, "vtid"))
 					ci->vtid_idx = (int64_t)i;
@@ -486,8 +497,7 @@ static struct class_info *class_info(struct trace_index *ix,
 		ci->type = t;
 		return ci;
 	}
-	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes",
-		 CLASS_CACHE);
+	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes", CLASS_CACHE);
 	return &ld->classes[0];
 }
 
@@ -498,14 +508,14 @@ static void note_other(struct trace_index *ix, const char *name)
 		return;
 	size_t n = strlen(ix->other_names);
 	if (n + strlen(name) + 3 < sizeof(ix->other_names))
-		snprintf(ix->other_names + n, sizeof(ix->other_names) - n,
-			 "%s%s", n ? ", " : "", name);
+		snprintf(ix->other_names + n, sizeof(ix->other_names) - n, "%s%s", n ? ", " : "",
+			 name);
 }
 
 static uint64_t field_u64(const bt_field *f, bool sgn)
 {
-	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f)
-		   : bt_field_integer_unsigned_get_value(f);
+	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f) :
+		     bt_field_integer_unsigned_get_value(f);
 }
 
 static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
@@ -551,8 +561,7 @@ static void replay_group(struct trace_index *ix)
 		}
 		if (pick != k) {
 			struct ix_event t = ix->ev[pick];
-			memmove(&ix->ev[k + 1], &ix->ev[k],
-				(pick - k) * sizeof(t));
+			memmove(&ix->ev[k + 1], &ix->ev[k], (pick - k) * sizeof(t));
 			ix->ev[k] = t;
 		}
 		model_apply(m, ix);
@@ -582,9 +591,9 @@ static int64_t ctx_id(const bt_event *ev, int64_t idx)
 	const bt_field *f =
 		bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)idx);
 	return bt_field_class_type_is(bt_field_get_class_type(f),
-				      BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)
-		       ? bt_field_integer_signed_get_value(f)
-		       : (int64_t)bt_field_integer_unsigned_get_value(f);
+				      BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ?
+		       bt_field_integer_signed_get_value(f) :
+		       (int64_t)bt_field_integer_unsigned_get_value(f);
 }
 
 static void note_pid(struct trace_index *ix, int64_t vpid)
@@ -600,8 +609,8 @@ static void note_pid(struct trace_index *ix, int64_t vpid)
 }
 
 /* Every run_begin is listed, shown or not. */
-static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid,
-			  int64_t vpid, const char **s, const uint64_t *v)
+static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
+			  const char **s, const uint64_t *v)
 {
 	ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
 	struct ix_run *r = &ix->runs[ix->nruns];
@@ -619,8 +628,8 @@ static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid,
 }
 
 /* run_end belongs to the open run of the same process (or main thread). */
-static void note_run_end(struct trace_index *ix, int64_t ts, int64_t vtid,
-			 int64_t vpid, const uint64_t *v)
+static void note_run_end(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
+			 const uint64_t *v)
 {
 	int64_t who = vpid >= 0 ? vpid : vtid;
 	for (uint32_t i = ix->nruns; i-- > 0;) {
@@ -640,8 +649,7 @@ static void note_run_end(struct trace_index *ix, int64_t ts, int64_t vtid,
  * run_begin to the run_end of the same (main) thread, and another run
  * starting inside that window cannot be told apart from it.
  */
-static bool selected(struct trace_index *ix, int type, int64_t vtid,
-		     int64_t vpid)
+static bool selected(struct trace_index *ix, int type, int64_t vtid, int64_t vpid)
 {
 	struct ix_loader *ld = ix->loader;
 	const struct ix_select *sel = &ix->sel;
@@ -660,7 +668,8 @@ static bool selected(struct trace_index *ix, int type, int64_t vtid,
 		snprintf(ld->fatal, sizeof(ld->fatal),
 			 "run %u starts while the chosen run is still going and the trace has "
 			 "no vpid context: their events cannot be told apart (record with "
-			 "`lttng add-context -u -t vpid`)", ld->runs_seen);
+			 "`lttng add-context -u -t vpid`)",
+			 ld->runs_seen);
 		return false;
 	}
 	if (begin && (sel->run == ld->runs_seen || (sel->pid >= 0 && sel->pid == who))) {
@@ -704,8 +713,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		return;
 
 	int64_t ts = ld->last_ts;
-	const bt_clock_snapshot *cs =
-		bt_message_event_borrow_default_clock_snapshot_const(msg);
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	if (cs)
 		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
@@ -721,7 +729,9 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ld->last_pkt = pkt;
 		ld->core = 255;
 		const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
-		const bt_field *cf = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
+		const bt_field *cf =
+			ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") :
+			      NULL;
 		if (cf && bt_field_class_type_is(bt_field_get_class_type(cf),
 						 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
 			uint64_t c = bt_field_integer_unsigned_get_value(cf);
@@ -740,7 +750,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	const char *s[MAX_FIELDS] = { 0 };
 	for (int f = 0; f < ci->nf; f++) {
 		if (ci->idx[f] == UINT64_MAX)
-			continue;       /* an optional field the trace lacks */
+			continue; /* an optional field the trace lacks */
 		const bt_field *fld =
 			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
 		if (schemas[ci->type].fields[f][0] == '$')
@@ -760,8 +770,11 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		return;
 	if (ld->missing >= 0) {
 		/* A whole stream is gone: nothing is known at any time. */
-		add_gap(ix, ts, (struct ix_discard){ .begin = ts, .end = INT64_MAX,
-						     .cut = true, .stream = ld->missing });
+		add_gap(ix, ts,
+			(struct ix_discard){ .begin = ts,
+					     .end = INT64_MAX,
+					     .cut = true,
+					     .stream = ld->missing });
 		ld->missing = -1;
 	}
 
@@ -824,8 +837,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	case EV_violation: {
 		e->cpu = (uint16_t)v[0];
 		e->a = (uint8_t)v[1];
-		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1,
-				 sizeof(*ix->viols));
+		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1, sizeof(*ix->viols));
 		struct ix_violation *vi = &ix->viols[ix->nviols];
 		vi->cpu = e->cpu;
 		vi->kind = (uint8_t)v[1];
@@ -858,8 +870,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ix->ncpus = e->cpu + 1u;
 }
 
-static void add_discard(struct trace_index *ix, const bt_message *msg,
-			bool packets)
+static void add_discard(struct trace_index *ix, const bt_message *msg, bool packets)
 {
 	struct ix_loader *ld = ix->loader;
 	uint64_t count = 0;
@@ -872,8 +883,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		st = bt_message_discarded_packets_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg);
+			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg);
+			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+				msg);
 		}
 		ix->discarded_packets += count ? count : 1;
 	} else {
@@ -883,8 +896,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		st = bt_message_discarded_events_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
+			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg);
+			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+				msg);
 		}
 		ix->discarded_events += count;
 	}
@@ -907,8 +922,9 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		if ((te != INT64_MIN ? te : ts) > x->lost_to)
 			x->lost_to = te != INT64_MIN ? te : ts;
 	}
-	add_gap(ix, ts, (struct ix_discard){ .begin = tb, .end = te, .count = count,
-					     .packets = packets, .stream = si });
+	add_gap(ix, ts,
+		(struct ix_discard){
+			.begin = tb, .end = te, .count = count, .packets = packets, .stream = si });
 }
 
 /* A loss record in the event array (the model forgets state there). */
@@ -920,8 +936,8 @@ static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d)
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
-	ix->discards = grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1,
-			    sizeof(*ix->discards));
+	ix->discards =
+		grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1, sizeof(*ix->discards));
 	d.ev = ix->nev;
 	ix->discards[ix->ndiscards] = d;
 	struct ix_event *e = new_event(ix, ts);
@@ -934,7 +950,9 @@ static void add_packet(struct trace_index *ix, const bt_message *msg)
 {
 	const bt_packet *pkt = bt_message_packet_beginning_borrow_packet_const(msg);
 	const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
-	const bt_field *f = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") : NULL;
+	const bt_field *f =
+		ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") :
+		      NULL;
 	if (f && bt_field_class_type_is(bt_field_get_class_type(f),
 					BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
 		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
@@ -980,8 +998,11 @@ static void cut_pending(struct trace_index *ix, int64_t ts)
 		int64_t at = x->end_ts != INT64_MIN ? x->end_ts : x->last_ts;
 		if (at >= ts)
 			continue;
-		add_gap(ix, ld->last_ts, (struct ix_discard){ .begin = at, .end = INT64_MAX,
-					     .cut = true, .stream = ld->pending[i] });
+		add_gap(ix, ld->last_ts,
+			(struct ix_discard){ .begin = at,
+					     .end = INT64_MAX,
+					     .cut = true,
+					     .stream = ld->pending[i] });
 		ld->pending[i--] = ld->pending[--ld->npending];
 	}
 }
@@ -1011,13 +1032,13 @@ static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
 		}
 		size_t k = strlen(ix->unknown_classes);
 		if (k + strlen(name) + 3 < sizeof(ix->unknown_classes))
-			snprintf(ix->unknown_classes + k, sizeof(ix->unknown_classes) - k,
-				 "%s%s", k ? ", " : "", name);
+			snprintf(ix->unknown_classes + k, sizeof(ix->unknown_classes) - k, "%s%s",
+				 k ? ", " : "", name);
 	}
 }
 
-static bt_graph_simple_sink_component_consume_func_status
-sink_consume(bt_message_iterator *it, void *data)
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
 {
 	struct trace_index *ix = data;
 	bt_message_array_const msgs;
@@ -1054,8 +1075,9 @@ sink_consume(bt_message_iterator *it, void *data)
 			packet_end(ix, m);
 			break;
 		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-			note_classes(ix, bt_stream_borrow_class_const(
-				bt_message_stream_beginning_borrow_stream_const(m)));
+			note_classes(ix,
+				     bt_stream_borrow_class_const(
+					     bt_message_stream_beginning_borrow_stream_const(m)));
 			break;
 		case BT_MESSAGE_TYPE_STREAM_END:
 			stream_end(ix, bt_message_stream_end_borrow_stream_const(m));
@@ -1147,15 +1169,21 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 	ix->loader->poisoned = true;
 	ix_bt_poisoned = true;
 	if (bt_why == SIGALRM)
-		errf(err, len, "%s: corrupt trace: babeltrace2 made no progress for %d s "
-		     "after %" PRIu64 " events", ix->path, BT_WATCHDOG_S, ix->nev);
+		errf(err, len,
+		     "%s: corrupt trace: babeltrace2 made no progress for %d s "
+		     "after %" PRIu64 " events",
+		     ix->path, BT_WATCHDOG_S, ix->nev);
 	else if (bt_why == SIGABRT)
-		errf(err, len, "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
-		     "gave up (assertion failed) after %" PRIu64 " events", ix->path, ix->nev);
+		errf(err, len,
+		     "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
+		     "gave up (assertion failed) after %" PRIu64 " events",
+		     ix->path, ix->nev);
 	else
-		errf(err, len, "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
-		     "after %" PRIu64 " events", ix->path,
-		     bt_why == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
+		errf(err, len,
+		     "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
+		     "after %" PRIu64 " events",
+		     ix->path, bt_why == SIGFPE ? "arithmetic fault" : "bad memory access",
+		     ix->nev);
 }
 
 /* ---- building the graph ------------------------------------------------------- */
@@ -1163,8 +1191,8 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 static const bt_plugin *find_plugin(const char *name)
 {
 	const bt_plugin *p = NULL;
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &p) != BT_PLUGIN_FIND_STATUS_OK)
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &p) !=
+	    BT_PLUGIN_FIND_STATUS_OK)
 		return NULL;
 	return p;
 }
@@ -1182,7 +1210,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 	ld->utils = find_plugin("utils");
 	if (!ld->ctf || !ld->utils) {
 		take_bt_error(cause, sizeof(cause), &meta);
-		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins", ix->path);
+		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
+		     ix->path);
 		return -1;
 	}
 	const bt_component_class_source *fs =
@@ -1195,9 +1224,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		return -1;
 	}
 	const bt_component_filter *muxc = NULL;
-	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL,
-					  BT_LOGGING_LEVEL_NONE, &muxc) !=
-	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+					  &muxc) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(cause, sizeof(cause), &meta);
 		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
 		return -1;
@@ -1229,8 +1257,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 				errf(err, len, "%s: truncated or corrupt stream in %s: %s",
 				     ix->path, ld->dirs[d], cause);
 			else
-				errf(err, len, "%s: cannot read the CTF trace in %s: %s",
-				     ix->path, ld->dirs[d], cause);
+				errf(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path,
+				     ld->dirs[d], cause);
 			return -1;
 		}
 		uint64_t np = bt_component_source_get_output_port_count(src);
@@ -1242,8 +1270,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 			if (!ip || bt_graph_connect_ports(ld->graph, op, ip, NULL) !=
 					   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 				take_bt_error(cause, sizeof(cause), &meta);
-				errf(err, len, "%s: cannot connect a stream of %s: %s",
-				     ix->path, ld->dirs[d], cause);
+				errf(err, len, "%s: cannot connect a stream of %s: %s", ix->path,
+				     ld->dirs[d], cause);
 				return -1;
 			}
 		}
@@ -1253,19 +1281,15 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		return -1;
 	}
 	const bt_component_sink *sink = NULL;
-	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL,
-					       sink_consume, NULL, ix, &sink) !=
-	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL, sink_consume, NULL, ix,
+					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(cause, sizeof(cause), &meta);
 		errf(err, len, "%s: cannot create the sink: %s", ix->path, cause);
 		return -1;
 	}
-	const bt_port_output *mo =
-		bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
-	const bt_port_input *si =
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0);
-	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) !=
-	    BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+	const bt_port_output *mo = bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
+	const bt_port_input *si = bt_component_sink_borrow_input_port_by_index_const(sink, 0);
+	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 		take_bt_error(cause, sizeof(cause), &meta);
 		errf(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
 		return -1;
@@ -1336,8 +1360,7 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 		}
 	}
 	struct trace_index *ix = calloc(1, sizeof(*ix));
-	if (!ix || !(ix->path = strdup(path)) ||
-	    !(ix->loader = calloc(1, sizeof(*ix->loader)))) {
+	if (!ix || !(ix->path = strdup(path)) || !(ix->loader = calloc(1, sizeof(*ix->loader)))) {
 		fprintf(stderr, "icache-view: out of memory\n");
 		exit(2);
 	}
@@ -1363,15 +1386,13 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	}
 	ix->loader->missing = -1;
 	for (uint32_t i = 0; i < ix->nstreams; i++)
-		if (ix->streams[i].missing ||
-		    ((ix->streams[i].cut_mid || ix->streams[i].cut_idx) &&
-		     ix->streams[i].whole == 0))
+		if (ix->streams[i].missing || ((ix->streams[i].cut_mid || ix->streams[i].cut_idx) &&
+					       ix->streams[i].whole == 0))
 			ix->loader->missing = (int)i;
 	return ix;
 }
 
-static enum ix_status fail_stream(struct trace_index *ix, char *err,
-				  size_t len)
+static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
 {
 	bool meta;
 	char cause[400];
@@ -1379,8 +1400,8 @@ static enum ix_status fail_stream(struct trace_index *ix, char *err,
 	if (meta)
 		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
 	else
-		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64
-		     " events: %s", ix->path, ix->nev, cause[0] ? cause : "decoding failed");
+		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64 " events: %s",
+		     ix->path, ix->nev, cause[0] ? cause : "decoding failed");
 	return IX_ERROR;
 }
 
@@ -1395,14 +1416,14 @@ static enum ix_status check_bad(struct trace_index *ix, char *err, size_t len)
 		return IX_OK;
 	const struct ix_event *e = &ix->ev[m->bad_ev];
 	int64_t dt = e->ts - ix_t0(ix);
-	errf(err, len, "%s: trace is inconsistent at event #%" PRIu64
-	     " (t=+%" PRId64 ".%09" PRId64 " s): %s; lock holders overlap",
+	errf(err, len,
+	     "%s: trace is inconsistent at event #%" PRIu64 " (t=+%" PRId64 ".%09" PRId64
+	     " s): %s; lock holders overlap",
 	     ix->path, m->bad_ev, dt / 1000000000, dt % 1000000000, m->bad_text);
 	return IX_ERROR;
 }
 
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
-		       size_t len)
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
 	if (!ld)
@@ -1454,8 +1475,7 @@ void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total)
 }
 
 /* Two runs or processes are never shown as one story. */
-static enum ix_status check_stories(struct trace_index *ix, char *err,
-				    size_t len)
+static enum ix_status check_stories(struct trace_index *ix, char *err, size_t len)
 {
 	char list[600];
 	health_runs_text(ix, list, sizeof(list));
@@ -1463,18 +1483,19 @@ static enum ix_status check_stories(struct trace_index *ix, char *err,
 		if (ix_run0(ix) || (ix->sel.pid >= 0 && ix->nev > ix->ndiscards))
 			return IX_OK;
 		if (ix->sel.run)
-			errf(err, len, "%s: no run %u in this trace (%s)", ix->path,
-			     ix->sel.run, ix->nruns ? list : "it has no run_begin");
+			errf(err, len, "%s: no run %u in this trace (%s)", ix->path, ix->sel.run,
+			     ix->nruns ? list : "it has no run_begin");
 		else
-			errf(err, len, "%s: no process %" PRId64 " in this trace (%s)",
-			     ix->path, ix->sel.pid, ix->nruns || ix->npids ? list : "no pid known");
+			errf(err, len, "%s: no process %" PRId64 " in this trace (%s)", ix->path,
+			     ix->sel.pid, ix->nruns || ix->npids ? list : "no pid known");
 		return IX_ERROR;
 	}
 	if (health_nstories(ix) <= 1)
 		return IX_OK;
-	errf(err, len, "%s: %u %s in one trace, not one story (%s); show one with "
-	     "--run N or --pid P", ix->path, health_nstories(ix),
-	     ix->npids > ix->nruns ? "processes" : "runs", list);
+	errf(err, len,
+	     "%s: %u %s in one trace, not one story (%s); show one with "
+	     "--run N or --pid P",
+	     ix->path, health_nstories(ix), ix->npids > ix->nruns ? "processes" : "runs", list);
 	return IX_ERROR;
 }
 
@@ -1499,8 +1520,7 @@ static bool near_name(const char *list, const char *name)
 
 /* A lock event class missing while an unknown icache: class is declared
  * is a damaged name (one flipped bit): refuse rather than show 0 of them. */
-static enum ix_status check_classes(struct trace_index *ix, char *err,
-				    size_t len)
+static enum ix_status check_classes(struct trace_index *ix, char *err, size_t len)
 {
 	static const int need[] = { EV_lock_acquire, EV_lock_acquired, EV_lock_release };
 	if (!ix->unknown_classes[0] || !ix->classes_seen)
@@ -1508,7 +1528,8 @@ static enum ix_status check_classes(struct trace_index *ix, char *err,
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!(ix->classes_seen >> need[i] & 1) &&
 		    near_name(ix->unknown_classes, ev_type_name(need[i]))) {
-			errf(err, len, "%s: damaged CTF metadata: no event class icache:%s, "
+			errf(err, len,
+			     "%s: damaged CTF metadata: no event class icache:%s, "
 			     "but an unknown %s is declared (a corrupted event name?)",
 			     ix->path, ev_type_name(need[i]), ix->unknown_classes);
 			return IX_ERROR;
@@ -1530,14 +1551,15 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	replay_group(ix);
 	if (check_bad(ix, err, len) == IX_ERROR)
 		return IX_ERROR;
-	if (check_stories(ix, err, len) == IX_ERROR ||
-	    check_classes(ix, err, len) == IX_ERROR)
+	if (check_stories(ix, err, len) == IX_ERROR || check_classes(ix, err, len) == IX_ERROR)
 		return IX_ERROR;
 	if (ix->nev == 0 || (ix->nev == ix->ndiscards)) {
 		if (ix->other_events)
-			errf(err, len, "%s: CTF trace from another provider: no icache events, "
-			     "found %" PRIu64 " other event%s (%s)", ix->path, ix->other_events,
-			     ix->other_events == 1 ? "" : "s", ix->other_names);
+			errf(err, len,
+			     "%s: CTF trace from another provider: no icache events, "
+			     "found %" PRIu64 " other event%s (%s)",
+			     ix->path, ix->other_events, ix->other_events == 1 ? "" : "s",
+			     ix->other_names);
 		else
 			errf(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;
@@ -1560,8 +1582,8 @@ struct trace_index *ix_load(const char *path, char *err, size_t len)
 	return ix_load_sel(path, NULL, err, len);
 }
 
-struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel,
-				char *err, size_t len)
+struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
+				size_t len)
 {
 	struct trace_index *ix = ix_open(path, err, len);
 	if (!ix)

@@ -101,8 +101,8 @@ int main(int argc, char **argv)
 			char *end;
 			long long v = strtoll(argv[++i], &end, 10);
 			if (*end || end == argv[i] || v < (a[2] == 'r' ? 1 : 0) || v > INT32_MAX) {
-				fprintf(stderr, "icache-view: %s wants a %s number (got %s)\n",
-					a, a[2] == 'r' ? "run (1, 2, ...)" : "process", argv[i]);
+				fprintf(stderr, "icache-view: %s wants a %s number (got %s)\n", a,
+					a[2] == 'r' ? "run (1, 2, ...)" : "process", argv[i]);
 				return 1;
 			}
 			if (a[2] == 'r')
@@ -147,8 +147,8 @@ int main(int argc, char **argv)
 	}
 	if (keys || screen) {
 		int w = 120, h = 40;
-		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 ||
-			       h < 6 || w > 1000 || h > 500)) {
+		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 || h < 6 ||
+			       w > 1000 || h > 500)) {
 			fprintf(stderr, "icache-view: --screen wants WxH, like 120x40 (got %s)\n",
 				screen);
 			return 1;
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
-			"--keys/--screen (see --help)\n");
+				"--keys/--screen (see --help)\n");
 		return 1;
 	}
 	char err[1024];
