@@ -57,13 +57,12 @@ void sim_lock_destroy(struct sim_lock *l)
 	pthread_mutex_destroy(&l->mu);
 }
 
-static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site,
-		      bool trylock)
+static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, bool trylock)
 {
 	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
 	if (n >= MAX_HELD_LOCKS) {
-		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n",
-			c->name, MAX_HELD_LOCKS, site_name(site));
+		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n", c->name,
+			MAX_HELD_LOCKS, site_name(site));
 		abort();
 	}
 	c->held[n].lock = l;
@@ -79,8 +78,7 @@ static bool pop_held(struct sim_cpu *c, struct sim_lock *l)
 	for (int i = n - 1; i >= 0; i--) {
 		if (c->held[i].lock != l)
 			continue;
-		memmove(&c->held[i], &c->held[i + 1],
-			(size_t)(n - 1 - i) * sizeof(c->held[0]));
+		memmove(&c->held[i], &c->held[i + 1], (size_t)(n - 1 - i) * sizeof(c->held[0]));
 		atomic_store_explicit(&c->nheld, n - 1, memory_order_release);
 		return true;
 	}
@@ -98,8 +96,8 @@ bool sim_lock_held(const struct sim_lock *l)
 }
 
 /* Bookkeeping once the mutex is ours. */
-static void lock_acquired(struct sim_cpu *c, struct sim_lock *l,
-			  enum site site, uint64_t wait_ns, bool trylock)
+static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site, uint64_t wait_ns,
+			  bool trylock)
 {
 	struct lock_class_stats *st = &c->stats[l->cls];
 	uint64_t now = now_ns();
@@ -172,11 +170,10 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	struct lock_class_stats *st = &c->stats[l->cls];
 
 	if (!pop_held(c, l)) {
-		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id,
-				 -1, 0,
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
 				 "%s releases %s (instance %llu) at %s but does not hold it",
-				 c->name, lock_class_name(l->cls),
-				 (unsigned long long)l->inst, site_name(site));
+				 c->name, lock_class_name(l->cls), (unsigned long long)l->inst,
+				 site_name(site));
 		return;
 	}
 	uint64_t hold_ns = now_ns() - l->acquired_ns;
@@ -189,8 +186,7 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	sched_point(SEV_release, site, l, 0, 0, 0);
 }
 
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out)
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out)
 {
 	memset(out, 0, sizeof(*out) * NR_LOCK_CLASSES);
 	for (int i = 0; i < n; i++) {
