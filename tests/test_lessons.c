@@ -154,6 +154,56 @@ START_TEST(missing_scenario)
 }
 END_TEST
 
+/* Credits name primary sources, never a file the reader does not have. */
+START_TEST(credit_outside_repository)
+{
+	char text[2048];
+	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	/* the credit goes in the header, after scenario: (line 4) */
+	char *nl = strstr(text, "\n\n");
+	ck_assert_ptr_nonnull(nl);
+	char with[2600];
+	snprintf(with, sizeof(with), "%.*s\ncredit: the icache notes, /home/me/notes/icache.md%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-abs.lesson", with, 4, "points outside the repository", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: Al Viro, 22 Oct 2010 (seed 005)%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-seed.lesson", with, 4, "a seed number", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: see ../shared/mails.txt%s", (int)(nl - text),
+		 text, nl);
+	bad_lesson("credit-up.lesson", with, 4, "outside the repository (../)", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: what I remember of the thread%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-none.lesson", with, 4, "names no source", false);
+}
+END_TEST
+
+/* With a docs/sources.md beside the lessons, a credit must cite it. */
+START_TEST(credit_not_in_sources)
+{
+	char text[2600];
+	snprintf(text, sizeof(text),
+		 "title: A test lesson\ngoal: fail\nscenario: %s\n"
+		 "credit: a mail, <listed@example.org>\n"
+		 "credit: another mail, <not-listed@example.org>\n\n"
+		 "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	write_lesson("dummy", "");
+	char docs[600];
+	snprintf(docs, sizeof(docs), "%s/docs", tmpdir);
+	mkdir(docs, 0755);
+	strncat(docs, "/sources.md", sizeof(docs) - strlen(docs) - 1);
+	FILE *f = fopen(docs, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("| Alice | a mail | <listed@example.org> |\n", f);
+	fclose(f);
+	bad_lesson("credit-unlisted.lesson", text, 5,
+		   "'<not-listed@example.org>' is not listed in docs/sources.md", false);
+	unlink(docs);
+}
+END_TEST
+
 START_TEST(truncated_file)
 {
 	char text[2048];
@@ -447,6 +497,8 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, answer_not_a_choice);
 	tcase_add_test(tc, missing_scenario);
 	tcase_add_test(tc, truncated_file);
+	tcase_add_test(tc, credit_outside_repository);
+	tcase_add_test(tc, credit_not_in_sources);
 	tcase_add_test(tc, moment_does_not_parse);
 	tcase_add_test(tc, moment_never_comes);
 	tcase_add_test(tc, drive_solution_must_reach);

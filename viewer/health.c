@@ -439,10 +439,16 @@ static void class_reasons(struct trace_index *ix)
 {
 	char miss[256] = "";
 	size_t n = 0;
-	for (int t = 0; t < EV_discarded_events; t++)
+	/* The events the story needs (newer ones may be absent from older
+	 * traces without anything being lost). */
+	static const int need[] = { EV_lock_acquire, EV_lock_contended, EV_lock_acquired,
+				    EV_lock_release, EV_run_begin,      EV_run_end };
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		int t = need[i];
 		if (!(ix->classes_seen >> t & 1) && n + 40 < sizeof(miss))
 			n += (size_t)snprintf(miss + n, sizeof(miss) - n, "%sicache:%s",
 					      n ? ", " : "", ev_type_name(t));
+	}
 	if (ix->unknown_classes[0])
 		health_reason(ix,
 			      "the metadata declares icache events this viewer does "

@@ -635,35 +635,13 @@ void model_apply(struct model *m, const struct trace_index *ix)
 
 /* ---- the documented order ---------------------------------------------- */
 
-void model_set_order(struct model *m, const char *text)
+void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n, bool known)
 {
 	memset(&m->order, 0, sizeof(m->order));
-	if (!text || !*text)
-		return;
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s", text);
-	char *save1;
-	for (char *chain = strtok_r(buf, ";", &save1); chain; chain = strtok_r(NULL, ";", &save1)) {
-		int prev = -1;
-		char *save2;
-		for (char *name = strtok_r(chain, ">", &save2); name;
-		     name = strtok_r(NULL, ">", &save2)) {
-			while (*name == ' ')
-				name++;
-			char *end = name + strlen(name);
-			while (end > name && end[-1] == ' ')
-				*--end = 0;
-			int cls = lock_class_by_name(name);
-			if (cls < 0 || cls >= MODEL_MAX_CLASSES) {
-				prev = -1;
-				continue;
-			}
-			if (prev >= 0)
-				m->order.outer[prev] |= 1ULL << cls;
-			prev = cls;
-			m->order.known = true;
-		}
-	}
+	m->order.known = known;
+	for (uint32_t i = 0; i < n; i++)
+		if (rules[i].outer < MODEL_MAX_CLASSES && rules[i].inner < MODEL_MAX_CLASSES)
+			m->order.outer[rules[i].outer] |= 1ULL << rules[i].inner;
 	/* Transitive closure (Warshall over at most 64 classes). */
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
 		for (int i = 0; i < MODEL_MAX_CLASSES; i++)

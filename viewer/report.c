@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/json.h"
+#include "lib/xalloc.h"
 #include "viewer/report.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
@@ -27,31 +29,6 @@ char *fmt_dur(int64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s%.6f s", sign, (double)a / 1e9);
 	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_name(FILE *f, const char *s, bool valid)
-{
-	if (valid)
-		json_str(f, s);
-	else
-		fputs("null", f);
 }
 
 static bool class_used(const struct class_stats *s)
@@ -87,7 +64,7 @@ static int cmp_u64(const void *a, const void *b)
 /* The live inodes, as (ino, obj) pairs sorted by ino. */
 static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model *m, uint32_t *n)
 {
-	uint64_t *v = malloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
+	uint64_t *v = xmalloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
 	uint32_t it = 0, obj, k = 0;
 	const struct inode_state *st;
 	while (model_next_inode(m, &it, &obj, &st)) {
@@ -100,9 +77,11 @@ static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model 
 	return v;
 }
 
-static const char *verdict_str(const struct lock_edge *e)
+static const char *verdict_str(const struct model *m, const struct lock_edge *e)
 {
 	int v = e->verdict;
+	if (!m->order.known)
+		return e->lossy ? "order unknown (first seen after lost events)" : "order unknown";
 	if (e->lossy)
 		return v > 0 ? "documented (first seen after lost events)" :
 		       v < 0 ? "AGAINST THE ORDER? unreliable: first seen after lost events" :
@@ -150,7 +129,8 @@ static void json_health(FILE *f, const struct trace_index *ix)
 	for (uint32_t i = 0; i < ix->ndiscards; i++) {
 		const struct ix_discard *d = &ix->discards[i];
 		fprintf(f, "%s{\"stream\":", i ? "," : "");
-		json_name(f, d->stream >= 0 ? ix->streams[d->stream].name : "", d->stream >= 0);
+		json_str_or_null(f, d->stream >= 0 ? ix->streams[d->stream].name : "",
+				 d->stream >= 0);
 		fprintf(f,
 			",\"kind\":\"%s\",\"from_ns\":%" PRId64 ",\"to_ns\":%" PRId64
 			",\"count\":%" PRIu64 "}",
@@ -194,7 +174,9 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 								"");
 	summary_health(f, ix);
 	if (r)
-		fprintf(f, "order      %s\n", ix_str(ix, r->order));
+		fprintf(f, "order      %s%s\n", ix_str(ix, r->order),
+			ix->order_known ? "" :
+					  "  (not given as data in this trace: edges not judged)");
 	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
 		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
 		"hold-total-ns", "hold-max-ns");
@@ -214,7 +196,7 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		const struct lock_edge *e = &m->edges[i];
 		fprintf(f, "  %-20s -> %-20s x%-8u first at %s (event #%" PRIu64 ")  %s\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site), e->first_ev, verdict_str(e));
+			site_label(e->first_site), e->first_ev, verdict_str(m, e));
 	}
 	fprintf(f, "\nviolations: %u\n", ix->nviols);
 	for (uint32_t i = 0; i < ix->nviols; i++) {
@@ -294,13 +276,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, violation_label(v->kind));
 		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
 			(int)(int16_t)v->cpu);
-		json_name(f, lock_class_label(v->cls_a), v->cls_a != 255);
+		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
 		fputc(',', f);
-		json_name(f, lock_class_label(v->cls_b), v->cls_b != 255);
+		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
 		fprintf(f, "],\"sites\":[");
-		json_name(f, site_label(v->site_a), v->site_a != 255);
+		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
 		fputc(',', f);
-		json_name(f, site_label(v->site_b), v->site_b != 255);
+		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
 		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
 		json_str(f, ix_str(ix, v->text));
 		fputc('}', f);
@@ -378,7 +360,7 @@ int report_bench(FILE *f, const char *path)
 		return 2;
 	}
 	struct model *m = model_new();
-	model_set_order(m, ix_run0(ix) ? ix_str(ix, ix_run0(ix)->order) : NULL);
+	ix_apply_order(ix, m);
 	uint64_t t2 = mono_ns();
 	model_seek(m, ix, ix->nev);
 	uint64_t t3 = mono_ns();

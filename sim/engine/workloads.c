@@ -175,7 +175,7 @@ static void op_umount(struct run_ctx *ctx, struct sim_cpu *c)
 	trace_op_end(c, OP_umount, sb->s_id, freed);
 }
 
-/* ---- iput-race: the seed 005 window, provoked --------------------------- */
+/* ---- iput-race: the window of [PATCH 16/21]'s iput_final, provoked ----- */
 
 /*
  * Every CPU looks up one of a handful of hot inodes and drops it again; one

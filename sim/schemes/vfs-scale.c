@@ -32,7 +32,8 @@
  * shrinker, umount) holds the list lock before it knows which inode it
  * wants, which is the wrong way round.  It may only spin_trylock i_lock;
  * if that fails it drops the list lock, relaxes and tries again.  Those
- * are the "trylock loops" of the October 2010 argument (seed 002).  The
+ * are the "trylock loops" of the October 2010 argument (Nick Piggin,
+ * <20101015205045.GA20476@amd>, docs/sources.md).  The
  * validator sees them as trylocks: no dependency, no report.
  */
 #include <sched.h>
@@ -617,9 +618,6 @@ const struct scheme scheme_vfs_scale = {
 	.era = "Nick Piggin's vfs-scale tree (2010)",
 	.summary = "i_lock > [hash bucket, sb, wb, lru]; list walkers trylock "
 		   "i_lock, drop the list lock and retry",
-	.order_text = "i_lock > hash_bucket, inode_sb_list_lock, inode_wb_list_lock, "
-		      "inode_lru_lock; inode_sb_list_lock > inode_lru_lock; "
-		      "iunique_lock > hash_bucket",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,
