@@ -19,31 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "viewer/health.h"
 #include "viewer/model.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
 #define IDX_MAGIC 0xc1f1dcc1u
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
-	return q;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
-	return d;
-}
 
 void health_reason(struct trace_index *ix, const char *fmt, ...)
 {

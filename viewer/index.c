@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "viewer/health.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
@@ -120,11 +121,7 @@ static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
 	uint32_t n = *cap ? *cap : 16;
 	while (n < need)
 		n *= 2;
-	void *q = realloc(p, (size_t)n * elem);
-	if (!q) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
+	void *q = xrealloc(p, (size_t)n * elem);
 	*cap = n;
 	return q;
 }
@@ -148,11 +145,7 @@ static uint32_t id_intern(struct trace_index *ix, uint64_t v)
 {
 	if ((ix->nids + 1) * 2 >= ix->id_hash_cap) {
 		uint32_t ncap = ix->id_hash_cap ? ix->id_hash_cap * 2 : 1024;
-		uint32_t *h = malloc(ncap * sizeof(uint32_t));
-		if (!h) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		uint32_t *h = xmalloc(ncap * sizeof(uint32_t));
 		memset(h, 0xff, ncap * sizeof(uint32_t));
 		for (uint32_t i = 0; i < ix->nids; i++) {
 			uint32_t j = (uint32_t)mixh(ix->ids[i]) & (ncap - 1);
@@ -202,7 +195,7 @@ static uint32_t str_intern(struct trace_index *ix, const char *s)
 	if (slot && strcmp(ix->strs[*slot], s) == 0)
 		return *slot;
 	ix->strs = grow(ix->strs, &ix->strs_cap, ix->nstrs + 1, sizeof(char *));
-	ix->strs[ix->nstrs] = strdup(s);
+	ix->strs[ix->nstrs] = xstrdup(s);
 	if (!slot)
 		*(uint32_t *)omap_put(&ld->strmap, h) = ix->nstrs;
 	return ix->nstrs++;
@@ -291,9 +284,9 @@ static void scan_dir(struct scan *s, const char *dir, int depth)
 	if (has_meta) {
 		if (s->ndirs == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 4;
-			s->dirs = realloc(s->dirs, (size_t)s->cap * sizeof(char *));
+			s->dirs = xrealloc(s->dirs, (size_t)s->cap * sizeof(char *));
 		}
-		s->dirs[s->ndirs++] = strdup(dir);
+		s->dirs[s->ndirs++] = xstrdup(dir);
 		s->bytes += bytes;
 	}
 }
@@ -530,11 +523,7 @@ static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
 {
 	if (ix->nev == ix->cap) {
 		uint64_t n = ix->cap ? ix->cap * 2 : 65536;
-		struct ix_event *e = realloc(ix->ev, n * sizeof(*e));
-		if (!e) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		struct ix_event *e = xrealloc(ix->ev, n * sizeof(*e));
 		ix->ev = e;
 		ix->cap = n;
 	}
@@ -1399,11 +1388,9 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 			return NULL;
 		}
 	}
-	struct trace_index *ix = calloc(1, sizeof(*ix));
-	if (!ix || !(ix->path = strdup(path)) || !(ix->loader = calloc(1, sizeof(*ix->loader)))) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
+	struct trace_index *ix = xcalloc(1, sizeof(*ix));
+	ix->path = xstrdup(path);
+	ix->loader = xcalloc(1, sizeof(*ix->loader));
 	ix->sel.pid = -1;
 	ix->loader->dirs = sc.dirs;
 	ix->loader->ndirs = sc.ndirs;
@@ -1604,8 +1591,8 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 			errf(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;
 	}
-	/* Shrink the event array to what it holds. */
-	struct ix_event *e = realloc(ix->ev, ix->nev * sizeof(*e));
+	/* Shrink the event array to what it holds (if that fails, keep it). */
+	struct ix_event *e = ix->nev ? realloc(ix->ev, ix->nev * sizeof(*e)) : NULL;
 	if (e) {
 		ix->ev = e;
 		ix->cap = ix->nev;
