@@ -103,8 +103,10 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 		return true;
 	}
 	if (cfg->check_every_ns) {
-		fprintf(stderr, "icache-sim %s: --check-every is for real runs (a virtual run is "
-				"checked at its end)\n", cmd);
+		fprintf(stderr,
+			"icache-sim %s: --check-every is for real runs (a virtual run is "
+			"checked at its end)\n",
+			cmd);
 		return false;
 	}
 	if (!have_length)

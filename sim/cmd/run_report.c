@@ -58,9 +58,11 @@ static void print_header(FILE *f, const struct run_config *cfg, const struct run
 		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",
 			r->vpoints, r->host_seconds,
 			r->host_seconds > 0 ? (double)r->vpoints / r->host_seconds : 0);
-		fprintf(f, "%" PRIu64 " ops in %.6f virtual s: %.0f ops/s, %.2f lock and list "
-			   "line transfers per op\n\n",
-			r->ops, r->seconds, ops_s, r->ops ? (double)r->line_xfers / (double)r->ops : 0);
+		fprintf(f,
+			"%" PRIu64 " ops in %.6f virtual s: %.0f ops/s, %.2f lock and list "
+			"line transfers per op\n\n",
+			r->ops, r->seconds, ops_s,
+			r->ops ? (double)r->line_xfers / (double)r->ops : 0);
 		return;
 	}
 	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops, r->seconds, ops_s);

@@ -56,8 +56,8 @@ double cost_step_ns(const struct cost_model *m, const char *workload)
 }
 
 /* One line, comments and blanks already gone. */
-static bool parse_line(char *p, const char *name, int line, struct cost_model *m,
-		       unsigned *seen, char *err, size_t errlen)
+static bool parse_line(char *p, const char *name, int line, struct cost_model *m, unsigned *seen,
+		       char *err, size_t errlen)
 {
 	char *key = p, *val = p + strcspn(p, " \t");
 	if (*val)
@@ -88,15 +88,17 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		char *wl = val, *ns = val + strcspn(val, " \t");
 		double v;
 		if (!*ns)
-			return fail(err, errlen, name, line, "step_ns needs a workload and a number");
+			return fail(err, errlen, name, line,
+				    "step_ns needs a workload and a number");
 		*ns++ = 0;
 		if (!parse_ns(ns, &v))
 			return fail(err, errlen, name, line, "not a number of nanoseconds");
 		cost_set_step(m, wl, v);
 		return true;
 	}
-	return fail(err, errlen, name, line, "unknown key (source, xfer_ns, wake_ns, "
-					     "wake_call_ns, step_default_ns, step_ns)");
+	return fail(err, errlen, name, line,
+		    "unknown key (source, xfer_ns, wake_ns, "
+		    "wake_call_ns, step_default_ns, step_ns)");
 }
 
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,

@@ -86,6 +86,7 @@ struct run_result {
 	size_t ninodes;
 	/* Virtual mode: seconds above is virtual; what simulating it took. */
 	uint64_t vpoints;
+	uint64_t worker_points; /* of them, passed by the workload's CPUs */
 	double host_seconds;
 	uint64_t line_xfers; /* lock and list-head lines moved between CPUs */
 };

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/core/clock.h"
 #include "sim/core/lockdep.h"
@@ -67,7 +68,7 @@ struct vrun {
 	struct vcpu *cur;
 	struct fiber main;
 	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps;
-	uint64_t points, xfers, end_ps, duration_ps;
+	uint64_t points, worker_points, xfers, end_ps, duration_ps;
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
 };
 
@@ -262,6 +263,8 @@ static void v_point(const struct sched_event *ev)
 		return; /* the main thread, setting up or tearing down */
 	struct vrun *r = V;
 	r->points++;
+	if (!v->flusher)
+		r->worker_points++;
 	set_clock(v, v->ps + r->step_ps + event_cost(r, v, ev));
 	if (ev->kind == SEV_release)
 		release_wakes(r, v, ev->lock);
@@ -503,6 +506,7 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	V = NULL;
 	result->seconds = (double)r.end_ps / 1e12;
 	result->vpoints = r.points;
+	result->worker_points = r.worker_points;
 	result->line_xfers = r.xfers;
 	for (int i = 0; i < nworkers; i++)
 		result->ops += atomic_load(&cpus[i].ops_done);
