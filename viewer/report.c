@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/json.h"
+#include "lib/xalloc.h"
 #include "viewer/report.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
@@ -27,31 +29,6 @@ char *fmt_dur(int64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s%.6f s", sign, (double)a / 1e9);
 	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_name(FILE *f, const char *s, bool valid)
-{
-	if (valid)
-		json_str(f, s);
-	else
-		fputs("null", f);
 }
 
 static bool class_used(const struct class_stats *s)
@@ -87,7 +64,7 @@ static int cmp_u64(const void *a, const void *b)
 /* The live inodes, as (ino, obj) pairs sorted by ino. */
 static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model *m, uint32_t *n)
 {
-	uint64_t *v = malloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
+	uint64_t *v = xmalloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
 	uint32_t it = 0, obj, k = 0;
 	const struct inode_state *st;
 	while (model_next_inode(m, &it, &obj, &st)) {
@@ -100,8 +77,10 @@ static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model 
 	return v;
 }
 
-static const char *verdict_str(int v)
+static const char *verdict_str(const struct model *m, int v)
 {
+	if (!m->order.known)
+		return "order unknown";
 	return v > 0 ? "documented" : v < 0 ? "AGAINST THE ORDER" : "undocumented";
 }
 
@@ -121,7 +100,9 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
 		ix->discarded_packets, ix->ndiscards ? "  (figures below undercount)" : "");
 	if (r)
-		fprintf(f, "order      %s\n", ix_str(ix, r->order));
+		fprintf(f, "order      %s%s\n", ix_str(ix, r->order),
+			ix->order_known ? "" :
+					  "  (not given as data in this trace: edges not judged)");
 	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
 		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
 		"hold-total-ns", "hold-max-ns");
@@ -141,7 +122,7 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		const struct lock_edge *e = &m->edges[i];
 		fprintf(f, "  %-20s -> %-20s x%-8u first at %s (event #%" PRIu64 ")  %s\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site), e->first_ev, verdict_str(e->verdict));
+			site_label(e->first_site), e->first_ev, verdict_str(m, e->verdict));
 	}
 	fprintf(f, "\nviolations: %u\n", ix->nviols);
 	for (uint32_t i = 0; i < ix->nviols; i++) {
@@ -218,13 +199,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, violation_label(v->kind));
 		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
 			(int)(int16_t)v->cpu);
-		json_name(f, lock_class_label(v->cls_a), v->cls_a != 255);
+		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
 		fputc(',', f);
-		json_name(f, lock_class_label(v->cls_b), v->cls_b != 255);
+		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
 		fprintf(f, "],\"sites\":[");
-		json_name(f, site_label(v->site_a), v->site_a != 255);
+		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
 		fputc(',', f);
-		json_name(f, site_label(v->site_b), v->site_b != 255);
+		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
 		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
 		json_str(f, ix_str(ix, v->text));
 		fputc('}', f);
@@ -297,7 +278,7 @@ int report_bench(FILE *f, const char *path)
 		return 2;
 	}
 	struct model *m = model_new();
-	model_set_order(m, ix_run0(ix) ? ix_str(ix, ix_run0(ix)->order) : NULL);
+	ix_apply_order(ix, m);
 	uint64_t t2 = mono_ns();
 	model_seek(m, ix, ix->nev);
 	uint64_t t3 = mono_ns();

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/keys.h"
+#include "lib/term.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 #include "viewer/tty.h"
@@ -55,8 +57,7 @@ static struct trace_index *load_or_die(const char *path, struct model **mp)
 		exit(2);
 	}
 	struct model *m = model_new();
-	const struct ix_run *r = ix_run0(ix);
-	model_set_order(m, r ? ix_str(ix, r->order) : NULL);
+	ix_apply_order(ix, m);
 	model_seek(m, ix, ix->nev);
 	*mp = m;
 	return ix;
@@ -136,11 +137,11 @@ int main(int argc, char **argv)
 		struct app a;
 		app_init(&a, ix);
 		int k[4096];
-		int n = keys ? parse_keys(keys, k, 4096) : 0;
+		int n = keys ? keys_parse(keys, k, 4096) : 0;
 		for (int i = 0; i < n && !a.quit; i++)
 			app_key(&a, k[i]);
 		struct canvas c;
-		canvas_init(&c, w, h, locale_is_utf8() && !ascii);
+		canvas_init(&c, w, h, term_locale_utf8() && !ascii);
 		app_draw(&a, &c);
 		char *txt = canvas_to_text(&c);
 		fputs(txt, stdout);

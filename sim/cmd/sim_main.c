@@ -63,7 +63,7 @@ static int cmd_schemes(int argc, char **argv)
 		const struct scheme *s = all_schemes[i];
 		printf("%-15s %s\n", s->name, s->era);
 		printf("%-15s %s\n", "", s->summary);
-		printf("%-15s order: %s\n\n", "", s->order_text);
+		printf("%-15s order: %s\n\n", "", scheme_order_text(s));
 	}
 	return 0;
 }

@@ -523,7 +523,6 @@ const struct scheme scheme_global = {
 	.name = "global",
 	.era = "2.6.36 (one global inode_lock)",
 	.summary = "inode_lock covers hash, sb lists, the i_list, i_state, counters",
-	.order_text = "inode_lock (alone: nothing nests inside or outside it)",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.single_i_list = true,

@@ -595,8 +595,6 @@ const struct scheme scheme_inode_scale_v4 = {
 	.era = "Dave Chinner, Oct 2010: V4's locks, iput_final of [PATCH 16/21]",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
-	.order_text = "iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
-		      "inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,
