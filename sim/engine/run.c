@@ -354,6 +354,41 @@ void run_result_free(struct run_result *r)
 	r->ninodes = 0;
 }
 
+void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct sim_cpu **ptrs,
+		    char (*names)[16])
+{
+	int nworkers = cfg->ncpus, nthreads = nworkers + 2;
+
+	for (int i = 0; i < nthreads; i++) {
+		struct sim_cpu *c = &cpus[i];
+		c->id = i;
+		if (i < nworkers)
+			snprintf(names[i], 16, "cpu%d", i);
+		else
+			snprintf(names[i], 16, "%s", i == nworkers ? "flusher" : "main");
+		c->name = names[i];
+		c->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
+		atomic_init(&c->waiting_for, NULL);
+		ptrs[i] = c;
+	}
+
+	struct icache_config icfg = {
+		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
+		.hash_bits = cfg->hash_bits,
+	};
+	sim_lock_kind = run_lock_kind(cfg);
+	sim_virtual_time = cfg->virtual_time;
+	icache_init(cfg->scheme, &icfg, ptrs, nthreads);
+	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
+	violations_reset();
+	violations_set_quiet(cfg->quiet);
+	this_cpu = &cpus[nthreads - 1];
+	if (cfg->trace_run)
+		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
+				scheme_order_text(cfg->scheme), cfg->scheme->order,
+				cfg->scheme->norder);
+}
+
 void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,
 		 bool keep_inodes)
 {
@@ -380,9 +415,8 @@ void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, 
 
 struct run_ctx *run_ctx_alloc(const struct run_config *cfg)
 {
-	struct run_ctx *ctx = calloc(1, sizeof(*ctx));
-	if (ctx)
-		ctx->cfg = cfg;
+	struct run_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	ctx->cfg = cfg;
 	return ctx;
 }
 
@@ -405,33 +439,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	pthread_mutex_init(&ctx.pause_m, NULL);
 	pthread_cond_init(&ctx.pause_c, NULL);
 	char(*names)[16] = xcalloc((size_t)nthreads, 16);
-	for (int i = 0; i < nthreads; i++) {
-		struct sim_cpu *c = &ctx.cpus[i];
-		c->id = i;
-		if (i < nworkers)
-			snprintf(names[i], 16, "cpu%d", i);
-		else
-			snprintf(names[i], 16, "%s", i == nworkers ? "flusher" : "main");
-		c->name = names[i];
-		c->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
-		atomic_init(&c->waiting_for, NULL);
-		ctx.cpu_ptrs[i] = c;
-	}
-
-	struct icache_config icfg = {
-		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
-		.hash_bits = cfg->hash_bits,
-	};
-	sim_lock_kind = run_lock_kind(cfg);
-	icache_init(cfg->scheme, &icfg, ctx.cpu_ptrs, nthreads);
-	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
-	violations_reset();
-	violations_set_quiet(cfg->quiet);
-	this_cpu = &ctx.cpus[nthreads - 1];
-	if (cfg->trace_run)
-		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
-				scheme_order_text(cfg->scheme), cfg->scheme->order,
-				cfg->scheme->norder);
+	run_begin_cpus(cfg, ctx.cpus, ctx.cpu_ptrs, names);
 
 	if (cfg->ops) {
 		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;

@@ -95,6 +95,10 @@ struct run_result {
 int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes);
 void run_result_free(struct run_result *r);
 
+/* The start of a run: name the CPUs (nworkers, flusher, main: cpus and
+ * ptrs hold ncpus + 2), build the cache, reset the validator. */
+void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct sim_cpu **ptrs,
+		    char (*names)[16]);
 /* The end of a run, the world still: invariants, counters, final lists. */
 void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,
 		 bool keep_inodes);

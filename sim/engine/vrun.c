@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/core/lockdep.h"
 #include "sim/core/trace.h"
@@ -412,10 +413,8 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 	r->duration_ps = cfg->duration_ns * 1000;
 	for (int i = 0; i < NR_INODE_LISTS; i++)
 		r->line_owner[i] = -1;
-	r->heap = calloc((size_t)n, sizeof(*r->heap));
+	r->heap = xcalloc((size_t)n, sizeof(*r->heap));
 	r->ctx = run_ctx_alloc(cfg);
-	if (!r->heap || !r->ctx)
-		return false;
 	for (int i = 0; i < n; i++) {
 		struct vcpu *v = &r->v[i];
 		v->idx = i;
@@ -449,52 +448,19 @@ static void vrun_go(struct vrun *r)
 	sim_sched = saved;
 }
 
-static void name_cpus(struct sim_cpu *cpus, char (*names)[16], int nworkers, int nthreads,
-		      uint64_t seed)
-{
-	for (int i = 0; i < nthreads; i++) {
-		struct sim_cpu *c = &cpus[i];
-		c->id = i;
-		if (i < nworkers)
-			snprintf(names[i], 16, "cpu%d", i);
-		else
-			snprintf(names[i], 16, "%s", i == nworkers ? "flusher" : "main");
-		c->name = names[i];
-		c->rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
-		atomic_init(&c->waiting_for, NULL);
-	}
-}
-
 int vrun_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes)
 {
 	int nworkers = cfg->ncpus, nthreads = nworkers + 2; /* + flusher + main */
 	bool flusher = cfg->workload->flusher;
 	struct vrun r = { .nworkers = nworkers, .workers_left = nworkers };
-	struct sim_cpu *cpus = calloc((size_t)nthreads, sizeof(*cpus));
-	struct sim_cpu **ptrs = calloc((size_t)nthreads, sizeof(*ptrs));
-	char(*names)[16] = calloc((size_t)nthreads, 16);
+	struct sim_cpu *cpus = xcalloc((size_t)nthreads, sizeof(*cpus));
+	struct sim_cpu **ptrs = xcalloc((size_t)nthreads, sizeof(*ptrs));
+	char(*names)[16] = xcalloc((size_t)nthreads, 16);
 
 	memset(result, 0, sizeof(*result));
 	r.nv = nworkers + (flusher ? 1 : 0);
-	r.v = calloc((size_t)r.nv, sizeof(*r.v));
-	if (!cpus || !ptrs || !names || !r.v) {
-		fprintf(stderr, "icache-sim: out of memory for %d virtual CPUs\n", nworkers);
-		exit(2);
-	}
-	name_cpus(cpus, names, nworkers, nthreads, cfg->seed);
-	for (int i = 0; i < nthreads; i++)
-		ptrs[i] = &cpus[i];
-	struct icache_config icfg = { .nsbs = cfg->nsbs + nworkers, .hash_bits = cfg->hash_bits };
-	sim_lock_kind = run_lock_kind(cfg);
-	sim_virtual_time = true;
-	icache_init(cfg->scheme, &icfg, ptrs, nthreads);
-	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
-	violations_reset();
-	violations_set_quiet(cfg->quiet);
-	this_cpu = &cpus[nthreads - 1];
-	if (cfg->trace_run)
-		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
-				cfg->scheme->order_text);
+	r.v = xcalloc((size_t)r.nv, sizeof(*r.v));
+	run_begin_cpus(cfg, cpus, ptrs, names);
 	V = &r;
 	if (!vrun_setup(&r, cfg, cpus)) {
 		fprintf(stderr, "icache-sim: no memory for %d virtual CPUs' stacks\n", r.nv);
@@ -517,7 +483,7 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	this_cpu = NULL;
 	icache_destroy();
 	sim_lock_kind = LOCK_MUTEX;
-	sim_virtual_time = false;
+	sim_virtual_time = false; /* run_begin_cpus set both */
 	for (int i = 0; i < r.nv; i++)
 		fiber_destroy(&r.v[i].fib);
 	free(r.heap);
