@@ -37,31 +37,63 @@ static inline uint16_t trace_cpu(const struct sim_cpu *c)
 	return c ? (uint16_t)c->id : 0xffff;
 }
 
+/*
+ * The lock events name a lock by class and instance.  A spinlock's
+ * instance is its own; a rw-lock's read holds each get one (lock.h).
+ */
+static inline void trace_lock_acquire_as(const struct sim_cpu *c,
+					 enum lock_class cls, uint64_t inst,
+					 enum site s)
+{
+	ICACHE_TP(lock_acquire, trace_cpu(c), cls, inst, s);
+}
+
+static inline void trace_lock_contended_as(const struct sim_cpu *c,
+					   enum lock_class cls, uint64_t inst,
+					   enum site s, int holder)
+{
+	ICACHE_TP(lock_contended, trace_cpu(c), cls, inst, s, holder);
+}
+
+static inline void trace_lock_acquired_as(const struct sim_cpu *c,
+					  enum lock_class cls, uint64_t inst,
+					  enum site s, uint64_t wait_ns)
+{
+	ICACHE_TP(lock_acquired, trace_cpu(c), cls, inst, s, wait_ns);
+}
+
+static inline void trace_lock_release_as(const struct sim_cpu *c,
+					 enum lock_class cls, uint64_t inst,
+					 enum site s, uint64_t hold_ns)
+{
+	ICACHE_TP(lock_release, trace_cpu(c), cls, inst, s, hold_ns);
+}
+
 static inline void trace_lock_acquire(const struct sim_cpu *c,
 				      const struct sim_lock *l, enum site s)
 {
-	ICACHE_TP(lock_acquire, trace_cpu(c), l->cls, l->inst, s);
+	trace_lock_acquire_as(c, l->cls, l->inst, s);
 }
 
 static inline void trace_lock_contended(const struct sim_cpu *c,
 					const struct sim_lock *l, enum site s,
 					int holder)
 {
-	ICACHE_TP(lock_contended, trace_cpu(c), l->cls, l->inst, s, holder);
+	trace_lock_contended_as(c, l->cls, l->inst, s, holder);
 }
 
 static inline void trace_lock_acquired(const struct sim_cpu *c,
 				       const struct sim_lock *l, enum site s,
 				       uint64_t wait_ns)
 {
-	ICACHE_TP(lock_acquired, trace_cpu(c), l->cls, l->inst, s, wait_ns);
+	trace_lock_acquired_as(c, l->cls, l->inst, s, wait_ns);
 }
 
 static inline void trace_lock_release(const struct sim_cpu *c,
 				      const struct sim_lock *l, enum site s,
 				      uint64_t hold_ns)
 {
-	ICACHE_TP(lock_release, trace_cpu(c), l->cls, l->inst, s, hold_ns);
+	trace_lock_release_as(c, l->cls, l->inst, s, hold_ns);
 }
 
 static inline void trace_lock_trylock(const struct sim_cpu *c,
