@@ -21,10 +21,10 @@ static void stress(const struct scheme *scheme, const char *workload, int cpus)
 	cfg.ncpus = cpus;
 	cfg.duration_ns = 400ull * 1000 * 1000;
 	cfg.check_every_ns = 120ull * 1000 * 1000;
-	cfg.hot = 64;                   /* small sets: more sharing */
+	cfg.hot = 64; /* small sets: more sharing */
 	cfg.cache_limit = 128;
 	cfg.quiet = true;
-	cfg.watchdog_s = 20;            /* sanitizers are slow, not stuck */
+	cfg.watchdog_s = 20; /* sanitizers are slow, not stuck */
 	int status = run_workload(&cfg, &r, false);
 	if (status || r.invariant_failures) {
 		for (int i = 0; i < violations_distinct(); i++)
@@ -42,11 +42,16 @@ static void stress(const struct scheme *scheme, const char *workload, int cpus)
 }
 
 static const struct scheme *const schemes[] = {
-	&scheme_global, &scheme_vfs_scale, &scheme_merged,
+	&scheme_global,
+	&scheme_vfs_scale,
+	&scheme_merged,
 };
 
-#define WORKLOAD_TEST(fn, name, cpus)                                        \
-	START_TEST(fn) { stress(schemes[_i], name, cpus); }                  \
+#define WORKLOAD_TEST(fn, name, cpus)            \
+	START_TEST(fn)                           \
+	{                                        \
+		stress(schemes[_i], name, cpus); \
+	}                                        \
 	END_TEST
 
 WORKLOAD_TEST(create_unlink, "create-unlink", 4)

@@ -70,8 +70,7 @@ static inline char *run_cmd(int *status, const char *fmt, ...)
  * occurrence of `after` (NULL: the beginning).  Good enough for the flat
  * objects our programs print; returns -1 if not found.
  */
-static inline double json_num(const char *json, const char *after,
-			      const char *key)
+static inline double json_num(const char *json, const char *after, const char *key)
 {
 	const char *p = json;
 	if (after) {

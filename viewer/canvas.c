@@ -61,8 +61,7 @@ static uint32_t utf8_next(const char **sp)
 	return i <= n ? '?' : ch;
 }
 
-int canvas_text(struct canvas *c, int x, int y, int maxw, int role,
-		const char *s)
+int canvas_text(struct canvas *c, int x, int y, int maxw, int role, const char *s)
 {
 	if (y < 0 || y >= c->h || !s)
 		return 0;
@@ -85,8 +84,7 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, int role,
 	return col - x;
 }
 
-int canvas_printf(struct canvas *c, int x, int y, int maxw, int role,
-		  const char *fmt, ...)
+int canvas_printf(struct canvas *c, int x, int y, int maxw, int role, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -114,8 +112,7 @@ void canvas_role(struct canvas *c, int x, int y, int w, int role)
 			c->cells[y * c->w + i].role = (uint8_t)role;
 }
 
-void canvas_box(struct canvas *c, struct rect r, const char *title,
-		bool focused)
+void canvas_box(struct canvas *c, struct rect r, const char *title, bool focused)
 {
 	if (r.w < 2 || r.h < 2)
 		return;

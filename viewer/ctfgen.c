@@ -89,8 +89,7 @@ static int write_file(const char *path, const void *data, size_t len)
 	return fclose(f) == 0 && w == len ? 0 : -1;
 }
 
-int ctfgen_write(const char *dir, const char *provider,
-		 const struct ctfgen_event *ev, size_t n)
+int ctfgen_write(const char *dir, const char *provider, const struct ctfgen_event *ev, size_t n)
 {
 	char path[4096];
 	mkdir(dir, 0755);

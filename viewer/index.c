@@ -37,7 +37,7 @@
 
 struct schema {
 	const char *name;
-	const char *fields[MAX_FIELDS];   /* "$x" = a string field */
+	const char *fields[MAX_FIELDS]; /* "$x" = a string field */
 };
 
 static const struct schema schemas[EV__COUNT] = {
@@ -55,24 +55,26 @@ static const struct schema schemas[EV__COUNT] = {
 	[EV_op_begin] = { "op_begin", { "cpu", "op", "ino" } },
 	[EV_op_end] = { "op_end", { "cpu", "op", "ino", "result" } },
 	[EV_sched_step] = { "sched_step", { "step", "cpu", "$what" } },
-	[EV_violation] = { "violation", { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino", "$text" } },
+	[EV_violation] = { "violation",
+			   { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino",
+			     "$text" } },
 	[EV_run_begin] = { "run_begin", { "$scheme", "$workload", "cpus", "seed", "$order" } },
 	[EV_run_end] = { "run_end", { "ops", "violations" } },
 };
 
 struct class_info {
 	const bt_event_class *ec;
-	int type;                        /* -1: not ours */
+	int type; /* -1: not ours */
 	int nf;
 	uint64_t idx[MAX_FIELDS];
 	bool is_signed[MAX_FIELDS];
-	int64_t vtid_idx;                /* in the common context, -1 none */
+	int64_t vtid_idx; /* in the common context, -1 none */
 };
 
 #define CLASS_CACHE 256
 
 struct ix_loader {
-	bool poisoned;                   /* babeltrace2 aborted: do not touch it */
+	bool poisoned; /* babeltrace2 aborted: do not touch it */
 	bt_graph *graph;
 	const bt_plugin *ctf, *utils;
 	struct class_info classes[CLASS_CACHE];
@@ -80,10 +82,10 @@ struct ix_loader {
 	uint8_t core;
 	uint64_t bytes_total, bytes_done;
 	int64_t last_ts;
-	uint64_t group_start;            /* first event not yet replayed */
+	uint64_t group_start; /* first event not yet replayed */
 	uint64_t next_ckpt;
 	bool ended;
-	char fatal[512];                 /* set by the sink: stop and say it */
+	char fatal[512]; /* set by the sink: stop and say it */
 	char **dirs;
 	int ndirs;
 	struct omap strmap;
@@ -214,13 +216,11 @@ uint64_t ix_find_time(const struct trace_index *ix, int64_t t)
 	return lo;
 }
 
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
-		      size_t size)
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size)
 {
 	if (!blob)
 		return -1;
-	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1,
-			 sizeof(*ix->ckpts));
+	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1, sizeof(*ix->ckpts));
 	ix->ckpts[ix->nckpts++] = (struct ix_checkpoint){ pos, blob, size };
 	ix->ckpt_bytes += size;
 	return 0;
@@ -286,7 +286,7 @@ static int check_metadata(const char *dir, char *why, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	const char *p = path;   /* (unknown length: no truncation warning) */
+	const char *p = path; /* (unknown length: no truncation warning) */
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		snprintf(why, len, "cannot open %.300s", p);
@@ -299,8 +299,9 @@ static int check_metadata(const char *dir, char *why, size_t len)
 	long size = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	size_t got = fread(h, 1, 4, f);
-	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 |
-					    (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
+	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+					    (uint32_t)h[3] << 24 :
+				    0;
 	if (magic != 0x75d11d57u) {
 		if (got < 4 || memcmp(h, "/* C", 4) != 0) {
 			snprintf(why, len, "%.300s is neither packetized nor text CTF metadata", p);
@@ -312,27 +313,32 @@ static int check_metadata(const char *dir, char *why, size_t len)
 	while (off < size) {
 		fseek(f, off, SEEK_SET);
 		if (fread(h, 1, sizeof(h), f) != sizeof(h)) {
-			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld has no full header",
-				 p, npk, off);
+			snprintf(
+				why, len,
+				"%.300s is truncated: metadata packet %d at byte %ld has no full header",
+				p, npk, off);
 			rc = -1;
 			break;
 		}
 		uint32_t m = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
 			     (uint32_t)h[3] << 24;
-		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 |
-				   (uint32_t)h[26] << 16 | (uint32_t)h[27] << 24;
-		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 |
-				  (uint32_t)h[30] << 16 | (uint32_t)h[31] << 24;
-		if (m != 0x75d11d57u || packet % 8 || content > packet ||
-		    content < sizeof(h) * 8 || packet / 8 < sizeof(h)) {
-			snprintf(why, len, "%.300s: metadata packet %d at byte %ld has a bad header",
-				 p, npk, off);
+		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 | (uint32_t)h[26] << 16 |
+				   (uint32_t)h[27] << 24;
+		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 | (uint32_t)h[30] << 16 |
+				  (uint32_t)h[31] << 24;
+		if (m != 0x75d11d57u || packet % 8 || content > packet || content < sizeof(h) * 8 ||
+		    packet / 8 < sizeof(h)) {
+			snprintf(why, len,
+				 "%.300s: metadata packet %d at byte %ld has a bad header", p, npk,
+				 off);
 			rc = -1;
 			break;
 		}
 		if (off + (long)(packet / 8) > size) {
-			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld "
-				 "needs %u bytes, %ld left", p, npk, off, packet / 8, size - off);
+			snprintf(why, len,
+				 "%.300s is truncated: metadata packet %d at byte %ld "
+				 "needs %u bytes, %ld left",
+				 p, npk, off, packet / 8, size - off);
 			rc = -1;
 			break;
 		}
@@ -360,8 +366,7 @@ static void take_bt_error(char *buf, size_t len, bool *metadata)
 		const char *msg = bt_error_cause_get_message(c);
 		if (!msg)
 			continue;
-		if (strstr(msg, "metadata") || strstr(msg, "Metadata") ||
-		    strstr(msg, "TSDL"))
+		if (strstr(msg, "metadata") || strstr(msg, "Metadata") || strstr(msg, "TSDL"))
 			*metadata = true;
 		if (!best)
 			best = msg;
@@ -375,8 +380,7 @@ static void take_bt_error(char *buf, size_t len, bool *metadata)
 	bt_error_release(err);
 }
 
-static void errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void errf(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -387,8 +391,7 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 
 /* ---- the sink ---------------------------------------------------------------- */
 
-static struct class_info *class_info(struct trace_index *ix,
-				     const bt_event_class *ec)
+static struct class_info *class_info(struct trace_index *ix, const bt_event_class *ec)
 {
 	struct ix_loader *ld = ix->loader;
 	uintptr_t h = ((uintptr_t)ec >> 4) % CLASS_CACHE;
@@ -410,9 +413,8 @@ static struct class_info *class_info(struct trace_index *ix,
 			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
 				break;
 		if (t == EV__COUNT)
-			return ci;   /* a newer event we do not know: skip it */
-		const bt_field_class *pfc =
-			bt_event_class_borrow_payload_field_class_const(ec);
+			return ci; /* a newer event we do not know: skip it */
+		const bt_field_class *pfc = bt_event_class_borrow_payload_field_class_const(ec);
 		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f]; f++) {
 			const char *want = schemas[t].fields[f];
 			bool str = want[0] == '$';
@@ -422,25 +424,31 @@ static struct class_info *class_info(struct trace_index *ix,
 			uint64_t i;
 			for (i = 0; i < nm; i++) {
 				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(pfc, i);
+					bt_field_class_structure_borrow_member_by_index_const(pfc,
+											      i);
 				if (!strcmp(bt_field_class_structure_member_get_name(mb), want))
 					break;
 			}
-			const bt_field_class *mfc = i < nm ?
-				bt_field_class_structure_member_borrow_field_class_const(
-					bt_field_class_structure_borrow_member_by_index_const(pfc, i)) : NULL;
+			const bt_field_class *mfc =
+				i < nm ?
+					bt_field_class_structure_member_borrow_field_class_const(
+						bt_field_class_structure_borrow_member_by_index_const(
+							pfc, i)) :
+					NULL;
 			bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
-			bool ok = mfc && (str ? ft == BT_FIELD_CLASS_TYPE_STRING
-					      : bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
+			bool ok = mfc &&
+				  (str ? ft == BT_FIELD_CLASS_TYPE_STRING :
+					 bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
 			if (!ok) {
-				snprintf(ld->fatal, sizeof(ld->fatal),
-					 "event %s has no %s field '%s' (a trace of another icache version?)",
-					 name, str ? "string" : "integer", want);
+				snprintf(
+					ld->fatal, sizeof(ld->fatal),
+					"event %s has no %s field '%s' (a trace of another icache version?)",
+					name, str ? "string" : "integer", want);
 				return ci;
 			}
 			ci->idx[f] = i;
 			ci->is_signed[f] = !str && bt_field_class_type_is(
-				ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+							   ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
 			ci->nf = f + 1;
 		}
 		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
@@ -450,19 +458,21 @@ static struct class_info *class_info(struct trace_index *ix,
 			uint64_t nm = bt_field_class_structure_get_member_count(cc);
 			for (uint64_t i = 0; i < nm; i++) {
 				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(cc, i);
+					bt_field_class_structure_borrow_member_by_index_const(cc,
+											      i);
 				if (!strcmp(bt_field_class_structure_member_get_name(mb), "vtid") &&
-				    bt_field_class_type_is(bt_field_class_get_type(
-					    bt_field_class_structure_member_borrow_field_class_const(mb)),
-							   BT_FIELD_CLASS_TYPE_INTEGER))
+				    bt_field_class_type_is(
+					    bt_field_class_get_type(
+						    bt_field_class_structure_member_borrow_field_class_const(
+							    mb)),
+					    BT_FIELD_CLASS_TYPE_INTEGER))
 					ci->vtid_idx = (int64_t)i;
 			}
 		}
 		ci->type = t;
 		return ci;
 	}
-	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes",
-		 CLASS_CACHE);
+	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes", CLASS_CACHE);
 	return &ld->classes[0];
 }
 
@@ -473,14 +483,14 @@ static void note_other(struct trace_index *ix, const char *name)
 		return;
 	size_t n = strlen(ix->other_names);
 	if (n + strlen(name) + 3 < sizeof(ix->other_names))
-		snprintf(ix->other_names + n, sizeof(ix->other_names) - n,
-			 "%s%s", n ? ", " : "", name);
+		snprintf(ix->other_names + n, sizeof(ix->other_names) - n, "%s%s", n ? ", " : "",
+			 name);
 }
 
 static uint64_t field_u64(const bt_field *f, bool sgn)
 {
-	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f)
-		   : bt_field_integer_unsigned_get_value(f);
+	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f) :
+		     bt_field_integer_unsigned_get_value(f);
 }
 
 static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
@@ -526,8 +536,7 @@ static void replay_group(struct trace_index *ix)
 		}
 		if (pick != k) {
 			struct ix_event t = ix->ev[pick];
-			memmove(&ix->ev[k + 1], &ix->ev[k],
-				(pick - k) * sizeof(t));
+			memmove(&ix->ev[k + 1], &ix->ev[k], (pick - k) * sizeof(t));
 			ix->ev[k] = t;
 		}
 		model_apply(m, ix);
@@ -559,8 +568,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		return;
 
 	int64_t ts = ld->last_ts;
-	const bt_clock_snapshot *cs =
-		bt_message_event_borrow_default_clock_snapshot_const(msg);
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	if (cs)
 		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
@@ -574,7 +582,9 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ld->last_pkt = pkt;
 		ld->core = 255;
 		const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
-		const bt_field *cf = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
+		const bt_field *cf =
+			ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") :
+			      NULL;
 		if (cf && bt_field_class_type_is(bt_field_get_class_type(cf),
 						 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
 			uint64_t c = bt_field_integer_unsigned_get_value(cf);
@@ -600,7 +610,8 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
 		if (cc)
 			e->spare = (uint32_t)field_u64(
-				bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)ci->vtid_idx),
+				bt_field_structure_borrow_member_field_by_index_const(
+					cc, (uint64_t)ci->vtid_idx),
 				false);
 	}
 	switch (ci->type) {
@@ -658,8 +669,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	case EV_violation: {
 		e->cpu = (uint16_t)v[0];
 		e->a = (uint8_t)v[1];
-		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1,
-				 sizeof(*ix->viols));
+		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1, sizeof(*ix->viols));
 		struct ix_violation *vi = &ix->viols[ix->nviols];
 		vi->cpu = e->cpu;
 		vi->kind = (uint8_t)v[1];
@@ -675,8 +685,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		break;
 	}
 	case EV_run_begin: {
-		ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1,
-				sizeof(*ix->runs));
+		ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
 		struct ix_run *r = &ix->runs[ix->nruns];
 		r->scheme = str_intern(ix, s[0] ? s[0] : "");
 		r->workload = str_intern(ix, s[1] ? s[1] : "");
@@ -698,8 +707,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ix->ncpus = e->cpu + 1u;
 }
 
-static void add_discard(struct trace_index *ix, const bt_message *msg,
-			bool packets)
+static void add_discard(struct trace_index *ix, const bt_message *msg, bool packets)
 {
 	struct ix_loader *ld = ix->loader;
 	uint64_t count = 0;
@@ -712,8 +720,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		st = bt_message_discarded_packets_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg);
+			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg);
+			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+				msg);
 		}
 		ix->discarded_packets += count ? count : 1;
 	} else {
@@ -723,8 +733,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		st = bt_message_discarded_events_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
+			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg);
+			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+				msg);
 		}
 		ix->discarded_events += count;
 	}
@@ -737,10 +749,13 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
-	ix->discards = grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1,
-			    sizeof(*ix->discards));
+	ix->discards =
+		grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1, sizeof(*ix->discards));
 	ix->discards[ix->ndiscards] = (struct ix_discard){
-		.begin = tb, .end = te, .count = count, .packets = packets,
+		.begin = tb,
+		.end = te,
+		.count = count,
+		.packets = packets,
 		.ev = ix->nev,
 	};
 	struct ix_event *e = new_event(ix, ts);
@@ -753,14 +768,16 @@ static void add_packet(struct trace_index *ix, const bt_message *msg)
 {
 	const bt_packet *pkt = bt_message_packet_beginning_borrow_packet_const(msg);
 	const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
-	const bt_field *f = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") : NULL;
+	const bt_field *f =
+		ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") :
+		      NULL;
 	if (f && bt_field_class_type_is(bt_field_get_class_type(f),
 					BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
 		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
 }
 
-static bt_graph_simple_sink_component_consume_func_status
-sink_consume(bt_message_iterator *it, void *data)
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
 {
 	struct trace_index *ix = data;
 	bt_message_array_const msgs;
@@ -880,15 +897,21 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 	ix->loader->poisoned = true;
 	ix_bt_poisoned = true;
 	if (bt_why == SIGALRM)
-		errf(err, len, "%s: corrupt trace: babeltrace2 made no progress for %d s "
-		     "after %" PRIu64 " events", ix->path, BT_WATCHDOG_S, ix->nev);
+		errf(err, len,
+		     "%s: corrupt trace: babeltrace2 made no progress for %d s "
+		     "after %" PRIu64 " events",
+		     ix->path, BT_WATCHDOG_S, ix->nev);
 	else if (bt_why == SIGABRT)
-		errf(err, len, "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
-		     "gave up (assertion failed) after %" PRIu64 " events", ix->path, ix->nev);
+		errf(err, len,
+		     "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
+		     "gave up (assertion failed) after %" PRIu64 " events",
+		     ix->path, ix->nev);
 	else
-		errf(err, len, "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
-		     "after %" PRIu64 " events", ix->path,
-		     bt_why == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
+		errf(err, len,
+		     "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
+		     "after %" PRIu64 " events",
+		     ix->path, bt_why == SIGFPE ? "arithmetic fault" : "bad memory access",
+		     ix->nev);
 }
 
 /* ---- building the graph ------------------------------------------------------- */
@@ -896,8 +919,8 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 static const bt_plugin *find_plugin(const char *name)
 {
 	const bt_plugin *p = NULL;
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &p) != BT_PLUGIN_FIND_STATUS_OK)
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &p) !=
+	    BT_PLUGIN_FIND_STATUS_OK)
 		return NULL;
 	return p;
 }
@@ -915,7 +938,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 	ld->utils = find_plugin("utils");
 	if (!ld->ctf || !ld->utils) {
 		take_bt_error(cause, sizeof(cause), &meta);
-		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins", ix->path);
+		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
+		     ix->path);
 		return -1;
 	}
 	const bt_component_class_source *fs =
@@ -928,9 +952,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		return -1;
 	}
 	const bt_component_filter *muxc = NULL;
-	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL,
-					  BT_LOGGING_LEVEL_NONE, &muxc) !=
-	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+					  &muxc) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(cause, sizeof(cause), &meta);
 		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
 		return -1;
@@ -962,8 +985,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 				errf(err, len, "%s: truncated or corrupt stream in %s: %s",
 				     ix->path, ld->dirs[d], cause);
 			else
-				errf(err, len, "%s: cannot read the CTF trace in %s: %s",
-				     ix->path, ld->dirs[d], cause);
+				errf(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path,
+				     ld->dirs[d], cause);
 			return -1;
 		}
 		uint64_t np = bt_component_source_get_output_port_count(src);
@@ -975,8 +998,8 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 			if (!ip || bt_graph_connect_ports(ld->graph, op, ip, NULL) !=
 					   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 				take_bt_error(cause, sizeof(cause), &meta);
-				errf(err, len, "%s: cannot connect a stream of %s: %s",
-				     ix->path, ld->dirs[d], cause);
+				errf(err, len, "%s: cannot connect a stream of %s: %s", ix->path,
+				     ld->dirs[d], cause);
 				return -1;
 			}
 		}
@@ -986,19 +1009,15 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		return -1;
 	}
 	const bt_component_sink *sink = NULL;
-	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL,
-					       sink_consume, NULL, ix, &sink) !=
-	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL, sink_consume, NULL, ix,
+					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(cause, sizeof(cause), &meta);
 		errf(err, len, "%s: cannot create the sink: %s", ix->path, cause);
 		return -1;
 	}
-	const bt_port_output *mo =
-		bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
-	const bt_port_input *si =
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0);
-	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) !=
-	    BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+	const bt_port_output *mo = bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
+	const bt_port_input *si = bt_component_sink_borrow_input_port_by_index_const(sink, 0);
+	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 		take_bt_error(cause, sizeof(cause), &meta);
 		errf(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
 		return -1;
@@ -1090,8 +1109,7 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	return ix;
 }
 
-static enum ix_status fail_stream(struct trace_index *ix, char *err,
-				  size_t len)
+static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
 {
 	bool meta;
 	char cause[400];
@@ -1099,8 +1117,8 @@ static enum ix_status fail_stream(struct trace_index *ix, char *err,
 	if (meta)
 		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
 	else
-		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64
-		     " events: %s", ix->path, ix->nev, cause[0] ? cause : "decoding failed");
+		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64 " events: %s",
+		     ix->path, ix->nev, cause[0] ? cause : "decoding failed");
 	return IX_ERROR;
 }
 
@@ -1111,14 +1129,14 @@ static enum ix_status check_bad(struct trace_index *ix, char *err, size_t len)
 		return IX_OK;
 	const struct ix_event *e = &ix->ev[m->bad_ev];
 	int64_t dt = e->ts - ix_t0(ix);
-	errf(err, len, "%s: trace is inconsistent at event #%" PRIu64
-	     " (t=+%" PRId64 ".%09" PRId64 " s): %s; lock holders overlap",
+	errf(err, len,
+	     "%s: trace is inconsistent at event #%" PRIu64 " (t=+%" PRId64 ".%09" PRId64
+	     " s): %s; lock holders overlap",
 	     ix->path, m->bad_ev, dt / 1000000000, dt % 1000000000, m->bad_text);
 	return IX_ERROR;
 }
 
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
-		       size_t len)
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
 	if (!ld)
@@ -1179,9 +1197,11 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 		return IX_ERROR;
 	if (ix->nev == 0 || (ix->nev == ix->ndiscards)) {
 		if (ix->other_events)
-			errf(err, len, "%s: CTF trace from another provider: no icache events, "
-			     "found %" PRIu64 " other event%s (%s)", ix->path, ix->other_events,
-			     ix->other_events == 1 ? "" : "s", ix->other_names);
+			errf(err, len,
+			     "%s: CTF trace from another provider: no icache events, "
+			     "found %" PRIu64 " other event%s (%s)",
+			     ix->path, ix->other_events, ix->other_events == 1 ? "" : "s",
+			     ix->other_names);
 		else
 			errf(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;

@@ -40,15 +40,15 @@
  *   discarded_*     val=count (0 if unknown), obj=index in ix->discards
  */
 struct ix_event {
-	int64_t ts;        /* ns from the clock's origin */
+	int64_t ts; /* ns from the clock's origin */
 	uint64_t val;
 	uint32_t obj;
-	uint16_t cpu;      /* simulated CPU, IX_NO_CPU for none */
+	uint16_t cpu; /* simulated CPU, IX_NO_CPU for none */
 	uint8_t type;
 	uint8_t a;
 	uint8_t b;
 	uint8_t site;
-	uint8_t core;      /* real CPU (packet context cpu_id), 255 if above */
+	uint8_t core; /* real CPU (packet context cpu_id), 255 if above */
 	uint8_t pad;
 	uint32_t spare;
 };
@@ -57,12 +57,12 @@ struct ix_violation {
 	uint8_t kind, cls_a, cls_b, site_a, site_b;
 	uint16_t cpu;
 	uint64_t ino;
-	uint32_t text;     /* string id */
-	uint64_t ev;       /* event number */
+	uint32_t text; /* string id */
+	uint64_t ev;   /* event number */
 };
 
 struct ix_run {
-	uint32_t scheme, workload, order;   /* string ids */
+	uint32_t scheme, workload, order; /* string ids */
 	unsigned cpus;
 	uint64_t seed;
 	uint64_t ev;
@@ -76,7 +76,7 @@ struct ix_discard {
 };
 
 struct ix_checkpoint {
-	uint64_t pos;       /* events applied */
+	uint64_t pos; /* events applied */
 	void *blob;
 	size_t size;
 };
@@ -88,9 +88,9 @@ struct trace_index {
 	struct ix_event *ev;
 	uint64_t nev, cap;
 
-	uint64_t *ids;               /* id -> 64-bit value (ino, instance) */
+	uint64_t *ids; /* id -> 64-bit value (ino, instance) */
 	uint32_t nids, ids_cap;
-	uint32_t *id_hash;           /* open addressing over ids */
+	uint32_t *id_hash; /* open addressing over ids */
 	uint32_t id_hash_cap;
 
 	char **strs;
@@ -109,12 +109,12 @@ struct trace_index {
 	uint64_t ckpt_interval;
 	size_t ckpt_bytes;
 
-	unsigned ncpus;              /* 1 + highest simulated CPU seen */
-	uint64_t other_events;       /* events of other providers */
-	char other_names[256];       /* a few of their names */
+	unsigned ncpus;        /* 1 + highest simulated CPU seen */
+	uint64_t other_events; /* events of other providers */
+	char other_names[256]; /* a few of their names */
 
-	uint64_t load_ns;            /* wall time of the load */
-	struct model *build;         /* the replaying model during load */
+	uint64_t load_ns;    /* wall time of the load */
+	struct model *build; /* the replaying model during load */
 	struct ix_loader *loader;
 };
 
@@ -124,12 +124,10 @@ struct trace_index {
 enum ix_status { IX_OK, IX_MORE, IX_ERROR };
 
 struct trace_index *ix_open(const char *path, char *err, size_t errlen);
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
-		       size_t errlen);
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t errlen);
 enum ix_status ix_finish(struct trace_index *ix, char *err, size_t errlen);
 /* Bytes of the stream files read so far and in all (for progress). */
-void ix_progress(const struct trace_index *ix, uint64_t *done,
-		 uint64_t *total);
+void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total);
 /* All of it at once; NULL and err on failure. */
 struct trace_index *ix_load(const char *path, char *err, size_t errlen);
 void ix_free(struct trace_index *ix);
@@ -152,7 +150,6 @@ int64_t ix_t0(const struct trace_index *ix);
 uint64_t ix_find_time(const struct trace_index *ix, int64_t t);
 
 /* Used by the model during the load. */
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
-		      size_t size);
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size);
 
 #endif

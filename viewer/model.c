@@ -72,8 +72,7 @@ static void omap_grow(struct omap *m)
 	}
 	for (uint32_t i = 0; i < old.cap; i++)
 		if (old.keys[i])
-			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i),
-			       m->vsize);
+			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i), m->vsize);
 	omap_free(&old);
 }
 
@@ -114,8 +113,7 @@ void omap_del(struct omap *m, uint64_t key)
 		if (m->keys[j] == 0)
 			break;
 		uint32_t home = (uint32_t)mix64(m->keys[j] - 1) & mask;
-		bool between = i <= j ? (i < home && home <= j)
-				      : (i < home || home <= j);
+		bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
 		if (between)
 			continue;
 		m->keys[i] = m->keys[j];
@@ -143,11 +141,9 @@ static void names_init(void)
 	}
 	for (int i = 0; i < nr_list_labels() && i < 16; i++) {
 		const char *l = list_label(i);
-		if (!strcmp(l, "b_dirty") || !strcmp(l, "b_io") ||
-		    !strcmp(l, "b_more_io"))
+		if (!strcmp(l, "b_dirty") || !strcmp(l, "b_io") || !strcmp(l, "b_more_io"))
 			wb_group |= (uint16_t)(1u << i);
-		if (!strcmp(l, "lru") || !strcmp(l, "dispose") ||
-		    !strcmp(l, "in_use"))
+		if (!strcmp(l, "lru") || !strcmp(l, "dispose") || !strcmp(l, "in_use"))
 			lru_group |= (uint16_t)(1u << i);
 	}
 }
@@ -260,8 +256,7 @@ const struct inode_state *model_inode(const struct model *m, uint32_t obj)
 	return omap_get(&m->inodes, obj);
 }
 
-const struct lock_inst *model_lock(const struct model *m, int cls,
-				   uint32_t obj)
+const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj)
 {
 	return omap_get(&m->locks, lock_key(cls, obj));
 }
@@ -280,12 +275,11 @@ bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
 	return false;
 }
 
-static void mark_bad(struct model *m, const struct trace_index *ix,
-		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void mark_bad(struct model *m, const struct trace_index *ix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #include <stdarg.h>
-static void mark_bad(struct model *m, const struct trace_index *ix,
-		     const char *fmt, ...)
+static void mark_bad(struct model *m, const struct trace_index *ix, const char *fmt, ...)
 {
 	(void)ix;
 	if (m->bad || m->after_gap)
@@ -334,19 +328,16 @@ static struct class_stats *cls_stats(struct model *m, int cls)
 
 static void held_remove(struct cpu_state *c, int i)
 {
-	memmove(&c->held[i], &c->held[i + 1],
-		(size_t)(c->nheld - 1 - i) * sizeof(c->held[0]));
+	memmove(&c->held[i], &c->held[i + 1], (size_t)(c->nheld - 1 - i) * sizeof(c->held[0]));
 	c->nheld--;
 }
 
 /* Drop (cls, obj) from whichever CPU's held stack has it. */
-static void drop_from_holder(struct model *m, int16_t holder, int cls,
-			     uint32_t obj)
+static void drop_from_holder(struct model *m, int16_t holder, int cls, uint32_t obj)
 {
 	if (holder < 0)
 		return;
-	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU
-						      : (unsigned)holder);
+	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU : (unsigned)holder);
 
 	for (int i = c->nheld - 1; i >= 0; i--)
 		if (c->held[i].cls == cls && c->held[i].obj == obj) {
@@ -366,8 +357,8 @@ bool model_conflicts(const struct model *m, const struct ix_event *e)
 	return li && li->holder >= 0 && li->holder != me;
 }
 
-static void apply_lock(struct model *m, const struct trace_index *ix,
-		       const struct ix_event *e, struct cpu_state *c)
+static void apply_lock(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+		       struct cpu_state *c)
 {
 	int cls = e->a;
 	struct class_stats *st = cls_stats(m, cls);
@@ -401,8 +392,7 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 			li->holder = -1;
 			li->last_cpu = -1;
 		}
-		const struct inode_state *two = cls == i_lock_class ?
-			model_inode(m, e->obj) : NULL;
+		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
 		if (li->holder >= 0 && !(two && two->lives > 1)) {
 			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
@@ -445,14 +435,11 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 				break;
 		if (i >= 0)
 			held_remove(c, i);
-		const struct inode_state *two = cls == i_lock_class ?
-			model_inode(m, e->obj) : NULL;
-		if (li && li->holder >= 0 && li->holder != me && i < 0 &&
-		    !(two && two->lives > 1))
+		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+		if (li && li->holder >= 0 && li->holder != me && i < 0 && !(two && two->lives > 1))
 			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
-				 (unsigned long long)ix_id_value(ix, e->obj),
-				 li->holder);
+				 (unsigned long long)ix_id_value(ix, e->obj), li->holder);
 		if (i < 0)
 			m->unmatched_releases++;
 		if (li && li->holder == me)
@@ -511,8 +498,8 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->flags ^= (uint32_t)(e->val >> 32) ^ (uint32_t)e->val;
 		break;
 	case EV_inode_ref:
-		inode_get(m, e->obj)->count += (int32_t)(uint32_t)e->val -
-					       (int32_t)(uint32_t)(e->val >> 32);
+		inode_get(m, e->obj)->count +=
+			(int32_t)(uint32_t)e->val - (int32_t)(uint32_t)(e->val >> 32);
 		break;
 	case EV_inode_list: {
 		struct inode_state *s = inode_get(m, e->obj);
@@ -589,8 +576,7 @@ void model_set_order(struct model *m, const char *text)
 	char buf[1024];
 	snprintf(buf, sizeof(buf), "%s", text);
 	char *save1;
-	for (char *chain = strtok_r(buf, ";", &save1); chain;
-	     chain = strtok_r(NULL, ";", &save1)) {
+	for (char *chain = strtok_r(buf, ";", &save1); chain; chain = strtok_r(NULL, ";", &save1)) {
 		int prev = -1;
 		char *save2;
 		for (char *name = strtok_r(chain, ">", &save2); name;
@@ -629,18 +615,22 @@ struct ckpt_head {
 void *model_save(const struct model *m, size_t *size)
 {
 	struct ckpt_head h = {
-		.pos = m->pos, .violations = m->violations,
-		.discards = m->discards, .unmatched = m->unmatched_releases,
-		.ncpu = m->ncpu, .cpu_cap = m->cpu_cap, .nedges = m->nedges,
-		.nlocks = m->locks.n, .ninodes = m->inodes.n,
-		.after_gap = m->after_gap, .bad = m->bad,
+		.pos = m->pos,
+		.violations = m->violations,
+		.discards = m->discards,
+		.unmatched = m->unmatched_releases,
+		.ncpu = m->ncpu,
+		.cpu_cap = m->cpu_cap,
+		.nedges = m->nedges,
+		.nlocks = m->locks.n,
+		.ninodes = m->inodes.n,
+		.after_gap = m->after_gap,
+		.bad = m->bad,
 	};
 	size_t lsz = sizeof(uint64_t) + sizeof(struct lock_inst);
 	size_t isz = sizeof(uint64_t) + sizeof(struct inode_state);
-	size_t n = sizeof(h) + sizeof(m->stats) +
-		   m->nedges * sizeof(struct lock_edge) +
-		   (m->cpu_cap + 1) * sizeof(struct cpu_state) + h.nlocks * lsz +
-		   h.ninodes * isz;
+	size_t n = sizeof(h) + sizeof(m->stats) + m->nedges * sizeof(struct lock_edge) +
+		   (m->cpu_cap + 1) * sizeof(struct cpu_state) + h.nlocks * lsz + h.ninodes * isz;
 	char *blob = malloc(n), *p = blob;
 	if (!blob)
 		return NULL;
@@ -658,8 +648,7 @@ void *model_save(const struct model *m, size_t *size)
 	for (uint32_t i = 0; i < m->locks.cap; i++)
 		if (m->locks.keys[i]) {
 			memcpy(p, &m->locks.keys[i], sizeof(uint64_t));
-			memcpy(p + sizeof(uint64_t), oval(&m->locks, i),
-			       sizeof(struct lock_inst));
+			memcpy(p + sizeof(uint64_t), oval(&m->locks, i), sizeof(struct lock_inst));
 			p += lsz;
 		}
 	for (uint32_t i = 0; i < m->inodes.cap; i++)
@@ -709,15 +698,13 @@ void model_restore(struct model *m, const void *blob, size_t size)
 	for (uint32_t i = 0; i < h.nlocks; i++) {
 		uint64_t k;
 		memcpy(&k, p, sizeof(k));
-		memcpy(omap_put(&m->locks, k - 1), p + sizeof(k),
-		       sizeof(struct lock_inst));
+		memcpy(omap_put(&m->locks, k - 1), p + sizeof(k), sizeof(struct lock_inst));
 		p += sizeof(k) + sizeof(struct lock_inst);
 	}
 	for (uint32_t i = 0; i < h.ninodes; i++) {
 		uint64_t k;
 		memcpy(&k, p, sizeof(k));
-		memcpy(omap_put(&m->inodes, k - 1), p + sizeof(k),
-		       sizeof(struct inode_state));
+		memcpy(omap_put(&m->inodes, k - 1), p + sizeof(k), sizeof(struct inode_state));
 		p += sizeof(k) + sizeof(struct inode_state);
 	}
 }

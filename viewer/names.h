@@ -14,12 +14,14 @@
 
 /* One entry per icache event, in the order of tracepoints/icache_tp.h,
  * plus the two kinds of loss babeltrace2 reports as messages. */
+/* clang-format off */
 #define IX_EVENT_TYPES(X)                                                    \
 	X(lock_acquire) X(lock_contended) X(lock_acquired) X(lock_release)   \
 	X(lock_trylock) X(inode_state) X(inode_ref) X(inode_list)            \
 	X(inode_alloc) X(inode_free) X(inode_nlink) X(op_begin) X(op_end)    \
 	X(sched_step) X(violation) X(run_begin) X(run_end)                   \
 	X(discarded_events) X(discarded_packets)
+/* clang-format on */
 
 #define X(n) EV_##n,
 enum ix_type { IX_EVENT_TYPES(X) EV__COUNT };
@@ -48,7 +50,7 @@ int nr_violation_labels(void);
 int ev_type_by_name(const char *s);
 int lock_class_by_name(const char *s);
 int site_by_name(const char *s);
-int state_flag_by_name(const char *s);   /* "I_FREEING" or "FREEING": bit */
+int state_flag_by_name(const char *s); /* "I_FREEING" or "FREEING": bit */
 
 /* "I_NEW|I_REFERENCED" (or "0"); short=1 drops the "I_" prefixes. */
 char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len);

@@ -61,7 +61,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	if (r.h < 3)
 		return;
 	int prefix = 19;
-	int nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0);  /* last: no CPU */
+	int nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
 	int lane_w = (r.w - prefix) / (nl ? nl : 1);
 	int first = 0, shown = nl;
 	if (lane_w < 14) {
@@ -122,8 +122,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 			int x = r.x + prefix + (lane - first) * lane_w;
 			canvas_text(c, x, y, lane_w - 1, role, txt);
 		} else {
-			canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM,
-				      "(cpu%d) %s", (int)(int16_t)e->cpu, txt);
+			canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(cpu%d) %s",
+				      (int)(int16_t)e->cpu, txt);
 		}
 		for (int l = first + 1; l < first + shown && l < nl; l++) {
 			int x = r.x + prefix + (l - first) * lane_w - 1;
@@ -142,8 +142,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 
 /* ---- held locks ------------------------------------------------------------ */
 
-static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
-		    unsigned cpu, const struct cpu_state *s)
+static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
+		    const struct cpu_state *s)
 {
 	const struct trace_index *ix = a->ix;
 	int64_t now = ix->ev[a->cur].ts;
@@ -163,12 +163,10 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
 			      s->nheld ? "" : "idle, no lock held");
 	for (int i = 0; i < s->nheld && y < r.y + r.h; i++) {
 		const struct held_lock *h = &s->held[i];
-		canvas_printf(c, r.x, y++, r.w, R_HOLD,
-			      " %s%d %-18s %-10" PRIu64 " %10s %s%s",
+		canvas_printf(c, r.x, y++, r.w, R_HOLD, " %s%d %-18s %-10" PRIu64 " %10s %s%s",
 			      glyph(c, G_HOLD), i + 1, lock_class_label(h->cls),
-			      ix_id_value(ix, h->obj),
-			      fmt_dur(now - h->since, d, sizeof(d)), site_label(h->site),
-			      h->trylock ? " (trylock)" : "");
+			      ix_id_value(ix, h->obj), fmt_dur(now - h->since, d, sizeof(d)),
+			      site_label(h->site), h->trylock ? " (trylock)" : "");
 	}
 	if (s->waiting && y < r.y + r.h) {
 		const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj);
@@ -178,8 +176,7 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
 		canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s %s %s %" PRIu64 " at %s, %s%s",
 			      glyph(c, G_WAIT), s->contended ? "WAITS for" : "acquiring",
 			      lock_class_label(s->wait_cls), ix_id_value(ix, s->wait_obj),
-			      site_label(s->wait_site), who,
-			      s->contended ? " (contended)" : "");
+			      site_label(s->wait_site), who, s->contended ? " (contended)" : "");
 	}
 	return y;
 }
@@ -212,8 +209,7 @@ static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 
 /* ---- inode history -------------------------------------------------------------- */
 
-enum { H_ALLOC, H_FREE, H_STATE, H_WILLFREE, H_FREEING, H_REF, H_NLINK,
-       H_WAITED, H_SKIPPED };
+enum { H_ALLOC, H_FREE, H_STATE, H_WILLFREE, H_FREEING, H_REF, H_NLINK, H_WAITED, H_SKIPPED };
 
 static void hist_add(struct inode_hist *h, uint64_t ev, int kind)
 {
@@ -283,8 +279,10 @@ void inode_hist_build(struct app *a, uint32_t obj)
 		case EV_lock_release:
 			if (e->a == ilock && pending[cpu]) {
 				pending[cpu] = false;
-				hist_add(h, i, !strcmp(site_label(e->site), "wait_on_freeing_inode")
-						       ? H_WAITED : H_SKIPPED);
+				hist_add(h, i,
+					 !strcmp(site_label(e->site), "wait_on_freeing_inode") ?
+						 H_WAITED :
+						 H_SKIPPED);
 			}
 			break;
 		default:
@@ -293,8 +291,7 @@ void inode_hist_build(struct app *a, uint32_t obj)
 	}
 }
 
-static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
-		      uint32_t k, bool future)
+static void hist_line(struct app *a, struct canvas *c, int x, int y, int w, uint32_t k, bool future)
 {
 	const struct trace_index *ix = a->ix;
 	uint64_t i = a->hist.ev[k];
@@ -306,11 +303,13 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 	const char *mark = here ? glyph(c, G_CURSOR) : " ";
 	switch (a->hist.kind[k]) {
 	case H_ALLOC:
-		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d allocated (nlink %u)",
-			      mark, i, cpu, (unsigned)e->val);
+		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE,
+			      "%s%8" PRIu64 " cpu%-2d allocated (nlink %u)", mark, i, cpu,
+			      (unsigned)e->val);
 		break;
 	case H_FREE:
-		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d freed", mark, i, cpu);
+		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d freed",
+			      mark, i, cpu);
 		break;
 	case H_WILLFREE:
 		canvas_printf(c, x, y, w, future ? R_DIM : R_WILLFREE,
@@ -325,12 +324,12 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 	case H_STATE:
 		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
 		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
-		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d %s>%s %s", mark, i,
-			      cpu, f1, f2, site_label(e->site));
+		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d %s>%s %s", mark, i, cpu, f1,
+			      f2, site_label(e->site));
 		break;
 	case H_REF:
-		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d i_count %d>%d %s", mark, i, cpu,
-			      (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
+		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d i_count %d>%d %s", mark, i,
+			      cpu, (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
 			      site_label(e->site));
 		break;
 	case H_NLINK:
@@ -344,8 +343,8 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 		break;
 	case H_SKIPPED:
 		canvas_printf(c, x, y, w, future ? R_DIM : R_WAIT,
-			      "%s%8" PRIu64 " cpu%-2d saw it freeing and SKIPPED it (%s)", mark,
-			      i, cpu, site_label(e->site));
+			      "%s%8" PRIu64 " cpu%-2d saw it freeing and SKIPPED it (%s)", mark, i,
+			      cpu, site_label(e->site));
 		break;
 	}
 	if (here)
@@ -369,8 +368,9 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 	char fl[160];
 	if (s) {
 		state_flags_str(s->flags, 0, fl, sizeof(fl));
-		int role = s->flags & flag_freeing() ? R_FREEING :
-			   s->flags & flag_will_free() ? R_WILLFREE : R_NORMAL;
+		int role = s->flags & flag_freeing()   ? R_FREEING :
+			   s->flags & flag_will_free() ? R_WILLFREE :
+							 R_NORMAL;
 		canvas_printf(c, r.x, y++, r.w, role, "i_state %s", fl);
 		char lists[120] = "";
 		for (int l = 0; l < nr_list_labels() && l < 16; l++)
@@ -380,7 +380,8 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 		canvas_printf(c, r.x, y++, r.w, R_NORMAL, "i_count %d  i_nlink %u  sb %u  lists:%s",
 			      s->count, s->nlink, s->sb, lists[0] ? lists : " none");
 	} else {
-		canvas_text(c, r.x, y++, r.w, R_DIM, "not allocated at the cursor (freed, or not yet)");
+		canvas_text(c, r.x, y++, r.w, R_DIM,
+			    "not allocated at the cursor (freed, or not yet)");
 		y++;
 	}
 	/* The owner: the last I_WILL_FREE / I_FREEING setter at or before the cursor. */
@@ -399,8 +400,10 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 	}
 	if (owner_k >= 0 && s) {
 		const struct ix_event *e = &ix->ev[a->hist.ev[owner_k]];
-		canvas_printf(c, r.x, y++, r.w, a->hist.kind[owner_k] == H_FREEING ? R_FREEING : R_WILLFREE,
-			      "handoff: cpu%d set %s at #%" PRIu64 " in %s; others must skip or wait",
+		canvas_printf(c, r.x, y++, r.w,
+			      a->hist.kind[owner_k] == H_FREEING ? R_FREEING : R_WILLFREE,
+			      "handoff: cpu%d set %s at #%" PRIu64
+			      " in %s; others must skip or wait",
 			      (int)(int16_t)e->cpu,
 			      a->hist.kind[owner_k] == H_FREEING ? "I_FREEING" : "I_WILL_FREE",
 			      a->hist.ev[owner_k], site_label(e->site));
@@ -475,7 +478,8 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 	const struct ix_run *run = ix_run0(a->ix);
 	int y = r.y;
 	canvas_printf(c, r.x, y++, r.w, R_DIM, "documented: %s",
-		      run && *ix_str(a->ix, run->order) ? ix_str(a->ix, run->order) : "(none in trace)");
+		      run && *ix_str(a->ix, run->order) ? ix_str(a->ix, run->order) :
+							  "(none in trace)");
 	unsigned against = 0;
 	for (unsigned k = 0; k < m->nedges; k++)
 		against += m->edges[k].verdict < 0;
@@ -488,19 +492,26 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? " --> " : "",
 					      lock_class_label(path[i]));
 		canvas_printf(c, r.x, y++, r.w, R_BAD,
-			      "%s possible circular locking dependency: %s", glyph(c, G_CROSS), buf);
+			      "%s possible circular locking dependency: %s", glyph(c, G_CROSS),
+			      buf);
 	}
-	canvas_printf(c, r.x, y++, r.w, R_TITLE, "%u edges held -> taken so far, %u against the order",
-		      m->nedges, against);
+	canvas_printf(c, r.x, y++, r.w, R_TITLE,
+		      "%u edges held -> taken so far, %u against the order", m->nedges, against);
 	for (unsigned k = (unsigned)a->scroll[3]; k < m->nedges && y < r.y + r.h; k++) {
 		const struct lock_edge *e = &m->edges[k];
 		const char *g = e->verdict > 0 ? glyph(c, G_CHECK) :
-				e->verdict < 0 ? glyph(c, G_CROSS) : "?";
-		canvas_printf(c, r.x, y++, r.w, e->verdict < 0 ? R_BAD : e->verdict > 0 ? R_GOOD : R_NORMAL,
+				e->verdict < 0 ? glyph(c, G_CROSS) :
+						 "?";
+		canvas_printf(c, r.x, y++, r.w,
+			      e->verdict < 0 ? R_BAD :
+			      e->verdict > 0 ? R_GOOD :
+					       R_NORMAL,
 			      "%s %-18s %s %-18s x%-7u first %s #%" PRIu64 "%s", g,
 			      lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
 			      e->count, site_label(e->first_site), e->first_ev,
-			      e->verdict < 0 ? "  AGAINST THE ORDER" : e->verdict == 0 ? "  undocumented" : "");
+			      e->verdict < 0  ? "  AGAINST THE ORDER" :
+			      e->verdict == 0 ? "  undocumented" :
+						"");
 	}
 }
 
@@ -525,8 +536,8 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 			      "class", "acq", "cont", "bounce", "try-f", "wait-us", "wmax-us",
 			      "hold-us", "hmax-us");
 	else
-		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%-12s %8s %6s %6s %4s %10s",
-			      "class", "acq", "cont", "bounce", "tryf", "wait-us");
+		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%-12s %8s %6s %6s %4s %10s", "class",
+			      "acq", "cont", "bounce", "tryf", "wait-us");
 	for (int k = 0; k < MODEL_MAX_CLASSES && y < r.y + r.h - 1; k++) {
 		const struct class_stats *s = &m->stats[k];
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
@@ -536,13 +547,15 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 			n += 6;
 		if (!wide) {
 			canvas_printf(c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
-				      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %10s",
+				      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64
+				      " %10s",
 				      n, s->acquisitions, s->contentions, s->bounces,
 				      s->trylock_failures, us(s->wait_total, b1, sizeof(b1)));
 			continue;
 		}
 		canvas_printf(c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
-			      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64 " %9s %8s %9s %8s",
+			      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64
+			      " %9s %8s %9s %8s",
 			      n, s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
 			      us(s->wait_total, b1, sizeof(b1)), us(s->wait_max, b2, sizeof(b2)),
 			      us(s->hold_total, b3, sizeof(b3)), us(s->hold_max, b4, sizeof(b4)));
@@ -563,10 +576,7 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 }
 
 const struct pane panes[] = {
-	{ "Events by CPU", draw_lanes },
-	{ "Held locks", draw_locks },
-	{ "Inode", draw_inode },
-	{ "Lock order", draw_graph },
-	{ "lock_stat", draw_stats },
+	{ "Events by CPU", draw_lanes }, { "Held locks", draw_locks }, { "Inode", draw_inode },
+	{ "Lock order", draw_graph },    { "lock_stat", draw_stats },
 };
 const int npanes = sizeof(panes) / sizeof(panes[0]);

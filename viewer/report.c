@@ -85,8 +85,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The live inodes, as (ino, obj) pairs sorted by ino. */
-static uint64_t *sorted_inodes(const struct trace_index *ix,
-			       const struct model *m, uint32_t *n)
+static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model *m, uint32_t *n)
 {
 	uint64_t *v = malloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
 	uint32_t it = 0, obj, k = 0;
@@ -119,23 +118,23 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "events     %" PRIu64 "\n", ix->nev - ix->ndiscards);
 	fprintf(f, "cpus       %u\n", ix->ncpus);
 	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
-	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n",
-		ix->discarded_events, ix->discarded_packets,
-		ix->ndiscards ? "  (figures below undercount)" : "");
+	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
+		ix->discarded_packets, ix->ndiscards ? "  (figures below undercount)" : "");
 	if (r)
 		fprintf(f, "order      %s\n", ix_str(ix, r->order));
-	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class",
-		"acquisitions", "contentions", "bounces", "trylock-f",
-		"wait-total-ns", "wait-max-ns", "hold-total-ns", "hold-max-ns");
+	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
+		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
+		"hold-total-ns", "hold-max-ns");
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
 		const struct class_stats *s = &m->stats[k];
 		if (!class_used(s))
 			continue;
-		fprintf(f, "%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64
-			" %14" PRIu64 " %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
-			lock_class_label(k), s->acquisitions, s->contentions,
-			s->bounces, s->trylock_failures, s->wait_total, s->wait_max,
-			s->hold_total, s->hold_max);
+		fprintf(f,
+			"%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64 " %14" PRIu64
+			" %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
+			lock_class_label(k), s->acquisitions, s->contentions, s->bounces,
+			s->trylock_failures, s->wait_total, s->wait_max, s->hold_total,
+			s->hold_max);
 	}
 	fprintf(f, "\nlock-order edges (held -> taken), %u:\n", m->nedges);
 	for (unsigned i = 0; i < m->nedges; i++) {
@@ -147,9 +146,8 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "\nviolations: %u\n", ix->nviols);
 	for (uint32_t i = 0; i < ix->nviols; i++) {
 		const struct ix_violation *v = &ix->viols[i];
-		fprintf(f, "  #%-9" PRIu64 " %-18s cpu%d %s\n", v->ev,
-			violation_label(v->kind), (int)(int16_t)v->cpu,
-			ix_str(ix, v->text));
+		fprintf(f, "  #%-9" PRIu64 " %-18s cpu%d %s\n", v->ev, violation_label(v->kind),
+			(int)(int16_t)v->cpu, ix_str(ix, v->text));
 	}
 	uint32_t n;
 	uint64_t *inos = sorted_inodes(ix, m, &n);
@@ -157,7 +155,9 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "\ninodes alive at the end: %u (%" PRIu32 " distinct seen)\n", n, ix->nids);
 	fprintf(f, "index: %.1f bytes/event, %u checkpoints, loaded in %s\n",
 		ix->nev ? (double)(ix->nev * sizeof(struct ix_event) + ix->ckpt_bytes +
-				   ix->nids * 12) / (double)ix->nev : 0,
+				   ix->nids * 12) /
+				  (double)ix->nev :
+			  0,
 		ix->nckpts, fmt_dur((int64_t)ix->load_ns, b2, sizeof(b2)));
 }
 
@@ -168,7 +168,8 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 
 	fprintf(f, "{\"trace\":");
 	json_str(f, ix->path);
-	fprintf(f, ",\"events\":%" PRIu64 ",\"cpus\":%u,\"duration_ns\":%" PRId64
+	fprintf(f,
+		",\"events\":%" PRIu64 ",\"cpus\":%u,\"duration_ns\":%" PRId64
 		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
 		ix->nev - ix->ndiscards, ix->ncpus, dur, ix->discarded_events,
 		ix->discarded_packets);
@@ -188,13 +189,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 			continue;
 		fprintf(f, "%s{\"class\":", first ? "" : ",");
 		json_str(f, lock_class_label(k));
-		fprintf(f, ",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
+		fprintf(f,
+			",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
 			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
 			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
 			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
-			s->acquisitions, s->contentions, s->bounces,
-			s->trylock_failures, s->wait_total, s->wait_max,
-			s->hold_total, s->hold_max);
+			s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
+			s->wait_total, s->wait_max, s->hold_total, s->hold_max);
 		first = false;
 	}
 	fprintf(f, "],\"edges\":[");
@@ -238,15 +239,17 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		hashed += h;
 		lru += l;
 		wb += w;
-		fprintf(f, "%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
+		fprintf(f,
+			"%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
 			"\"nlink\":%u,\"hashed\":%s,\"lru\":%s,\"wb\":%s}",
 			i ? "," : "", inos[2 * i], s->sb, s->flags, s->count, s->nlink,
 			h ? "true" : "false", l ? "true" : "false", w ? "true" : "false");
 	}
-	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n,
-		hashed, lru, wb);
+	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n, hashed,
+		lru, wb);
 	free(inos);
-	fprintf(f, ",\"index\":{\"bytes_per_event\":%zu,\"checkpoints\":%u,"
+	fprintf(f,
+		",\"index\":{\"bytes_per_event\":%zu,\"checkpoints\":%u,"
 		"\"checkpoint_bytes\":%zu,\"load_ns\":%" PRIu64 "}}\n",
 		sizeof(struct ix_event), ix->nckpts, ix->ckpt_bytes, ix->load_ns);
 }
@@ -269,8 +272,9 @@ void report_dot(FILE *f, const struct trace_index *ix, const struct model *m)
 		fprintf(f, "  \"%s\" -> \"%s\" [label=\"%u x, first %s\"%s];\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
 			site_label(e->first_site),
-			e->verdict < 0 ? ", color=red, penwidth=2, style=bold" :
-			e->verdict == 0 ? ", style=dashed" : "");
+			e->verdict < 0  ? ", color=red, penwidth=2, style=bold" :
+			e->verdict == 0 ? ", style=dashed" :
+					  "");
 	}
 	fprintf(f, "}\n");
 }
@@ -304,14 +308,13 @@ int report_bench(FILE *f, const char *path)
 	double secs = (double)(t1 - t0) / 1e9;
 	size_t idx = ix->nev * sizeof(struct ix_event);
 	size_t side = (size_t)ix->nids * 12 + ix->ckpt_bytes;
-	fprintf(f, "{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
+	fprintf(f,
+		"{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
 		"\"event_bytes\":%zu,\"bytes_per_event\":%.2f,\"checkpoints\":%u,"
 		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f}\n",
-		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0,
-		sizeof(struct ix_event),
+		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0, sizeof(struct ix_event),
 		ix->nev ? (double)(idx + side) / (double)ix->nev : 0, ix->nckpts,
-		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6,
-		(double)(t5 - t4) / 1e6);
+		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6, (double)(t5 - t4) / 1e6);
 	model_free(m);
 	ix_free(ix);
 	return 0;

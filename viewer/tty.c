@@ -43,8 +43,8 @@ static void palette(bool color)
 	static const struct {
 		int role;
 		short fg, bg;
-		attr_t cattr;   /* with colour */
-		attr_t mattr;   /* monochrome */
+		attr_t cattr; /* with colour */
+		attr_t mattr; /* monochrome */
 	} p[] = {
 		{ R_NORMAL, -1, -1, 0, 0 },
 		{ R_TITLE, -1, -1, A_BOLD, A_BOLD },
@@ -82,7 +82,7 @@ static void blit(const struct canvas *c)
 			wchar_t wc[2] = { (wchar_t)cl->ch, 0 };
 			cchar_t cc;
 			setcchar(&cc, wc, role_attr[cl->role], role_pair[cl->role], NULL);
-			mvadd_wch(y, x, &cc);   /* the last cell may fail: fine */
+			mvadd_wch(y, x, &cc); /* the last cell may fail: fine */
 		}
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -114,8 +114,7 @@ static void draw_progress(struct canvas *c, const struct trace_index *ix)
 		      (unsigned long long)ix->nev);
 }
 
-int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
-	    size_t errlen)
+int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {

@@ -124,8 +124,8 @@ int main(int argc, char **argv)
 	}
 	if (keys || screen) {
 		int w = 120, h = 40;
-		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 ||
-			       h < 6 || w > 1000 || h > 500)) {
+		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 || h < 6 ||
+			       w > 1000 || h > 500)) {
 			fprintf(stderr, "icache-view: --screen wants WxH, like 120x40 (got %s)\n",
 				screen);
 			return 1;
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
-			"--keys/--screen (see --help)\n");
+				"--keys/--screen (see --help)\n");
 		return 1;
 	}
 	char err[1024];

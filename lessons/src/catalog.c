@@ -16,9 +16,8 @@
 static bool is_lesson_name(const char *n)
 {
 	size_t len = strlen(n);
-	return len > 9 && isdigit((unsigned char)n[0]) &&
-	       isdigit((unsigned char)n[1]) && n[2] == '-' &&
-	       strcmp(n + len - 7, ".lesson") == 0;
+	return len > 9 && isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
+	       n[2] == '-' && strcmp(n + len - 7, ".lesson") == 0;
 }
 
 static bool has_lessons(const char *dir)

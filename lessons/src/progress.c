@@ -67,8 +67,8 @@ bool progress_get(const char *name, struct progress *p)
 	bool found = false;
 	while (fgets(line, sizeof(line), f)) {
 		int seen, total, done, right, asked;
-		if (sscanf(line, "%255s %d %d %d %d %d", n, &seen, &total, &done,
-			   &right, &asked) == 6 &&
+		if (sscanf(line, "%255s %d %d %d %d %d", n, &seen, &total, &done, &right, &asked) ==
+			    6 &&
 		    strcmp(n, name) == 0) {
 			*p = (struct progress){ seen, total, done != 0, right, asked };
 			found = true;
@@ -105,8 +105,8 @@ bool progress_put(const char *name, const struct progress *p)
 	}
 	if (in)
 		fclose(in);
-	fprintf(out, "%s %d %d %d %d %d\n", name, p->seen, p->total,
-		p->done ? 1 : 0, p->right, p->asked);
+	fprintf(out, "%s %d %d %d %d %d\n", name, p->seen, p->total, p->done ? 1 : 0, p->right,
+		p->asked);
 	bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
 	if (!ok)
 		unlink(tmp);

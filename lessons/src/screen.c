@@ -23,12 +23,18 @@ static void palette(struct scr *t)
 {
 	/* Without colour every role that matters still looks different. */
 	static const attr_t mono[R__COUNT] = {
-		[R_TITLE] = A_REVERSE,   [R_FOCUS] = A_BOLD,
-		[R_CURSOR] = A_REVERSE,  [R_DIM] = A_DIM,
-		[R_HOLD] = A_BOLD,       [R_WAIT] = A_UNDERLINE,
-		[R_BAD] = A_BOLD | A_UNDERLINE, [R_GOOD] = A_BOLD,
-		[R_WILLFREE] = A_UNDERLINE, [R_FREEING] = A_BOLD | A_REVERSE,
-		[R_STATUS] = A_REVERSE,  [R_HEADER] = A_BOLD,
+		[R_TITLE] = A_REVERSE,
+		[R_FOCUS] = A_BOLD,
+		[R_CURSOR] = A_REVERSE,
+		[R_DIM] = A_DIM,
+		[R_HOLD] = A_BOLD,
+		[R_WAIT] = A_UNDERLINE,
+		[R_BAD] = A_BOLD | A_UNDERLINE,
+		[R_GOOD] = A_BOLD,
+		[R_WILLFREE] = A_UNDERLINE,
+		[R_FREEING] = A_BOLD | A_REVERSE,
+		[R_STATUS] = A_REVERSE,
+		[R_HEADER] = A_BOLD,
 		[R_MATCH] = A_STANDOUT,
 	};
 	for (int i = 0; i < R__COUNT; i++)
@@ -36,16 +42,19 @@ static void palette(struct scr *t)
 	if (!t->color)
 		return;
 	static const short fg[R__COUNT] = {
-		[R_TITLE] = COLOR_BLACK, [R_FOCUS] = COLOR_CYAN,
-		[R_CURSOR] = COLOR_BLACK, [R_DIM] = -1, [R_HOLD] = COLOR_GREEN,
-		[R_WAIT] = COLOR_YELLOW, [R_BAD] = COLOR_RED,
-		[R_GOOD] = COLOR_GREEN, [R_WILLFREE] = COLOR_YELLOW,
-		[R_FREEING] = COLOR_MAGENTA, [R_STATUS] = COLOR_BLACK,
-		[R_HEADER] = COLOR_CYAN, [R_MATCH] = COLOR_BLACK,
+		[R_TITLE] = COLOR_BLACK,     [R_FOCUS] = COLOR_CYAN,
+		[R_CURSOR] = COLOR_BLACK,    [R_DIM] = -1,
+		[R_HOLD] = COLOR_GREEN,      [R_WAIT] = COLOR_YELLOW,
+		[R_BAD] = COLOR_RED,         [R_GOOD] = COLOR_GREEN,
+		[R_WILLFREE] = COLOR_YELLOW, [R_FREEING] = COLOR_MAGENTA,
+		[R_STATUS] = COLOR_BLACK,    [R_HEADER] = COLOR_CYAN,
+		[R_MATCH] = COLOR_BLACK,
 	};
 	static const short bg[R__COUNT] = {
-		[R_TITLE] = COLOR_CYAN, [R_CURSOR] = COLOR_WHITE,
-		[R_STATUS] = COLOR_WHITE, [R_MATCH] = COLOR_YELLOW,
+		[R_TITLE] = COLOR_CYAN,
+		[R_CURSOR] = COLOR_WHITE,
+		[R_STATUS] = COLOR_WHITE,
+		[R_MATCH] = COLOR_YELLOW,
 	};
 	start_color();
 	use_default_colors();
@@ -72,8 +81,7 @@ struct scr *scr_open(void)
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
-	t->color = has_colors() && !getenv("NO_COLOR") &&
-		   !(term && strcmp(term, "dumb") == 0);
+	t->color = has_colors() && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
 	palette(t);
 	return t;
 }
@@ -113,8 +121,7 @@ void scr_show(struct scr *t, const struct canvas *c)
 			if (!t->utf8 && cl->ch > 0x7e)
 				wc[0] = '?';
 			cchar_t cc;
-			setcchar(&cc, wc, t->attr[cl->role < R__COUNT ? cl->role : 0],
-				 0, NULL);
+			setcchar(&cc, wc, t->attr[cl->role < R__COUNT ? cl->role : 0], 0, NULL);
 			mvadd_wch(y, x, &cc);
 		}
 	}
@@ -175,9 +182,8 @@ int scr_parse_keys(const char *s, int *out, int max)
 	static const struct {
 		const char *name;
 		int code;
-	} names[] = { { "<Enter>", '\n' }, { "<Space>", ' ' },
-		      { "<Left>", SCR_LEFT }, { "<Right>", SCR_RIGHT },
-		      { "<Up>", SCR_UP }, { "<Down>", SCR_DOWN },
+	} names[] = { { "<Enter>", '\n' },      { "<Space>", ' ' }, { "<Left>", SCR_LEFT },
+		      { "<Right>", SCR_RIGHT }, { "<Up>", SCR_UP }, { "<Down>", SCR_DOWN },
 		      { "<lt>", '<' } };
 	int n = 0;
 	while (*s && n < max) {

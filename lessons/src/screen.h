@@ -13,12 +13,11 @@
 
 #include "viewer/canvas.h"
 
-enum { SCR_EOF = -1, SCR_RESIZE = -2, SCR_LEFT = -3, SCR_RIGHT = -4,
-       SCR_UP = -5, SCR_DOWN = -6 };
+enum { SCR_EOF = -1, SCR_RESIZE = -2, SCR_LEFT = -3, SCR_RIGHT = -4, SCR_UP = -5, SCR_DOWN = -6 };
 
 struct scr;
 
-struct scr *scr_open(void);        /* NULL if stdin/stdout is no terminal */
+struct scr *scr_open(void); /* NULL if stdin/stdout is no terminal */
 void scr_close(struct scr *t);
 void scr_size(struct scr *t, int *w, int *h);
 bool scr_utf8(const struct scr *t);

@@ -71,8 +71,7 @@ bool lp_run(const char *scn, bool record, struct play_result *r)
 	if (record) {
 		const char *tmp = getenv("TMPDIR");
 		char tmpl[PATH_MAX];
-		snprintf(tmpl, sizeof(tmpl), "%s/icache-lesson.XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
+		snprintf(tmpl, sizeof(tmpl), "%s/icache-lesson.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(tmpl)) {
 			r->output = strdup("cannot make a temporary directory");
 			return false;
@@ -151,7 +150,7 @@ void lp_result_free(struct play_result *r)
 		char *slash = strrchr(r->trace_dir, '/');
 		if (slash) {
 			*slash = 0;
-			rmdir(r->trace_dir);   /* the mkdtemp parent */
+			rmdir(r->trace_dir); /* the mkdtemp parent */
 		}
 	}
 	free(r->trace_dir);

@@ -35,8 +35,7 @@ const char run_options_help[] =
 	"  --inodes          with --json, list every inode left at the end\n"
 	"  --graph FILE      write the observed lock-order graph as Graphviz DOT\n";
 
-static bool bad(const char *cmd, const char *flag, const char *value,
-		const char *why)
+static bool bad(const char *cmd, const char *flag, const char *value, const char *why)
 {
 	fprintf(stderr, "icache-sim %s: %s: '%s' %s\n", cmd, flag, value, why);
 	return false;
@@ -80,8 +79,8 @@ bool parse_duration(const char *s, uint64_t *ns)
 	return true;
 }
 
-bool parse_run_flags(const char *cmd, int argc, char **argv,
-		     struct run_config *cfg, struct run_flags *fl)
+bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *cfg,
+		     struct run_flags *fl)
 {
 	bool have_ops = false, have_duration = false, inject_abba = false;
 
@@ -90,14 +89,13 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t n;
 
-#define NEED_VALUE()                                                          \
-	do {                                                                  \
-		if (!v) {                                                     \
-			fprintf(stderr, "icache-sim %s: %s needs a value\n",  \
-				cmd, a);                                      \
-			return false;                                         \
-		}                                                             \
-		i++;                                                          \
+#define NEED_VALUE()                                                                  \
+	do {                                                                          \
+		if (!v) {                                                             \
+			fprintf(stderr, "icache-sim %s: %s needs a value\n", cmd, a); \
+			return false;                                                 \
+		}                                                                     \
+		i++;                                                                  \
 	} while (0)
 
 		if (strcmp(a, "--scheme") == 0) {
@@ -109,7 +107,8 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 			NEED_VALUE();
 			cfg->workload = workload_find(v);
 			if (!cfg->workload)
-				return bad(cmd, a, v, "is not a workload (try `icache-sim workloads`)");
+				return bad(cmd, a, v,
+					   "is not a workload (try `icache-sim workloads`)");
 		} else if (strcmp(a, "--cpus") == 0) {
 			NEED_VALUE();
 			if (strcmp(v, "all") == 0)
@@ -129,7 +128,9 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		} else if (strcmp(a, "--duration") == 0) {
 			NEED_VALUE();
 			if (!parse_duration(v, &cfg->duration_ns))
-				return bad(cmd, a, v, "is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
+				return bad(
+					cmd, a, v,
+					"is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
 			have_duration = true;
 		} else if (strcmp(a, "--seed") == 0) {
 			NEED_VALUE();
@@ -180,12 +181,12 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		} else if (strcmp(a, "--graph") == 0) {
 			NEED_VALUE();
 			fl->graph = v;
-		} else if (fl->allow_out && (strcmp(a, "-o") == 0 ||
-					     strcmp(a, "--output") == 0)) {
+		} else if (fl->allow_out && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
 			NEED_VALUE();
 			fl->out = v;
 		} else {
-			fprintf(stderr, "icache-sim %s: unknown option '%s' (see icache-sim %s --help)\n",
+			fprintf(stderr,
+				"icache-sim %s: unknown option '%s' (see icache-sim %s --help)\n",
 				cmd, a, cmd);
 			return false;
 		}
@@ -196,23 +197,22 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		return false;
 	}
 	if (have_ops)
-		cfg->duration_ns = 3600ull * 1000000000ull;   /* a safety bound */
+		cfg->duration_ns = 3600ull * 1000000000ull; /* a safety bound */
 	if (inject_abba)
 		cfg->workload = workload_with_abba(cfg->workload);
 	return true;
 }
 
-int finish_run(const char *cmd, const struct run_config *cfg,
-	       const struct run_flags *fl, struct run_result *r, int status,
-	       const char *extra_json)
+int finish_run(const char *cmd, const struct run_config *cfg, const struct run_flags *fl,
+	       struct run_result *r, int status, const char *extra_json)
 {
 	if (r->invariant_failures && !status)
 		status = 1;
 	if (fl->graph) {
 		FILE *f = fopen(fl->graph, "w");
 		if (!f) {
-			fprintf(stderr, "icache-sim %s: --graph: cannot write '%s'\n",
-				cmd, fl->graph);
+			fprintf(stderr, "icache-sim %s: --graph: cannot write '%s'\n", cmd,
+				fl->graph);
 			return 2;
 		}
 		char title[256];

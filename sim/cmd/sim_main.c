@@ -113,7 +113,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "icache-sim: no command given; usage: icache-sim COMMAND [options] (see icache-sim --help)\n");
+		fprintf(stderr,
+			"icache-sim: no command given; usage: icache-sim COMMAND [options] (see icache-sim --help)\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -128,7 +129,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 2, argv + 2);
-	fprintf(stderr, "icache-sim: unknown command '%s' (see icache-sim --help)\n",
-		argv[1]);
+	fprintf(stderr, "icache-sim: unknown command '%s' (see icache-sim --help)\n", argv[1]);
 	return 2;
 }

@@ -18,7 +18,7 @@ struct reader {
 	trace_event_fn fn;
 	void *user;
 	struct trace_counts counts;
-	int stopped;            /* what fn returned to stop, 0 otherwise */
+	int stopped; /* what fn returned to stop, 0 otherwise */
 };
 
 static void count_message(struct reader *r, const bt_message *msg)
@@ -48,8 +48,8 @@ static void count_message(struct reader *r, const bt_message *msg)
 	}
 }
 
-static bt_graph_simple_sink_component_consume_func_status
-consume(bt_message_iterator *it, void *user)
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
+								  void *user)
 {
 	struct reader *r = user;
 	bt_message_array_const msgs;
@@ -78,8 +78,7 @@ consume(bt_message_iterator *it, void *user)
 }
 
 /* The deepest cause of the current thread's error, as one line. */
-static void take_error(char *err, size_t errlen, const char *dir,
-		       const char *what)
+static void take_error(char *err, size_t errlen, const char *dir, const char *what)
 {
 	const bt_error *e = bt_current_thread_take_error();
 	const char *why = NULL;
@@ -88,8 +87,7 @@ static void take_error(char *err, size_t errlen, const char *dir,
 		/* Cause 0 is the innermost: "does not contain a metadata file". */
 		why = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0));
 	}
-	snprintf(err, errlen, "%s: %s%s%s", dir, what, why ? ": " : "",
-		 why ? why : "");
+	snprintf(err, errlen, "%s: %s%s%s", dir, what, why ? ": " : "", why ? why : "");
 	char *nl = strchr(err, '\n');
 	if (nl)
 		*nl = 0;
@@ -101,8 +99,8 @@ static const bt_plugin *find_plugin(const char *name)
 {
 	const bt_plugin *p = NULL;
 
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &p) != BT_PLUGIN_FIND_STATUS_OK)
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &p) !=
+	    BT_PLUGIN_FIND_STATUS_OK)
 		return NULL;
 	return p;
 }
@@ -114,9 +112,8 @@ static const bt_plugin *find_plugin(const char *name)
  * ourselves.  Each one becomes its own source component: one component
  * refuses several traces whose UUIDs differ.
  */
-static int add_sources(bt_graph *g, const bt_component_class_source *cls,
-		       const char *dir, int depth, int *nsrc,
-		       const bt_component_source **srcs, int max)
+static int add_sources(bt_graph *g, const bt_component_class_source *cls, const char *dir,
+		       int depth, int *nsrc, const bt_component_source **srcs, int max)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -132,8 +129,8 @@ static int add_sources(bt_graph *g, const bt_component_class_source *cls,
 		if (*nsrc < max && params && inputs &&
 		    !bt_value_array_append_string_element(inputs, dir) &&
 		    !bt_value_map_insert_entry(params, "inputs", inputs) &&
-		    !bt_graph_add_source_component(g, cls, name, params,
-				BT_LOGGING_LEVEL_NONE, &srcs[*nsrc])) {
+		    !bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE,
+						   &srcs[*nsrc])) {
 			(*nsrc)++;
 			ret = 0;
 		}
@@ -158,9 +155,8 @@ static int add_sources(bt_graph *g, const bt_component_class_source *cls,
 }
 
 /* Every output port of every source into a fresh input port of the muxer. */
-static int connect_all(bt_graph *g, const bt_component_source *const *srcs,
-		       int nsrc, const bt_component_filter *mux,
-		       const bt_component_sink *sink)
+static int connect_all(bt_graph *g, const bt_component_source *const *srcs, int nsrc,
+		       const bt_component_filter *mux, const bt_component_sink *sink)
 {
 	uint64_t k = 0;
 
@@ -177,16 +173,16 @@ static int connect_all(bt_graph *g, const bt_component_source *const *srcs,
 	}
 	if (k == 0)
 		return -1;
-	return bt_graph_connect_ports(g,
-		bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-		NULL) ? -1 : 0;
+	return bt_graph_connect_ports(
+		       g, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+		       bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL) ?
+		       -1 :
+		       0;
 }
 
 #define MAX_TRACES 64
 
-static int build_graph(bt_graph *g, const char *dir, struct reader *r,
-		       char *err, size_t errlen)
+static int build_graph(bt_graph *g, const char *dir, struct reader *r, char *err, size_t errlen)
 {
 	const bt_plugin *ctf = find_plugin("ctf");
 	const bt_plugin *utils = find_plugin("utils");
@@ -196,11 +192,12 @@ static int build_graph(bt_graph *g, const char *dir, struct reader *r,
 	int nsrc = 0, ret = -1;
 
 	if (!ctf || !utils) {
-		snprintf(err, errlen, "%s: babeltrace2's ctf and utils plugins are not installed", dir);
+		snprintf(err, errlen, "%s: babeltrace2's ctf and utils plugins are not installed",
+			 dir);
 		goto out;
 	}
-	if (add_sources(g, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
-			dir, 0, &nsrc, srcs, MAX_TRACES)) {
+	if (add_sources(g, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), dir, 0,
+			&nsrc, srcs, MAX_TRACES)) {
 		take_error(err, errlen, dir, "not a readable CTF trace");
 		goto out;
 	}
@@ -208,11 +205,10 @@ static int build_graph(bt_graph *g, const char *dir, struct reader *r,
 		snprintf(err, errlen, "%s: no CTF trace in there (no metadata file)", dir);
 		goto out;
 	}
-	if (bt_graph_add_filter_component(g,
-			bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
-			"mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
-	    bt_graph_add_simple_sink_component(g, "count", NULL, consume, NULL,
-					       r, &sink)) {
+	if (bt_graph_add_filter_component(
+		    g, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "mux",
+		    NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
+	    bt_graph_add_simple_sink_component(g, "count", NULL, consume, NULL, r, &sink)) {
 		take_error(err, errlen, dir, "cannot build the reading graph");
 		goto out;
 	}
@@ -227,8 +223,8 @@ out:
 	return ret;
 }
 
-int trace_read(const char *dir, trace_event_fn fn, void *user,
-	       struct trace_counts *out, char *err, size_t errlen)
+int trace_read(const char *dir, trace_event_fn fn, void *user, struct trace_counts *out, char *err,
+	       size_t errlen)
 {
 	struct reader r = { .fn = fn, .user = user };
 	bt_graph *g = bt_graph_create(0);

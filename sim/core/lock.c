@@ -69,13 +69,12 @@ void sim_lock_destroy(struct sim_lock *l)
 		pthread_rwlock_destroy(&l->rw);
 }
 
-static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site,
-		      bool trylock)
+static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, bool trylock)
 {
 	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
 	if (n >= MAX_HELD_LOCKS) {
-		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n",
-			c->name, MAX_HELD_LOCKS, site_name(site));
+		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n", c->name,
+			MAX_HELD_LOCKS, site_name(site));
 		abort();
 	}
 	c->held[n].lock = l;
@@ -92,8 +91,7 @@ static bool pop_held(struct sim_cpu *c, struct sim_lock *l)
 	for (int i = n - 1; i >= 0; i--) {
 		if (c->held[i].lock != l)
 			continue;
-		memmove(&c->held[i], &c->held[i + 1],
-			(size_t)(n - 1 - i) * sizeof(c->held[0]));
+		memmove(&c->held[i], &c->held[i + 1], (size_t)(n - 1 - i) * sizeof(c->held[0]));
 		atomic_store_explicit(&c->nheld, n - 1, memory_order_release);
 		return true;
 	}
@@ -117,8 +115,8 @@ bool sim_lock_busy(const struct sim_lock *l)
 }
 
 /* Bookkeeping once the mutex is ours. */
-static void lock_acquired(struct sim_cpu *c, struct sim_lock *l,
-			  enum site site, uint64_t wait_ns, bool trylock)
+static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site, uint64_t wait_ns,
+			  bool trylock)
 {
 	struct lock_class_stats *st = &c->stats[l->cls];
 	uint64_t now = now_ns();
@@ -191,11 +189,10 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	struct lock_class_stats *st = &c->stats[l->cls];
 
 	if (!pop_held(c, l)) {
-		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id,
-				 -1, 0,
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
 				 "%s releases %s (instance %llu) at %s but does not hold it",
-				 c->name, lock_class_name(l->cls),
-				 (unsigned long long)l->inst, site_name(site));
+				 c->name, lock_class_name(l->cls), (unsigned long long)l->inst,
+				 site_name(site));
 		return;
 	}
 	uint64_t hold_ns = now_ns() - l->acquired_ns;
@@ -208,8 +205,7 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	sched_point(SEV_release, site, l, 0, 0, 0);
 }
 
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out)
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out)
 {
 	memset(out, 0, sizeof(*out) * NR_LOCK_CLASSES);
 	for (int i = 0; i < n; i++) {
@@ -246,12 +242,10 @@ static uint64_t rwsem_inst(const struct sim_cpu *c, bool write)
 
 static int rwsem_try(struct sim_lock *l, bool write)
 {
-	return write ? pthread_rwlock_trywrlock(&l->rw)
-		     : pthread_rwlock_tryrdlock(&l->rw);
+	return write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
 }
 
-static void rwsem_wait(struct sim_cpu *c, struct sim_lock *l, bool write,
-		       enum site site)
+static void rwsem_wait(struct sim_cpu *c, struct sim_lock *l, bool write, enum site site)
 {
 	if (sim_sched) {
 		/* Scenario mode: park until the scheduler frees us. */
@@ -279,7 +273,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 
 		c->stats[l->cls].contentions++;
 		trace_lock_contended_as(c, l->cls, inst, site,
-			atomic_load_explicit(&l->holder, memory_order_relaxed));
+					atomic_load_explicit(&l->holder, memory_order_relaxed));
 		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
 		rwsem_wait(c, l, write, site);
@@ -313,9 +307,9 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 		if (c->held[i].lock == l)
 			since = c->held[i].since_ns;
 	if (!pop_held(c, l)) {
-		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id,
-				 -1, 0, "%s releases %s at %s but does not hold it",
-				 c->name, lock_class_name(l->cls), site_name(site));
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
+				 "%s releases %s at %s but does not hold it", c->name,
+				 lock_class_name(l->cls), site_name(site));
 		return;
 	}
 	uint64_t hold_ns = now_ns() - since;

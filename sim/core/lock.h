@@ -34,8 +34,8 @@
 #define MAX_SIM_CPUS 256
 
 struct sim_lock {
-	pthread_mutex_t mu;     /* spinlocks */
-	pthread_rwlock_t rw;    /* sleeping rw-locks (sim_rwsem_init) */
+	pthread_mutex_t mu;  /* spinlocks */
+	pthread_rwlock_t rw; /* sleeping rw-locks (sim_rwsem_init) */
 	bool is_rwsem;
 	/*
 	 * Set by a test variant that removes this lock from its scheme (the
@@ -44,19 +44,19 @@ struct sim_lock {
 	 */
 	bool off;
 	enum lock_class cls;
-	uint64_t inst;          /* which one: bucket, sb, or inode number */
-	atomic_int holder;      /* simulated CPU holding it (for write), -1 */
-	atomic_int readers;     /* rw-locks: how many hold it for read */
+	uint64_t inst;      /* which one: bucket, sb, or inode number */
+	atomic_int holder;  /* simulated CPU holding it (for write), -1 */
+	atomic_int readers; /* rw-locks: how many hold it for read */
 	/* The fields below are protected by the lock itself. */
-	int last_cpu;           /* for bounces */
-	uint64_t acquired_ns;   /* for hold times */
+	int last_cpu;         /* for bounces */
+	uint64_t acquired_ns; /* for hold times */
 };
 
 struct held_lock {
 	struct sim_lock *lock;
 	enum site site;
 	bool trylock;
-	uint64_t since_ns;      /* rw-locks: when this hold began */
+	uint64_t since_ns; /* rw-locks: when this hold began */
 };
 
 /* lock_stat's columns, per lock class. */
@@ -75,18 +75,18 @@ struct lock_class_stats {
  */
 struct sim_cpu {
 	int id;
-	const char *name;               /* "cpu0", "flusher", "main" */
+	const char *name; /* "cpu0", "flusher", "main" */
 	atomic_int nheld;
 	struct held_lock held[MAX_HELD_LOCKS];
 	_Atomic(struct sim_lock *) waiting_for;
 	atomic_int waiting_site;
-	atomic_uint_fast64_t progress;  /* locks taken: the watchdog's pulse */
-	atomic_uint_fast64_t ops_done;  /* operations finished */
+	atomic_uint_fast64_t progress; /* locks taken: the watchdog's pulse */
+	atomic_uint_fast64_t ops_done; /* operations finished */
 	struct lock_class_stats stats[NR_LOCK_CLASSES];
-	int64_t nr_inodes;              /* this CPU's share of nr_inodes */
-	uint64_t last_ino, last_ino_end;/* get_next_ino's per-CPU batch */
-	uint64_t rng;                   /* workload random state */
-	int sched_blocked;              /* scenario mode: parked on a lock */
+	int64_t nr_inodes;               /* this CPU's share of nr_inodes */
+	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
+	uint64_t rng;                    /* workload random state */
+	int sched_blocked;               /* scenario mode: parked on a lock */
 };
 
 /* The CPU the calling thread simulates. */
@@ -129,8 +129,7 @@ const char *lock_class_name(enum lock_class c);
 const char *site_name(enum site s);
 
 /* Merge every CPU's counters into out[NR_LOCK_CLASSES]. */
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out);
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out);
 
 /*
  * Scenario mode (sim/script/sched.c installs the hooks).  Every instrumentation
@@ -142,29 +141,29 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n,
  * (every other mode) each point costs a load and a predicted branch.
  */
 enum sched_event_kind {
-	SEV_acquire,            /* about to take a lock (it may be busy) */
-	SEV_acquired,           /* the lock is now ours */
-	SEV_release,            /* the lock has been given up */
-	SEV_trylock,            /* a trylock that took the lock */
-	SEV_trylock_failed,     /* a trylock that found it busy */
-	SEV_state,              /* i_state changed: a = old, b = new */
-	SEV_ref,                /* i_count changed: a = old, b = new */
-	SEV_nlink,              /* i_nlink changed: b = new */
-	SEV_list,               /* a = enum inode_list_id, b = enum list_action */
-	SEV_alloc,              /* an inode became visible */
-	SEV_free,               /* an inode's memory was given back */
-	SEV_wake,               /* sleepers on an inode were woken */
-	SEV_op_begin,           /* a = enum op_kind */
-	SEV_op_end,             /* a = enum op_kind, b = result */
+	SEV_acquire,        /* about to take a lock (it may be busy) */
+	SEV_acquired,       /* the lock is now ours */
+	SEV_release,        /* the lock has been given up */
+	SEV_trylock,        /* a trylock that took the lock */
+	SEV_trylock_failed, /* a trylock that found it busy */
+	SEV_state,          /* i_state changed: a = old, b = new */
+	SEV_ref,            /* i_count changed: a = old, b = new */
+	SEV_nlink,          /* i_nlink changed: b = new */
+	SEV_list,           /* a = enum inode_list_id, b = enum list_action */
+	SEV_alloc,          /* an inode became visible */
+	SEV_free,           /* an inode's memory was given back */
+	SEV_wake,           /* sleepers on an inode were woken */
+	SEV_op_begin,       /* a = enum op_kind */
+	SEV_op_end,         /* a = enum op_kind, b = result */
 	NR_SCHED_EVENTS
 };
 
 struct sched_event {
 	enum sched_event_kind kind;
 	enum site site;
-	const struct sim_lock *lock;    /* lock events, else NULL */
-	uint64_t ino;                   /* the inode concerned, or 0 */
-	int64_t a, b;                   /* see the kinds above */
+	const struct sim_lock *lock; /* lock events, else NULL */
+	uint64_t ino;                /* the inode concerned, or 0 */
+	int64_t a, b;                /* see the kinds above */
 };
 
 struct sched_hooks {
@@ -176,9 +175,8 @@ struct sched_hooks {
 extern const struct sched_hooks *sim_sched;
 
 /* Report a step to the scheduler, if there is one. */
-static inline void sched_point(enum sched_event_kind kind, enum site site,
-			       const struct sim_lock *l, uint64_t ino,
-			       int64_t a, int64_t b)
+static inline void sched_point(enum sched_event_kind kind, enum site site, const struct sim_lock *l,
+			       uint64_t ino, int64_t a, int64_t b)
 {
 	if (__builtin_expect(sim_sched != NULL, 0)) {
 		struct sched_event ev = { kind, site, l, ino, a, b };

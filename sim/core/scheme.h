@@ -23,9 +23,9 @@
 struct scheme {
 	const char *name;
 	const char *era;
-	const char *summary;            /* one line */
-	const char *order_text;         /* the documented order, for humans */
-	const struct lock_rule *order;  /* the same, for the validator */
+	const char *summary;           /* one line */
+	const char *order_text;        /* the documented order, for humans */
+	const struct lock_rule *order; /* the same, for the validator */
 	int norder;
 	/*
 	 * 2.6.36: one i_list per inode, on exactly one of inode_in_use, the
@@ -36,8 +36,7 @@ struct scheme {
 
 	/* Which lock protects i_state, and each list, for the core's checks. */
 	struct sim_lock *(*state_lock)(struct inode *inode);
-	struct sim_lock *(*list_lock)(enum inode_list_id list,
-				      struct inode *inode);
+	struct sim_lock *(*list_lock)(enum inode_list_id list, struct inode *inode);
 
 	/* Allocation and lookup. */
 	struct inode *(*new_inode)(struct super_block *sb);
@@ -97,8 +96,7 @@ long generic_shutdown_super(struct super_block *sb);
 /* Shared by the schemes: has the superblock been deactivated by umount? */
 static inline bool sb_active(const struct super_block *sb)
 {
-	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) &
-	       MS_ACTIVE;
+	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) & MS_ACTIVE;
 }
 
 /*

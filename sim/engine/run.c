@@ -27,9 +27,9 @@
 
 struct run_ctx {
 	const struct run_config *cfg;
-	struct sim_cpu *cpus;           /* ncpus workers, then flusher, main */
+	struct sim_cpu *cpus; /* ncpus workers, then flusher, main */
 	struct sim_cpu **cpu_ptrs;
-	int nthreads;                   /* workers + flusher + main */
+	int nthreads; /* workers + flusher + main */
 	atomic_bool stop;
 	atomic_bool stop_flusher;
 	atomic_bool watchdog_stop;
@@ -39,8 +39,8 @@ struct run_ctx {
 	pthread_mutex_t pause_m;
 	pthread_cond_t pause_c;
 	atomic_bool pause_req;
-	int parked;                     /* under pause_m */
-	int workers_running;            /* under pause_m */
+	int parked;          /* under pause_m */
+	int workers_running; /* under pause_m */
 };
 
 const struct run_config *run_cfg(struct run_ctx *ctx)
@@ -151,8 +151,7 @@ static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
 	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
 		return true;
 	if (ctx->cfg->ops) {
-		uint64_t mine = ctx->ops_per_cpu +
-				((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
+		uint64_t mine = ctx->ops_per_cpu + ((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
 		return done >= mine;
 	}
 	return (done & 15) == 0 && now_ns() >= ctx->deadline_ns;
@@ -211,16 +210,15 @@ static void dump_cpu(FILE *f, const struct sim_cpu *c)
 	if (n == 0)
 		fprintf(f, " holds no lock");
 	for (int i = 0; i < n; i++)
-		fprintf(f, "%s holds %s (instance %llu, taken in %s)",
-			i ? ";" : "", lock_class_name(c->held[i].lock->cls),
-			(unsigned long long)c->held[i].lock->inst,
-			site_name(c->held[i].site));
+		fprintf(f, "%s holds %s (instance %llu, taken in %s)", i ? ";" : "",
+			lock_class_name(c->held[i].lock->cls),
+			(unsigned long long)c->held[i].lock->inst, site_name(c->held[i].site));
 	if (w) {
 		int holder = atomic_load(&w->holder);
 		fprintf(f, "; waits for %s (instance %llu) in %s, held by %s%d",
 			lock_class_name(w->cls), (unsigned long long)w->inst,
-			site_name(atomic_load(&c->waiting_site)),
-			holder >= 0 ? "cpu" : "nobody", holder >= 0 ? holder : 0);
+			site_name(atomic_load(&c->waiting_site)), holder >= 0 ? "cpu" : "nobody",
+			holder >= 0 ? holder : 0);
 	}
 	fprintf(f, "\n");
 }
@@ -258,16 +256,14 @@ static void *watchdog_main(void *p)
 			continue;
 		char buf[4096];
 		FILE *m = fmemopen(buf, sizeof(buf), "w");
-		fprintf(m, "%s: no %s for %.1f s\n",
-			dead ? "deadlock" : "livelock",
+		fprintf(m, "%s: no %s for %.1f s\n", dead ? "deadlock" : "livelock",
 			dead ? "CPU took a lock" : "operation finished",
 			(double)(t - (dead ? still_since : idle_ops_since)) / 1e9);
 		for (int i = 0; i < ctx->nthreads - 1; i++)
 			dump_cpu(m, &ctx->cpus[i]);
 		fclose(m);
 		buf[sizeof(buf) - 1] = 0;
-		report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s",
-				 buf);
+		report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
 		fflush(stderr);
 		fflush(stdout);
 		_exit(1);
@@ -302,12 +298,10 @@ static void collect_inodes(struct run_result *r)
 	for (int s = 0; s < icache.nsbs; s++) {
 		struct list_head *pos;
 		list_for_each(pos, &icache.sbs[s].s_inodes) {
-			struct inode *inode = list_entry(pos, struct inode,
-							 i_sb_list);
+			struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 			if (r->ninodes == cap) {
 				cap = cap ? cap * 2 : 256;
-				r->inodes = realloc(r->inodes,
-						    cap * sizeof(*r->inodes));
+				r->inodes = realloc(r->inodes, cap * sizeof(*r->inodes));
 			}
 			struct run_inode *ri = &r->inodes[r->ninodes++];
 			ri->ino = inode->i_ino;
@@ -346,12 +340,11 @@ void run_result_free(struct run_result *r)
 	r->ninodes = 0;
 }
 
-int run_workload(const struct run_config *cfg, struct run_result *result,
-		 bool keep_inodes)
+int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes)
 {
 	struct run_ctx ctx;
 	int nworkers = cfg->ncpus;
-	int nthreads = nworkers + 2;    /* + flusher + main */
+	int nthreads = nworkers + 2; /* + flusher + main */
 	bool flusher = cfg->workload->flusher;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -362,7 +355,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result,
 	ctx.cpu_ptrs = calloc((size_t)nthreads, sizeof(*ctx.cpu_ptrs));
 	pthread_mutex_init(&ctx.pause_m, NULL);
 	pthread_cond_init(&ctx.pause_c, NULL);
-	char (*names)[16] = calloc((size_t)nthreads, 16);
+	char(*names)[16] = calloc((size_t)nthreads, 16);
 	for (int i = 0; i < nthreads; i++) {
 		struct sim_cpu *c = &ctx.cpus[i];
 		c->id = i;
@@ -377,7 +370,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result,
 	}
 
 	struct icache_config icfg = {
-		.nsbs = cfg->nsbs + nworkers,   /* shared, then one private each */
+		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
 		.hash_bits = cfg->hash_bits,
 	};
 	icache_init(cfg->scheme, &icfg, ctx.cpu_ptrs, nthreads);
@@ -386,8 +379,8 @@ int run_workload(const struct run_config *cfg, struct run_result *result,
 	violations_set_quiet(cfg->quiet);
 	this_cpu = &ctx.cpus[nthreads - 1];
 	if (cfg->trace_run)
-		trace_run_begin(cfg->scheme->name, cfg->workload->name,
-				cfg->ncpus, cfg->seed, cfg->scheme->order_text);
+		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
+				cfg->scheme->order_text);
 
 	if (cfg->ops) {
 		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;

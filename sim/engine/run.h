@@ -21,7 +21,7 @@ struct run_ctx;
 struct workload {
 	const char *name;
 	const char *summary;
-	bool flusher;           /* needs the flusher thread */
+	bool flusher; /* needs the flusher thread */
 	/* One operation on CPU c; returns false when it has nothing to do. */
 	void (*op)(struct run_ctx *ctx, struct sim_cpu *c);
 	/* Give back whatever the workload still holds (main thread). */
@@ -37,18 +37,18 @@ struct run_config {
 	const struct scheme *scheme;
 	const struct workload *workload;
 	int ncpus;
-	uint64_t ops;           /* total operations; 0 means use duration */
+	uint64_t ops; /* total operations; 0 means use duration */
 	uint64_t duration_ns;
 	uint64_t seed;
-	int nsbs;               /* shared superblocks */
+	int nsbs; /* shared superblocks */
 	unsigned hash_bits;
-	unsigned hot;           /* inodes in the lookup hot set, per sb */
-	unsigned cache_limit;   /* pressure: unused inodes the shrinker keeps */
-	double watchdog_s;      /* no progress for this long = deadlock */
-	uint64_t check_every_ns;/* stop the world and check, 0 = only at end */
+	unsigned hot;            /* inodes in the lookup hot set, per sb */
+	unsigned cache_limit;    /* pressure: unused inodes the shrinker keeps */
+	double watchdog_s;       /* no progress for this long = deadlock */
+	uint64_t check_every_ns; /* stop the world and check, 0 = only at end */
 	bool pin;
-	bool quiet;             /* don't print violations as they happen */
-	bool trace_run;         /* emit run_begin / run_end events */
+	bool quiet;     /* don't print violations as they happen */
+	bool trace_run; /* emit run_begin / run_end events */
 };
 
 void run_config_defaults(struct run_config *cfg);
@@ -60,7 +60,7 @@ struct run_inode {
 	int count;
 	unsigned nlink;
 	bool hashed, on_sb, on_lru, on_wb;
-	int wb_list;            /* LIST_b_* or -1 */
+	int wb_list; /* LIST_b_* or -1 */
 };
 
 struct run_result {
@@ -79,8 +79,7 @@ struct run_result {
 };
 
 /* Run it.  keep_inodes: fill result->inodes. Returns 0, or 1 on a report. */
-int run_workload(const struct run_config *cfg, struct run_result *result,
-		 bool keep_inodes);
+int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes);
 void run_result_free(struct run_result *r);
 
 /* Private superblocks (umount) start after the shared ones. */
@@ -95,10 +94,9 @@ int check_invariants(bool quiescent);
 bool icache_lists_corrupt(void);
 
 /* Reports. */
-void print_report(FILE *f, const struct run_config *cfg,
-		  const struct run_result *r);
-void print_json(FILE *f, const struct run_config *cfg,
-		const struct run_result *r, const char *extra_json);
+void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r);
+void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
+		const char *extra_json);
 
 /* The host, for figures printed beside absolute times. */
 const char *host_cpu_model(void);

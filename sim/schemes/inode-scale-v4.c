@@ -47,8 +47,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &inode->i_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	switch (list) {
 	case LIST_hash:
@@ -62,7 +61,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &inode->i_sb->s_bdi->list_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -246,8 +245,7 @@ static void ihold(struct inode *inode)
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
  * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -256,8 +254,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 
@@ -435,8 +432,7 @@ static void iput_final(struct inode *inode)
 			 * the last reference and free it, and then we put a
 			 * freed inode on the LRU.  Left in on purpose. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
-			    !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
 				spin_unlock(&inode->i_lock);
 				inode_lru_list_add(inode);
 				return;
@@ -451,8 +447,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&inode->i_lock);
 		/* The handoff, in one i_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -497,8 +492,7 @@ static long prune_icache(long nr)
 		if (!inode)
 			break;
 		spin_lock(&inode->i_lock);
-		if (atomic_load(&inode->i_count) ||
-		    (inode_state(inode) & ~I_REFERENCED)) {
+		if (atomic_load(&inode->i_count) || (inode_state(inode) & ~I_REFERENCED)) {
 			inode_lru_del(inode, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -626,10 +620,9 @@ const struct scheme scheme_inode_scale_v4 = {
 	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
-	.order_text =
-		"s_umount > iprune_sem; "
-		"iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
-		"inode_wb_list_lock > i_lock; iprune_sem > hash_bucket, inode_wb_list_lock",
+	.order_text = "s_umount > iprune_sem; "
+		      "iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
+		      "inode_wb_list_lock > i_lock; iprune_sem > hash_bucket, inode_wb_list_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,

@@ -6,11 +6,7 @@
 #include "sim/core/scheme.h"
 
 const struct scheme *const all_schemes[] = {
-	&scheme_global,
-	&scheme_vfs_scale,
-	&scheme_inode_scale_v4,
-	&scheme_merged,
-	NULL,
+	&scheme_global, &scheme_vfs_scale, &scheme_inode_scale_v4, &scheme_merged, NULL,
 };
 
 const struct scheme *scheme_find(const char *name)
