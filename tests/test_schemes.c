@@ -372,11 +372,12 @@ START_TEST(helgrind_finds_no_lock_order_violation)
 		fprintf(stderr, "helgrind: valgrind not installed, skipped\n");
 		return;
 	}
-	char *out = run_cmd(&status,
-			    "timeout 120 valgrind --tool=helgrind --error-exitcode=0 "
-			    "%s run --scheme %s --workload lookup --ops 1000 --cpus 2 --quiet "
-			    "--watchdog 60 2>&1",
-			    bin_path("icache-sim"), scheme);
+	char *out = run_cmd(
+		&status,
+		"timeout 120 valgrind --tool=helgrind --error-exitcode=0 "
+		"%s run --locks mutex --scheme %s --workload lookup --ops 1000 --cpus 2 --quiet "
+		"--watchdog 60 2>&1",
+		bin_path("icache-sim"), scheme);
 	ck_assert_msg(status == 0, "%s under helgrind: exit %d\n%.2000s", scheme, status, out);
 	ck_assert_ptr_nonnull(strstr(out, "ERROR SUMMARY"));
 	ck_assert_msg(strstr(out, "lock order") == NULL,

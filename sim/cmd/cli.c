@@ -27,6 +27,9 @@ const char run_options_help[] =
 	"  --hash-bits N     hash table of 2^N chains (4..22, default 12)\n"
 	"  --hot N           inodes in the lookup hot set per sb (1..1000000, default 256)\n"
 	"  --cache N         unused inodes the shrinker lets stay (1..1000000, default 512)\n"
+	"  --locks K         lock kind: ticket (FIFO spinlock, as x86 kernels of 2010),\n"
+	"                    mcs (queued, as today's qspinlock), mutex (pthread, sleeps);\n"
+	"                    default ticket if CPUs <= host cores, else mutex\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
 	"  --no-pin          do not pin CPU threads to cores\n"
@@ -156,6 +159,12 @@ bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *
 			if (!parse_u64(v, 1, 1000000, &n))
 				return bad(cmd, a, v, "is out of range (1..1000000)");
 			cfg->cache_limit = (unsigned)n;
+		} else if (strcmp(a, "--locks") == 0) {
+			enum lock_kind k;
+			NEED_VALUE();
+			if (!lock_kind_parse(v, &k))
+				return bad(cmd, a, v, "is not a lock kind (ticket, mcs, mutex)");
+			cfg->locks = (int)k;
 		} else if (strcmp(a, "--watchdog") == 0) {
 			NEED_VALUE();
 			char *end;

@@ -34,6 +34,12 @@ void print_report(FILE *f, const struct run_config *cfg, const struct run_result
 
 	fprintf(f, "scheme %s (%s), workload %s, %d CPUs on %d cores (%s)\n", cfg->scheme->name,
 		cfg->scheme->era, cfg->workload->name, cfg->ncpus, host_cpus(), host_cpu_model());
+	fprintf(f, "locks %s%s\n", lock_kind_name(run_lock_kind(cfg)),
+		cfg->locks != LOCKS_AUTO ?
+			"" :
+		run_lock_kind(cfg) == LOCK_TICKET ?
+			" (the default: every simulated CPU has a core, so they spin)" :
+			" (the default: more simulated CPUs than cores, so they sleep)");
 	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops, r->seconds, ops_s);
 	print_lock_table(f, r);
 	fprintf(f,
@@ -95,6 +101,7 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 	json_string(f, cfg->workload->name);
 	fprintf(f, ",\"cpus\":%d,\"host_cpus\":%d,\"host_cpu_model\":", cfg->ncpus, host_cpus());
 	json_string(f, host_cpu_model());
+	fprintf(f, ",\"locks\":\"%s\"", lock_kind_name(run_lock_kind(cfg)));
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"order\":");

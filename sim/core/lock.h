@@ -1,9 +1,19 @@
 /*
  * lock.h - instrumented locks and the simulated CPUs that take them.
  *
- * A struct sim_lock stands for a kernel spinlock.  It is built on a pthread
- * mutex, so ThreadSanitizer and Helgrind understand it, and every operation
- * on it does four things the kernel's lockdep and lock_stat do:
+ * A struct sim_lock stands for a kernel spinlock.  It comes in three kinds,
+ * chosen for a whole run (--locks):
+ *
+ *   ticket  the x86 ticket spinlock of 2.6.25..3.x: FIFO, the waiters spin
+ *           (with a pause) on one shared word, so each release is seen by
+ *           every spinner at once;
+ *   mcs     a queued lock, the heart of today's qspinlock: FIFO, each
+ *           waiter spins on its own node, a release touches one waiter;
+ *   mutex   a pthread mutex: waiters sleep, the lock is unfair.  Helgrind
+ *           only understands this kind (ThreadSanitizer all three).
+ *
+ * Whatever the kind, every operation on it does four things the kernel's
+ * lockdep and lock_stat do:
  *
  *   - keeps the taking CPU's held-locks stack (for the validator, for the
  *     deadlock watchdog's dump and for "is this lock held?" assertions);
@@ -33,9 +43,25 @@
 #define MAX_HELD_LOCKS 16
 #define MAX_SIM_CPUS 256
 
+enum lock_kind { LOCK_MUTEX, LOCK_TICKET, LOCK_MCS, NR_LOCK_KINDS };
+
+/* The kind the next sim_lock_init() gives; a run sets it before its locks. */
+extern enum lock_kind sim_lock_kind;
+const char *lock_kind_name(enum lock_kind k);
+bool lock_kind_parse(const char *s, enum lock_kind *out);
+
+/* An MCS waiter's node: it spins on its own line, not the lock's. */
+struct mcs_node {
+	_Atomic(struct mcs_node *) next;
+	atomic_int locked; /* 1 until the previous holder hands over */
+} __attribute__((aligned(64)));
+
 struct sim_lock {
-	pthread_mutex_t mu;  /* spinlocks */
-	pthread_rwlock_t rw; /* sleeping rw-locks (sim_rwsem_init) */
+	enum lock_kind kind;
+	pthread_mutex_t mu;                  /* LOCK_MUTEX */
+	atomic_uint tk_next, tk_owner;       /* LOCK_TICKET: next ticket, now served */
+	_Atomic(struct mcs_node *) mcs_tail; /* LOCK_MCS: last in the queue */
+	pthread_rwlock_t rw;                 /* sleeping rw-locks (sim_rwsem_init) */
 	bool is_rwsem;
 	/*
 	 * Set by a test variant that removes this lock from its scheme (the
@@ -48,8 +74,9 @@ struct sim_lock {
 	atomic_int holder;  /* simulated CPU holding it (for write), -1 */
 	atomic_int readers; /* rw-locks: how many hold it for read */
 	/* The fields below are protected by the lock itself. */
-	int last_cpu;         /* for bounces */
-	uint64_t acquired_ns; /* for hold times */
+	int last_cpu;              /* for bounces */
+	uint64_t acquired_ns;      /* for hold times */
+	struct mcs_node *mcs_mine; /* LOCK_MCS: the holder's node */
 };
 
 struct held_lock {
@@ -87,7 +114,19 @@ struct sim_cpu {
 	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
 	uint64_t rng;                    /* workload random state */
 	int sched_blocked;               /* scenario mode: parked on a lock */
+	/* The acquisition under way (ticket taken, MCS node queued). */
+	unsigned wait_ticket;
+	struct mcs_node *wait_node;
+	struct mcs_node mcs_nodes[MAX_HELD_LOCKS + 1];
+	unsigned mcs_busy; /* bitmap of mcs_nodes in use */
+	uint64_t vclock;   /* virtual mode: this CPU's time, ns */
 };
+
+/* Virtual-time mode (sim/engine/vrun.c): lock times are CPUs' vclocks. */
+extern bool sim_virtual_time;
+
+/* Could c, parked waiting for l, take it now?  (Schedulers ask.) */
+bool sim_lock_turn(struct sim_cpu *c, const struct sim_lock *l);
 
 /* The CPU the calling thread simulates. */
 extern __thread struct sim_cpu *this_cpu;

@@ -85,6 +85,16 @@ void run_config_defaults(struct run_config *cfg)
 	cfg->watchdog_s = 5.0;
 	cfg->pin = true;
 	cfg->trace_run = true;
+	cfg->locks = LOCKS_AUTO;
+}
+
+enum lock_kind run_lock_kind(const struct run_config *cfg)
+{
+	if (cfg->locks != LOCKS_AUTO)
+		return (enum lock_kind)cfg->locks;
+	/* A spinner whose lock holder is preempted spins for a time slice:
+	 * spin only when no simulated CPU has to share a core. */
+	return cfg->ncpus <= host_cpus() ? LOCK_TICKET : LOCK_MUTEX;
 }
 
 int host_cpus(void)
@@ -373,6 +383,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
 		.hash_bits = cfg->hash_bits,
 	};
+	sim_lock_kind = run_lock_kind(cfg);
 	icache_init(cfg->scheme, &icfg, ctx.cpu_ptrs, nthreads);
 	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
 	violations_reset();
@@ -461,6 +472,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 
 	this_cpu = NULL;
 	icache_destroy();
+	sim_lock_kind = LOCK_MUTEX; /* scenario mode's, and the default */
 	free(tids);
 	free(args);
 	free(ctx.cpu_ptrs);

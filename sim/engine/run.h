@@ -49,7 +49,12 @@ struct run_config {
 	bool pin;
 	bool quiet;     /* don't print violations as they happen */
 	bool trace_run; /* emit run_begin / run_end events */
+	int locks;      /* enum lock_kind, or LOCKS_AUTO */
 };
+
+/* --locks not given: spin (ticket) if every simulated CPU has a core. */
+#define LOCKS_AUTO (-1)
+enum lock_kind run_lock_kind(const struct run_config *cfg);
 
 void run_config_defaults(struct run_config *cfg);
 
