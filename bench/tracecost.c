@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/cmd/record.h"
 #include "tracepoints/icache_tp.h"
@@ -45,7 +46,7 @@ static void *fire(void *p)
 /* ns per event of the slowest thread. */
 static double run_loops(int nthreads, uint64_t n)
 {
-	struct loop *ls = calloc((size_t)nthreads, sizeof(*ls));
+	struct loop *ls = xcalloc((size_t)nthreads, sizeof(*ls));
 	uint64_t worst = 0;
 
 	for (int i = 0; i < nthreads; i++) {

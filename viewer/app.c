@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/keys.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
@@ -697,50 +698,6 @@ void app_key(struct app *a, int key)
 		snprintf(a->message, sizeof(a->message), "key not bound; h for help");
 }
 
-/* ---- --keys notation ----------------------------------------------------- */
-
-int parse_keys(const char *s, int *out, int max)
-{
-	static const struct {
-		const char *name;
-		int key;
-	} names[] = {
-		{ "Enter", '\n' },       { "CR", '\n' },         { "Tab", '\t' },
-		{ "S-Tab", KEY_BTAB },   { "Esc", 27 },          { "Space", ' ' },
-		{ "BS", KEY_BACKSPACE }, { "Up", KEY_UP },       { "Down", KEY_DOWN },
-		{ "Left", KEY_LEFT },    { "Right", KEY_RIGHT }, { "PgUp", KEY_PPAGE },
-		{ "PgDn", KEY_NPAGE },   { "Home", KEY_HOME },   { "End", KEY_END },
-		{ "F1", KEY_F(1) },      { "F10", KEY_F(10) },   { "lt", '<' },
-		{ "gt", '>' },
-	};
-	int n = 0;
-	while (*s && n < max) {
-		if (*s == '<') {
-			const char *e = strchr(s, '>');
-			bool found = false;
-			if (e) {
-				for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-					if (strlen(names[k].name) == (size_t)(e - s - 1) &&
-					    !strncmp(names[k].name, s + 1, (size_t)(e - s - 1))) {
-						out[n++] = names[k].key;
-						found = true;
-					}
-			}
-			if (found) {
-				s = e + 1;
-				continue;
-			}
-		}
-		if (*s == '\\' && s[1] == 'n') {
-			out[n++] = '\n';
-			s += 2;
-			continue;
-		}
-		out[n++] = (unsigned char)*s++;
-	}
-	return n;
-}
-
 /* ---- layout -------------------------------------------------------------------- */
 
 void app_init(struct app *a, struct trace_index *ix)
@@ -823,8 +780,7 @@ static void draw_help(struct app *a, struct canvas *c)
 		canvas_text(c, r.x + 2, r.y + 2 + i, 12, R_TITLE, keytab[i].label);
 		canvas_text(c, r.x + 15, r.y + 2 + i, r.w - 17, R_NORMAL, keytab[i].help);
 	}
-	canvas_text(c, r.x + 2, r.y + h - 2, r.w - 4, R_DIM,
-		    "--keys notation: <Enter> <Tab> <Esc> <Up> <Down> <PgDn> <F1> ...");
+	canvas_text(c, r.x + 2, r.y + h - 2, r.w - 4, R_DIM, KEYS_NOTATION_HELP);
 	(void)a;
 }
 

@@ -90,9 +90,6 @@ void app_key(struct app *a, int key);
 void app_draw(struct app *a, struct canvas *c);
 void app_goto(struct app *a, uint64_t ev);
 
-/* "jj/I_FREEING<Enter>n<Tab>" -> key codes; returns the count. */
-int parse_keys(const char *s, int *out, int max);
-
 /* Searching. */
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "viewer/canvas.h"
 
 void canvas_init(struct canvas *c, int w, int h, bool utf8)
@@ -17,7 +18,7 @@ void canvas_init(struct canvas *c, int w, int h, bool utf8)
 	c->w = w > 0 ? w : 1;
 	c->h = h > 0 ? h : 1;
 	c->utf8 = utf8;
-	c->cells = calloc((size_t)c->w * (size_t)c->h, sizeof(struct cell));
+	c->cells = xcalloc((size_t)c->w * (size_t)c->h, sizeof(struct cell));
 	canvas_clear(c);
 }
 
@@ -163,7 +164,7 @@ static size_t put_utf8(char *p, uint32_t ch)
 
 char *canvas_to_text(const struct canvas *c)
 {
-	char *out = malloc((size_t)c->w * (size_t)c->h * 4 + (size_t)c->h + 1);
+	char *out = xmalloc((size_t)c->w * (size_t)c->h * 4 + (size_t)c->h + 1);
 	char *p = out;
 	for (int y = 0; y < c->h; y++) {
 		char *line = p, *last = p;

@@ -4,7 +4,7 @@
  * The terminal front end (tty.c) copies the grid to ncurses; --screen
  * prints it as text.  Both show the same grid, so a test of --screen output
  * tests what a user sees.  A cell holds one character and a role; the
- * palette (tty.c) turns roles into colours or, under NO_COLOR, into
+ * palette (lib/term.c) turns roles into colours or, under NO_COLOR, into
  * attributes, and nothing is said by colour alone: every role that matters
  * also has a glyph.
  */
@@ -15,23 +15,7 @@
 #include <stdint.h>
 #include <wchar.h>
 
-enum role {
-	R_NORMAL,
-	R_TITLE,
-	R_FOCUS,
-	R_CURSOR,
-	R_DIM,
-	R_HOLD,
-	R_WAIT,
-	R_BAD,
-	R_GOOD,
-	R_WILLFREE,
-	R_FREEING,
-	R_STATUS,
-	R_HEADER,
-	R_MATCH,
-	R__COUNT
-};
+#include "lib/roles.h"
 
 struct cell {
 	uint32_t ch;

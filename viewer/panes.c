@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
@@ -215,8 +216,8 @@ static void hist_add(struct inode_hist *h, uint64_t ev, int kind)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? h->cap * 2 : 256;
-		h->ev = realloc(h->ev, h->cap * sizeof(*h->ev));
-		h->kind = realloc(h->kind, h->cap);
+		h->ev = xrealloc(h->ev, h->cap * sizeof(*h->ev));
+		h->kind = xrealloc(h->kind, h->cap);
 	}
 	h->ev[h->n] = ev;
 	h->kind[h->n++] = (uint8_t)kind;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/json.h"
+#include "lib/xalloc.h"
 #include "viewer/report.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
@@ -27,31 +29,6 @@ char *fmt_dur(int64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s%.6f s", sign, (double)a / 1e9);
 	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_name(FILE *f, const char *s, bool valid)
-{
-	if (valid)
-		json_str(f, s);
-	else
-		fputs("null", f);
 }
 
 static bool class_used(const struct class_stats *s)
@@ -87,7 +64,7 @@ static int cmp_u64(const void *a, const void *b)
 /* The live inodes, as (ino, obj) pairs sorted by ino. */
 static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model *m, uint32_t *n)
 {
-	uint64_t *v = malloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
+	uint64_t *v = xmalloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
 	uint32_t it = 0, obj, k = 0;
 	const struct inode_state *st;
 	while (model_next_inode(m, &it, &obj, &st)) {
@@ -218,13 +195,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, violation_label(v->kind));
 		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
 			(int)(int16_t)v->cpu);
-		json_name(f, lock_class_label(v->cls_a), v->cls_a != 255);
+		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
 		fputc(',', f);
-		json_name(f, lock_class_label(v->cls_b), v->cls_b != 255);
+		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
 		fprintf(f, "],\"sites\":[");
-		json_name(f, site_label(v->site_a), v->site_a != 255);
+		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
 		fputc(',', f);
-		json_name(f, site_label(v->site_b), v->site_b != 255);
+		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
 		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
 		json_str(f, ix_str(ix, v->text));
 		fputc('}', f);

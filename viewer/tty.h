@@ -20,9 +20,4 @@ struct tty_opts {
  * and the result is 2. */
 int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen);
 
-/* Is the locale's codeset UTF-8 (after setlocale)? */
-bool locale_is_utf8(void);
-/* Are colours wanted by the environment (NO_COLOR, TERM=dumb)? */
-bool env_wants_color(void);
-
 #endif

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/keys.h"
+#include "lib/term.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 #include "viewer/tty.h"
@@ -136,11 +138,11 @@ int main(int argc, char **argv)
 		struct app a;
 		app_init(&a, ix);
 		int k[4096];
-		int n = keys ? parse_keys(keys, k, 4096) : 0;
+		int n = keys ? keys_parse(keys, k, 4096) : 0;
 		for (int i = 0; i < n && !a.quit; i++)
 			app_key(&a, k[i]);
 		struct canvas c;
-		canvas_init(&c, w, h, locale_is_utf8() && !ascii);
+		canvas_init(&c, w, h, term_locale_utf8() && !ascii);
 		app_draw(&a, &c);
 		char *txt = canvas_to_text(&c);
 		fputs(txt, stdout);

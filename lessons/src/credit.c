@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "lessons/src/credit.h"
+#include "lib/xalloc.h"
 
 /* ---- pointers outside the repository ---------------------------------- */
 
@@ -133,13 +134,7 @@ static char *read_sources(const char *lesson_dir)
 		while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 			if (len + got + 1 > cap) {
 				cap = 2 * (len + got + 1);
-				char *nb = realloc(buf, cap);
-				if (!nb) {
-					free(buf);
-					fclose(f);
-					return NULL;
-				}
-				buf = nb;
+				buf = xrealloc(buf, cap);
 			}
 			memcpy(buf + len, chunk, got);
 			len += got;

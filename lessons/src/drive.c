@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lessons/src/drive.h"
+#include "lib/xalloc.h"
 
 struct drive {
 	char *path;
@@ -27,8 +28,8 @@ struct drive {
 
 struct drive *drive_new(const char *scenario)
 {
-	struct drive *d = calloc(1, sizeof(*d));
-	d->path = strdup(scenario);
+	struct drive *d = xcalloc(1, sizeof(*d));
+	d->path = xstrdup(scenario);
 	return d;
 }
 
@@ -48,7 +49,7 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s)
 	size_t n = strlen(s);
 	if (*len + n + 2 > *cap) {
 		*cap = (*len + n + 2) * 2;
-		*buf = realloc(*buf, *cap);
+		*buf = xrealloc(*buf, *cap);
 	}
 	memcpy(*buf + *len, s, n);
 	*len += n;
@@ -107,10 +108,10 @@ bool drive_load(struct drive *d, char *err, size_t len)
 			while (n && isspace((unsigned char)opt[n - 1]))
 				opt[--n] = 0;
 			if (!d->prog[cpu]) {
-				d->prog[cpu] = strdup(opt);
+				d->prog[cpu] = xstrdup(opt);
 			} else {
 				size_t m = strlen(d->prog[cpu]) + n + 4;
-				d->prog[cpu] = realloc(d->prog[cpu], m);
+				d->prog[cpu] = xrealloc(d->prog[cpu], m);
 				strcat(d->prog[cpu], "; ");
 				strcat(d->prog[cpu], opt);
 			}
@@ -206,7 +207,7 @@ static char *write_temp(const struct drive *d, char *err, size_t len)
 		snprintf(err, len, "cannot write a temporary scenario");
 		return NULL;
 	}
-	return strdup(path);
+	return xstrdup(path);
 }
 
 /* Lines of text (the number of '\n'). */

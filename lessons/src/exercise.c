@@ -12,6 +12,7 @@
 #include "lessons/src/exercise.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/lesson_trace.h"
+#include "lib/xalloc.h"
 
 static bool copy_file(const char *from, const char *to)
 {
@@ -37,7 +38,7 @@ char *exercise_copy(const struct lesson *l, const struct step *s)
 	if (!dir)
 		return NULL;
 	size_t n = strlen(dir) + strlen(l->name) + 80;
-	char *path = malloc(n);
+	char *path = xmalloc(n);
 	snprintf(path, n, "%s/work", dir);
 	mkdir(path, 0755);
 	snprintf(path, n, "%s/work/%s-step%d.scn", dir, l->name, (int)(s - l->steps) + 1);

@@ -20,6 +20,7 @@
 
 #include "lessons/src/credit.h"
 #include "lessons/src/lesson.h"
+#include "lib/xalloc.h"
 #include "viewer/names.h"
 
 /* ---- diagnostics ------------------------------------------------------ */
@@ -43,17 +44,17 @@ void ldiag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
 		snprintf(full, sizeof(full), "%s: %s", file, msg);
 	if (d->n == d->cap) {
 		d->cap = d->cap ? 2 * d->cap : 8;
-		d->msg = realloc(d->msg, (size_t)d->cap * sizeof(*d->msg));
-		d->line = realloc(d->line, (size_t)d->cap * sizeof(*d->line));
+		d->msg = xrealloc(d->msg, (size_t)d->cap * sizeof(*d->msg));
+		d->line = xrealloc(d->line, (size_t)d->cap * sizeof(*d->line));
 	}
 	d->line[d->n] = line;
-	d->msg[d->n++] = strdup(full);
+	d->msg[d->n++] = xstrdup(full);
 }
 
 /* In line order (a stable insertion sort: lessons are short). */
 void ldiag_print(const struct diag *d, FILE *f)
 {
-	int *order = malloc((size_t)(d->n ? d->n : 1) * sizeof(*order));
+	int *order = xmalloc((size_t)(d->n ? d->n : 1) * sizeof(*order));
 	for (int i = 0; i < d->n; i++) {
 		int j = i;
 		while (j > 0 && d->line[order[j - 1]] > d->line[i]) {
@@ -143,7 +144,7 @@ static char *trim(char *s)
 static void append(char **v, const char *s)
 {
 	size_t a = *v ? strlen(*v) : 0, b = strlen(s);
-	*v = realloc(*v, a + b + 2);
+	*v = xrealloc(*v, a + b + 2);
 	if (a)
 		(*v)[a++] = '\n';
 	memcpy(*v + a, s, b + 1);
@@ -266,7 +267,7 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 		s->at_line = f->line;
 		set_moment(p, &s->at, "at", v, f->line);
 	} else if (strcmp(n, "show") == 0) {
-		char *copy = strdup(v);
+		char *copy = xstrdup(v);
 		parse_show(p, s, copy, f->line);
 		free(copy);
 		free(v);
@@ -390,7 +391,7 @@ static void new_step(struct parser *p, struct field *fl)
 {
 	struct lesson *l = p->l;
 	finish_step(p);
-	l->steps = realloc(l->steps, (size_t)(l->nsteps + 1) * sizeof(*l->steps));
+	l->steps = xrealloc(l->steps, (size_t)(l->nsteps + 1) * sizeof(*l->steps));
 	p->cur = &l->steps[l->nsteps++];
 	memset(p->cur, 0, sizeof(*p->cur));
 	p->cur->line = fl->line;
@@ -419,7 +420,7 @@ static void take_field(struct parser *p, struct field *fl)
 			goto out;
 		}
 		free(fl->value);
-		fl->value = strdup("");
+		fl->value = xstrdup("");
 	}
 	if (strcmp(k->name, "step") == 0) {
 		new_step(p, fl);
@@ -456,13 +457,13 @@ static char *read_file(const char *path, size_t *len)
 	if (!f)
 		return NULL;
 	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
+	char *buf = xmalloc(cap);
 	size_t r;
 	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += r;
 		if (cap - n < 1024) {
 			cap *= 2;
-			buf = realloc(buf, cap);
+			buf = xrealloc(buf, cap);
 		}
 	}
 	fclose(f);
@@ -473,15 +474,15 @@ static char *read_file(const char *path, size_t *len)
 
 static void lesson_names(struct lesson *l, const char *path)
 {
-	l->path = strdup(path);
+	l->path = xstrdup(path);
 	const char *slash = strrchr(path, '/');
 	if (slash)
-		l->dir = strndup(path, (size_t)(slash - path));
+		l->dir = xstrndup(path, (size_t)(slash - path));
 	else
-		l->dir = strdup(".");
+		l->dir = xstrdup(".");
 	const char *base = slash ? slash + 1 : path;
 	const char *dot = strstr(base, ".lesson");
-	l->name = dot ? strndup(base, (size_t)(dot - base)) : strdup(base);
+	l->name = dot ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
 	if (isdigit((unsigned char)base[0]) && isdigit((unsigned char)base[1]))
 		l->number = (base[0] - '0') * 10 + (base[1] - '0');
 }
@@ -494,7 +495,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
 		return NULL;
 	}
-	struct lesson *l = calloc(1, sizeof(*l));
+	struct lesson *l = xcalloc(1, sizeof(*l));
 	lesson_names(l, path);
 	/* A NUL or a run of control bytes: not a text file at all. */
 	size_t ctl = 0;
@@ -558,7 +559,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		}
 		snprintf(fl.key, sizeof(fl.key), "%s", k);
 		char *v = trim(colon + 1);
-		fl.value = *v ? strdup(v) : NULL;
+		fl.value = *v ? xstrdup(v) : NULL;
 		fl.line = lineno;
 		infield = true;
 	}
@@ -649,10 +650,10 @@ char *lesson_resolve(const struct lesson *l, const char *rel)
 {
 	char *out;
 	if (rel[0] == '/') {
-		out = strdup(rel);
+		out = xstrdup(rel);
 	} else {
 		size_t n = strlen(l->dir) + strlen(rel) + 2;
-		out = malloc(n);
+		out = xmalloc(n);
 		snprintf(out, n, "%s/%s", l->dir, rel);
 	}
 	return out;

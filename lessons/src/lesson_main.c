@@ -18,6 +18,7 @@
 #include "lessons/src/lesson.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/runner.h"
+#include "lib/xalloc.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
 	bool check = false, static_only = false;
 	const char *keys = NULL, *which = NULL;
 	int w = 120, h = 40;
-	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
 	int nfiles = 0;
 
 	for (int i = 1; i < argc; i++) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lessons/src/progress.h"
+#include "lib/xalloc.h"
 
 static void mkdir_p(char *path)
 {
@@ -38,7 +39,7 @@ char *progress_dir(bool create)
 		return NULL;
 	if (create)
 		mkdir_p(buf);
-	return strdup(buf);
+	return xstrdup(buf);
 }
 
 static char *progress_file(bool create)
@@ -47,7 +48,7 @@ static char *progress_file(bool create)
 	if (!dir)
 		return NULL;
 	size_t n = strlen(dir) + 16;
-	char *f = malloc(n);
+	char *f = xmalloc(n);
 	snprintf(f, n, "%s/progress", dir);
 	free(dir);
 	return f;
@@ -84,7 +85,7 @@ bool progress_put(const char *name, const struct progress *p)
 	if (!path)
 		return false;
 	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
+	char *tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.%d", path, (int)getpid());
 	FILE *in = fopen(path, "r");
 	FILE *out = fopen(tmp, "w");

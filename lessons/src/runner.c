@@ -23,6 +23,7 @@
 #include "lessons/src/runner.h"
 #include "lessons/src/lesson_trace.h"
 #include "lessons/src/screen.h"
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
 
@@ -765,8 +766,8 @@ static bool s_is_edit_key(const struct runner *rn, int k)
 int lesson_run(struct lesson *l, const struct runner_opts *o)
 {
 	struct runner rn = { .l = l, .o = o, .drive_step = -1 };
-	rn.pos = calloc((size_t)l->nsteps, sizeof(*rn.pos));
-	rn.ss = calloc((size_t)l->nsteps, sizeof(*rn.ss));
+	rn.pos = xcalloc((size_t)l->nsteps, sizeof(*rn.pos));
+	rn.ss = xcalloc((size_t)l->nsteps, sizeof(*rn.ss));
 	for (int i = 0; i < l->nsteps; i++)
 		rn.ss[i].answer = -1;
 	int rc = 0;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/violation.h"
 #include "sim/script/scenario.h"
@@ -229,7 +230,7 @@ static void plan_random(struct explorer *x, const struct mix *m, struct plan *p)
 
 static struct scenario *plan_build(const struct explorer *x, const struct plan *p)
 {
-	struct scenario *scn = calloc(1, sizeof(*scn));
+	struct scenario *scn = xcalloc(1, sizeof(*scn));
 	int serial = 0;
 
 	snprintf(scn->file, sizeof(scn->file), "explore");
@@ -670,7 +671,7 @@ static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *sched
 
 int cmd_explore(int argc, char **argv)
 {
-	struct explorer *x = calloc(1, sizeof(*x));
+	struct explorer *x = xcalloc(1, sizeof(*x));
 	uint64_t schedules = 1000, seed = 1;
 	const char *out = NULL;
 	bool quiet = false, do_shrink = true;
@@ -690,8 +691,8 @@ int cmd_explore(int argc, char **argv)
 	x->rng = seed * 0x2545f4914f6cdd1dull + 17;
 	x->k_estimate = 16;
 
-	struct finding *fd = calloc(1, sizeof(*fd));
-	fd->seg = calloc(MAX_SEGMENTS, sizeof(*fd->seg));
+	struct finding *fd = xcalloc(1, sizeof(*fd));
+	fd->seg = xcalloc(MAX_SEGMENTS, sizeof(*fd->seg));
 	for (uint64_t t = 1; t <= schedules; t++) {
 		struct plan p;
 		struct play_result res;

@@ -24,6 +24,8 @@
 
 #include <sys/stat.h>
 
+#include "lib/json.h"
+#include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/trace.h"
 #include "sim/cmd/record.h"
@@ -58,8 +60,9 @@ struct play {
 	/* Expectations. */
 	int passed, failed;
 	bool *exp_ok;
-	char json_exp[8192];
-	size_t json_off;
+	/* The expectations in the order they were checked, for --json. */
+	int *checked;
+	int nchecked, capchecked;
 };
 
 static int row_of(const struct play *pl, int cpu)
@@ -539,22 +542,6 @@ static bool inode_expect_holds(const struct play *pl, const struct scn_inode_exp
 	return true;
 }
 
-static void json_str(char *buf, size_t len, size_t *off, const char *s)
-{
-	if (*off < len)
-		*off += (size_t)snprintf(buf + *off, len - *off, "\"");
-	for (; *s && *off + 8 < len; s++) {
-		if (*s == '"' || *s == '\\')
-			*off += (size_t)snprintf(buf + *off, len - *off, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			*off += (size_t)snprintf(buf + *off, len - *off, " ");
-		else
-			buf[(*off)++] = *s;
-	}
-	if (*off < len)
-		*off += (size_t)snprintf(buf + *off, len - *off, "\"");
-}
-
 static void check_expect(struct play *pl, int i)
 {
 	const struct scn_expect *e = &pl->scn->expects[i];
@@ -589,15 +576,11 @@ static void check_expect(struct play *pl, int i)
 		pl->failed++;
 	say(pl, "%s line %d: expect %s  [%s]\n", ok ? "ok  " : "FAIL", e->line,
 	    e->text + (strncmp(e->text, "expect ", 7) == 0 ? 7 : 0), why);
-	size_t *o = &pl->json_off;
-	size_t cap = sizeof(pl->json_exp);
-	if (*o < cap)
-		*o += (size_t)snprintf(pl->json_exp + *o, cap - *o,
-				       "%s{\"line\":%d,\"ok\":%s,\"text\":", *o ? "," : "", e->line,
-				       ok ? "true" : "false");
-	json_str(pl->json_exp, cap, o, e->text);
-	if (*o < cap)
-		*o += (size_t)snprintf(pl->json_exp + *o, cap - *o, "}");
+	if (pl->nchecked == pl->capchecked) {
+		pl->capchecked = pl->capchecked ? 2 * pl->capchecked : 16;
+		pl->checked = xreallocarray(pl->checked, (size_t)pl->capchecked, sizeof(int));
+	}
+	pl->checked[pl->nchecked++] = i;
 }
 
 /* A violation kind that happened and that no line expects is a failure. */
@@ -926,12 +909,10 @@ static void play_json(struct play *pl, int status)
 {
 	const struct scenario *scn = pl->scn;
 	printf("{\"scenario\":");
-	char buf[600];
-	size_t off = 0;
-	json_str(buf, sizeof(buf), &off, scn->file);
-	printf("%s,\"scheme\":\"%s\",\"cpus\":%d,\"steps\":%llu,"
+	json_str(stdout, scn->file);
+	printf(",\"scheme\":\"%s\",\"cpus\":%d,\"steps\":%llu,"
 	       "\"deadlock\":%s,\"violations\":{",
-	       buf, scn->scheme->name, scn->ncpus, (unsigned long long)pl->s.step,
+	       scn->scheme->name, scn->ncpus, (unsigned long long)pl->s.step,
 	       pl->deadlock ? "true" : "false");
 	bool first = true;
 	for (int k = 0; k < NR_VIOLATIONS; k++) {
@@ -942,14 +923,20 @@ static void play_json(struct play *pl, int status)
 		       (unsigned long long)n);
 		first = false;
 	}
-	printf("},\"expectations\":[%s],\"passed\":%d,\"failed\":%d,"
-	       "\"status\":%d}\n",
-	       pl->json_exp, pl->passed, pl->failed, status);
+	printf("},\"expectations\":[");
+	for (int c = 0; c < pl->nchecked; c++) {
+		const struct scn_expect *e = &scn->expects[pl->checked[c]];
+		printf("%s{\"line\":%d,\"ok\":%s,\"text\":", c ? "," : "", e->line,
+		       pl->exp_ok[pl->checked[c]] ? "true" : "false");
+		json_str(stdout, e->text);
+		printf("}");
+	}
+	printf("],\"passed\":%d,\"failed\":%d,\"status\":%d}\n", pl->passed, pl->failed, status);
 }
 
 int scenario_play(const struct scenario *scn, const struct play_opts *o)
 {
-	struct play *pl = calloc(1, sizeof(*pl));
+	struct play *pl = xcalloc(1, sizeof(*pl));
 	int status;
 
 	pl->scn = scn;
@@ -959,7 +946,7 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 		  o->json   ? (o->verbose ? stderr : NULL) :
 		  o->log    ? stdout :
 			      NULL;
-	pl->exp_ok = calloc((size_t)scn->nexpects + 1, sizeof(bool));
+	pl->exp_ok = xcalloc((size_t)scn->nexpects + 1, sizeof(bool));
 	for (int i = 0; i < scn->ninodes; i++)
 		pl->ino[i] = scn->inodes[i].ino;
 	make_cpus(pl);
@@ -1041,6 +1028,7 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 out:
 	fflush(stdout);
 	free(pl->exp_ok);
+	free(pl->checked);
 	/* After a deadlock parked threads still use pl: it stays. */
 	if (r == GO_ON)
 		free(pl);
@@ -1116,7 +1104,7 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, ch
 		return 2;
 	ro.dir = abs;
 	/* Main's argv again, for recorder_prepare's re-exec. */
-	char **again = calloc((size_t)argc + 3, sizeof(*again));
+	char **again = xcalloc((size_t)argc + 3, sizeof(*again));
 	again[0] = program_invocation_name;
 	again[1] = (char *)"play";
 	memcpy(again + 2, argv, (size_t)argc * sizeof(*again));

@@ -48,6 +48,7 @@
 
 #include <lttng/lttng.h>
 
+#include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/clock.h"
 #include "sim/core/trace.h"
@@ -843,7 +844,7 @@ static char *extra_json(const struct recorder_opts *o, const struct trace_counts
 /* Main's argv again, for the re-exec: "icache-sim record args...". */
 static char **full_argv(int argc, char **argv)
 {
-	char **v = calloc((size_t)argc + 3, sizeof(*v));
+	char **v = xcalloc((size_t)argc + 3, sizeof(*v));
 
 	v[0] = program_invocation_name;
 	v[1] = (char *)"record";

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "lib/json.h"
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
 
@@ -63,49 +64,22 @@ void print_report(FILE *f, const struct run_config *cfg, const struct run_result
 	}
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void json_name_or_null(FILE *f, const char *name, int valid)
-{
-	if (valid)
-		json_string(f, name);
-	else
-		fputs("null", f);
-}
-
 void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
 		const char *extra_json)
 {
 	double ops_s = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 
 	fprintf(f, "{\"scheme\":");
-	json_string(f, cfg->scheme->name);
+	json_str(f, cfg->scheme->name);
 	fprintf(f, ",\"workload\":");
-	json_string(f, cfg->workload->name);
+	json_str(f, cfg->workload->name);
 	fprintf(f, ",\"cpus\":%d,\"host_cpus\":%d,\"host_cpu_model\":", cfg->ncpus, host_cpus());
-	json_string(f, host_cpu_model());
+	json_str(f, host_cpu_model());
 	fprintf(f, ",\"locks\":\"%s\"", lock_kind_name(run_lock_kind(cfg)));
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"order\":");
-	json_string(f, cfg->scheme->order_text);
+	json_str(f, cfg->scheme->order_text);
 	fprintf(f, ",\"locks\":[");
 	bool first = true;
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
@@ -136,16 +110,16 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 		const struct violation *v = violation_get(i);
 		fprintf(f, "%s{\"kind\":\"%s\",\"count\":%" PRIu64 ",\"classes\":[", i ? "," : "",
 			violation_kind_name(v->kind), v->count);
-		json_name_or_null(f, lock_class_name(v->cls_a), v->cls_a >= 0);
+		json_str_or_null(f, lock_class_name(v->cls_a), v->cls_a >= 0);
 		fputc(',', f);
-		json_name_or_null(f, lock_class_name(v->cls_b), v->cls_b >= 0);
+		json_str_or_null(f, lock_class_name(v->cls_b), v->cls_b >= 0);
 		fprintf(f, "],\"sites\":[");
-		json_name_or_null(f, site_name(v->site_a), v->site_a >= 0);
+		json_str_or_null(f, site_name(v->site_a), v->site_a >= 0);
 		fputc(',', f);
-		json_name_or_null(f, site_name(v->site_b), v->site_b >= 0);
+		json_str_or_null(f, site_name(v->site_b), v->site_b >= 0);
 		fprintf(f, "],\"cpus\":[%d,%d],\"ino\":%" PRIu64 ",\"text\":", v->cpu_a, v->cpu_b,
 			v->ino);
-		json_string(f, v->text);
+		json_str(f, v->text);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"violations_total\":%" PRIu64, r->violations);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/core/icache.h"
 #include "sim/core/scheme.h"
@@ -50,21 +51,13 @@ static struct inode *pool_get(void)
 	if (inode)
 		return inode;
 
-	inode = calloc(1, sizeof(*inode));
-	if (!inode) {
-		fprintf(stderr, "icache-sim: out of memory allocating an inode\n");
-		exit(2);
-	}
+	inode = xcalloc(1, sizeof(*inode));
 	INIT_LIST_HEAD(&inode->i_pool);
 	sim_lock_init(&inode->i_lock, LC_i_lock, 0);
 	pthread_mutex_lock(&pool_lock);
 	if (pool_nblocks == pool_capblocks) {
 		pool_capblocks = pool_capblocks ? pool_capblocks * 2 : 1024;
-		pool_blocks = realloc(pool_blocks, pool_capblocks * sizeof(*pool_blocks));
-		if (!pool_blocks) {
-			fprintf(stderr, "icache-sim: out of memory\n");
-			exit(2);
-		}
+		pool_blocks = xrealloc(pool_blocks, pool_capblocks * sizeof(*pool_blocks));
 	}
 	pool_blocks[pool_nblocks++] = inode;
 	pool_allocated++;
@@ -116,7 +109,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 
 	icache.hash_bits = cfg->hash_bits;
 	size_t nb = (size_t)1 << cfg->hash_bits;
-	icache.hash = calloc(nb, sizeof(*icache.hash));
+	icache.hash = xcalloc(nb, sizeof(*icache.hash));
 	for (size_t i = 0; i < nb; i++)
 		sim_lock_init(&icache.hash[i].lock, LC_hash_bucket, i);
 
@@ -128,7 +121,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 	sim_lock_init(&icache.wb.list_lock, LC_inode_wb_list_lock, 1);
 
 	icache.nsbs = cfg->nsbs;
-	icache.sbs = calloc((size_t)cfg->nsbs, sizeof(*icache.sbs));
+	icache.sbs = xcalloc((size_t)cfg->nsbs, sizeof(*icache.sbs));
 	for (int i = 0; i < cfg->nsbs; i++) {
 		struct super_block *sb = &icache.sbs[i];
 		sb->s_id = (uint32_t)i;

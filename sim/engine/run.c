@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/core/trace.h"
 #include "sim/core/violation.h"
@@ -311,7 +312,7 @@ static void collect_inodes(struct run_result *r)
 			struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 			if (r->ninodes == cap) {
 				cap = cap ? cap * 2 : 256;
-				r->inodes = realloc(r->inodes, cap * sizeof(*r->inodes));
+				r->inodes = xrealloc(r->inodes, cap * sizeof(*r->inodes));
 			}
 			struct run_inode *ri = &r->inodes[r->ninodes++];
 			ri->ino = inode->i_ino;
@@ -361,11 +362,11 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	memset(result, 0, sizeof(*result));
 	ctx.cfg = cfg;
 	ctx.nthreads = nthreads;
-	ctx.cpus = calloc((size_t)nthreads, sizeof(*ctx.cpus));
-	ctx.cpu_ptrs = calloc((size_t)nthreads, sizeof(*ctx.cpu_ptrs));
+	ctx.cpus = xcalloc((size_t)nthreads, sizeof(*ctx.cpus));
+	ctx.cpu_ptrs = xcalloc((size_t)nthreads, sizeof(*ctx.cpu_ptrs));
 	pthread_mutex_init(&ctx.pause_m, NULL);
 	pthread_cond_init(&ctx.pause_c, NULL);
-	char(*names)[16] = calloc((size_t)nthreads, 16);
+	char(*names)[16] = xcalloc((size_t)nthreads, 16);
 	for (int i = 0; i < nthreads; i++) {
 		struct sim_cpu *c = &ctx.cpus[i];
 		c->id = i;
@@ -400,20 +401,20 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	uint64_t t0 = now_ns();
 	ctx.deadline_ns = t0 + cfg->duration_ns;
 
-	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
-	struct worker_arg *args = calloc((size_t)nthreads, sizeof(*args));
+	pthread_t *tids = xcalloc((size_t)nthreads, sizeof(*tids));
+	struct worker_arg *args = xcalloc((size_t)nthreads, sizeof(*args));
 	pthread_t wd;
 	ctx.workers_running = nworkers + (flusher ? 1 : 0);
-	pthread_create(&wd, NULL, watchdog_main, &ctx);
+	xpthread_create(&wd, NULL, watchdog_main, &ctx);
 	for (int i = 0; i < nworkers; i++) {
 		args[i].ctx = &ctx;
 		args[i].cpu = &ctx.cpus[i];
-		pthread_create(&tids[i], NULL, worker_main, &args[i]);
+		xpthread_create(&tids[i], NULL, worker_main, &args[i]);
 	}
 	if (flusher) {
 		args[nworkers].ctx = &ctx;
 		args[nworkers].cpu = &ctx.cpus[nworkers];
-		pthread_create(&tids[nworkers], NULL, flusher_main, &args[nworkers]);
+		xpthread_create(&tids[nworkers], NULL, flusher_main, &args[nworkers]);
 	}
 
 	int failures = 0;

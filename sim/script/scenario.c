@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/violation.h"
 #include "sim/script/scenario.h"
 
@@ -484,11 +485,7 @@ static void grow(void **arr, int *cap, int n, size_t size)
 	if (n < *cap)
 		return;
 	*cap = *cap ? *cap * 2 : 16;
-	*arr = realloc(*arr, (size_t)*cap * size);
-	if (!*arr) {
-		fprintf(stderr, "icache-sim: out of memory\n");
-		exit(2);
-	}
+	*arr = xrealloc(*arr, (size_t)*cap * size);
 }
 
 void scn_add_op(struct scenario *scn, int cpu, const struct scn_op *op)
@@ -1127,7 +1124,7 @@ static void move_trailing_checks(struct parser *p)
 
 struct scenario *scenario_parse(const char *name, const char *text, size_t len)
 {
-	struct scenario *scn = calloc(1, sizeof(*scn));
+	struct scenario *scn = xcalloc(1, sizeof(*scn));
 	struct parser p = { .scn = scn, .last_run_item = -1 };
 	size_t off = 0;
 
@@ -1141,7 +1138,7 @@ struct scenario *scenario_parse(const char *name, const char *text, size_t len)
 	while (off < len && !p.failed) {
 		const char *nl = memchr(text + off, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
-		char *line = malloc(n + 1);
+		char *line = xmalloc(n + 1);
 		memcpy(line, text + off, n);
 		line[n] = 0;
 		if (memchr(text + off, 0, n))
@@ -1173,7 +1170,7 @@ struct scenario *scenario_load(const char *path)
 		return NULL;
 	}
 	size_t cap = 65536, len = 0, n;
-	char *buf = malloc(cap);
+	char *buf = xmalloc(cap);
 	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
 		len += n;
 		if (len == cap) {
@@ -1184,7 +1181,7 @@ struct scenario *scenario_load(const char *path)
 				return NULL;
 			}
 			cap *= 2;
-			buf = realloc(buf, cap);
+			buf = xrealloc(buf, cap);
 		}
 	}
 	bool err = ferror(f);

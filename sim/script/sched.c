@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/trace.h"
 #include "sim/script/sched.h"
 
@@ -442,7 +443,7 @@ void sched_start(struct sched *s)
 	active = s;
 	sim_sched = &hooks;
 	for (int i = 0; i < s->ncpus; i++)
-		pthread_create(&s->cpu[i].tid, NULL, cpu_main, &s->cpu[i]);
+		xpthread_create(&s->cpu[i].tid, NULL, cpu_main, &s->cpu[i]);
 }
 
 bool sched_runnable(const struct sched *s, int idx)
