@@ -705,8 +705,7 @@ void app_init(struct app *a, struct trace_index *ix)
 	memset(a, 0, sizeof(*a));
 	a->ix = ix;
 	a->m = model_new();
-	const struct ix_run *r = ix_run0(ix);
-	model_set_order(a->m, r ? ix_str(ix, r->order) : NULL);
+	ix_apply_order(ix, a->m);
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
 	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
 
@@ -35,38 +36,45 @@
 
 #define MAX_FIELDS 8
 
-struct schema {
+/* Where a field's value goes in struct ix_event (see index.h). */
+enum slot { SL_CPU, SL_A, SL_B, SL_SITE, SL_OBJ, SL_VAL, SL_HI, SL_LO, SL_STRID, SL_RAW, SL_SIDE };
+
+struct field {
 	const char *name;
-	const char *fields[MAX_FIELDS]; /* "$x" = a string field */
+	const char *type; /* C type or enum list name */
+	bool str;
+	enum slot slot;
 };
 
-static const struct schema schemas[EV__COUNT] = {
-	[EV_lock_acquire] = { "lock_acquire", { "cpu", "cls", "inst", "site" } },
-	[EV_lock_contended] = { "lock_contended", { "cpu", "cls", "inst", "site", "holder" } },
-	[EV_lock_acquired] = { "lock_acquired", { "cpu", "cls", "inst", "site", "wait_ns" } },
-	[EV_lock_release] = { "lock_release", { "cpu", "cls", "inst", "site", "hold_ns" } },
-	[EV_lock_trylock] = { "lock_trylock", { "cpu", "cls", "inst", "site", "success" } },
-	[EV_inode_state] = { "inode_state", { "cpu", "ino", "old_state", "new_state", "site" } },
-	[EV_inode_ref] = { "inode_ref", { "cpu", "ino", "old_count", "new_count", "site" } },
-	[EV_inode_list] = { "inode_list", { "cpu", "ino", "list", "action", "site" } },
-	[EV_inode_alloc] = { "inode_alloc", { "cpu", "ino", "sb", "nlink" } },
-	[EV_inode_free] = { "inode_free", { "cpu", "ino", "sb" } },
-	[EV_inode_nlink] = { "inode_nlink", { "cpu", "ino", "nlink" } },
-	[EV_op_begin] = { "op_begin", { "cpu", "op", "ino" } },
-	[EV_op_end] = { "op_end", { "cpu", "op", "ino", "result" } },
-	[EV_sched_step] = { "sched_step", { "step", "cpu", "$what" } },
-	[EV_violation] = { "violation",
-			   { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino",
-			     "$text" } },
-	[EV_run_begin] = { "run_begin", { "$scheme", "$workload", "cpus", "seed", "$order" } },
-	[EV_run_end] = { "run_end", { "ops", "violations" } },
+struct schema {
+	const char *name;
+	struct field fields[MAX_FIELDS];
 };
+
+/* Generated from the event table, tracepoints/icache_events.h. */
+#define IX_IS_STR_INT 0
+#define IX_IS_STR_HEX 0
+#define IX_IS_STR_ENUM 0
+#define IX_IS_STR_STR 1
+#define IX_FIELD(kind, type, name, slot) { #name, #type, IX_IS_STR_##kind, SL_##slot },
+#define IX_SCHEMA(name, sched, text) [EV_##name] = { #name, { ICACHE_FIELDS_##name(IX_FIELD) } },
+static const struct schema schemas[EV__COUNT] = { ICACHE_EVENTS(IX_SCHEMA) };
+#undef IX_SCHEMA
+#undef IX_FIELD
+
+/* Fields appended to an event after traces were made without them: an
+ * older trace lacks them, and reads as if they were 0. */
+static bool optional_field(int type, const char *name)
+{
+	return type == EV_run_begin && strcmp(name, "order_rules") == 0;
+}
 
 struct class_info {
 	const bt_event_class *ec;
 	int type; /* -1: not ours */
 	int nf;
-	uint64_t idx[MAX_FIELDS];
+	uint64_t idx[MAX_FIELDS];  /* UINT64_MAX: absent (optional) */
+	bool is_class[MAX_FIELDS]; /* a lock class: clamp to the model's */
 	bool is_signed[MAX_FIELDS];
 	int64_t vtid_idx; /* in the common context, -1 none */
 };
@@ -100,11 +108,7 @@ static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
 	uint32_t n = *cap ? *cap : 16;
 	while (n < need)
 		n *= 2;
-	void *q = realloc(p, (size_t)n * elem);
-	if (!q) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
+	void *q = xrealloc(p, (size_t)n * elem);
 	*cap = n;
 	return q;
 }
@@ -128,11 +132,7 @@ static uint32_t id_intern(struct trace_index *ix, uint64_t v)
 {
 	if ((ix->nids + 1) * 2 >= ix->id_hash_cap) {
 		uint32_t ncap = ix->id_hash_cap ? ix->id_hash_cap * 2 : 1024;
-		uint32_t *h = malloc(ncap * sizeof(uint32_t));
-		if (!h) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		uint32_t *h = xmalloc(ncap * sizeof(uint32_t));
 		memset(h, 0xff, ncap * sizeof(uint32_t));
 		for (uint32_t i = 0; i < ix->nids; i++) {
 			uint32_t j = (uint32_t)mixh(ix->ids[i]) & (ncap - 1);
@@ -182,7 +182,7 @@ static uint32_t str_intern(struct trace_index *ix, const char *s)
 	if (slot && strcmp(ix->strs[*slot], s) == 0)
 		return *slot;
 	ix->strs = grow(ix->strs, &ix->strs_cap, ix->nstrs + 1, sizeof(char *));
-	ix->strs[ix->nstrs] = strdup(s);
+	ix->strs[ix->nstrs] = xstrdup(s);
 	if (!slot)
 		*(uint32_t *)omap_put(&ld->strmap, h) = ix->nstrs;
 	return ix->nstrs++;
@@ -268,9 +268,9 @@ static void scan_dir(struct scan *s, const char *dir, int depth)
 	if (has_meta) {
 		if (s->ndirs == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 4;
-			s->dirs = realloc(s->dirs, (size_t)s->cap * sizeof(char *));
+			s->dirs = xrealloc(s->dirs, (size_t)s->cap * sizeof(char *));
 		}
-		s->dirs[s->ndirs++] = strdup(dir);
+		s->dirs[s->ndirs++] = xstrdup(dir);
 		s->bytes += bytes;
 	}
 }
@@ -391,6 +391,45 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 
 /* ---- the sink ---------------------------------------------------------------- */
 
+/* Find field f of event type t in the payload of class ci; false (and
+ * ld->fatal set) if a field the viewer needs is missing or mistyped. */
+static bool resolve_field(struct ix_loader *ld, struct class_info *ci, const bt_field_class *pfc,
+			  const char *name, int t, int f)
+{
+	const struct field *fd = &schemas[t].fields[f];
+	uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
+	uint64_t i;
+	for (i = 0; i < nm; i++) {
+		const bt_field_class_structure_member *mb =
+			bt_field_class_structure_borrow_member_by_index_const(pfc, i);
+		if (!strcmp(bt_field_class_structure_member_get_name(mb), fd->name))
+			break;
+	}
+	const bt_field_class *mfc =
+		i < nm ? bt_field_class_structure_member_borrow_field_class_const(
+				 bt_field_class_structure_borrow_member_by_index_const(pfc, i)) :
+			 NULL;
+	bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
+	bool ok = mfc && (fd->str ? ft == BT_FIELD_CLASS_TYPE_STRING :
+				    bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
+	ci->nf = f + 1;
+	if (!mfc && optional_field(t, fd->name)) {
+		ci->idx[f] = UINT64_MAX;
+		return true;
+	}
+	if (!ok) {
+		snprintf(ld->fatal, sizeof(ld->fatal),
+			 "event %s has no %s field '%s' (a trace of another icache version?)", name,
+			 fd->str ? "string" : "integer", fd->name);
+		return false;
+	}
+	ci->idx[f] = i;
+	ci->is_signed[f] =
+		!fd->str && bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+	ci->is_class[f] = !strcmp(fd->type, "lock_class");
+	return true;
+}
+
 static struct class_info *class_info(struct trace_index *ix, const bt_event_class *ec)
 {
 	struct ix_loader *ld = ix->loader;
@@ -415,42 +454,9 @@ static struct class_info *class_info(struct trace_index *ix, const bt_event_clas
 		if (t == EV__COUNT)
 			return ci; /* a newer event we do not know: skip it */
 		const bt_field_class *pfc = bt_event_class_borrow_payload_field_class_const(ec);
-		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f]; f++) {
-			const char *want = schemas[t].fields[f];
-			bool str = want[0] == '$';
-			if (str)
-				want++;
-			uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
-			uint64_t i;
-			for (i = 0; i < nm; i++) {
-				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(pfc,
-											      i);
-				if (!strcmp(bt_field_class_structure_member_get_name(mb), want))
-					break;
-			}
-			const bt_field_class *mfc =
-				i < nm ?
-					bt_field_class_structure_member_borrow_field_class_const(
-						bt_field_class_structure_borrow_member_by_index_const(
-							pfc, i)) :
-					NULL;
-			bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
-			bool ok = mfc &&
-				  (str ? ft == BT_FIELD_CLASS_TYPE_STRING :
-					 bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
-			if (!ok) {
-				snprintf(
-					ld->fatal, sizeof(ld->fatal),
-					"event %s has no %s field '%s' (a trace of another icache version?)",
-					name, str ? "string" : "integer", want);
+		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
+			if (!resolve_field(ld, ci, pfc, name, t, f))
 				return ci;
-			}
-			ci->idx[f] = i;
-			ci->is_signed[f] = !str && bt_field_class_type_is(
-							   ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
-			ci->nf = f + 1;
-		}
 		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
 		const bt_field_class *cc =
 			bt_stream_class_borrow_event_common_context_field_class_const(sc);
@@ -497,11 +503,7 @@ static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
 {
 	if (ix->nev == ix->cap) {
 		uint64_t n = ix->cap ? ix->cap * 2 : 65536;
-		struct ix_event *e = realloc(ix->ev, n * sizeof(*e));
-		if (!e) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		struct ix_event *e = xrealloc(ix->ev, n * sizeof(*e));
 		ix->ev = e;
 		ix->cap = n;
 	}
@@ -554,6 +556,107 @@ static void replay_group(struct trace_index *ix)
 	}
 }
 
+/* Put field f's value where the event table says it goes. */
+static void fill_slot(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
+		      int f, uint64_t v, const char *str)
+{
+	if (ci->is_class[f] && v >= MODEL_MAX_CLASSES)
+		v = MODEL_MAX_CLASSES - 1;
+	switch (schemas[ci->type].fields[f].slot) {
+	case SL_CPU:
+		e->cpu = (uint16_t)v;
+		break;
+	case SL_A:
+		e->a = (uint8_t)v;
+		break;
+	case SL_B:
+		e->b = (uint8_t)v;
+		break;
+	case SL_SITE:
+		e->site = (uint8_t)v;
+		break;
+	case SL_OBJ:
+		e->obj = id_intern(ix, v);
+		break;
+	case SL_VAL:
+		e->val = v;
+		break;
+	case SL_HI:
+		e->val |= (v & 0xffffffffu) << 32;
+		break;
+	case SL_LO:
+		e->val |= v & 0xffffffffu;
+		break;
+	case SL_STRID:
+		e->obj = str_intern(ix, str ? str : "");
+		break;
+	case SL_RAW:
+		e->obj = (uint32_t)v;
+		break;
+	case SL_SIDE:
+		break;
+	}
+}
+
+/* The side tables of the events that do not fit in 32 bytes; v and s are
+ * the fields in the table's order. */
+static void add_violation(struct trace_index *ix, struct ix_event *e, const uint64_t *v,
+			  const char *const *s)
+{
+	ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1, sizeof(*ix->viols));
+	struct ix_violation *vi = &ix->viols[ix->nviols];
+	vi->cpu = e->cpu;
+	vi->kind = (uint8_t)v[1];
+	vi->cls_a = (uint8_t)v[2];
+	vi->cls_b = (uint8_t)v[3];
+	vi->site_a = (uint8_t)v[4];
+	vi->site_b = (uint8_t)v[5];
+	vi->ino = v[6];
+	vi->text = str_intern(ix, s[7] ? s[7] : "");
+	vi->ev = ix->nev - 1;
+	e->val = ix->nviols++;
+}
+
+static void add_run(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
+		    const uint64_t *v, const char *const *s)
+{
+	ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
+	struct ix_run *r = &ix->runs[ix->nruns];
+	r->scheme = str_intern(ix, s[0] ? s[0] : "");
+	r->workload = str_intern(ix, s[1] ? s[1] : "");
+	r->cpus = (unsigned)v[2];
+	r->seed = v[3];
+	r->order = str_intern(ix, s[4] ? s[4] : "");
+	r->ev = ix->nev - 1;
+	e->val = ix->nruns++;
+	if (ix->nruns > 1)
+		return;
+	/* The first run's order: order_rules (v[5]) order_rule events
+	 * follow.  A trace older than the field does not give its order as
+	 * data: it stays unknown (the viewer never parses the text). */
+	bool has_rules = ci->nf > 5 && ci->idx[5] != UINT64_MAX;
+	ix->rules_expected = (uint32_t)v[5];
+	ix->order_known = has_rules && v[5] == 0;
+	ix_apply_order(ix, ix->build);
+}
+
+/* One rule of the first run's order (the order_rule events follow its
+ * run_begin); the order is known once all of them are in. */
+static void add_rule(struct trace_index *ix, const struct ix_event *e)
+{
+	if (ix->nruns != 1 || ix->nrules >= ix->rules_expected)
+		return;
+	ix->rules = grow(ix->rules, &ix->rules_cap, ix->nrules + 1, sizeof(*ix->rules));
+	ix->rules[ix->nrules++] = (struct order_rule){ e->a, e->b };
+	ix->order_known = ix->nrules == ix->rules_expected;
+	ix_apply_order(ix, ix->build);
+}
+
+void ix_apply_order(const struct trace_index *ix, struct model *m)
+{
+	model_set_order(m, ix->rules, ix->nrules, ix->order_known);
+}
+
 static void add_event(struct trace_index *ix, const bt_message *msg)
 {
 	struct ix_loader *ld = ix->loader;
@@ -596,9 +699,11 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	uint64_t v[MAX_FIELDS] = { 0 };
 	const char *s[MAX_FIELDS] = { 0 };
 	for (int f = 0; f < ci->nf; f++) {
+		if (ci->idx[f] == UINT64_MAX)
+			continue; /* an optional field this trace lacks */
 		const bt_field *fld =
 			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
-		if (schemas[ci->type].fields[f][0] == '$')
+		if (schemas[ci->type].fields[f].str)
 			s[f] = bt_field_string_get_value(fld);
 		else
 			v[f] = field_u64(fld, ci->is_signed[f]);
@@ -614,95 +719,14 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 					cc, (uint64_t)ci->vtid_idx),
 				false);
 	}
-	switch (ci->type) {
-	case EV_lock_acquire:
-	case EV_lock_contended:
-	case EV_lock_acquired:
-	case EV_lock_release:
-	case EV_lock_trylock:
-		e->cpu = (uint16_t)v[0];
-		e->a = (uint8_t)(v[1] < MODEL_MAX_CLASSES ? v[1] : MODEL_MAX_CLASSES - 1);
-		e->obj = id_intern(ix, v[2]);
-		e->site = (uint8_t)v[3];
-		if (ci->type == EV_lock_trylock)
-			e->b = v[4] != 0;
-		else
-			e->val = v[4];
-		break;
-	case EV_inode_state:
-	case EV_inode_ref:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->val = (v[2] & 0xffffffffu) << 32 | (v[3] & 0xffffffffu);
-		e->site = (uint8_t)v[4];
-		break;
-	case EV_inode_list:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->a = (uint8_t)v[2];
-		e->b = (uint8_t)v[3];
-		e->site = (uint8_t)v[4];
-		break;
-	case EV_inode_alloc:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->val = (v[2] & 0xffffffffu) << 32 | (v[3] & 0xffffffffu);
-		break;
-	case EV_inode_free:
-	case EV_inode_nlink:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->val = v[2];
-		break;
-	case EV_op_begin:
-	case EV_op_end:
-		e->cpu = (uint16_t)v[0];
-		e->a = (uint8_t)v[1];
-		e->obj = id_intern(ix, v[2]);
-		e->val = v[3];
-		break;
-	case EV_sched_step:
-		e->val = v[0];
-		e->cpu = (uint16_t)v[1];
-		e->obj = str_intern(ix, s[2] ? s[2] : "");
-		break;
-	case EV_violation: {
-		e->cpu = (uint16_t)v[0];
-		e->a = (uint8_t)v[1];
-		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1, sizeof(*ix->viols));
-		struct ix_violation *vi = &ix->viols[ix->nviols];
-		vi->cpu = e->cpu;
-		vi->kind = (uint8_t)v[1];
-		vi->cls_a = (uint8_t)v[2];
-		vi->cls_b = (uint8_t)v[3];
-		vi->site_a = (uint8_t)v[4];
-		vi->site_b = (uint8_t)v[5];
-		vi->ino = v[6];
-		vi->text = str_intern(ix, s[7] ? s[7] : "");
-		vi->ev = ix->nev - 1;
-		e->val = ix->nviols++;
-		e->obj = id_intern(ix, v[6]);
-		break;
-	}
-	case EV_run_begin: {
-		ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
-		struct ix_run *r = &ix->runs[ix->nruns];
-		r->scheme = str_intern(ix, s[0] ? s[0] : "");
-		r->workload = str_intern(ix, s[1] ? s[1] : "");
-		r->cpus = (unsigned)v[2];
-		r->seed = v[3];
-		r->order = str_intern(ix, s[4] ? s[4] : "");
-		r->ev = ix->nev - 1;
-		e->val = ix->nruns++;
-		if (ix->nruns == 1)
-			model_set_order(ix->build, ix_str(ix, r->order));
-		break;
-	}
-	case EV_run_end:
-		e->val = v[0];
-		e->obj = (uint32_t)v[1];
-		break;
-	}
+	for (int f = 0; f < ci->nf; f++)
+		fill_slot(ix, ci, e, f, v[f], s[f]);
+	if (ci->type == EV_violation)
+		add_violation(ix, e, v, s);
+	else if (ci->type == EV_run_begin)
+		add_run(ix, ci, e, v, s);
+	else if (ci->type == EV_order_rule)
+		add_rule(ix, e);
 	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
 		ix->ncpus = e->cpu + 1u;
 }
@@ -1087,9 +1111,9 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 			return NULL;
 		}
 	}
-	struct trace_index *ix = calloc(1, sizeof(*ix));
-	ix->path = strdup(path);
-	ix->loader = calloc(1, sizeof(*ix->loader));
+	struct trace_index *ix = xcalloc(1, sizeof(*ix));
+	ix->path = xstrdup(path);
+	ix->loader = xcalloc(1, sizeof(*ix->loader));
 	ix->loader->dirs = sc.dirs;
 	ix->loader->ndirs = sc.ndirs;
 	ix->loader->bytes_total = sc.bytes;
@@ -1206,8 +1230,8 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 			errf(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;
 	}
-	/* Shrink the event array to what it holds. */
-	struct ix_event *e = realloc(ix->ev, ix->nev * sizeof(*e));
+	/* Shrink the event array to what it holds (if that fails, keep it). */
+	struct ix_event *e = ix->nev ? realloc(ix->ev, ix->nev * sizeof(*e)) : NULL;
 	if (e) {
 		ix->ev = e;
 		ix->cap = ix->nev;
@@ -1250,6 +1274,7 @@ void ix_free(struct trace_index *ix)
 	free(ix->id_hash);
 	free(ix->viols);
 	free(ix->runs);
+	free(ix->rules);
 	free(ix->discards);
 	free(ix->path);
 	free(ix);

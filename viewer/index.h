@@ -37,6 +37,8 @@
  *   violation       a=kind, val=index in ix->viols
  *   run_begin       val=index in ix->runs
  *   run_end         val=ops, obj=violations
+ *   order_rule      a=outer class, b=inner class
+ * (the slots come from the event table, tracepoints/icache_events.h)
  *   discarded_*     val=count (0 if unknown), obj=index in ix->discards
  */
 struct ix_event {
@@ -100,6 +102,12 @@ struct trace_index {
 	uint32_t nviols, viols_cap;
 	struct ix_run *runs;
 	uint32_t nruns, runs_cap;
+	/* The first run's documented lock order: the order_rule events
+	 * after its run_begin.  order_known once all the rules its
+	 * order_rules field announced have arrived. */
+	struct order_rule *rules;
+	uint32_t nrules, rules_cap, rules_expected;
+	bool order_known;
 	struct ix_discard *discards;
 	uint32_t ndiscards, discards_cap;
 	uint64_t discarded_events, discarded_packets;
@@ -142,6 +150,9 @@ extern bool ix_bt_poisoned;
 uint64_t ix_id_value(const struct trace_index *ix, uint32_t id);
 int64_t ix_id_find(const struct trace_index *ix, uint64_t value); /* -1 */
 const char *ix_str(const struct trace_index *ix, uint32_t id);
+
+/* Give model m the trace's documented order (model_set_order). */
+void ix_apply_order(const struct trace_index *ix, struct model *m);
 
 /* The first run_begin, or NULL. */
 const struct ix_run *ix_run0(const struct trace_index *ix);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "viewer/model.h"
 
 /* ---- omap: linear probing, backward-shift deletion ----------------------- */
@@ -64,12 +65,8 @@ static void omap_grow(struct omap *m)
 	struct omap old = *m;
 	m->cap = old.cap ? old.cap * 2 : 64;
 	m->n = 0;
-	m->keys = calloc(m->cap, sizeof(uint64_t));
-	m->vals = calloc(m->cap, m->vsize);
-	if (!m->keys || !m->vals) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
+	m->keys = xcalloc(m->cap, sizeof(uint64_t));
+	m->vals = xcalloc(m->cap, m->vsize);
 	for (uint32_t i = 0; i < old.cap; i++)
 		if (old.keys[i])
 			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i), m->vsize);
@@ -150,9 +147,7 @@ static void names_init(void)
 
 struct model *model_new(void)
 {
-	struct model *m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
+	struct model *m = xcalloc(1, sizeof(*m));
 	if (i_lock_class < 0)
 		names_init();
 	omap_init(&m->locks, sizeof(struct lock_inst));
@@ -216,11 +211,7 @@ static struct cpu_state *cpu_slot(struct model *m, unsigned cpu)
 	unsigned s = cpu >= MAX_CPU_SLOTS ? MAX_CPU_SLOTS - 1 : cpu;
 	if (s >= m->cpu_cap) {
 		unsigned ncap = s + 1 > 8 ? s + 1 : 8;
-		struct cpu_state *n = realloc(m->cpu, ncap * sizeof(*n));
-		if (!n) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		struct cpu_state *n = xrealloc(m->cpu, ncap * sizeof(*n));
 		for (unsigned i = m->cpu_cap; i < ncap; i++)
 			cpu_init(&n[i]);
 		m->cpu = n;
@@ -568,35 +559,13 @@ void model_apply(struct model *m, const struct trace_index *ix)
 
 /* ---- the documented order ---------------------------------------------- */
 
-void model_set_order(struct model *m, const char *text)
+void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n, bool known)
 {
 	memset(&m->order, 0, sizeof(m->order));
-	if (!text || !*text)
-		return;
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s", text);
-	char *save1;
-	for (char *chain = strtok_r(buf, ";", &save1); chain; chain = strtok_r(NULL, ";", &save1)) {
-		int prev = -1;
-		char *save2;
-		for (char *name = strtok_r(chain, ">", &save2); name;
-		     name = strtok_r(NULL, ">", &save2)) {
-			while (*name == ' ')
-				name++;
-			char *end = name + strlen(name);
-			while (end > name && end[-1] == ' ')
-				*--end = 0;
-			int cls = lock_class_by_name(name);
-			if (cls < 0 || cls >= MODEL_MAX_CLASSES) {
-				prev = -1;
-				continue;
-			}
-			if (prev >= 0)
-				m->order.outer[prev] |= 1ULL << cls;
-			prev = cls;
-			m->order.known = true;
-		}
-	}
+	m->order.known = known;
+	for (uint32_t i = 0; i < n; i++)
+		if (rules[i].outer < MODEL_MAX_CLASSES && rules[i].inner < MODEL_MAX_CLASSES)
+			m->order.outer[rules[i].outer] |= 1ULL << rules[i].inner;
 	/* Transitive closure (Warshall over at most 64 classes). */
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
 		for (int i = 0; i < MODEL_MAX_CLASSES; i++)
@@ -631,9 +600,7 @@ void *model_save(const struct model *m, size_t *size)
 	size_t isz = sizeof(uint64_t) + sizeof(struct inode_state);
 	size_t n = sizeof(h) + sizeof(m->stats) + m->nedges * sizeof(struct lock_edge) +
 		   (m->cpu_cap + 1) * sizeof(struct cpu_state) + h.nlocks * lsz + h.ninodes * isz;
-	char *blob = malloc(n), *p = blob;
-	if (!blob)
-		return NULL;
+	char *blob = xmalloc(n), *p = blob;
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	memcpy(p, m->stats, sizeof(m->stats));
@@ -684,7 +651,7 @@ void model_restore(struct model *m, const void *blob, size_t size)
 	for (unsigned i = 0; i < h.nedges; i++)
 		m->edge_ix[m->edges[i].from][m->edges[i].to] = (uint16_t)(i + 1);
 	if (h.cpu_cap > m->cpu_cap) {
-		m->cpu = realloc(m->cpu, h.cpu_cap * sizeof(struct cpu_state));
+		m->cpu = xrealloc(m->cpu, h.cpu_cap * sizeof(struct cpu_state));
 		m->cpu_cap = h.cpu_cap;
 	}
 	for (unsigned i = 0; i < m->cpu_cap; i++)

@@ -127,8 +127,10 @@ void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos);
 void *model_save(const struct model *m, size_t *size);
 void model_restore(struct model *m, const void *blob, size_t size);
 
-/* Parse "a > b > c; d > b" into m->order (transitively closed). */
-void model_set_order(struct model *m, const char *text);
+/* Load the documented order (transitively closed) from its rules, as the
+ * trace's order_rule events gave them; known = false: the trace does not
+ * say (every edge is then "undocumented"). */
+void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n, bool known);
 
 /* Lookups. */
 const struct inode_state *model_inode(const struct model *m, uint32_t obj);

@@ -10,8 +10,11 @@
 #include "tracepoints/icache_names.h"
 #include "viewer/names.h"
 
+#define EVN(name, sched, text) #name,
+static const char *const ev_names[] = { ICACHE_EVENTS(EVN) "discarded_events",
+					"discarded_packets" };
+#undef EVN
 #define X(n) #n,
-static const char *const ev_names[] = { IX_EVENT_TYPES(X) };
 static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
 static const char *const site_names[] = { ICACHE_SITES(X) };
 static const char *const list_names[] = { ICACHE_LISTS(X) };

@@ -479,8 +479,9 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 	const struct ix_run *run = ix_run0(a->ix);
 	int y = r.y;
 	canvas_printf(c, r.x, y++, r.w, R_DIM, "documented: %s",
-		      run && *ix_str(a->ix, run->order) ? ix_str(a->ix, run->order) :
-							  "(none in trace)");
+		      !a->ix->order_known ? "(not given as data in this trace)" :
+		      run                 ? ix_str(a->ix, run->order) :
+					    "");
 	unsigned against = 0;
 	for (unsigned k = 0; k < m->nedges; k++)
 		against += m->edges[k].verdict < 0;
@@ -503,16 +504,17 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 		const char *g = e->verdict > 0 ? glyph(c, G_CHECK) :
 				e->verdict < 0 ? glyph(c, G_CROSS) :
 						 "?";
-		canvas_printf(c, r.x, y++, r.w,
-			      e->verdict < 0 ? R_BAD :
-			      e->verdict > 0 ? R_GOOD :
-					       R_NORMAL,
-			      "%s %-18s %s %-18s x%-7u first %s #%" PRIu64 "%s", g,
-			      lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
-			      e->count, site_label(e->first_site), e->first_ev,
-			      e->verdict < 0  ? "  AGAINST THE ORDER" :
-			      e->verdict == 0 ? "  undocumented" :
-						"");
+		canvas_printf(
+			c, r.x, y++, r.w,
+			e->verdict < 0 ? R_BAD :
+			e->verdict > 0 ? R_GOOD :
+					 R_NORMAL,
+			"%s %-18s %s %-18s x%-7u first %s #%" PRIu64 "%s", g,
+			lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
+			e->count, site_label(e->first_site), e->first_ev,
+			e->verdict < 0  ? "  AGAINST THE ORDER" :
+			e->verdict == 0 ? (m->order.known ? "  undocumented" : "  order unknown") :
+					  "");
 	}
 }
 

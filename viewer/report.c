@@ -77,8 +77,10 @@ static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model 
 	return v;
 }
 
-static const char *verdict_str(int v)
+static const char *verdict_str(const struct model *m, int v)
 {
+	if (!m->order.known)
+		return "order unknown";
 	return v > 0 ? "documented" : v < 0 ? "AGAINST THE ORDER" : "undocumented";
 }
 
@@ -98,7 +100,9 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
 		ix->discarded_packets, ix->ndiscards ? "  (figures below undercount)" : "");
 	if (r)
-		fprintf(f, "order      %s\n", ix_str(ix, r->order));
+		fprintf(f, "order      %s%s\n", ix_str(ix, r->order),
+			ix->order_known ? "" :
+					  "  (not given as data in this trace: edges not judged)");
 	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
 		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
 		"hold-total-ns", "hold-max-ns");
@@ -118,7 +122,7 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		const struct lock_edge *e = &m->edges[i];
 		fprintf(f, "  %-20s -> %-20s x%-8u first at %s (event #%" PRIu64 ")  %s\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site), e->first_ev, verdict_str(e->verdict));
+			site_label(e->first_site), e->first_ev, verdict_str(m, e->verdict));
 	}
 	fprintf(f, "\nviolations: %u\n", ix->nviols);
 	for (uint32_t i = 0; i < ix->nviols; i++) {
@@ -274,7 +278,7 @@ int report_bench(FILE *f, const char *path)
 		return 2;
 	}
 	struct model *m = model_new();
-	model_set_order(m, ix_run0(ix) ? ix_str(ix, ix_run0(ix)->order) : NULL);
+	ix_apply_order(ix, m);
 	uint64_t t2 = mono_ns();
 	model_seek(m, ix, ix->nev);
 	uint64_t t3 = mono_ns();

@@ -57,8 +57,7 @@ static struct trace_index *load_or_die(const char *path, struct model **mp)
 		exit(2);
 	}
 	struct model *m = model_new();
-	const struct ix_run *r = ix_run0(ix);
-	model_set_order(m, r ? ix_str(ix, r->order) : NULL);
+	ix_apply_order(ix, m);
 	model_seek(m, ix, ix->nev);
 	*mp = m;
 	return ix;

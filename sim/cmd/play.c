@@ -960,7 +960,8 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	sim_lock_init(&pl->test_locks[0], LC_test_lock_a, 0);
 	sim_lock_init(&pl->test_locks[1], LC_test_lock_b, 0);
 	this_cpu = &pl->cpus[scn->ncpus];
-	trace_run_begin(scn->scheme->name, "scenario", scn->ncpus, 0, scn->scheme->order_text);
+	trace_run_begin(scn->scheme->name, "scenario", scn->ncpus, 0,
+			scheme_order_text(scn->scheme), scn->scheme->order, scn->scheme->norder);
 	print_header(pl);
 
 	enum outcome r = GO_ON;

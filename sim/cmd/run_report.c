@@ -79,7 +79,7 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"order\":");
-	json_str(f, cfg->scheme->order_text);
+	json_str(f, scheme_order_text(cfg->scheme));
 	fprintf(f, ",\"locks\":[");
 	bool first = true;
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {

@@ -37,7 +37,7 @@ static int cmd_run(int argc, char **argv)
 		       "checker runs at the end; the lock-order validator runs throughout.\n\n"
 		       "options:\n%s\n"
 		       "exit status: 0 ok, 1 a violation was found, 2 bad usage\n",
-		       run_options_help);
+		       run_options_help());
 		return 0;
 	}
 	run_config_defaults(&cfg);
@@ -63,7 +63,7 @@ static int cmd_schemes(int argc, char **argv)
 		const struct scheme *s = all_schemes[i];
 		printf("%-15s %s\n", s->name, s->era);
 		printf("%-15s %s\n", "", s->summary);
-		printf("%-15s order: %s\n\n", "", s->order_text);
+		printf("%-15s order: %s\n\n", "", scheme_order_text(s));
 	}
 	return 0;
 }

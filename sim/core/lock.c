@@ -464,12 +464,12 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 		return;
 	sched_point(SEV_acquire, site, l, 0, 0, 0);
 	lockdep_acquire(c, l, site);
-	trace_lock_acquire_as(c, l->cls, inst, site);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site);
 	if (rwsem_try(l, write) != 0) {
 		uint64_t t0 = now_ns();
 
 		c->stats[l->cls].contentions++;
-		trace_lock_contended_as(c, l->cls, inst, site,
+		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
 					atomic_load_explicit(&l->holder, memory_order_relaxed));
 		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
@@ -487,7 +487,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 	if (wait_ns > c->stats[l->cls].wait_ns_max)
 		c->stats[l->cls].wait_ns_max = wait_ns;
 	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
-	trace_lock_acquired_as(c, l->cls, inst, site, wait_ns);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns);
 	sched_point(SEV_acquired, site, l, 0, 0, 0);
 }
 
@@ -513,7 +513,7 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 	st->hold_ns_total += hold_ns;
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;
-	trace_lock_release_as(c, l->cls, rwsem_inst(c, write), site, hold_ns);
+	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns);
 	if (write)
 		atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
 	else

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "tracepoints/icache_enums.h"
+#include "tracepoints/icache_events.h"
 
 #define MAX_HELD_LOCKS 16
 #define MAX_SIM_CPUS 256
@@ -179,23 +180,12 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats 
  * wait() until some CPU calls wake() for that inode.  With sim_sched NULL
  * (every other mode) each point costs a load and a predicted branch.
  */
-enum sched_event_kind {
-	SEV_acquire,        /* about to take a lock (it may be busy) */
-	SEV_acquired,       /* the lock is now ours */
-	SEV_release,        /* the lock has been given up */
-	SEV_trylock,        /* a trylock that took the lock */
-	SEV_trylock_failed, /* a trylock that found it busy */
-	SEV_state,          /* i_state changed: a = old, b = new */
-	SEV_ref,            /* i_count changed: a = old, b = new */
-	SEV_nlink,          /* i_nlink changed: b = new */
-	SEV_list,           /* a = enum inode_list_id, b = enum list_action */
-	SEV_alloc,          /* an inode became visible */
-	SEV_free,           /* an inode's memory was given back */
-	SEV_wake,           /* sleepers on an inode were woken */
-	SEV_op_begin,       /* a = enum op_kind */
-	SEV_op_end,         /* a = enum op_kind, b = result */
-	NR_SCHED_EVENTS
-};
+/* The step kinds (enum sched_event_kind, SEV_*) are generated from the
+ * event table, tracepoints/icache_events.h: a row's SCHED(kind) column,
+ * plus SEV_trylock_failed and SEV_wake, which have no event of their own.
+ * The a and b of a step: state and ref old -> new; list a = enum
+ * inode_list_id, b = enum list_action; nlink b = new; alloc a = sb;
+ * op_begin a = enum op_kind, op_end also b = result. */
 
 struct sched_event {
 	enum sched_event_kind kind;

@@ -392,7 +392,8 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	this_cpu = &ctx.cpus[nthreads - 1];
 	if (cfg->trace_run)
 		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
-				cfg->scheme->order_text);
+				scheme_order_text(cfg->scheme), cfg->scheme->order,
+				cfg->scheme->norder);
 
 	if (cfg->ops) {
 		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;

@@ -564,8 +564,6 @@ const struct scheme scheme_global = {
 	.name = "global",
 	.era = "2.6.36 (one global inode_lock)",
 	.summary = "inode_lock covers hash, sb lists, the i_list, i_state, counters",
-	.order_text = "s_umount > iprune_sem > inode_lock (no other simulated lock "
-		      "nests with it)",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.single_i_list = true,

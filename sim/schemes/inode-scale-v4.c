@@ -620,11 +620,9 @@ const struct scheme scheme_inode_scale_v4 = {
 	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
-	.order_text = "s_umount > iprune_sem; "
-		      "iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
-		      "inode_wb_list_lock > i_lock; iprune_sem > hash_bucket, inode_wb_list_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	.known_racy = true,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,

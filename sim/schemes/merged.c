@@ -612,11 +612,6 @@ const struct scheme scheme_merged = {
 	.name = "merged",
 	.era = "2.6.39, as agreed in the thread",
 	.summary = "[hash, wb, sb] > i_lock > [lru]; prune_icache trylocks i_lock",
-	.order_text =
-		"s_umount > iprune_sem > inode_hash_lock, inode_wb_list_lock, "
-		"inode_lru_lock; "
-		"iunique_lock > inode_hash_lock > inode_sb_list_lock > i_lock > inode_lru_lock; "
-		"inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,

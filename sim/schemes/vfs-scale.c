@@ -643,10 +643,6 @@ const struct scheme scheme_vfs_scale = {
 	.era = "Nick Piggin's vfs-scale tree (2010)",
 	.summary = "i_lock > [hash bucket, sb, wb, lru]; list walkers trylock "
 		   "i_lock, drop the list lock and retry",
-	.order_text = "s_umount > iprune_sem; "
-		      "i_lock > hash_bucket, inode_sb_list_lock, inode_wb_list_lock, "
-		      "inode_lru_lock; inode_sb_list_lock > inode_lru_lock; "
-		      "iunique_lock > hash_bucket; iprune_sem > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,
