@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "lib/xalloc.h"
+#include "viewer/health.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
 
@@ -66,7 +67,8 @@ static const struct schema schemas[EV__COUNT] = { ICACHE_EVENTS(IX_SCHEMA) };
  * older trace lacks them, and reads as if they were 0. */
 static bool optional_field(int type, const char *name)
 {
-	return type == EV_run_begin && strcmp(name, "order_rules") == 0;
+	return (type == EV_run_begin && strcmp(name, "order_rules") == 0) ||
+	       (type == EV_run_end && strcmp(name, "interrupted") == 0);
 }
 
 struct class_info {
@@ -77,6 +79,7 @@ struct class_info {
 	bool is_class[MAX_FIELDS]; /* a lock class: clamp to the model's */
 	bool is_signed[MAX_FIELDS];
 	int64_t vtid_idx; /* in the common context, -1 none */
+	int64_t vpid_idx;
 };
 
 #define CLASS_CACHE 256
@@ -87,7 +90,17 @@ struct ix_loader {
 	const bt_plugin *ctf, *utils;
 	struct class_info classes[CLASS_CACHE];
 	const bt_packet *last_pkt;
+	int stream; /* of last_pkt, in ix->streams */
 	uint8_t core;
+	int missing;     /* a stream file is gone: -1 none */
+	int pending[64]; /* streams ended before run_end */
+	unsigned npending;
+	const bt_stream_class *sc_seen[8];
+	unsigned nsc;
+	/* --run/--pid without a vpid context: the chosen run's window */
+	unsigned runs_seen;
+	bool window_open;
+	int64_t window_tid;
 	uint64_t bytes_total, bytes_done;
 	int64_t last_ts;
 	uint64_t group_start; /* first event not yet replayed */
@@ -195,7 +208,10 @@ const char *ix_str(const struct trace_index *ix, uint32_t id)
 
 const struct ix_run *ix_run0(const struct trace_index *ix)
 {
-	return ix->nruns ? &ix->runs[0] : NULL;
+	for (uint32_t i = 0; i < ix->nruns; i++)
+		if (ix->runs[i].kept)
+			return &ix->runs[i];
+	return NULL;
 }
 
 int64_t ix_t0(const struct trace_index *ix)
@@ -443,7 +459,7 @@ static struct class_info *class_info(struct trace_index *ix, const bt_event_clas
 		/* First sight of this class: resolve its fields once. */
 		ci->ec = ec;
 		ci->type = -1;
-		ci->vtid_idx = -1;
+		ci->vtid_idx = ci->vpid_idx = -1;
 		const char *name = bt_event_class_get_name(ec);
 		if (!name || strncmp(name, "icache:", 7) != 0)
 			return ci;
@@ -466,13 +482,17 @@ static struct class_info *class_info(struct trace_index *ix, const bt_event_clas
 				const bt_field_class_structure_member *mb =
 					bt_field_class_structure_borrow_member_by_index_const(cc,
 											      i);
-				if (!strcmp(bt_field_class_structure_member_get_name(mb), "vtid") &&
-				    bt_field_class_type_is(
+				const char *mn = bt_field_class_structure_member_get_name(mb);
+				if (!bt_field_class_type_is(
 					    bt_field_class_get_type(
 						    bt_field_class_structure_member_borrow_field_class_const(
 							    mb)),
 					    BT_FIELD_CLASS_TYPE_INTEGER))
+					continue;
+				if (!strcmp(mn, "vtid"))
 					ci->vtid_idx = (int64_t)i;
+				else if (!strcmp(mn, "vpid"))
+					ci->vpid_idx = (int64_t)i;
 			}
 		}
 		ci->type = t;
@@ -618,18 +638,13 @@ static void add_violation(struct trace_index *ix, struct ix_event *e, const uint
 }
 
 static void add_run(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
-		    const uint64_t *v, const char *const *s)
+		    const uint64_t *v, int run)
 {
-	ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
-	struct ix_run *r = &ix->runs[ix->nruns];
-	r->scheme = str_intern(ix, s[0] ? s[0] : "");
-	r->workload = str_intern(ix, s[1] ? s[1] : "");
-	r->cpus = (unsigned)v[2];
-	r->seed = v[3];
-	r->order = str_intern(ix, s[4] ? s[4] : "");
+	struct ix_run *r = &ix->runs[run];
 	r->ev = ix->nev - 1;
-	e->val = ix->nruns++;
-	if (ix->nruns > 1)
+	r->kept = true;
+	e->val = (uint64_t)run;
+	if (ix_run0(ix) != r)
 		return;
 	/* The first run's order: order_rules (v[5]) order_rule events
 	 * follow.  A trace older than the field does not give its order as
@@ -644,7 +659,8 @@ static void add_run(struct trace_index *ix, const struct class_info *ci, struct 
  * run_begin); the order is known once all of them are in. */
 static void add_rule(struct trace_index *ix, const struct ix_event *e)
 {
-	if (ix->nruns != 1 || ix->nrules >= ix->rules_expected)
+	/* (the shown run is the last one begun: others' rules are not kept) */
+	if (ix_run0(ix) != &ix->runs[ix->nruns - 1] || ix->nrules >= ix->rules_expected)
 		return;
 	ix->rules = grow(ix->rules, &ix->rules_cap, ix->nrules + 1, sizeof(*ix->rules));
 	ix->rules[ix->nrules++] = (struct order_rule){ e->a, e->b };
@@ -656,6 +672,136 @@ void ix_apply_order(const struct trace_index *ix, struct model *m)
 {
 	model_set_order(m, ix->rules, ix->nrules, ix->order_known);
 }
+
+/* Position of a field in the event table's row of type t, or -1. */
+static int field_pos(int t, const char *name)
+{
+	for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
+		if (!strcmp(schemas[t].fields[f].name, name))
+			return f;
+	return -1;
+}
+
+/* ---- runs and processes, --run and --pid ----------------------------------- */
+
+static int64_t ctx_id(const bt_event *ev, int64_t idx)
+{
+	if (idx < 0)
+		return -1;
+	const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
+	if (!cc)
+		return -1;
+	const bt_field *f =
+		bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)idx);
+	return bt_field_class_type_is(bt_field_get_class_type(f),
+				      BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ?
+		       bt_field_integer_signed_get_value(f) :
+		       (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static void note_pid(struct trace_index *ix, int64_t vpid)
+{
+	if (vpid < 0)
+		return;
+	ix->has_vpid = true;
+	for (unsigned i = 0; i < ix->npids; i++)
+		if (ix->pids[i] == vpid)
+			return;
+	if (ix->npids < sizeof(ix->pids) / sizeof(ix->pids[0]))
+		ix->pids[ix->npids++] = vpid;
+}
+
+/* Every run_begin is listed, shown or not. */
+static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
+			  const char **s, const uint64_t *v)
+{
+	ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
+	struct ix_run *r = &ix->runs[ix->nruns];
+	memset(r, 0, sizeof(*r));
+	r->scheme = str_intern(ix, s[0] ? s[0] : "");
+	r->workload = str_intern(ix, s[1] ? s[1] : "");
+	r->cpus = (unsigned)v[2];
+	r->seed = v[3];
+	r->order = str_intern(ix, s[4] ? s[4] : "");
+	r->ev = UINT64_MAX;
+	r->pid = vpid >= 0 ? vpid : vtid;
+	r->begin_ts = ts;
+	r->end_ts = INT64_MIN;
+	return (int)ix->nruns++;
+}
+
+/* run_end belongs to the open run of the same process (or main thread). */
+static void note_run_end(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
+			 const uint64_t *v)
+{
+	int64_t who = vpid >= 0 ? vpid : vtid;
+	for (uint32_t i = ix->nruns; i-- > 0;) {
+		struct ix_run *r = &ix->runs[i];
+		if (r->end_ts == INT64_MIN && (r->pid == who || who < 0)) {
+			r->end_ts = ts;
+			r->ops = v[0];
+			int k = field_pos(EV_run_end, "interrupted");
+			r->interrupted = k >= 0 && v[k] != 0;
+			return;
+		}
+	}
+}
+
+/*
+ * Is this event part of what --run/--pid chose?  With a vpid context the
+ * process says so; without one, the chosen run is the window from its
+ * run_begin to the run_end of the same (main) thread, and another run
+ * starting inside that window cannot be told apart from it.
+ */
+static bool selected(struct trace_index *ix, int type, int64_t vtid, int64_t vpid)
+{
+	struct ix_loader *ld = ix->loader;
+	const struct ix_select *sel = &ix->sel;
+	if (!sel->run && sel->pid < 0)
+		return true;
+	bool begin = type == EV_run_begin;
+	if (begin)
+		ld->runs_seen++;
+	int64_t who = vpid >= 0 ? vpid : vtid;
+	if (vpid >= 0) {
+		if (begin && sel->run == ld->runs_seen)
+			ld->window_tid = vpid;
+		return sel->pid >= 0 ? vpid == sel->pid : vpid == ld->window_tid;
+	}
+	if (begin && ld->window_open) {
+		snprintf(ld->fatal, sizeof(ld->fatal),
+			 "run %u starts while the chosen run is still going and the trace has "
+			 "no vpid context: their events cannot be told apart (record with "
+			 "`lttng add-context -u -t vpid`)",
+			 ld->runs_seen);
+		return false;
+	}
+	if (begin && (sel->run == ld->runs_seen || (sel->pid >= 0 && sel->pid == who))) {
+		ld->window_open = true;
+		ld->window_tid = vtid;
+		return true;
+	}
+	if (type == EV_run_end && ld->window_open && vtid == ld->window_tid) {
+		ld->window_open = false;
+		return true;
+	}
+	return ld->window_open;
+}
+
+static int stream_of(struct trace_index *ix, const bt_stream *st)
+{
+	if (!st)
+		return -1;
+	for (uint32_t i = 0; i < ix->nstreams; i++)
+		if (ix->streams[i].bt == st)
+			return (int)i;
+	int k = health_stream(ix, bt_stream_get_name(st));
+	ix->streams[k].bt = st;
+	return k;
+}
+
+static void cut_pending(struct trace_index *ix, int64_t ts);
+static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d);
 
 static void add_event(struct trace_index *ix, const bt_message *msg)
 {
@@ -676,6 +822,8 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
 		ts = ld->last_ts;
+	if (ld->npending)
+		cut_pending(ix, ts);
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
@@ -693,6 +841,13 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 			uint64_t c = bt_field_integer_unsigned_get_value(cf);
 			ld->core = c > 254 ? 255 : (uint8_t)c;
 		}
+		ld->stream = pkt ? stream_of(ix, bt_packet_borrow_stream_const(pkt)) : -1;
+		if (ld->stream >= 0 && ld->core != 255)
+			ix->streams[ld->stream].core = ld->core;
+	}
+	if (ld->stream >= 0) {
+		ix->streams[ld->stream].events++;
+		ix->streams[ld->stream].last_ts = ts;
 	}
 
 	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
@@ -709,22 +864,35 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 			v[f] = field_u64(fld, ci->is_signed[f]);
 	}
 
+	int64_t vtid = ctx_id(ev, ci->vtid_idx), vpid = ctx_id(ev, ci->vpid_idx);
+	note_pid(ix, vpid);
+	int run = -1;
+	if (ci->type == EV_run_begin)
+		run = note_run_begin(ix, ts, vtid, vpid, s, v);
+	else if (ci->type == EV_run_end)
+		note_run_end(ix, ts, vtid, vpid, v);
+	if (!selected(ix, ci->type, vtid, vpid))
+		return;
+	if (ld->missing >= 0) {
+		/* A whole stream is gone: nothing is known at any time. */
+		add_gap(ix, ts,
+			(struct ix_discard){ .begin = ts,
+					     .end = INT64_MAX,
+					     .cut = true,
+					     .stream = ld->missing });
+		ld->missing = -1;
+	}
+
 	struct ix_event *e = new_event(ix, ts);
 	e->type = (uint8_t)ci->type;
-	if (ci->vtid_idx >= 0) {
-		const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
-		if (cc)
-			e->spare = (uint32_t)field_u64(
-				bt_field_structure_borrow_member_field_by_index_const(
-					cc, (uint64_t)ci->vtid_idx),
-				false);
-	}
+	if (vtid >= 0)
+		e->spare = (uint32_t)vtid;
 	for (int f = 0; f < ci->nf; f++)
 		fill_slot(ix, ci, e, f, v[f], s[f]);
 	if (ci->type == EV_violation)
 		add_violation(ix, e, v, s);
 	else if (ci->type == EV_run_begin)
-		add_run(ix, ci, e, v, s);
+		add_run(ix, ci, e, v, run);
 	else if (ci->type == EV_order_rule)
 		add_rule(ix, e);
 	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
@@ -770,18 +938,37 @@ static void add_discard(struct trace_index *ix, const bt_message *msg, bool pack
 	if (en)
 		bt_clock_snapshot_get_ns_from_origin(en, &te);
 	int64_t ts = tb != INT64_MIN && tb > ld->last_ts ? tb : ld->last_ts;
+	int si = stream_of(ix, st);
+	if (si >= 0) {
+		struct ix_stream *x = &ix->streams[si];
+		x->windows++;
+		if (packets)
+			x->lost_packets += count ? count : 1;
+		else
+			x->lost_events += count;
+		if (ts < x->lost_from)
+			x->lost_from = ts;
+		if ((te != INT64_MIN ? te : ts) > x->lost_to)
+			x->lost_to = te != INT64_MIN ? te : ts;
+	}
+	add_gap(ix, ts,
+		(struct ix_discard){
+			.begin = tb, .end = te, .count = count, .packets = packets, .stream = si });
+}
+
+/* A loss record in the event array (the model forgets state there). */
+static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d)
+{
+	struct ix_loader *ld = ix->loader;
+	bool packets = d.packets || d.cut;
+	uint64_t count = d.count;
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
 	ix->discards =
 		grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1, sizeof(*ix->discards));
-	ix->discards[ix->ndiscards] = (struct ix_discard){
-		.begin = tb,
-		.end = te,
-		.count = count,
-		.packets = packets,
-		.ev = ix->nev,
-	};
+	d.ev = ix->nev;
+	ix->discards[ix->ndiscards] = d;
 	struct ix_event *e = new_event(ix, ts);
 	e->type = packets ? EV_discarded_packets : EV_discarded_events;
 	e->val = count;
@@ -798,6 +985,85 @@ static void add_packet(struct trace_index *ix, const bt_message *msg)
 	if (f && bt_field_class_type_is(bt_field_get_class_type(f),
 					BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
 		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
+}
+
+static void packet_end(struct trace_index *ix, const bt_message *msg)
+{
+	const bt_packet *pkt = bt_message_packet_end_borrow_packet_const(msg);
+	const bt_stream *st = bt_packet_borrow_stream_const(pkt);
+	if (!bt_stream_class_packets_have_end_default_clock_snapshot(
+		    bt_stream_borrow_class_const(st)))
+		return;
+	int64_t t;
+	if (bt_clock_snapshot_get_ns_from_origin(
+		    bt_message_packet_end_borrow_default_clock_snapshot_const(msg), &t) ==
+	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		int si = stream_of(ix, st);
+		if (si >= 0 && t > ix->streams[si].end_ts)
+			ix->streams[si].end_ts = t;
+	}
+}
+
+/*
+ * A stream ended.  If the run has not ended and later events come from
+ * other streams, this one's tail is missing: that is a loss window from
+ * here to the end (materialized by cut_pending at the next later event).
+ */
+static void stream_end(struct trace_index *ix, const bt_stream *st)
+{
+	struct ix_loader *ld = ix->loader;
+	int si = stream_of(ix, st);
+	const struct ix_run *r = ix->nruns ? &ix->runs[ix->nruns - 1] : NULL;
+	if (si < 0 || (r && r->end_ts != INT64_MIN) || ld->npending >= 64)
+		return;
+	ld->pending[ld->npending++] = si;
+}
+
+static void cut_pending(struct trace_index *ix, int64_t ts)
+{
+	struct ix_loader *ld = ix->loader;
+	for (unsigned i = 0; i < ld->npending; i++) {
+		const struct ix_stream *x = &ix->streams[ld->pending[i]];
+		int64_t at = x->end_ts != INT64_MIN ? x->end_ts : x->last_ts;
+		if (at >= ts)
+			continue;
+		add_gap(ix, ld->last_ts,
+			(struct ix_discard){ .begin = at,
+					     .end = INT64_MAX,
+					     .cut = true,
+					     .stream = ld->pending[i] });
+		ld->pending[i--] = ld->pending[--ld->npending];
+	}
+}
+
+/* Which icache event classes the metadata declares (once per class). */
+static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
+{
+	struct ix_loader *ld = ix->loader;
+	for (unsigned i = 0; i < ld->nsc; i++)
+		if (ld->sc_seen[i] == sc)
+			return;
+	if (ld->nsc < 8)
+		ld->sc_seen[ld->nsc++] = sc;
+	uint64_t n = bt_stream_class_get_event_class_count(sc);
+	for (uint64_t i = 0; i < n; i++) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(sc, i));
+		if (!name || strncmp(name, "icache:", 7) != 0)
+			continue;
+		int t;
+		for (t = 0; t < EV__COUNT; t++)
+			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+				break;
+		if (t < EV__COUNT) {
+			ix->classes_seen |= 1ull << t;
+			continue;
+		}
+		size_t k = strlen(ix->unknown_classes);
+		if (k + strlen(name) + 3 < sizeof(ix->unknown_classes))
+			snprintf(ix->unknown_classes + k, sizeof(ix->unknown_classes) - k, "%s%s",
+				 k ? ", " : "", name);
+	}
 }
 
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
@@ -833,6 +1099,17 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 			break;
 		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 			add_packet(ix, m);
+			break;
+		case BT_MESSAGE_TYPE_PACKET_END:
+			packet_end(ix, m);
+			break;
+		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+			note_classes(ix,
+				     bt_stream_borrow_class_const(
+					     bt_message_stream_beginning_borrow_stream_const(m)));
+			break;
+		case BT_MESSAGE_TYPE_STREAM_END:
+			stream_end(ix, bt_message_stream_end_borrow_stream_const(m));
 			break;
 		default:
 			break;
@@ -1114,10 +1391,13 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	struct trace_index *ix = xcalloc(1, sizeof(*ix));
 	ix->path = xstrdup(path);
 	ix->loader = xcalloc(1, sizeof(*ix->loader));
+	ix->sel.pid = -1;
 	ix->loader->dirs = sc.dirs;
 	ix->loader->ndirs = sc.ndirs;
 	ix->loader->bytes_total = sc.bytes;
 	ix->loader->last_ts = INT64_MIN;
+	ix->loader->stream = -1;
+	ix->loader->window_tid = -1;
 	omap_init(&ix->loader->strmap, sizeof(uint32_t));
 	ix->ckpt_interval = 65536;
 	ix->loader->next_ckpt = ix->ckpt_interval;
@@ -1126,10 +1406,16 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	/* The empty state is checkpoint 0. */
 	size_t sz;
 	ix_add_checkpoint(ix, 0, model_save(ix->build, &sz), sz);
-	if (build_graph(ix, err, len) != 0) {
+	if (health_scan(ix, ix->loader->dirs, ix->loader->ndirs, err, len) != 0 ||
+	    build_graph(ix, err, len) != 0) {
 		ix_free(ix);
 		return NULL;
 	}
+	ix->loader->missing = -1;
+	for (uint32_t i = 0; i < ix->nstreams; i++)
+		if (ix->streams[i].missing || ((ix->streams[i].cut_mid || ix->streams[i].cut_idx) &&
+					       ix->streams[i].whole == 0))
+			ix->loader->missing = (int)i;
 	return ix;
 }
 
@@ -1150,6 +1436,10 @@ static enum ix_status check_bad(struct trace_index *ix, char *err, size_t len)
 {
 	struct model *m = ix->build;
 	if (!m->bad)
+		return IX_OK;
+	/* Two processes' locks overlap by nature: ix_finish refuses the
+	 * trace with the list of them instead. */
+	if (!ix->sel.run && ix->sel.pid < 0 && health_nstories(ix) > 1)
 		return IX_OK;
 	const struct ix_event *e = &ix->ev[m->bad_ev];
 	int64_t dt = e->ts - ix_t0(ix);
@@ -1211,6 +1501,75 @@ void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total)
 		*done = *total;
 }
 
+/* Two runs or processes are never shown as one story. */
+static enum ix_status check_stories(struct trace_index *ix, char *err, size_t len)
+{
+	char list[600];
+	health_runs_text(ix, list, sizeof(list));
+	if (ix->sel.run || ix->sel.pid >= 0) {
+		if (ix_run0(ix) || (ix->sel.pid >= 0 && ix->nev > ix->ndiscards))
+			return IX_OK;
+		if (ix->sel.run)
+			errf(err, len, "%s: no run %u in this trace (%s)", ix->path, ix->sel.run,
+			     ix->nruns ? list : "it has no run_begin");
+		else
+			errf(err, len, "%s: no process %" PRId64 " in this trace (%s)", ix->path,
+			     ix->sel.pid, ix->nruns || ix->npids ? list : "no pid known");
+		return IX_ERROR;
+	}
+	if (health_nstories(ix) <= 1)
+		return IX_OK;
+	errf(err, len,
+	     "%s: %u %s in one trace, not one story (%s); show one with "
+	     "--run N or --pid P",
+	     ix->path, health_nstories(ix), ix->npids > ix->nruns ? "processes" : "runs", list);
+	return IX_ERROR;
+}
+
+/* Is one of the ", "-separated names "icache:NAME" but for a few bytes? */
+static bool near_name(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *end = strstr(p, ", ");
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n + 7) {
+			int diff = 0;
+			for (size_t i = 0; i < n; i++)
+				diff += p[7 + i] != name[i];
+			if (diff <= 2)
+				return true;
+		}
+		p = end ? end + 2 : NULL;
+	}
+	return false;
+}
+
+/* A lock event class missing while an unknown icache: class is declared
+ * is a damaged name (one flipped bit): refuse rather than show 0 of them. */
+static enum ix_status check_classes(struct trace_index *ix, char *err, size_t len)
+{
+	static const int need[] = { EV_lock_acquire, EV_lock_acquired, EV_lock_release };
+	if (!ix->unknown_classes[0] || !ix->classes_seen)
+		return IX_OK;
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!(ix->classes_seen >> need[i] & 1) &&
+		    near_name(ix->unknown_classes, ev_type_name(need[i]))) {
+			errf(err, len,
+			     "%s: damaged CTF metadata: no event class icache:%s, "
+			     "but an unknown %s is declared (a corrupted event name?)",
+			     ix->path, ev_type_name(need[i]), ix->unknown_classes);
+			return IX_ERROR;
+		}
+	return IX_OK;
+}
+
+void ix_select(struct trace_index *ix, unsigned run, int64_t pid)
+{
+	ix->sel.run = run;
+	ix->sel.pid = pid;
+}
+
 enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
@@ -1218,6 +1577,8 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 		return IX_OK;
 	replay_group(ix);
 	if (check_bad(ix, err, len) == IX_ERROR)
+		return IX_ERROR;
+	if (check_stories(ix, err, len) == IX_ERROR || check_classes(ix, err, len) == IX_ERROR)
 		return IX_ERROR;
 	if (ix->nev == 0 || (ix->nev == ix->ndiscards)) {
 		if (ix->other_events)
@@ -1239,14 +1600,23 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	ix->load_ns = now_ns() - ix->load_ns;
 	loader_free(ld);
 	ix->loader = NULL;
+	health_finish(ix);
 	return IX_OK;
 }
 
 struct trace_index *ix_load(const char *path, char *err, size_t len)
 {
+	return ix_load_sel(path, NULL, err, len);
+}
+
+struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
+				size_t len)
+{
 	struct trace_index *ix = ix_open(path, err, len);
 	if (!ix)
 		return NULL;
+	if (sel)
+		ix_select(ix, sel->run, sel->pid);
 	enum ix_status st;
 	while ((st = ix_step(ix, 64, err, len)) == IX_MORE)
 		;
@@ -1263,6 +1633,7 @@ void ix_free(struct trace_index *ix)
 		return;
 	loader_free(ix->loader);
 	model_free(ix->build);
+	health_free(ix);
 	for (uint32_t i = 0; i < ix->nckpts; i++)
 		free(ix->ckpts[i].blob);
 	for (uint32_t i = 0; i < ix->nstrs; i++)
