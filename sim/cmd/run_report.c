@@ -8,25 +8,23 @@
 #include <stdio.h>
 
 #include "lib/json.h"
+#include "lib/lockstat.h"
 #include "sim/core/violation.h"
 #include "sim/engine/costs.h"
 #include "sim/engine/run.h"
 
 static void print_lock_table(FILE *f, const struct run_result *r)
 {
-	fprintf(f, "%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
-		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
-		"hold-total-ns", "hold-max-ns");
+	lockstat_header(f);
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
 		const struct lock_class_stats *s = &r->locks[k];
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
 			continue;
-		fprintf(f,
-			"%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64 " %14" PRIu64
-			" %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
-			lock_class_name(k), s->acquisitions, s->contentions, s->bounces,
-			s->trylock_failures, s->wait_ns_total, s->wait_ns_max, s->hold_ns_total,
-			s->hold_ns_max);
+		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions,  s->contentions,
+						     s->bounces,       s->trylock_failures,
+						     s->wait_ns_total, s->wait_ns_max,
+						     s->hold_ns_total, s->hold_ns_max };
+		lockstat_print(f, lock_class_name(k), v);
 	}
 }
 
