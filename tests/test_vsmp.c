@@ -127,12 +127,6 @@ END_TEST
 
 /* ---- the kinds in whole runs ------------------------------------------------ */
 
-/* Is the scheme one of those built with a known race (it may report)? */
-static bool known_racy(const char *scheme)
-{
-	return strcmp(scheme, "inode-scale-v4") == 0;
-}
-
 START_TEST(every_kind_runs_every_scheme_clean)
 {
 	const char *kind = kinds[_i];
@@ -150,7 +144,7 @@ START_TEST(every_kind_runs_every_scheme_clean)
 		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 1500);
 		ck_assert_msg(strstr(out, "\"ok\":true"), "%s/%s invariants: %.600s", kind, name,
 			      out);
-		if (!known_racy(name)) {
+		if (!all_schemes[s]->known_racy) {
 			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
 				      "%s under --locks %s: exit %d\n%.800s", name, kind, status,
 				      out);

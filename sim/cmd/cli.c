@@ -13,12 +13,7 @@
 #include "sim/cmd/cli.h"
 #include "sim/core/lockdep.h"
 
-const char run_options_help[] =
-	"  --scheme S        locking scheme: global, vfs-scale, inode-scale-v4, merged\n"
-	"                    (default merged; `icache-sim schemes` lists them)\n"
-	"  --cpus N|all      simulated CPUs, one pinned thread each (1..256; default 2)\n"
-	"  --workload W      create-unlink, lookup, writeback, pressure, umount, mixed,\n"
-	"                    iput-race\n"
+static const char run_options_rest[] =
 	"                    (default mixed; `icache-sim workloads` lists them)\n"
 	"  --ops N           stop after N operations in all (split over the CPUs)\n"
 	"  --duration D      stop after D: 500ms, 5s, 1m (default 2s unless --ops)\n"
@@ -37,6 +32,73 @@ const char run_options_help[] =
 	"  --json            print the result as one JSON object\n"
 	"  --inodes          with --json, list every inode left at the end\n"
 	"  --graph FILE      write the observed lock-order graph as Graphviz DOT\n";
+
+/* The options' text starts in this column; lines end by column 80. */
+#define HELP_COL 20
+#define HELP_WIDTH 80
+
+struct help_buf {
+	char text[4096];
+	size_t len;
+};
+
+static void help_add(struct help_buf *h, const char *s)
+{
+	h->len += (size_t)snprintf(h->text + h->len, sizeof(h->text) - h->len, "%s", s);
+	if (h->len >= sizeof(h->text))
+		h->len = sizeof(h->text) - 1; /* cannot happen: the text is ours */
+}
+
+/* "LEAD" then the names comma-separated, wrapped under HELP_COL. */
+static void help_list(struct help_buf *h, const char *lead, const char *(*name)(int i))
+{
+	size_t col = strlen(lead);
+
+	help_add(h, lead);
+	for (int i = 0; name(i); i++) {
+		size_t w = strlen(name(i)) + (name(i + 1) ? 1 : 0); /* the comma */
+		if (i && col + 1 + w > HELP_WIDTH) {
+			help_add(h, "\n                    ");
+			col = HELP_COL;
+		} else if (i) {
+			help_add(h, " ");
+			col++;
+		}
+		help_add(h, name(i));
+		if (name(i + 1))
+			help_add(h, ",");
+		col += w;
+	}
+	help_add(h, "\n");
+}
+
+static const char *scheme_name_at(int i)
+{
+	return all_schemes[i] ? all_schemes[i]->name : NULL;
+}
+
+static const char *workload_name_at(int i)
+{
+	return all_workloads[i] ? all_workloads[i]->name : NULL;
+}
+
+/* The --scheme and --workload lines list the registries, so a new scheme
+ * or workload shows up here by being registered. */
+const char *run_options_help(void)
+{
+	static struct help_buf h;
+
+	if (h.len)
+		return h.text;
+	help_list(&h, "  --scheme S        locking scheme: ", scheme_name_at);
+	help_add(
+		&h,
+		"                    (default merged; `icache-sim schemes` lists them)\n"
+		"  --cpus N|all      simulated CPUs, one pinned thread each (1..256; default 2)\n");
+	help_list(&h, "  --workload W      ", workload_name_at);
+	help_add(&h, run_options_rest);
+	return h.text;
+}
 
 static bool bad(const char *cmd, const char *flag, const char *value, const char *why)
 {

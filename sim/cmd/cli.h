@@ -25,7 +25,8 @@ bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *
 		     struct run_flags *fl);
 
 /* The options paragraph of --help, shared by run and record. */
-extern const char run_options_help[];
+/* The text of the options run and record share (a static buffer). */
+const char *run_options_help(void);
 
 /* Parse "5s", "250ms", "2m", "1.5s"; false if malformed. */
 bool parse_duration(const char *s, uint64_t *ns);

@@ -895,7 +895,7 @@ int cmd_record(int argc, char **argv)
 		return recorder_watch_main(argc, argv);
 	for (int i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf(record_help, run_options_help);
+			printf(record_help, run_options_help());
 			return 0;
 		}
 	if (!ICACHE_TRACE)

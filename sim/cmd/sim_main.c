@@ -37,7 +37,7 @@ static int cmd_run(int argc, char **argv)
 		       "checker runs at the end; the lock-order validator runs throughout.\n\n"
 		       "options:\n%s\n"
 		       "exit status: 0 ok, 1 a violation was found, 2 bad usage\n",
-		       run_options_help);
+		       run_options_help());
 		return 0;
 	}
 	run_config_defaults(&cfg);

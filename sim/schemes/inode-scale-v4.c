@@ -597,6 +597,7 @@ const struct scheme scheme_inode_scale_v4 = {
 		   "drops i_lock before the LRU add (the race)",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	.known_racy = true,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,
