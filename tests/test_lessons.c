@@ -240,7 +240,7 @@ START_TEST(moment_does_not_parse)
 	snprintf(text, sizeof(text),
 		 HEAD("%s") "step: One\nat: release no_such_lock\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("syntax.lesson", text, 6, "'no_such_lock' is not a lock class", false);
+	bad_lesson("syntax.lesson", text, 6, "unknown lock class 'no_such_lock'", false);
 }
 END_TEST
 
