@@ -447,6 +447,10 @@ static void act_help(struct app *a)
 {
 	a->help = true;
 }
+static void act_reasons(struct app *a)
+{
+	a->reasons = true;
+}
 static void act_quit(struct app *a)
 {
 	a->quit = true;
@@ -536,6 +540,7 @@ const struct keydef keytab[] = {
 	{ K(']'), "]", "scroll the focused pane down", act_scroll_down },
 	{ K('['), "[", "scroll the focused pane up", act_scroll_up },
 	{ K('z'), "z", "zoom the focused pane (again: all panes)", act_zoom },
+	{ K('!'), "!", "why the trace is INCOMPLETE (every reason)", act_reasons },
 	{ K('h', KEY_F(1), '?'), "h F1 ?", "this help", act_help },
 	{ K('q', KEY_F(10)), "q", "quit", act_quit },
 };
@@ -684,8 +689,8 @@ void app_key(struct app *a, int key)
 		prompt_key(a, key);
 		return;
 	}
-	if (a->help) {
-		a->help = false; /* any key closes the help */
+	if (a->help || a->reasons) {
+		a->help = a->reasons = false; /* any key closes the overlay */
 		return;
 	}
 	for (int i = 0; i < nkeys; i++)
@@ -726,12 +731,17 @@ static void draw_header(struct app *a, struct canvas *c)
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
 	char d[32];
 	int64_t dur = a->ix->ev[a->ix->nev - 1].ts - a->ix->ev[0].ts;
-	canvas_printf(c, 0, 0, c->w, R_HEADER,
-		      " icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
-		      r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
-		      r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->ix->nev,
-		      fmt_dur(dur, d, sizeof(d)), a->ix->ndiscards ? "  LOST EVENTS" : "");
+	int n = canvas_printf(
+		c, 0, 0, c->w, R_HEADER,
+		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
+		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
+		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->ix->nev,
+		fmt_dur(dur, d, sizeof(d)),
+		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
+	if (!ix_complete(a->ix) && n + 2 < c->w)
+		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "INCOMPLETE (%u, ! lists): %s",
+			      a->ix->nreasons, a->ix->reasons[0]);
 }
 
 static void draw_status(struct app *a, struct canvas *c)
@@ -783,6 +793,26 @@ static void draw_help(struct app *a, struct canvas *c)
 	(void)a;
 }
 
+/* Every reason the trace is incomplete, wrapped, in a box. */
+static void draw_reasons(struct app *a, struct canvas *c)
+{
+	int w = c->w - 4, h = c->h - 4;
+	struct rect r = { 2, 2, w, h };
+	for (int y = r.y; y < r.y + r.h; y++)
+		canvas_fill(c, r.x, y, r.w, R_NORMAL, ' ');
+	canvas_box(c, r, "INCOMPLETE TRACE: why (any key closes)", true);
+	int y = r.y + 1, tw = r.w - 6;
+	if (ix_complete(a->ix))
+		canvas_text(c, r.x + 2, y, r.w - 4, R_GOOD, "complete: nothing missing");
+	for (uint32_t i = 0; i < a->ix->nreasons && y < r.y + r.h - 1; i++) {
+		const char *t = a->ix->reasons[i];
+		size_t len = strlen(t);
+		for (size_t o = 0; o < len && y < r.y + r.h - 1; o += (size_t)tw)
+			canvas_printf(c, r.x + 2, y++, r.w - 4, R_BAD, "%s %.*s", o ? " " : "-", tw,
+				      t + o);
+	}
+}
+
 /* Pane rectangles for a body of w x h at (0, 1). */
 static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
@@ -822,5 +852,7 @@ void app_draw(struct app *a, struct canvas *c)
 	}
 	if (a->help)
 		draw_help(a, c);
+	else if (a->reasons)
+		draw_reasons(a, c);
 	draw_status(a, c);
 }

@@ -56,6 +56,7 @@ struct app {
 	int focus; /* index in panes[] */
 	bool zoom; /* the focused pane fills the screen */
 	bool help;
+	bool reasons; /* the INCOMPLETE reasons overlay */
 	bool quit;
 	int scroll[8]; /* per-pane scroll offsets */
 	struct query search, filter;

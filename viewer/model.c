@@ -5,8 +5,16 @@
  * and it is on that CPU's held stack.  A trace that breaks it (two
  * lock_acquired without a lock_release between them) is inconsistent:
  * the simulator fires lock_acquired only once the lock is its own and
- * lock_release before letting it go.  After events were discarded the
- * rule cannot be checked, so the model then takes the trace's word.
+ * lock_release before letting it go.
+ *
+ * Loss (EVENTS.md section 1): a discarded-events record names a stream
+ * and a time window, not the simulated CPUs whose events were in it (a
+ * stream is a real core; threads may move), so every CPU's state becomes
+ * unknown: its held stack is dropped, the locks on it are freed, no
+ * lock-order edge is drawn from it and no hold is timed across the gap.
+ * A CPU is known again at its first op_begin after the window, because
+ * the simulator holds no lock between operations.  Two holders of a lock
+ * prove an inconsistency only when neither hold comes from unknown state.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +188,7 @@ void model_reset(struct model *m)
 	cpu_init(&m->nocpu);
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
 		m->stats[k].wait_min = m->stats[k].hold_min = UINT64_MAX;
+	m->gap_end = INT64_MIN;
 	/* Empty the maps but keep their memory. */
 	if (m->locks.cap) {
 		memset(m->locks.keys, 0, m->locks.cap * sizeof(uint64_t));
@@ -273,7 +282,7 @@ static void mark_bad(struct model *m, const struct trace_index *ix, const char *
 static void mark_bad(struct model *m, const struct trace_index *ix, const char *fmt, ...)
 {
 	(void)ix;
-	if (m->bad || m->after_gap)
+	if (m->bad)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -302,6 +311,7 @@ static void add_edge(struct model *m, int from, int to, int site, int hsite)
 	e->first_held_site = (uint8_t)hsite;
 	e->count = 1;
 	e->first_ev = m->pos;
+	e->lossy = m->after_gap;
 	if (!m->order.known || from == to)
 		e->verdict = from == to && m->order.known ? -1 : 0;
 	else if (m->order.outer[from] >> to & 1)
@@ -357,7 +367,7 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 
 	switch (e->type) {
 	case EV_lock_acquire:
-		for (int i = 0; i < c->nheld; i++)
+		for (int i = 0; i < c->nheld && !c->unknown; i++)
 			add_edge(m, c->held[i].cls, cls, e->site, c->held[i].site);
 		c->waiting = true;
 		c->contended = false;
@@ -384,7 +394,8 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 			li->last_cpu = -1;
 		}
 		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
-		if (li->holder >= 0 && !(two && two->lives > 1)) {
+		bool trusted = !c->unknown && e->ts > m->gap_end;
+		if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
 			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
 				 (unsigned long long)ix_id_value(ix, e->obj),
@@ -395,6 +406,7 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 			drop_from_holder(m, li->holder, cls, e->obj);
 		li->holder = me;
 		li->held_ev = m->pos;
+		li->doubtful = !trusted;
 		if (li->last_cpu >= 0 && li->last_cpu != me)
 			st->bounces++;
 		li->last_cpu = me;
@@ -427,12 +439,16 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		if (i >= 0)
 			held_remove(c, i);
 		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
-		if (li && li->holder >= 0 && li->holder != me && i < 0 && !(two && two->lives > 1))
+		bool trusted = !c->unknown && e->ts > m->gap_end;
+		if (li && li->holder >= 0 && li->holder != me && i < 0 &&
+		    !(two && two->lives > 1) && trusted && !li->doubtful)
 			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
 				 (unsigned long long)ix_id_value(ix, e->obj), li->holder);
 		if (i < 0)
 			m->unmatched_releases++;
+		if (i < 0 && trusted)
+			m->unmatched_known++;
 		if (li && li->holder == me)
 			li->holder = -1;
 		st->hold_total += e->val;
@@ -443,6 +459,27 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		break;
 	}
 	}
+}
+
+/* Free the locks on c's held stack (their releases may be lost). */
+static void forget_held(struct model *m, struct cpu_state *c)
+{
+	int16_t me = c == &m->nocpu ? holder_id(IX_NO_CPU) : holder_id((unsigned)(c - m->cpu));
+	for (int i = 0; i < c->nheld; i++) {
+		struct lock_inst *li =
+			omap_get(&m->locks, lock_key(c->held[i].cls, c->held[i].obj));
+		if (li && li->holder == me)
+			li->holder = -1;
+	}
+	c->nheld = 0;
+}
+
+/* At an operation boundary after the loss: nothing is held. */
+static void cpu_known_again(struct model *m, struct cpu_state *c)
+{
+	forget_held(m, c);
+	c->waiting = c->contended = false;
+	c->unknown = false;
 }
 
 /* Lists that share one link in struct inode: a move to one leaves the
@@ -467,6 +504,29 @@ static struct inode_state *inode_get(struct model *m, uint32_t obj)
 	return s;
 }
 
+/* Events may be missing from e->ts to the end of its window. */
+static void model_gap(struct model *m, const struct trace_index *ix, const struct ix_event *e)
+{
+	const struct ix_discard *d = e->obj < ix->ndiscards ? &ix->discards[e->obj] : NULL;
+	int64_t end = d && d->end != INT64_MIN ? d->end : e->ts;
+	if (d && d->cut)
+		end = INT64_MAX;
+	if (end > m->gap_end)
+		m->gap_end = end;
+	m->after_gap = true;
+	m->gaps++;
+	for (unsigned i = 0; i <= m->cpu_cap; i++) {
+		struct cpu_state *c = i < m->cpu_cap ? &m->cpu[i] : &m->nocpu;
+		if (c->last_ev == UINT64_MAX)
+			continue; /* never seen: nothing to forget */
+		forget_held(m, c);
+		c->waiting = c->contended = false;
+		if (!c->unknown)
+			c->unknown_since = e->ts;
+		c->unknown = true;
+	}
+}
+
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
@@ -474,6 +534,11 @@ void model_apply(struct model *m, const struct trace_index *ix)
 
 	if (e->type <= EV_sched_step || e->type == EV_violation)
 		c = cpu_slot(m, e->cpu);
+	if (c && c->last_ev == UINT64_MAX && m->gaps && e->ts <= m->gap_end) {
+		/* First seen inside a loss window: its earlier events may be lost. */
+		c->unknown = true;
+		c->unknown_since = e->ts;
+	}
 	switch (e->type) {
 	case EV_lock_acquire:
 	case EV_lock_contended:
@@ -534,6 +599,8 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
 		break;
 	case EV_op_begin:
+		if (c->unknown && e->ts > m->gap_end)
+			cpu_known_again(m, c);
 		c->in_op = true;
 		c->op = e->a;
 		c->op_obj = e->obj;
@@ -547,7 +614,7 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	case EV_discarded_events:
 	case EV_discarded_packets:
 		m->discards++;
-		m->after_gap = true;
+		model_gap(m, ix, e);
 		break;
 	default:
 		break;
@@ -576,7 +643,8 @@ void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n
 /* ---- checkpoints ---------------------------------------------------------- */
 
 struct ckpt_head {
-	uint64_t pos, violations, discards, unmatched;
+	uint64_t pos, violations, discards, unmatched, unmatched_known, gaps;
+	int64_t gap_end;
 	uint32_t ncpu, cpu_cap, nedges, nlocks, ninodes;
 	uint8_t after_gap, bad;
 };
@@ -588,6 +656,9 @@ void *model_save(const struct model *m, size_t *size)
 		.violations = m->violations,
 		.discards = m->discards,
 		.unmatched = m->unmatched_releases,
+		.unmatched_known = m->unmatched_known,
+		.gaps = m->gaps,
+		.gap_end = m->gap_end,
 		.ncpu = m->ncpu,
 		.cpu_cap = m->cpu_cap,
 		.nedges = m->nedges,
@@ -641,6 +712,9 @@ void model_restore(struct model *m, const void *blob, size_t size)
 	m->violations = h.violations;
 	m->discards = h.discards;
 	m->unmatched_releases = h.unmatched;
+	m->unmatched_known = h.unmatched_known;
+	m->gaps = h.gaps;
+	m->gap_end = h.gap_end;
 	m->after_gap = h.after_gap;
 	m->bad = h.bad;
 	memcpy(m->stats, p, sizeof(m->stats));

@@ -37,6 +37,15 @@ struct cpu_state {
 	uint32_t wait_obj;
 	uint64_t wait_ev;
 	int16_t wait_holder; /* from lock_contended */
+	/*
+	 * Events of this CPU may have been lost (a discard record, a stream
+	 * that ended early): what it holds and waits for is unknown, and
+	 * held[] only lists what it was seen to take since.  It is known
+	 * again at its first op_begin after the loss window (gap_end): the
+	 * simulator holds no lock between operations.
+	 */
+	bool unknown;
+	int64_t unknown_since; /* ts of the loss that made it unknown */
 	/* the operation in progress */
 	bool in_op;
 	uint8_t op;
@@ -56,6 +65,8 @@ struct lock_edge {
 	uint32_t count;
 	uint64_t first_ev;
 	int8_t verdict; /* +1 documented, -1 against the order, 0 unknown */
+	uint8_t lossy;  /* first seen after events were lost: a verdict
+			   * against the order is then not trusted */
 };
 
 struct inode_state {
@@ -78,6 +89,9 @@ struct omap {
 struct lock_inst {
 	int16_t holder;   /* -1 free */
 	int16_t last_cpu; /* -1 never taken (lock_stat bounces) */
+	uint8_t doubtful; /* taken while its holder's state was unknown
+				* or inside a loss window: its release may be
+				* lost, so a second holder is no proof */
 	uint64_t held_ev;
 };
 
@@ -102,7 +116,10 @@ struct model {
 	uint64_t violations; /* violation events so far */
 	uint64_t discards;   /* discard messages so far */
 	uint64_t unmatched_releases;
-	bool after_gap; /* events were lost: tolerate */
+	uint64_t unmatched_known; /* ... by a CPU whose state was known */
+	bool after_gap;           /* events were lost somewhere before */
+	int64_t gap_end;          /* end of the latest loss window */
+	uint64_t gaps;            /* loss windows and stream cuts so far */
 	/* the first inconsistency: two holders of one lock */
 	bool bad;
 	uint64_t bad_ev;

@@ -155,6 +155,13 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 		snprintf(name, sizeof(name), "cpu%u", cpu);
 	if (y >= r.y + r.h)
 		return y;
+	if (s->unknown) {
+		/* Its events may be lost: say so rather than show stale locks. */
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      "%s  STATE UNKNOWN since +%s (events lost): held locks not known",
+			      name, fmt_dur(s->unknown_since - ix_t0(ix), d, sizeof(d)));
+		return y;
+	}
 	if (s->in_op)
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  in %s %" PRIu64 "%s", name,
 			      op_label(s->op), ix_id_value(ix, s->op_obj),
@@ -190,7 +197,7 @@ static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
 		const struct cpu_state *s = model_cpu(a->m, cpu);
 		if (y < r.y) {
-			int lines = 1 + s->nheld + (s->waiting ? 1 : 0);
+			int lines = s->unknown ? 1 : 1 + s->nheld + (s->waiting ? 1 : 0);
 			if (y + lines <= r.y) {
 				y += lines;
 				continue;
@@ -204,7 +211,8 @@ static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 		y = draw_cpu(a, c, clip, y, IX_NO_CPU, n);
 	if (y < r.y + r.h && a->m->discards)
 		canvas_printf(c, r.x, y, r.w, R_BAD,
-			      "%s events were lost before this point: state may be stale",
+			      "%s events were lost before this point: a CPU's state is known "
+			      "again at its next operation",
 			      glyph(c, G_WARN));
 }
 
@@ -482,11 +490,18 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 		      !a->ix->order_known ? "(not given as data in this trace)" :
 		      run                 ? ix_str(a->ix, run->order) :
 					    "");
-	unsigned against = 0;
-	for (unsigned k = 0; k < m->nedges; k++)
+	unsigned against = 0, lossy = 0;
+	for (unsigned k = 0; k < m->nedges; k++) {
 		against += m->edges[k].verdict < 0;
+		lossy += m->edges[k].lossy && m->edges[k].verdict < 0;
+	}
 	int path[MODEL_MAX_CLASSES + 1];
 	int n = find_cycle(m, path);
+	bool cycle_lossy = false;
+	for (int i = 0; i < n; i++) {
+		uint16_t k = m->edge_ix[path[i]][path[i + 1]];
+		cycle_lossy |= k && m->edges[k - 1].lossy;
+	}
 	if (n) {
 		char buf[300];
 		size_t o = 0;
@@ -494,11 +509,12 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? " --> " : "",
 					      lock_class_label(path[i]));
 		canvas_printf(c, r.x, y++, r.w, R_BAD,
-			      "%s possible circular locking dependency: %s", glyph(c, G_CROSS),
-			      buf);
+			      "%s possible circular locking dependency%s: %s", glyph(c, G_CROSS),
+			      cycle_lossy ? " (UNRELIABLE: after lost events)" : "", buf);
 	}
 	canvas_printf(c, r.x, y++, r.w, R_TITLE,
-		      "%u edges held -> taken so far, %u against the order", m->nedges, against);
+		      "%u edges held -> taken so far, %u against the order%s", m->nedges, against,
+		      lossy ? " (some UNRELIABLE: after lost events)" : "");
 	for (unsigned k = (unsigned)a->scroll[3]; k < m->nedges && y < r.y + r.h; k++) {
 		const struct lock_edge *e = &m->edges[k];
 		const char *g = e->verdict > 0 ? glyph(c, G_CHECK) :
@@ -512,8 +528,11 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 			"%s %-18s %s %-18s x%-7u first %s #%" PRIu64 "%s", g,
 			lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
 			e->count, site_label(e->first_site), e->first_ev,
+			e->lossy && e->verdict < 0 ?
+				"  AGAINST THE ORDER? unreliable (after lost events)" :
 			e->verdict < 0  ? "  AGAINST THE ORDER" :
 			e->verdict == 0 ? (m->order.known ? "  undocumented" : "  order unknown") :
+			e->lossy        ? "  (after lost events)" :
 					  "");
 	}
 }
@@ -565,6 +584,11 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 	}
 	if (y >= r.y + r.h)
 		return;
+	if (!ix_complete(a->ix) && y < r.y + r.h - 1)
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      "%s INCOMPLETE trace: figures cover only "
+			      "what was recorded%s",
+			      glyph(c, G_WARN), m->discards ? "; lost events undercount them" : "");
 	canvas_printf(c, r.x, y++, r.w, m->violations ? R_BAD : R_GOOD,
 		      "validator reports so far: %" PRIu64, m->violations);
 	/* The latest reports at or before the cursor. */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "lib/json.h"
+#include "lib/lockstat.h"
 #include "lib/xalloc.h"
 #include "viewer/report.h"
 
@@ -77,11 +78,82 @@ static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model 
 	return v;
 }
 
-static const char *verdict_str(const struct model *m, int v)
+static const char *verdict_str(const struct model *m, const struct lock_edge *e)
 {
+	int v = e->verdict;
 	if (!m->order.known)
-		return "order unknown";
+		return e->lossy ? "order unknown (first seen after lost events)" : "order unknown";
+	if (e->lossy)
+		return v > 0 ? "documented (first seen after lost events)" :
+		       v < 0 ? "AGAINST THE ORDER? unreliable: first seen after lost events" :
+			       "undocumented (first seen after lost events)";
 	return v > 0 ? "documented" : v < 0 ? "AGAINST THE ORDER" : "undocumented";
+}
+
+/* The completeness verdict and its reasons, one per line. */
+static void summary_health(FILE *f, const struct trace_index *ix)
+{
+	if (ix_complete(ix)) {
+		fprintf(f, "complete   yes\n");
+		return;
+	}
+	fprintf(f,
+		"complete   NO: INCOMPLETE TRACE, %u reason%s (figures and verdicts "
+		"below cover only what was recorded):\n",
+		ix->nreasons, ix->nreasons == 1 ? "" : "s");
+	for (uint32_t i = 0; i < ix->nreasons; i++)
+		fprintf(f, "  - %s\n", ix->reasons[i]);
+}
+
+static void json_health(FILE *f, const struct trace_index *ix)
+{
+	fprintf(f, ",\"complete\":%s,\"incomplete_reasons\":[", ix_complete(ix) ? "true" : "false");
+	for (uint32_t i = 0; i < ix->nreasons; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, ix->reasons[i]);
+	}
+	fprintf(f, "],\"streams\":[");
+	for (uint32_t i = 0; i < ix->nstreams; i++) {
+		const struct ix_stream *s = &ix->streams[i];
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		json_str(f, s->name);
+		fprintf(f,
+			",\"core\":%d,\"events\":%" PRIu64 ",\"end_ns\":%" PRId64
+			",\"missing\":%s,\"cut\":%s,\"ends_early\":%s,\"lost_events\":%" PRIu64
+			",\"loss_windows\":%" PRIu64 "}",
+			s->core, s->events, s->end_ts == INT64_MIN ? 0 : s->end_ts,
+			s->missing ? "true" : "false", s->cut_mid || s->cut_idx ? "true" : "false",
+			s->ends_early ? "true" : "false", s->lost_events, s->windows);
+	}
+	fprintf(f, "],\"loss_windows\":[");
+	for (uint32_t i = 0; i < ix->ndiscards; i++) {
+		const struct ix_discard *d = &ix->discards[i];
+		fprintf(f, "%s{\"stream\":", i ? "," : "");
+		json_str_or_null(f, d->stream >= 0 ? ix->streams[d->stream].name : "",
+				 d->stream >= 0);
+		fprintf(f,
+			",\"kind\":\"%s\",\"from_ns\":%" PRId64 ",\"to_ns\":%" PRId64
+			",\"count\":%" PRIu64 "}",
+			d->cut     ? "stream-ends" :
+			d->packets ? "packets" :
+				     "events",
+			d->begin == INT64_MIN ? 0 : d->begin,
+			d->end == INT64_MIN || d->end == INT64_MAX ? 0 : d->end, d->count);
+	}
+	fprintf(f, "],\"runs\":[");
+	for (uint32_t i = 0; i < ix->nruns; i++) {
+		const struct ix_run *r = &ix->runs[i];
+		fprintf(f, "%s{\"run\":%u,\"scheme\":", i ? "," : "", i + 1);
+		json_str(f, ix_str(ix, r->scheme));
+		fprintf(f,
+			",\"pid\":%" PRId64 ",\"shown\":%s,\"has_run_end\":%s,"
+			"\"interrupted\":%s}",
+			r->pid, r->kept ? "true" : "false",
+			r->end_ts != INT64_MIN ? "true" : "false",
+			r->interrupted ? "true" : "false");
+	}
+	fputc(']', f);
 }
 
 void report_summary(FILE *f, const struct trace_index *ix, const struct model *m)
@@ -98,31 +170,32 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "cpus       %u\n", ix->ncpus);
 	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
 	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
-		ix->discarded_packets, ix->ndiscards ? "  (figures below undercount)" : "");
+		ix->discarded_packets,
+		ix->discarded_events || ix->discarded_packets ? "  (figures below undercount)" :
+								"");
+	summary_health(f, ix);
 	if (r)
 		fprintf(f, "order      %s%s\n", ix_str(ix, r->order),
 			ix->order_known ? "" :
 					  "  (not given as data in this trace: edges not judged)");
-	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
-		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
-		"hold-total-ns", "hold-max-ns");
+	fputc('\n', f);
+	lockstat_header(f);
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
 		const struct class_stats *s = &m->stats[k];
 		if (!class_used(s))
 			continue;
-		fprintf(f,
-			"%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64 " %14" PRIu64
-			" %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
-			lock_class_label(k), s->acquisitions, s->contentions, s->bounces,
-			s->trylock_failures, s->wait_total, s->wait_max, s->hold_total,
-			s->hold_max);
+		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions, s->contentions,
+						     s->bounces,      s->trylock_failures,
+						     s->wait_total,   s->wait_max,
+						     s->hold_total,   s->hold_max };
+		lockstat_print(f, lock_class_label(k), v);
 	}
 	fprintf(f, "\nlock-order edges (held -> taken), %u:\n", m->nedges);
 	for (unsigned i = 0; i < m->nedges; i++) {
 		const struct lock_edge *e = &m->edges[i];
 		fprintf(f, "  %-20s -> %-20s x%-8u first at %s (event #%" PRIu64 ")  %s\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site), e->first_ev, verdict_str(m, e->verdict));
+			site_label(e->first_site), e->first_ev, verdict_str(m, e));
 	}
 	fprintf(f, "\nviolations: %u\n", ix->nviols);
 	for (uint32_t i = 0; i < ix->nviols; i++) {
@@ -154,6 +227,7 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
 		ix->nev - ix->ndiscards, ix->ncpus, dur, ix->discarded_events,
 		ix->discarded_packets);
+	json_health(f, ix);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));
@@ -188,9 +262,11 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, lock_class_label(e->to));
 		fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
 		json_str(f, site_label(e->first_site));
-		fprintf(f, ",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s}",
+		fprintf(f,
+			",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s,"
+			"\"unreliable\":%s}",
 			e->first_ev, e->verdict < 0 ? "true" : "false",
-			e->verdict > 0 ? "true" : "false");
+			e->verdict > 0 ? "true" : "false", e->lossy ? "true" : "false");
 	}
 	fprintf(f, "],\"violations\":[");
 	for (uint32_t i = 0; i < ix->nviols; i++) {
@@ -239,8 +315,11 @@ void report_dot(FILE *f, const struct trace_index *ix, const struct model *m)
 {
 	const struct ix_run *r = ix_run0(ix);
 	fprintf(f, "digraph lock_order {\n");
-	fprintf(f, "  label=\"observed lock order%s%s\";\n", r ? ": " : "",
-		r ? ix_str(ix, r->scheme) : "");
+	fprintf(f, "  label=\"observed lock order%s%s%s\";\n", r ? ": " : "",
+		r ? ix_str(ix, r->scheme) : "",
+		ix_complete(ix) ? "" :
+				  "\\nINCOMPLETE TRACE: see icache-view --summary; "
+				  "dotted edges were first seen after lost events (unreliable)");
 	fprintf(f, "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
 	bool seen[MODEL_MAX_CLASSES] = { false };
 	for (unsigned i = 0; i < m->nedges; i++)
@@ -250,9 +329,11 @@ void report_dot(FILE *f, const struct trace_index *ix, const struct model *m)
 			fprintf(f, "  \"%s\";\n", lock_class_label(k));
 	for (unsigned i = 0; i < m->nedges; i++) {
 		const struct lock_edge *e = &m->edges[i];
-		fprintf(f, "  \"%s\" -> \"%s\" [label=\"%u x, first %s\"%s];\n",
+		fprintf(f, "  \"%s\" -> \"%s\" [label=\"%u x, first %s%s\"%s];\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site),
+			site_label(e->first_site), e->lossy ? " (unreliable)" : "",
+			e->lossy        ? (e->verdict < 0 ? ", color=orange, style=dotted" :
+							    ", style=dotted") :
 			e->verdict < 0  ? ", color=red, penwidth=2, style=bold" :
 			e->verdict == 0 ? ", style=dashed" :
 					  "");
