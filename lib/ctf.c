@@ -144,6 +144,23 @@ enum ctf_status ctf_graph_add_sink(struct ctf_graph *g, const char *name,
 	return CTF_OK;
 }
 
+bt_graph_simple_sink_component_consume_func_status
+ctf_sink_status(bt_message_iterator_next_status st)
+{
+	switch (st) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+}
+
 void ctf_graph_fini(struct ctf_graph *g)
 {
 	bt_graph_put_ref(g->graph);

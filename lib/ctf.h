@@ -65,6 +65,13 @@ enum ctf_status ctf_graph_add_trace(struct ctf_graph *g, const char *dir);
 /* The muxer into a simple sink calling consume(iterator, user). */
 enum ctf_status ctf_graph_add_sink(struct ctf_graph *g, const char *name,
 				   bt_graph_simple_sink_component_consume_func consume, void *user);
+/*
+ * A sink's status for what bt_message_iterator_next() returned, when that
+ * was not OK: END, AGAIN, MEMORY_ERROR or ERROR as the iterator said.
+ */
+bt_graph_simple_sink_component_consume_func_status
+ctf_sink_status(bt_message_iterator_next_status st);
+
 /* Drop the graph and the plugins (safe on a half-built graph). */
 void ctf_graph_fini(struct ctf_graph *g);
 

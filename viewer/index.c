@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "lib/ctf.h"
 #include "lib/xalloc.h"
 #include "viewer/health.h"
 #include "viewer/index.h"
@@ -86,8 +87,7 @@ struct class_info {
 
 struct ix_loader {
 	bool poisoned; /* babeltrace2 aborted: do not touch it */
-	bt_graph *graph;
-	const bt_plugin *ctf, *utils;
+	struct ctf_graph g;
 	struct class_info classes[CLASS_CACHE];
 	const bt_packet *last_pkt;
 	int stream; /* of last_pkt, in ix->streams */
@@ -106,9 +106,8 @@ struct ix_loader {
 	uint64_t group_start; /* first event not yet replayed */
 	uint64_t next_ckpt;
 	bool ended;
-	char fatal[512]; /* set by the sink: stop and say it */
-	char **dirs;
-	int ndirs;
+	char fatal[512];      /* set by the sink: stop and say it */
+	struct ctf_dirs dirs; /* the trace directories */
 	struct omap strmap;
 };
 
@@ -244,53 +243,6 @@ int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t s
 
 /* ---- finding the trace ------------------------------------------------------- */
 
-struct scan {
-	char **dirs;
-	int ndirs, cap;
-	int nfiles;
-	uint64_t bytes;
-};
-
-static void scan_dir(struct scan *s, const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	if (!d || depth > 8) {
-		if (d)
-			closedir(d);
-		return;
-	}
-	struct dirent *de;
-	bool has_meta = false;
-	uint64_t bytes = 0;
-	char path[4096];
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		struct stat st;
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			scan_dir(s, path, depth + 1);
-		} else if (S_ISREG(st.st_mode)) {
-			s->nfiles++;
-			if (!strcmp(de->d_name, "metadata"))
-				has_meta = true;
-			else
-				bytes += (uint64_t)st.st_size;
-		}
-	}
-	closedir(d);
-	if (has_meta) {
-		if (s->ndirs == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 4;
-			s->dirs = xrealloc(s->dirs, (size_t)s->cap * sizeof(char *));
-		}
-		s->dirs[s->ndirs++] = xstrdup(dir);
-		s->bytes += bytes;
-	}
-}
-
 /*
  * LTTng writes its metadata in packets (magic 0x75d11d57, a 37-byte header
  * with content and packet sizes in bits).  babeltrace2 2.0 can loop
@@ -368,34 +320,6 @@ static int check_metadata(const char *dir, char *why, size_t len)
 /* ---- babeltrace2 errors as one line ---------------------------------------- */
 
 /* The root cause's message, on one line, without babeltrace's prefixes. */
-static void take_bt_error(char *buf, size_t len, bool *metadata)
-{
-	const bt_error *err = bt_current_thread_take_error();
-	buf[0] = 0;
-	*metadata = false;
-	if (!err)
-		return;
-	uint64_t n = bt_error_get_cause_count(err);
-	const char *best = NULL;
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-		const char *msg = bt_error_cause_get_message(c);
-		if (!msg)
-			continue;
-		if (strstr(msg, "metadata") || strstr(msg, "Metadata") || strstr(msg, "TSDL"))
-			*metadata = true;
-		if (!best)
-			best = msg;
-	}
-	if (best) {
-		size_t o = 0;
-		for (const char *p = best; *p && o + 1 < len; p++)
-			buf[o++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
-		buf[o] = 0;
-	}
-	bt_error_release(err);
-}
-
 static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void errf(char *err, size_t len, const char *fmt, ...)
 {
@@ -1072,18 +996,11 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	struct trace_index *ix = data;
 	bt_message_array_const msgs;
 	uint64_t n;
-	switch (bt_message_iterator_next(it, &msgs, &n)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		ix->loader->ended = true;
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
+			ix->loader->ended = true;
+		return ctf_sink_status(st);
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		const bt_message *m = msgs[i];
@@ -1217,130 +1134,102 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 
 /* ---- building the graph ------------------------------------------------------- */
 
-static const bt_plugin *find_plugin(const char *name)
+/* "damaged metadata", "corrupt stream" or plain "cannot read" for dir. */
+static void source_failed(struct trace_index *ix, const char *dir, char *err, size_t len)
 {
-	const bt_plugin *p = NULL;
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &p) !=
-	    BT_PLUGIN_FIND_STATUS_OK)
-		return NULL;
-	return p;
+	char cause[400];
+	bool meta;
+
+	ctf_take_error(cause, sizeof(cause), &meta);
+	if (meta || strstr(cause, "Cannot create trace"))
+		errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s", ix->path, dir, cause);
+	else if (strstr(cause, "index") || strstr(cause, "stream"))
+		errf(err, len, "%s: truncated or corrupt stream in %s: %s", ix->path, dir, cause);
+	else
+		errf(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path, dir, cause);
 }
 
-static int build_graph(struct trace_index *ix, char *err, size_t len)
+/* One src.ctf.fs per trace directory, armed against babeltrace2 dying. */
+static int add_traces(struct trace_index *ix, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
-	bool meta;
 	char cause[400];
 
-	/* A failed earlier load may have left an error on this thread, and
-	 * libbabeltrace2 aborts on any call made with one pending. */
-	bt_current_thread_clear_error();
-	ld->ctf = find_plugin("ctf");
-	ld->utils = find_plugin("utils");
-	if (!ld->ctf || !ld->utils) {
-		take_bt_error(cause, sizeof(cause), &meta);
-		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
-		     ix->path);
-		return -1;
-	}
-	const bt_component_class_source *fs =
-		bt_plugin_borrow_source_component_class_by_name_const(ld->ctf, "fs");
-	const bt_component_class_filter *mux =
-		bt_plugin_borrow_filter_component_class_by_name_const(ld->utils, "muxer");
-	ld->graph = bt_graph_create(0);
-	if (!fs || !mux || !ld->graph) {
-		errf(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
-		return -1;
-	}
-	const bt_component_filter *muxc = NULL;
-	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-					  &muxc) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_bt_error(cause, sizeof(cause), &meta);
-		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
-		return -1;
-	}
-	uint64_t nin = 0;
-	for (int d = 0; d < ld->ndirs; d++) {
-		bt_value *params = bt_value_map_create();
-		bt_value *inputs = NULL;
-		bt_value_map_insert_empty_array_entry(params, "inputs", &inputs);
-		bt_value_array_append_string_element(inputs, ld->dirs[d]);
-		const bt_component_source *src = NULL;
-		char nm[32];
-		snprintf(nm, sizeof(nm), "src%d", d);
+	for (int d = 0; d < ld->dirs.n; d++) {
+		const char *dir = ld->dirs.dirs[d];
 		if (sigsetjmp(bt_jmp, 1)) {
 			bt_failed(ix, err, len);
 			return -1;
 		}
 		bt_arm();
-		bt_graph_add_component_status st = bt_graph_add_source_component(
-			ld->graph, fs, nm, params, BT_LOGGING_LEVEL_NONE, &src);
+		enum ctf_status st = ctf_graph_add_trace(&ld->g, dir);
 		bt_disarm();
-		bt_value_put_ref(params);
-		if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-			take_bt_error(cause, sizeof(cause), &meta);
-			if (meta || strstr(cause, "Cannot create trace"))
-				errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s",
-				     ix->path, ld->dirs[d], cause);
-			else if (strstr(cause, "index") || strstr(cause, "stream"))
-				errf(err, len, "%s: truncated or corrupt stream in %s: %s",
-				     ix->path, ld->dirs[d], cause);
-			else
-				errf(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path,
-				     ld->dirs[d], cause);
+		if (st == CTF_SOURCE) {
+			source_failed(ix, dir, err, len);
 			return -1;
 		}
-		uint64_t np = bt_component_source_get_output_port_count(src);
-		for (uint64_t p = 0; p < np; p++, nin++) {
-			const bt_port_output *op =
-				bt_component_source_borrow_output_port_by_index_const(src, p);
-			const bt_port_input *ip =
-				bt_component_filter_borrow_input_port_by_index_const(muxc, nin);
-			if (!ip || bt_graph_connect_ports(ld->graph, op, ip, NULL) !=
-					   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-				take_bt_error(cause, sizeof(cause), &meta);
-				errf(err, len, "%s: cannot connect a stream of %s: %s", ix->path,
-				     ld->dirs[d], cause);
-				return -1;
-			}
+		if (st != CTF_OK) {
+			ctf_take_error(cause, sizeof(cause), NULL);
+			errf(err, len, "%s: cannot connect a stream of %s: %s", ix->path, dir,
+			     cause);
+			return -1;
 		}
 	}
-	if (nin == 0) {
+	return 0;
+}
+
+/* The graph of lib/ctf.h, ending in sink_consume. */
+static int build_graph(struct trace_index *ix, char *err, size_t len)
+{
+	struct ix_loader *ld = ix->loader;
+	char cause[400];
+
+	switch (ctf_graph_init(&ld->g)) {
+	case CTF_OK:
+		break;
+	case CTF_NO_PLUGINS:
+		ctf_take_error(cause, sizeof(cause), NULL);
+		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
+		     ix->path);
+		return -1;
+	case CTF_NO_CLASSES:
+		errf(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
+		return -1;
+	default:
+		ctf_take_error(cause, sizeof(cause), NULL);
+		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
+		return -1;
+	}
+	if (add_traces(ix, err, len))
+		return -1;
+	switch (ctf_graph_add_sink(&ld->g, "icview", sink_consume, ix)) {
+	case CTF_OK:
+		return 0;
+	case CTF_NO_STREAM:
 		errf(err, len, "%s: CTF trace without any data stream", ix->path);
 		return -1;
-	}
-	const bt_component_sink *sink = NULL;
-	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL, sink_consume, NULL, ix,
-					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_bt_error(cause, sizeof(cause), &meta);
+	case CTF_SINK:
+		ctf_take_error(cause, sizeof(cause), NULL);
 		errf(err, len, "%s: cannot create the sink: %s", ix->path, cause);
 		return -1;
-	}
-	const bt_port_output *mo = bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
-	const bt_port_input *si = bt_component_sink_borrow_input_port_by_index_const(sink, 0);
-	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		take_bt_error(cause, sizeof(cause), &meta);
+	default:
+		ctf_take_error(cause, sizeof(cause), NULL);
 		errf(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
 		return -1;
 	}
-	return 0;
 }
 
 static void loader_free(struct ix_loader *ld)
 {
 	if (!ld)
 		return;
+	ctf_dirs_free(&ld->dirs);
 	if (ld->poisoned) {
 		/* babeltrace2 died half-way: leave its objects alone. */
 		free(ld);
 		return;
 	}
-	bt_graph_put_ref(ld->graph);
-	bt_plugin_put_ref(ld->ctf);
-	bt_plugin_put_ref(ld->utils);
-	for (int i = 0; i < ld->ndirs; i++)
-		free(ld->dirs[i]);
-	free(ld->dirs);
+	ctf_graph_fini(&ld->g);
 	omap_free(&ld->strmap);
 	free(ld);
 }
@@ -1366,25 +1255,23 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 		else
 			snprintf(dir, sizeof(dir), ".");
 	}
-	struct scan sc = { 0 };
-	scan_dir(&sc, dir, 0);
-	if (sc.ndirs == 0) {
+	struct ctf_dirs sc = { 0 };
+	ctf_dirs_scan(&sc, dir);
+	if (sc.n == 0) {
 		if (sc.nfiles == 0)
 			errf(err, len, "%s: empty directory (no trace here)", path);
 		else
 			errf(err, len, "%s: not a CTF trace (no metadata file among %d file%s)",
 			     path, sc.nfiles, sc.nfiles == 1 ? "" : "s");
-		free(sc.dirs);
+		ctf_dirs_free(&sc);
 		return NULL;
 	}
 
-	for (int d = 0; d < sc.ndirs; d++) {
+	for (int d = 0; d < sc.n; d++) {
 		char why[600];
 		if (check_metadata(sc.dirs[d], why, sizeof(why)) != 0) {
 			errf(err, len, "%s: damaged CTF metadata: %s", path, why);
-			for (int k = 0; k < sc.ndirs; k++)
-				free(sc.dirs[k]);
-			free(sc.dirs);
+			ctf_dirs_free(&sc);
 			return NULL;
 		}
 	}
@@ -1392,8 +1279,7 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	ix->path = xstrdup(path);
 	ix->loader = xcalloc(1, sizeof(*ix->loader));
 	ix->sel.pid = -1;
-	ix->loader->dirs = sc.dirs;
-	ix->loader->ndirs = sc.ndirs;
+	ix->loader->dirs = sc;
 	ix->loader->bytes_total = sc.bytes;
 	ix->loader->last_ts = INT64_MIN;
 	ix->loader->stream = -1;
@@ -1406,7 +1292,7 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	/* The empty state is checkpoint 0. */
 	size_t sz;
 	ix_add_checkpoint(ix, 0, model_save(ix->build, &sz), sz);
-	if (health_scan(ix, ix->loader->dirs, ix->loader->ndirs, err, len) != 0 ||
+	if (health_scan(ix, ix->loader->dirs.dirs, ix->loader->dirs.n, err, len) != 0 ||
 	    build_graph(ix, err, len) != 0) {
 		ix_free(ix);
 		return NULL;
@@ -1423,7 +1309,7 @@ static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
 {
 	bool meta;
 	char cause[400];
-	take_bt_error(cause, sizeof(cause), &meta);
+	ctf_take_error(cause, sizeof(cause), &meta);
 	if (meta)
 		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
 	else
@@ -1466,7 +1352,7 @@ enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len
 	bt_arm();
 	enum ix_status r = IX_MORE;
 	for (int i = 0; i < rounds && !ld->ended; i++) {
-		bt_graph_run_once_status st = bt_graph_run_once(ld->graph);
+		bt_graph_run_once_status st = bt_graph_run_once(ld->g.graph);
 		if (ld->fatal[0]) {
 			errf(err, len, "%s: %s", ix->path, ld->fatal);
 			r = IX_ERROR;

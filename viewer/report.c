@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "lib/json.h"
+#include "lib/lockstat.h"
 #include "lib/xalloc.h"
 #include "viewer/report.h"
 
@@ -177,19 +178,17 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		fprintf(f, "order      %s%s\n", ix_str(ix, r->order),
 			ix->order_known ? "" :
 					  "  (not given as data in this trace: edges not judged)");
-	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
-		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
-		"hold-total-ns", "hold-max-ns");
+	fputc('\n', f);
+	lockstat_header(f);
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
 		const struct class_stats *s = &m->stats[k];
 		if (!class_used(s))
 			continue;
-		fprintf(f,
-			"%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64 " %14" PRIu64
-			" %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
-			lock_class_label(k), s->acquisitions, s->contentions, s->bounces,
-			s->trylock_failures, s->wait_total, s->wait_max, s->hold_total,
-			s->hold_max);
+		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions, s->contentions,
+						     s->bounces,      s->trylock_failures,
+						     s->wait_total,   s->wait_max,
+						     s->hold_total,   s->hold_max };
+		lockstat_print(f, lock_class_label(k), v);
 	}
 	fprintf(f, "\nlock-order edges (held -> taken), %u:\n", m->nedges);
 	for (unsigned i = 0; i < m->nedges; i++) {

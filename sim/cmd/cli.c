@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/cmd/cli.h"
+#include "sim/engine/costs.h"
 #include "sim/core/lockdep.h"
 
 static const char run_options_rest[] =
@@ -24,7 +25,12 @@ static const char run_options_rest[] =
 	"  --cache N         unused inodes the shrinker lets stay (1..1000000, default 512)\n"
 	"  --locks K         lock kind: ticket (FIFO spinlock, as x86 kernels of 2010),\n"
 	"                    mcs (queued, as today's qspinlock), mutex (pthread, sleeps);\n"
-	"                    default ticket if CPUs <= host cores, else mutex\n"
+	"                    default ticket if CPUs <= host cores (or --virtual), else mutex\n"
+	"  --virtual         virtual time: the CPUs (1..256) take turns on one host thread,\n"
+	"                    each with its own clock, charged by a measured cost model;\n"
+	"                    deterministic; --duration is then virtual (default 20ms)\n"
+	"  --costs FILE      the cost model for --virtual, as written by\n"
+	"                    `icache-sim calibrate` (default: the shipped one)\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
 	"  --no-pin          do not pin CPU threads to cores\n"
@@ -144,10 +150,44 @@ bool parse_duration(const char *s, uint64_t *ns)
 	return true;
 }
 
+/* --virtual and --costs, once every flag is known. */
+static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *costs,
+			  bool have_length)
+{
+	static struct cost_model model;
+	char err[512];
+
+	if (!cfg->virtual_time) {
+		if (costs) {
+			fprintf(stderr, "icache-sim %s: --costs is for --virtual runs\n", cmd);
+			return false;
+		}
+		return true;
+	}
+	if (cfg->check_every_ns) {
+		fprintf(stderr,
+			"icache-sim %s: --check-every is for real runs (a virtual run is "
+			"checked at its end)\n",
+			cmd);
+		return false;
+	}
+	if (!have_length)
+		cfg->duration_ns = 20ull * 1000 * 1000; /* 20 ms of virtual time */
+	if (!costs) {
+		cost_model_default(&model);
+	} else if (!cost_model_load(costs, &model, err, sizeof(err))) {
+		fprintf(stderr, "icache-sim %s: --costs: %s\n", cmd, err);
+		return false;
+	}
+	cfg->costs = &model;
+	return true;
+}
+
 bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *cfg,
 		     struct run_flags *fl)
 {
 	bool have_ops = false, have_duration = false, inject_abba = false;
+	const char *costs = NULL;
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -238,6 +278,11 @@ bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *
 			NEED_VALUE();
 			if (!parse_duration(v, &cfg->check_every_ns))
 				return bad(cmd, a, v, "is not a duration (like 100ms, 1s)");
+		} else if (strcmp(a, "--virtual") == 0) {
+			cfg->virtual_time = true;
+		} else if (strcmp(a, "--costs") == 0) {
+			NEED_VALUE();
+			costs = v;
 		} else if (strcmp(a, "--no-pin") == 0) {
 			cfg->pin = false;
 		} else if (strcmp(a, "--quiet") == 0) {
@@ -269,6 +314,8 @@ bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *
 	}
 	if (have_ops)
 		cfg->duration_ns = 3600ull * 1000000000ull; /* a safety bound */
+	if (!setup_virtual(cmd, cfg, costs, have_ops || have_duration))
+		return false;
 	if (inject_abba)
 		cfg->workload = workload_with_abba(cfg->workload);
 	return true;

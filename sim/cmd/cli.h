@@ -37,7 +37,8 @@ int finish_run(const char *cmd, const struct run_config *cfg, const struct run_f
 
 /* Subcommands living in other files. */
 int cmd_record(int argc, char **argv);
-int cmd_play(int argc, char **argv);    /* play.c */
-int cmd_explore(int argc, char **argv); /* explore.c */
+int cmd_calibrate(int argc, char **argv); /* calibrate.c */
+int cmd_play(int argc, char **argv);      /* play.c */
+int cmd_explore(int argc, char **argv);   /* explore.c */
 
 #endif

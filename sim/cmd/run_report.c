@@ -8,40 +8,68 @@
 #include <stdio.h>
 
 #include "lib/json.h"
+#include "lib/lockstat.h"
 #include "sim/core/violation.h"
+#include "sim/engine/costs.h"
 #include "sim/engine/run.h"
 
 static void print_lock_table(FILE *f, const struct run_result *r)
 {
-	fprintf(f, "%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class", "acquisitions",
-		"contentions", "bounces", "trylock-f", "wait-total-ns", "wait-max-ns",
-		"hold-total-ns", "hold-max-ns");
+	lockstat_header(f);
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
 		const struct lock_class_stats *s = &r->locks[k];
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
 			continue;
-		fprintf(f,
-			"%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64 " %14" PRIu64
-			" %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
-			lock_class_name(k), s->acquisitions, s->contentions, s->bounces,
-			s->trylock_failures, s->wait_ns_total, s->wait_ns_max, s->hold_ns_total,
-			s->hold_ns_max);
+		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions,  s->contentions,
+						     s->bounces,       s->trylock_failures,
+						     s->wait_ns_total, s->wait_ns_max,
+						     s->hold_ns_total, s->hold_ns_max };
+		lockstat_print(f, lock_class_name(k), v);
 	}
+}
+
+static const char *lock_kind_why(const struct run_config *cfg)
+{
+	if (cfg->locks != LOCKS_AUTO)
+		return "";
+	if (cfg->virtual_time)
+		return " (the default in virtual mode: the kernel's)";
+	if (run_lock_kind(cfg) == LOCK_TICKET)
+		return " (the default: every simulated CPU has a core, so they spin)";
+	return " (the default: more simulated CPUs than cores, so they sleep)";
+}
+
+static void print_header(FILE *f, const struct run_config *cfg, const struct run_result *r)
+{
+	double ops_s = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+
+	if (cfg->virtual_time)
+		fprintf(f, "scheme %s (%s), workload %s, %d virtual CPUs (on one thread of %s)\n",
+			cfg->scheme->name, cfg->scheme->era, cfg->workload->name, cfg->ncpus,
+			host_cpu_model());
+	else
+		fprintf(f, "scheme %s (%s), workload %s, %d CPUs on %d cores (%s)\n",
+			cfg->scheme->name, cfg->scheme->era, cfg->workload->name, cfg->ncpus,
+			host_cpus(), host_cpu_model());
+	fprintf(f, "locks %s%s\n", lock_kind_name(run_lock_kind(cfg)), lock_kind_why(cfg));
+	if (cfg->virtual_time) {
+		fprintf(f, "virtual time: costs measured on %s\n", cfg->costs->source);
+		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",
+			r->vpoints, r->host_seconds,
+			r->host_seconds > 0 ? (double)r->vpoints / r->host_seconds : 0);
+		fprintf(f,
+			"%" PRIu64 " ops in %.6f virtual s: %.0f ops/s, %.2f lock and list "
+			"line transfers per op\n\n",
+			r->ops, r->seconds, ops_s,
+			r->ops ? (double)r->line_xfers / (double)r->ops : 0);
+		return;
+	}
+	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops, r->seconds, ops_s);
 }
 
 void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r)
 {
-	double ops_s = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
-
-	fprintf(f, "scheme %s (%s), workload %s, %d CPUs on %d cores (%s)\n", cfg->scheme->name,
-		cfg->scheme->era, cfg->workload->name, cfg->ncpus, host_cpus(), host_cpu_model());
-	fprintf(f, "locks %s%s\n", lock_kind_name(run_lock_kind(cfg)),
-		cfg->locks != LOCKS_AUTO ?
-			"" :
-		run_lock_kind(cfg) == LOCK_TICKET ?
-			" (the default: every simulated CPU has a core, so they spin)" :
-			" (the default: more simulated CPUs than cores, so they sleep)");
-	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops, r->seconds, ops_s);
+	print_header(f, cfg, r);
 	print_lock_table(f, r);
 	fprintf(f,
 		"\nat the end: %ld inodes, %ld unused (LRU %ld), %ld hashed, "
@@ -75,7 +103,13 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 	json_str(f, cfg->workload->name);
 	fprintf(f, ",\"cpus\":%d,\"host_cpus\":%d,\"host_cpu_model\":", cfg->ncpus, host_cpus());
 	json_str(f, host_cpu_model());
-	fprintf(f, ",\"locks\":\"%s\"", lock_kind_name(run_lock_kind(cfg)));
+	fprintf(f, ",\"lock_kind\":\"%s\"", lock_kind_name(run_lock_kind(cfg)));
+	if (cfg->virtual_time) {
+		fprintf(f, ",\"virtual\":true,\"costs_source\":");
+		json_str(f, cfg->costs->source);
+		fprintf(f, ",\"points\":%" PRIu64 ",\"host_seconds\":%.3f,\"line_xfers\":%" PRIu64,
+			r->vpoints, r->host_seconds, r->line_xfers);
+	}
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"order\":");

@@ -94,6 +94,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a workload while LTTng records it into a trace" },
 	{ "play", cmd_play, "replay a scenario: a scripted interleaving, step by step" },
 	{ "explore", cmd_explore, "search randomized schedules for a violation" },
+	{ "calibrate", cmd_calibrate, "measure this host's costs for run --virtual" },
 	{ "schemes", cmd_schemes, "list the locking schemes and their lock order" },
 	{ "workloads", cmd_workloads, "list the workloads" },
 };

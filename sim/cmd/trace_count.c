@@ -51,19 +51,10 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	struct reader *r = user;
 	bt_message_array_const msgs;
 	uint64_t count;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &count);
 
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-	}
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		return ctf_sink_status(st);
 	for (uint64_t i = 0; i < count; i++) {
 		count_message(r, msgs[i]);
 		bt_message_put_ref(msgs[i]);

@@ -104,6 +104,7 @@ void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
 	l->inst = inst;
 	atomic_init(&l->holder, -1);
 	l->last_cpu = -1;
+	l->prev_cpu = -1;
 	l->acquired_ns = 0;
 }
 
@@ -161,6 +162,7 @@ static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site,
 	atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
 	if (l->last_cpu >= 0 && l->last_cpu != c->id)
 		st->bounces++;
+	l->prev_cpu = l->last_cpu;
 	l->last_cpu = c->id;
 	l->acquired_ns = now;
 	st->acquisitions++;

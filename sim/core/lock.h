@@ -67,6 +67,7 @@ struct sim_lock {
 	atomic_int holder; /* simulated CPU holding it, -1 when free */
 	/* The fields below are protected by the lock itself. */
 	int last_cpu;              /* for bounces */
+	int prev_cpu;              /* last_cpu before the holder took it */
 	uint64_t acquired_ns;      /* for hold times */
 	struct mcs_node *mcs_mine; /* LOCK_MCS: the holder's node */
 };

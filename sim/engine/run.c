@@ -25,6 +25,7 @@
 #include "sim/core/trace.h"
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
+#include "sim/engine/vrun.h"
 
 struct run_ctx {
 	const struct run_config *cfg;
@@ -93,6 +94,8 @@ enum lock_kind run_lock_kind(const struct run_config *cfg)
 {
 	if (cfg->locks != LOCKS_AUTO)
 		return (enum lock_kind)cfg->locks;
+	if (cfg->virtual_time)
+		return LOCK_TICKET; /* the kernel's, and nothing is preempted */
 	/* A spinner whose lock holder is preempted spins for a time slice:
 	 * spin only when no simulated CPU has to share a core. */
 	return cfg->ncpus <= host_cpus() ? LOCK_TICKET : LOCK_MUTEX;
@@ -351,8 +354,77 @@ void run_result_free(struct run_result *r)
 	r->ninodes = 0;
 }
 
+void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct sim_cpu **ptrs,
+		    char (*names)[16])
+{
+	int nworkers = cfg->ncpus, nthreads = nworkers + 2;
+
+	for (int i = 0; i < nthreads; i++) {
+		struct sim_cpu *c = &cpus[i];
+		c->id = i;
+		if (i < nworkers)
+			snprintf(names[i], 16, "cpu%d", i);
+		else
+			snprintf(names[i], 16, "%s", i == nworkers ? "flusher" : "main");
+		c->name = names[i];
+		c->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
+		atomic_init(&c->waiting_for, NULL);
+		ptrs[i] = c;
+	}
+
+	struct icache_config icfg = {
+		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
+		.hash_bits = cfg->hash_bits,
+	};
+	sim_lock_kind = run_lock_kind(cfg);
+	sim_virtual_time = cfg->virtual_time;
+	icache_init(cfg->scheme, &icfg, ptrs, nthreads);
+	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
+	violations_reset();
+	violations_set_quiet(cfg->quiet);
+	this_cpu = &cpus[nthreads - 1];
+	if (cfg->trace_run)
+		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
+				scheme_order_text(cfg->scheme), cfg->scheme->order,
+				cfg->scheme->norder);
+}
+
+void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,
+		 bool keep_inodes)
+{
+	/* The world is still now: check everything. */
+	failures += check_invariants(true);
+	result->invariant_checks++;
+	result->invariant_failures = failures;
+	lock_stats_sum(cpus, n, result->locks);
+	result->nr_inodes = get_nr_inodes();
+	result->nr_unused = get_nr_unused();
+	result->inodes_allocated = inodes_allocated();
+	/* Counting a broken ring would never end: the checker has said
+	 * what is wrong, the list figures stay -1. */
+	if (!icache_lists_corrupt()) {
+		collect_lists(result);
+		if (keep_inodes)
+			collect_inodes(result);
+	} else {
+		result->lru_len = result->hashed = -1;
+		result->b_dirty = result->b_io = result->b_more_io = -1;
+	}
+	result->violations = violations_total();
+}
+
+struct run_ctx *run_ctx_alloc(const struct run_config *cfg)
+{
+	struct run_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	ctx->cfg = cfg;
+	return ctx;
+}
+
 int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes)
 {
+	if (cfg->virtual_time)
+		return vrun_workload(cfg, result, keep_inodes);
+
 	struct run_ctx ctx;
 	int nworkers = cfg->ncpus;
 	int nthreads = nworkers + 2; /* + flusher + main */
@@ -367,33 +439,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	pthread_mutex_init(&ctx.pause_m, NULL);
 	pthread_cond_init(&ctx.pause_c, NULL);
 	char(*names)[16] = xcalloc((size_t)nthreads, 16);
-	for (int i = 0; i < nthreads; i++) {
-		struct sim_cpu *c = &ctx.cpus[i];
-		c->id = i;
-		if (i < nworkers)
-			snprintf(names[i], 16, "cpu%d", i);
-		else
-			snprintf(names[i], 16, "%s", i == nworkers ? "flusher" : "main");
-		c->name = names[i];
-		c->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
-		atomic_init(&c->waiting_for, NULL);
-		ctx.cpu_ptrs[i] = c;
-	}
-
-	struct icache_config icfg = {
-		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
-		.hash_bits = cfg->hash_bits,
-	};
-	sim_lock_kind = run_lock_kind(cfg);
-	icache_init(cfg->scheme, &icfg, ctx.cpu_ptrs, nthreads);
-	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
-	violations_reset();
-	violations_set_quiet(cfg->quiet);
-	this_cpu = &ctx.cpus[nthreads - 1];
-	if (cfg->trace_run)
-		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
-				scheme_order_text(cfg->scheme), cfg->scheme->order,
-				cfg->scheme->norder);
+	run_begin_cpus(cfg, ctx.cpus, ctx.cpu_ptrs, names);
 
 	if (cfg->ops) {
 		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;
@@ -449,26 +495,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	result->seconds = (double)(t1 - t0) / 1e9;
 	for (int i = 0; i < nworkers; i++)
 		result->ops += atomic_load(&ctx.cpus[i].ops_done);
-
-	/* The world is still now: check everything. */
-	failures += check_invariants(true);
-	result->invariant_checks++;
-	result->invariant_failures = failures;
-	lock_stats_sum(ctx.cpu_ptrs, nthreads, result->locks);
-	result->nr_inodes = get_nr_inodes();
-	result->nr_unused = get_nr_unused();
-	result->inodes_allocated = inodes_allocated();
-	/* Counting a broken ring would never end: the checker has said
-	 * what is wrong, the list figures stay -1. */
-	if (!icache_lists_corrupt()) {
-		collect_lists(result);
-		if (keep_inodes)
-			collect_inodes(result);
-	} else {
-		result->lru_len = result->hashed = -1;
-		result->b_dirty = result->b_io = result->b_more_io = -1;
-	}
-	result->violations = violations_total();
+	run_collect(result, ctx.cpu_ptrs, nthreads, failures, keep_inodes);
 	if (cfg->trace_run)
 		trace_run_end(result->ops, (uint32_t)result->violations);
 

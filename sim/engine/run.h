@@ -50,6 +50,9 @@ struct run_config {
 	bool quiet;     /* don't print violations as they happen */
 	bool trace_run; /* emit run_begin / run_end events */
 	int locks;      /* enum lock_kind, or LOCKS_AUTO */
+	/* Virtual-time mode (vrun.h): --duration is virtual time then. */
+	bool virtual_time;
+	const struct cost_model *costs;
 };
 
 /* --locks not given: spin (ticket) if every simulated CPU has a core. */
@@ -81,11 +84,26 @@ struct run_result {
 	/* Every inode alive at the end (kept only if asked for). */
 	struct run_inode *inodes;
 	size_t ninodes;
+	/* Virtual mode: seconds above is virtual; what simulating it took. */
+	uint64_t vpoints;
+	uint64_t worker_points; /* of them, passed by the workload's CPUs */
+	double host_seconds;
+	uint64_t line_xfers; /* lock and list-head lines moved between CPUs */
 };
 
 /* Run it.  keep_inodes: fill result->inodes. Returns 0, or 1 on a report. */
 int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes);
 void run_result_free(struct run_result *r);
+
+/* The start of a run: name the CPUs (nworkers, flusher, main: cpus and
+ * ptrs hold ncpus + 2), build the cache, reset the validator. */
+void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct sim_cpu **ptrs,
+		    char (*names)[16]);
+/* The end of a run, the world still: invariants, counters, final lists. */
+void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,
+		 bool keep_inodes);
+/* A context for a run driven elsewhere (virtual mode); free() it. */
+struct run_ctx *run_ctx_alloc(const struct run_config *cfg);
 
 /* Private superblocks (umount) start after the shared ones. */
 struct super_block *run_private_sb(struct run_ctx *ctx, struct sim_cpu *c);
