@@ -21,8 +21,7 @@ static char state_dir[256];
 
 static void fresh_state(void)
 {
-	snprintf(state_dir, sizeof(state_dir), "/tmp/test-lessons-state.%d",
-		 (int)getpid());
+	snprintf(state_dir, sizeof(state_dir), "/tmp/test-lessons-state.%d", (int)getpid());
 	int st;
 	free(run_cmd(&st, "rm -rf %s && mkdir -p %s", state_dir, state_dir));
 }
@@ -54,14 +53,12 @@ static int nlessons(void)
 
 START_TEST(ten_lessons_in_order)
 {
-	static const char *const want[] = {
-		"01-", "02-", "03-", "04-", "05-", "06-", "07-", "08-", "09-", "10-"
-	};
+	static const char *const want[] = { "01-", "02-", "03-", "04-", "05-",
+					    "06-", "07-", "08-", "09-", "10-" };
 	ck_assert_int_ge(nlessons(), 10);
 	for (int i = 0; i < 10; i++) {
 		char *f = lesson_file(i);
-		ck_assert_msg(f && strstr(f, want[i]), "lesson %d is %s", i + 1,
-			      f ? f : "missing");
+		ck_assert_msg(f && strstr(f, want[i]), "lesson %d is %s", i + 1, f ? f : "missing");
 		free(f);
 	}
 }
@@ -110,20 +107,18 @@ static const char *scn(const char *name)
 }
 
 /* --check FILE must exit 2 with "FILE:LINE: ...needle..." first. */
-static void bad_lesson(const char *name, const char *text, int line,
-		       const char *needle, bool deep)
+static void bad_lesson(const char *name, const char *text, int line, const char *needle, bool deep)
 {
 	const char *path = write_lesson(name, text);
 	int st;
-	char *out = run_cmd(&st, "%s --check %s %s 2>&1 >/dev/null",
-			    bin_path("icache-lesson"), deep ? "" : "--static", path);
+	char *out = run_cmd(&st, "%s --check %s %s 2>&1 >/dev/null", bin_path("icache-lesson"),
+			    deep ? "" : "--static", path);
 	ck_assert_msg(st == 2, "%s: exited %d, not 2: %s", name, st, out);
 	char want[700];
 	snprintf(want, sizeof(want), "%s:%d: ", path, line);
-	ck_assert_msg(strncmp(out, want, strlen(want)) == 0,
-		      "%s: wanted '%s...', got: %s", name, want, out);
-	ck_assert_msg(strstr(out, needle), "%s: wanted '%s' in: %s", name, needle,
-		      out);
+	ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "%s: wanted '%s...', got: %s", name,
+		      want, out);
+	ck_assert_msg(strstr(out, needle), "%s: wanted '%s' in: %s", name, needle, out);
 	free(out);
 	unlink(path);
 }
@@ -133,8 +128,8 @@ static void bad_lesson(const char *name, const char *text, int line,
 START_TEST(unknown_key)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ncolour: red\ntext:\n  Hello.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ncolour: red\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("unknown-key.lesson", text, 7, "unknown key 'colour'", false);
 }
@@ -143,21 +138,69 @@ END_TEST
 START_TEST(answer_not_a_choice)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n"
-		 "ask: Which?\nchoice: cpu0\nchoice: cpu1\nanswer: cpu2\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n"
+			    "ask: Which?\nchoice: cpu0\nchoice: cpu1\nanswer: cpu2\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("answer.lesson", text, 12, "answer: 'cpu2' is not one of the choices",
-		   false);
+	bad_lesson("answer.lesson", text, 12, "answer: 'cpu2' is not one of the choices", false);
 }
 END_TEST
 
 START_TEST(missing_scenario)
 {
 	bad_lesson("missing.lesson",
-		   HEAD("scenarios/no-such-thing.scn")
-		   "step: One\nat: start\ntext:\n  Hello.\n",
-		   3, "scenario: cannot read", false);
+		   HEAD("scenarios/no-such-thing.scn") "step: One\nat: start\ntext:\n  Hello.\n", 3,
+		   "scenario: cannot read", false);
+}
+END_TEST
+
+/* Credits name primary sources, never a file the reader does not have. */
+START_TEST(credit_outside_repository)
+{
+	char text[2048];
+	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	/* the credit goes in the header, after scenario: (line 4) */
+	char *nl = strstr(text, "\n\n");
+	ck_assert_ptr_nonnull(nl);
+	char with[2600];
+	snprintf(with, sizeof(with), "%.*s\ncredit: the icache notes, /home/me/notes/icache.md%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-abs.lesson", with, 4, "points outside the repository", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: Al Viro, 22 Oct 2010 (seed 005)%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-seed.lesson", with, 4, "a seed number", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: see ../shared/mails.txt%s", (int)(nl - text),
+		 text, nl);
+	bad_lesson("credit-up.lesson", with, 4, "outside the repository (../)", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: what I remember of the thread%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-none.lesson", with, 4, "names no source", false);
+}
+END_TEST
+
+/* With a docs/sources.md beside the lessons, a credit must cite it. */
+START_TEST(credit_not_in_sources)
+{
+	char text[2600];
+	snprintf(text, sizeof(text),
+		 "title: A test lesson\ngoal: fail\nscenario: %s\n"
+		 "credit: a mail, <listed@example.org>\n"
+		 "credit: another mail, <not-listed@example.org>\n\n"
+		 "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	write_lesson("dummy", "");
+	char docs[600];
+	snprintf(docs, sizeof(docs), "%s/docs", tmpdir);
+	mkdir(docs, 0755);
+	strncat(docs, "/sources.md", sizeof(docs) - strlen(docs) - 1);
+	FILE *f = fopen(docs, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("| Alice | a mail | <listed@example.org> |\n", f);
+	fclose(f);
+	bad_lesson("credit-unlisted.lesson", text, 5,
+		   "'<not-listed@example.org>' is not listed in docs/sources.md", false);
+	unlink(docs);
 }
 END_TEST
 
@@ -165,15 +208,14 @@ START_TEST(truncated_file)
 {
 	char text[2048];
 	/* cut in the middle of the second step's key */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n\nstep: Two\nat: end\nte",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n\nstep: Two\nat: end\nte",
 		 scn("one-inode-life.scn"));
 	bad_lesson("truncated.lesson", text, 10, "step 'Two' has no text", false);
 	/* and the same cut mid-line is reported as such */
 	const char *path = write_lesson("truncated2.lesson", text);
 	int st;
-	char *out = run_cmd(&st, "%s --check --static %s 2>&1", bin_path("icache-lesson"),
-			    path);
+	char *out = run_cmd(&st, "%s --check --static %s 2>&1", bin_path("icache-lesson"), path);
 	ck_assert_int_eq(st, 2);
 	char want[600];
 	snprintf(want, sizeof(want), "%s:12: the file ends in the middle of a line: truncated?",
@@ -195,11 +237,10 @@ END_TEST
 START_TEST(moment_does_not_parse)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: release no_such_lock\ntext:\n  Hello.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: release no_such_lock\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("syntax.lesson", text, 6, "'no_such_lock' is not a lock class",
-		   false);
+	bad_lesson("syntax.lesson", text, 6, "'no_such_lock' is not a lock class", false);
 }
 END_TEST
 
@@ -207,9 +248,9 @@ START_TEST(moment_never_comes)
 {
 	char text[2048];
 	/* one-inode-life never sets I_WILL_FREE: the trace says so */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n\n"
-		 "step: Two\nat: set I_WILL_FREE of inode 42\ntext:\n  Never.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n\n"
+			    "step: Two\nat: set I_WILL_FREE of inode 42\ntext:\n  Never.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("never.lesson", text, 11, "never happens in the trace", true);
 }
@@ -218,9 +259,9 @@ END_TEST
 START_TEST(drive_solution_must_reach)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
-		 "solution: 0 0 0\ntext:\n  Try.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
+			    "solution: 0 0 0\ntext:\n  Try.\n",
 		 scn("iput-lru-race-v4.scn"));
 	bad_lesson("drive.lesson", text, 8, "does not reach", true);
 }
@@ -232,23 +273,21 @@ START_TEST(moment_grammar)
 {
 	struct moment m;
 	char err[300];
-	ck_assert(moment_parse("release i_lock in iput_final on cpu0", &m, err,
-			       sizeof(err)));
+	ck_assert(moment_parse("release i_lock in iput_final on cpu0", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.type, EV_lock_release);
 	ck_assert_int_eq(m.cls, lock_class_by_name("i_lock"));
 	ck_assert_int_eq(m.site, site_by_name("iput_final"));
 	ck_assert_int_eq(m.cpu, 0);
 	/* the scenario files' own spellings */
-	ck_assert(moment_parse("trylock-failed i_lock of inode 42 in prune_icache",
-			       &m, err, sizeof(err)));
+	ck_assert(moment_parse("trylock-failed i_lock of inode 42 in prune_icache", &m, err,
+			       sizeof(err)));
 	ck_assert_int_eq(m.trylock_ok, 0);
 	ck_assert(m.has_ino && m.ino == 42);
 	ck_assert(moment_parse("list rotate lru of inode 42", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.type, EV_inode_list);
 	ck_assert(moment_parse("state I_FREEING", &m, err, sizeof(err)));
 	ck_assert(m.flag_set);
-	ck_assert(moment_parse("second begin iget on cpu1 after step 3", &m, err,
-			       sizeof(err)));
+	ck_assert(moment_parse("second begin iget on cpu1 after step 3", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.nth, 2);
 	ck_assert(m.has_after && m.after_step == 3);
 	ck_assert(moment_parse("last end test on cpu1", &m, err, sizeof(err)));
@@ -310,8 +349,10 @@ START_TEST(keys_edit_exercise)
 	ck_assert_msg(strstr(out, "does not happen yet"), "%s", out);
 	free(out);
 	/* the student's copy, fixed (here: the shipped solution), passes */
-	free(run_cmd(&st, "cp lessons/scenarios/abba-fixed.scn "
-		     "%s/icache-lab/work/08-lock-order-and-deadlock-step6.scn", state_dir));
+	free(run_cmd(&st,
+		     "cp lessons/scenarios/abba-fixed.scn "
+		     "%s/icache-lab/work/08-lock-order-and-deadlock-step6.scn",
+		     state_dir));
 	ck_assert_int_eq(st, 0);
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --keys 'nbnnnne' --screen 130x40 2>&1",
 		      state_dir, bin_path("icache-lesson"));
@@ -331,8 +372,8 @@ START_TEST(list_and_help)
 	free(out);
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
 	ck_assert_int_eq(st, 0);
-	ck_assert_msg(strstr(out, "What the inode cache is") &&
-		      strstr(out, "Measure it"), "%s", out);
+	ck_assert_msg(strstr(out, "What the inode cache is") && strstr(out, "Measure it"), "%s",
+		      out);
 	ck_assert(strstr(out, " new"));
 	free(out);
 	out = run_cmd(&st, "%s 99 2>&1", bin_path("icache-lesson"));
@@ -385,7 +426,8 @@ START_TEST(tmux_walk_lesson_01)
 	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
 		 bin_path("icache-lesson"));
 	int st;
-	free(run_cmd(&st, "cd %s && tmux -L %s new-session -d -s lesson -x 140 -y 45 "
+	free(run_cmd(&st,
+		     "cd %s && tmux -L %s new-session -d -s lesson -x 140 -y 45 "
 		     "'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s 1; sleep 30'",
 		     cwd, sock, state_dir, exe));
 	ck_assert_int_eq(st, 0);
@@ -406,7 +448,7 @@ START_TEST(tmux_walk_lesson_01)
 	ck_assert_msg(wait_for("Right.", 5), "no verdict");
 	keys("n n n n");
 	ck_assert(wait_for("Step 8/10", 5));
-	keys("a");          /* a wrong answer is told so, with the right one */
+	keys("a"); /* a wrong answer is told so, with the right one */
 	ck_assert(wait_for("Not this time", 5));
 	keys("n n");
 	ck_assert(wait_for("Step 10/10", 5));
@@ -433,8 +475,7 @@ START_TEST(tmux_walk_lesson_01)
 	free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
 	ck_assert_msg(found, "progress file %s has no finished line", path);
 	/* and the list says so */
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir,
-			    bin_path("icache-lesson"));
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "done, 1/2 right"), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
@@ -456,6 +497,8 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, answer_not_a_choice);
 	tcase_add_test(tc, missing_scenario);
 	tcase_add_test(tc, truncated_file);
+	tcase_add_test(tc, credit_outside_repository);
+	tcase_add_test(tc, credit_not_in_sources);
 	tcase_add_test(tc, moment_does_not_parse);
 	tcase_add_test(tc, moment_never_comes);
 	tcase_add_test(tc, drive_solution_must_reach);

@@ -11,24 +11,23 @@
 #include "lessons/src/lesson_trace.h"
 
 /* Every step that shows the lesson's own scenario: is its moment there? */
-static void check_moments(const struct lesson *l, const struct lesson_trace *t,
-			  const char *scn, struct diag *d)
+static void check_moments(const struct lesson *l, const struct lesson_trace *t, const char *scn,
+			  struct diag *d)
 {
 	for (int i = 0; i < l->nsteps; i++) {
 		const struct step *s = &l->steps[i];
 		if (s->kind != STEP_NARRATE || !s->at_text)
 			continue;
 		if (s->at.kind == M_SELECT && s->at.type < 0)
-			continue;          /* did not parse: already reported */
+			continue; /* did not parse: already reported */
 		if (lt_find(t, &s->at) < 0)
 			ldiag_add(d, l->path, s->at_line,
-				 "at: '%s' never happens in the trace of %s (%llu events)",
-				 s->at_text, scn, (unsigned long long)t->ix->nev);
+				  "at: '%s' never happens in the trace of %s (%llu events)",
+				  s->at_text, scn, (unsigned long long)t->ix->nev);
 	}
 }
 
-static void check_drive(const struct lesson *l, const struct step *s,
-			struct diag *d)
+static void check_drive(const struct lesson *l, const struct step *s, struct diag *d)
 {
 	char *scn = lesson_resolve(l, step_scenario(l, s));
 	struct drive *dr = drive_new(scn);
@@ -51,13 +50,11 @@ static void check_drive(const struct lesson *l, const struct step *s,
 		goto out;
 	}
 	if (o.refused)
-		ldiag_add(d, l->path, s->solution_line,
-			 "solution: key %d of '%s' is refused: %s", o.refused_at + 1,
-			 s->solution, o.why);
+		ldiag_add(d, l->path, s->solution_line, "solution: key %d of '%s' is refused: %s",
+			  o.refused_at + 1, s->solution, o.why);
 	else if (!o.reached)
-		ldiag_add(d, l->path, s->solution_line,
-			 "solution: '%s' does not reach '%s' in %s", s->solution,
-			 s->reach_text, scn);
+		ldiag_add(d, l->path, s->solution_line, "solution: '%s' does not reach '%s' in %s",
+			  s->solution, s->reach_text, scn);
 	drive_outcome_free(&o);
 	if (s->compare) {
 		/* The same keys elsewhere must NOT reach it: that is the point. */
@@ -68,12 +65,12 @@ static void check_drive(const struct lesson *l, const struct step *s,
 		} else {
 			drive_copy_keys(d2, dr);
 			if (!drive_replay(d2, &s->reach, &o, err, sizeof(err)))
-				ldiag_add(d, l->path, s->compare_line, "compare: %s",
-					 err);
+				ldiag_add(d, l->path, s->compare_line, "compare: %s", err);
 			else if (o.reached)
-				ldiag_add(d, l->path, s->compare_line,
-					 "compare: the solution reaches '%s' in %s too; the comparison shows nothing",
-					 s->reach_text, other);
+				ldiag_add(
+					d, l->path, s->compare_line,
+					"compare: the solution reaches '%s' in %s too; the comparison shows nothing",
+					s->reach_text, other);
 			drive_outcome_free(&o);
 		}
 		drive_free(d2);
@@ -84,16 +81,15 @@ out:
 	free(scn);
 }
 
-static void check_edit(const struct lesson *l, const struct step *s,
-		       struct diag *d)
+static void check_edit(const struct lesson *l, const struct step *s, struct diag *d)
 {
 	char *sol = lesson_resolve(l, s->solution);
 	struct lesson_trace t;
 	if (!lt_play(sol, &t))
 		ldiag_add(d, l->path, s->solution_line, "solution: %s", t.err);
 	else if (lt_find(&t, &s->reach) < 0)
-		ldiag_add(d, l->path, s->solution_line,
-			 "solution: %s does not reach '%s'", sol, s->reach_text);
+		ldiag_add(d, l->path, s->solution_line, "solution: %s does not reach '%s'", sol,
+			  s->reach_text);
 	lt_free(&t);
 	free(sol);
 }
@@ -106,8 +102,7 @@ int lesson_check(const char *path, bool deep, FILE *err)
 		char *scn = lesson_resolve(l, l->scenario);
 		struct lesson_trace t;
 		if (!lt_play(scn, &t))
-			ldiag_add(&d, l->path, l->scenario_line, "scenario: %s",
-				 t.err);
+			ldiag_add(&d, l->path, l->scenario_line, "scenario: %s", t.err);
 		else
 			check_moments(l, &t, scn, &d);
 		lt_free(&t);

@@ -14,11 +14,12 @@
 #include <unistd.h>
 
 #include "lessons/src/drive.h"
+#include "lib/xalloc.h"
 
 struct drive {
 	char *path;
-	char *keep;              /* the base without its schedule */
-	char *prog[10];          /* "iget 42; unlink 42; iput 42" */
+	char *keep;     /* the base without its schedule */
+	char *prog[10]; /* "iget 42; unlink 42; iput 42" */
 	char scheme[64];
 	int ncpus;
 	int keys[DRIVE_MAX_KEYS];
@@ -27,8 +28,8 @@ struct drive {
 
 struct drive *drive_new(const char *scenario)
 {
-	struct drive *d = calloc(1, sizeof(*d));
-	d->path = strdup(scenario);
+	struct drive *d = xcalloc(1, sizeof(*d));
+	d->path = xstrdup(scenario);
 	return d;
 }
 
@@ -48,7 +49,7 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s)
 	size_t n = strlen(s);
 	if (*len + n + 2 > *cap) {
 		*cap = (*len + n + 2) * 2;
-		*buf = realloc(*buf, *cap);
+		*buf = xrealloc(*buf, *cap);
 	}
 	memcpy(*buf + *len, s, n);
 	*len += n;
@@ -92,7 +93,7 @@ bool drive_load(struct drive *d, char *err, size_t len)
 		if (strcmp(first, "say") == 0 || strcmp(first, "expect") == 0)
 			continue;
 		if (cpu >= 0 && !colon)
-			continue;               /* a schedule line */
+			continue; /* a schedule line */
 		if (strcmp(first, "scheme") == 0)
 			snprintf(d->scheme, sizeof(d->scheme), "%s", second);
 		if (cpu >= 0 && colon) {
@@ -107,10 +108,10 @@ bool drive_load(struct drive *d, char *err, size_t len)
 			while (n && isspace((unsigned char)opt[n - 1]))
 				opt[--n] = 0;
 			if (!d->prog[cpu]) {
-				d->prog[cpu] = strdup(opt);
+				d->prog[cpu] = xstrdup(opt);
 			} else {
 				size_t m = strlen(d->prog[cpu]) + n + 4;
-				d->prog[cpu] = realloc(d->prog[cpu], m);
+				d->prog[cpu] = xrealloc(d->prog[cpu], m);
 				strcat(d->prog[cpu], "; ");
 				strcat(d->prog[cpu], opt);
 			}
@@ -121,8 +122,7 @@ bool drive_load(struct drive *d, char *err, size_t len)
 	}
 	fclose(f);
 	if (!d->ncpus) {
-		snprintf(err, len, "%s has no CPU programs (cpuN: OP lines)",
-			 d->path);
+		snprintf(err, len, "%s has no CPU programs (cpuN: OP lines)", d->path);
 		return false;
 	}
 	return true;
@@ -176,8 +176,7 @@ char *drive_scenario_text(const struct drive *d)
 	size_t len = 0, cap = 0;
 	char *out = NULL;
 	append(&out, &len, &cap, d->keep ? d->keep : "");
-	append(&out, &len, &cap,
-	       "\n# the schedule the student drove, one step per key\n");
+	append(&out, &len, &cap, "\n# the schedule the student drove, one step per key\n");
 	for (int i = 0; i < d->nkeys; i++) {
 		char line[32];
 		snprintf(line, sizeof(line), "cpu%d steps 1\n", d->keys[i]);
@@ -192,8 +191,7 @@ static char *write_temp(const struct drive *d, char *err, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
-	snprintf(path, sizeof(path), "%s/icache-drive.XXXXXX.scn",
-		 tmp && *tmp ? tmp : "/tmp");
+	snprintf(path, sizeof(path), "%s/icache-drive.XXXXXX.scn", tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemps(path, 4);
 	if (fd < 0) {
 		snprintf(err, len, "cannot write a temporary scenario");
@@ -209,7 +207,7 @@ static char *write_temp(const struct drive *d, char *err, size_t len)
 		snprintf(err, len, "cannot write a temporary scenario");
 		return NULL;
 	}
-	return strdup(path);
+	return xstrdup(path);
 }
 
 /* Lines of text (the number of '\n'). */
@@ -235,9 +233,9 @@ static int press_line(const struct drive *d, int i)
 struct log_facts {
 	uint64_t boundary_step;
 	bool schedule_over;
-	int deadlock_line;          /* 0 none */
+	int deadlock_line; /* 0 none */
 	char deadlock_why[300];
-	bool finished_line_err;     /* "has already finished its program" */
+	bool finished_line_err; /* "has already finished its program" */
 	char blocked[10][200];
 };
 
@@ -258,18 +256,16 @@ static void read_log(const char *out, struct log_facts *f)
 				f->blocked[cpu][0] = 0;
 		} else if (strstr(line, "the schedule is over")) {
 			f->schedule_over = true;
-		} else if (!f->schedule_over &&
-			   sscanf(line, "   cpu%d blocked:", &cpu) == 1 && cpu >= 0 &&
-			   cpu < 10 && strstr(line, " blocked: ")) {
-			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s",
-				 line + 3);
+		} else if (!f->schedule_over && sscanf(line, "   cpu%d blocked:", &cpu) == 1 &&
+			   cpu >= 0 && cpu < 10 && strstr(line, " blocked: ")) {
+			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s", line + 3);
 		} else if (!f->deadlock_line && (q = strstr(line, "deadlock: "))) {
 			const char *l = strstr(q, "(schedule line ");
 			if (l) {
 				f->deadlock_line = atoi(l + 15);
 				int w = (int)(l - q - 11);
-				snprintf(f->deadlock_why, sizeof(f->deadlock_why),
-					 "%.*s", w < 290 ? w : 290, q + 10);
+				snprintf(f->deadlock_why, sizeof(f->deadlock_why), "%.*s",
+					 w < 290 ? w : 290, q + 10);
 			}
 		} else if (strstr(line, "has already finished its program")) {
 			f->finished_line_err = true;
@@ -301,12 +297,11 @@ static int64_t step_end_event(const struct lesson_trace *t, uint64_t step)
 	return -1;
 }
 
-static bool replay_once(struct drive *d, const struct moment *goal,
-			struct drive_outcome *o, char *err, size_t len,
-			bool again);
+static bool replay_once(struct drive *d, const struct moment *goal, struct drive_outcome *o,
+			char *err, size_t len, bool again);
 
-bool drive_replay(struct drive *d, const struct moment *goal,
-		  struct drive_outcome *o, char *err, size_t len)
+bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outcome *o, char *err,
+		  size_t len)
 {
 	return replay_once(d, goal, o, err, len, true);
 }
@@ -317,9 +312,8 @@ bool drive_replay(struct drive *d, const struct moment *goal,
  * rather than a report, the presses kept are played once more for their
  * trace.
  */
-static bool replay_once(struct drive *d, const struct moment *goal,
-			struct drive_outcome *o, char *err, size_t len,
-			bool again)
+static bool replay_once(struct drive *d, const struct moment *goal, struct drive_outcome *o,
+			char *err, size_t len, bool again)
 {
 	memset(o, 0, sizeof(*o));
 	o->reach_ev = o->boundary_ev = -1;
@@ -344,11 +338,11 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 		char prefix[24];
 		snprintf(prefix, sizeof(prefix), "cpu%d blocked: ", d->keys[press]);
 		if (strncmp(f.deadlock_why, prefix, strlen(prefix)) == 0)
-			snprintf(why, sizeof(why), "cpu%d is blocked: it %.280s",
-				 d->keys[press], f.deadlock_why + strlen(prefix));
+			snprintf(why, sizeof(why), "cpu%d is blocked: it %.280s", d->keys[press],
+				 f.deadlock_why + strlen(prefix));
 		else
-			snprintf(why, sizeof(why), "cpu%d cannot run: %.280s",
-				 d->keys[press], f.deadlock_why);
+			snprintf(why, sizeof(why), "cpu%d cannot run: %.280s", d->keys[press],
+				 f.deadlock_why);
 		d->nkeys = press;
 		if (!ok || f.finished_line_err) {
 			lt_free(&o->t);
@@ -392,9 +386,8 @@ static bool replay_once(struct drive *d, const struct moment *goal,
 		size_t k = 0;
 		for (int c = 0; c < 10 && k + 4 < sizeof(o->why); c++)
 			if (f.blocked[c][0])
-				k += (size_t)snprintf(o->why + k, sizeof(o->why) - k,
-						      "%s%.190s", k ? "; " : "",
-						      f.blocked[c]);
+				k += (size_t)snprintf(o->why + k, sizeof(o->why) - k, "%s%.190s",
+						      k ? "; " : "", f.blocked[c]);
 	}
 	return true;
 }

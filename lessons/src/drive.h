@@ -27,14 +27,14 @@
 struct drive;
 
 struct drive_outcome {
-	bool reached;            /* the goal moment is in the trace */
+	bool reached; /* the goal moment is in the trace */
 	int64_t reach_ev;
-	bool refused;            /* the last press could not run */
-	int refused_at;          /* its index */
+	bool refused;   /* the last press could not run */
+	int refused_at; /* its index */
 	char why[400];
-	bool finished;           /* every CPU's program is over */
-	int64_t boundary_ev;     /* the last event of the presses (-1: none) */
-	struct lesson_trace t;   /* the trace of the presses kept */
+	bool finished;         /* every CPU's program is over */
+	int64_t boundary_ev;   /* the last event of the presses (-1: none) */
+	struct lesson_trace t; /* the trace of the presses kept */
 	bool have_trace;
 };
 
@@ -62,8 +62,8 @@ char *drive_scenario_text(const struct drive *d);
  * outcome says why); the trace is that of the presses kept.  false only
  * when play itself failed (err says how).
  */
-bool drive_replay(struct drive *d, const struct moment *goal,
-		  struct drive_outcome *o, char *err, size_t len);
+bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outcome *o, char *err,
+		  size_t len);
 void drive_outcome_free(struct drive_outcome *o);
 
 #endif

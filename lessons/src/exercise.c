@@ -12,6 +12,7 @@
 #include "lessons/src/exercise.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/lesson_trace.h"
+#include "lib/xalloc.h"
 
 static bool copy_file(const char *from, const char *to)
 {
@@ -37,11 +38,10 @@ char *exercise_copy(const struct lesson *l, const struct step *s)
 	if (!dir)
 		return NULL;
 	size_t n = strlen(dir) + strlen(l->name) + 80;
-	char *path = malloc(n);
+	char *path = xmalloc(n);
 	snprintf(path, n, "%s/work", dir);
 	mkdir(path, 0755);
-	snprintf(path, n, "%s/work/%s-step%d.scn", dir, l->name,
-		 (int)(s - l->steps) + 1);
+	snprintf(path, n, "%s/work/%s-step%d.scn", dir, l->name, (int)(s - l->steps) + 1);
 	free(dir);
 	if (access(path, R_OK) != 0) {
 		char *src = lesson_resolve(l, step_scenario(l, s));
@@ -55,8 +55,7 @@ char *exercise_copy(const struct lesson *l, const struct step *s)
 	return path;
 }
 
-int exercise_verdict(const struct step *s, const char *scn, char *msg,
-		     size_t len)
+int exercise_verdict(const struct step *s, const char *scn, char *msg, size_t len)
 {
 	struct lesson_trace t;
 	int v;
@@ -94,8 +93,8 @@ static void run_editor(const char *path)
 	}
 }
 
-bool exercise_edit(const struct lesson *l, const struct step *s, char *msg,
-		   size_t len, bool interactive)
+bool exercise_edit(const struct lesson *l, const struct step *s, char *msg, size_t len,
+		   bool interactive)
 {
 	char *path = exercise_copy(l, s);
 	if (!path) {

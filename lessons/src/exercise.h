@@ -18,11 +18,10 @@
 /* The student's copy (malloc'd), made from the step's scenario if new. */
 char *exercise_copy(const struct lesson *l, const struct step *s);
 /* interactive: run the editor first.  The verdict goes to msg. */
-bool exercise_edit(const struct lesson *l, const struct step *s, char *msg,
-		   size_t len, bool interactive);
+bool exercise_edit(const struct lesson *l, const struct step *s, char *msg, size_t len,
+		   bool interactive);
 /* Play a scenario file and look for the step's goal: 1 reached, 0 not,
  * -1 it did not play (msg says why). */
-int exercise_verdict(const struct step *s, const char *scn, char *msg,
-		     size_t len);
+int exercise_verdict(const struct step *s, const char *scn, char *msg, size_t len);
 
 #endif

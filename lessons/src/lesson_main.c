@@ -18,6 +18,7 @@
 #include "lessons/src/lesson.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/runner.h"
+#include "lib/xalloc.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"
@@ -60,7 +61,8 @@ static int list_lessons(void)
 	int n;
 	char **list = catalog_list(&n);
 	if (!n) {
-		fprintf(stderr, "icache-lesson: no lessons found (set ICACHE_LESSONS to the lessons directory)\n");
+		fprintf(stderr,
+			"icache-lesson: no lessons found (set ICACHE_LESSONS to the lessons directory)\n");
 		catalog_free(list);
 		return 2;
 	}
@@ -72,15 +74,13 @@ static int list_lessons(void)
 		char state[48] = "new";
 		if (l && progress_get(l->name, &p)) {
 			if (p.done)
-				snprintf(state, sizeof(state), "done%s",
-					 p.asked ? "" : "");
+				snprintf(state, sizeof(state), "done%s", p.asked ? "" : "");
 			else
-				snprintf(state, sizeof(state), "%d/%d steps",
-					 p.seen, p.total);
+				snprintf(state, sizeof(state), "%d/%d steps", p.seen, p.total);
 			if (p.asked) {
 				size_t k = strlen(state);
-				snprintf(state + k, sizeof(state) - k,
-					 ", %d/%d right", p.right, p.asked);
+				snprintf(state + k, sizeof(state) - k, ", %d/%d right", p.right,
+					 p.asked);
 			}
 		}
 		printf("  %2d  %-58.58s %s\n", l ? l->number : 0,
@@ -98,8 +98,7 @@ static int list_lessons(void)
 
 static bool parse_screen(const char *s, int *w, int *h)
 {
-	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 &&
-	       *h >= 20 && *h <= 500;
+	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 && *h >= 20 && *h <= 500;
 }
 
 int main(int argc, char **argv)
@@ -107,7 +106,7 @@ int main(int argc, char **argv)
 	bool check = false, static_only = false;
 	const char *keys = NULL, *which = NULL;
 	int w = 120, h = 40;
-	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
 	int nfiles = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -133,7 +132,8 @@ int main(int argc, char **argv)
 			if (a[2] == 'k') {
 				keys = argv[++i];
 			} else if (!parse_screen(argv[++i], &w, &h)) {
-				fprintf(stderr, "icache-lesson: --screen: '%s' is not WxH (at least 60x20)\n",
+				fprintf(stderr,
+					"icache-lesson: --screen: '%s' is not WxH (at least 60x20)\n",
 					argv[i]);
 				free(files);
 				return 2;
@@ -156,8 +156,7 @@ int main(int argc, char **argv)
 		int bad = 0;
 		for (int i = 0; i < nfiles; i++) {
 			char *path = catalog_find(files[i]);
-			int problems = lesson_check(path ? path : files[i],
-						    !static_only, stderr);
+			int problems = lesson_check(path ? path : files[i], !static_only, stderr);
 			if (!problems)
 				printf("%s: ok\n", path ? path : files[i]);
 			bad += problems;

@@ -18,8 +18,7 @@
 static int split_words(char *s, char **w)
 {
 	int n = 0;
-	for (char *p = strtok(s, " \t,"); p && n < MAX_WORDS;
-	     p = strtok(NULL, " \t,"))
+	for (char *p = strtok(s, " \t,"); p && n < MAX_WORDS; p = strtok(NULL, " \t,"))
 		w[n++] = p;
 	return n;
 }
@@ -39,10 +38,8 @@ static bool parse_u64(const char *s, uint64_t *v)
 /* first, second, ..., last, 1st, 2nd, 3rd, 4th ... */
 static bool parse_ordinal(const char *s, int *nth)
 {
-	static const char *const words[] = { "first", "second", "third",
-					     "fourth", "fifth", "sixth",
-					     "seventh", "eighth", "ninth",
-					     "tenth" };
+	static const char *const words[] = { "first", "second",  "third",  "fourth", "fifth",
+					     "sixth", "seventh", "eighth", "ninth",  "tenth" };
 	for (int i = 0; i < 10; i++)
 		if (strcmp(s, words[i]) == 0) {
 			*nth = i + 1;
@@ -55,8 +52,8 @@ static bool parse_ordinal(const char *s, int *nth)
 	char *end;
 	long v = strtol(s, &end, 10);
 	if (end != s && v > 0 && v < 1000000 &&
-	    (strcmp(end, "st") == 0 || strcmp(end, "nd") == 0 ||
-	     strcmp(end, "rd") == 0 || strcmp(end, "th") == 0)) {
+	    (strcmp(end, "st") == 0 || strcmp(end, "nd") == 0 || strcmp(end, "rd") == 0 ||
+	     strcmp(end, "th") == 0)) {
 		*nth = (int)v;
 		return true;
 	}
@@ -78,9 +75,9 @@ static int op_by_name(const char *s)
 	 * alias: say "test", or name the lock event instead). */
 	static const struct {
 		const char *scn, *op;
-	} alias[] = { { "deactivate", "umount" }, { "invalidate", "umount" },
+	} alias[] = { { "deactivate", "umount" },     { "invalidate", "umount" },
 		      { "mark-dirty", "mark_dirty" }, { "iget-locked", "iget" },
-		      { "unlock-new", "iget" },   { "ihold", "igrab" } };
+		      { "unlock-new", "iget" },       { "ihold", "igrab" } };
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
 		if (strcmp(s, alias[i].scn) == 0)
 			s = alias[i].op;
@@ -120,8 +117,7 @@ static bool parse_cpu(const char *s, int *cpu)
 /* The words that start a qualifier, after which a verb's argument ends. */
 static bool is_qual(const char *w)
 {
-	static const char *const q[] = { "in", "on", "inode", "of", "times",
-					 "after" };
+	static const char *const q[] = { "in", "on", "inode", "of", "times", "after" };
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
 		if (strcmp(w, q[i]) == 0)
 			return true;
@@ -134,17 +130,12 @@ static const struct {
 	int type;
 	int trylock_ok;
 } lock_verbs[] = {
-	{ "acquire", EV_lock_acquire, -1 },
-	{ "contended", EV_lock_contended, -1 },
-	{ "acquired", EV_lock_acquired, -1 },
-	{ "take", EV_lock_acquired, -1 },
-	{ "lock", EV_lock_acquired, -1 },
-	{ "release", EV_lock_release, -1 },
-	{ "unlock", EV_lock_release, -1 },
-	{ "trylock", EV_lock_trylock, -1 },
-	{ "trylock-ok", EV_lock_trylock, 1 },
-	{ "trylock-fail", EV_lock_trylock, 0 },
-	{ "trylock-failed", EV_lock_trylock, 0 },   /* the scenario word */
+	{ "acquire", EV_lock_acquire, -1 },       { "contended", EV_lock_contended, -1 },
+	{ "acquired", EV_lock_acquired, -1 },     { "take", EV_lock_acquired, -1 },
+	{ "lock", EV_lock_acquired, -1 },         { "release", EV_lock_release, -1 },
+	{ "unlock", EV_lock_release, -1 },        { "trylock", EV_lock_trylock, -1 },
+	{ "trylock-ok", EV_lock_trylock, 1 },     { "trylock-fail", EV_lock_trylock, 0 },
+	{ "trylock-failed", EV_lock_trylock, 0 }, /* the scenario word */
 };
 
 static bool fail(char *err, size_t len, const char *fmt, const char *a)
@@ -154,8 +145,7 @@ static bool fail(char *err, size_t len, const char *fmt, const char *a)
 }
 
 /* The verb and its argument, from w[*i] on; advances *i. */
-static bool parse_verb(char **w, int n, int *i, struct moment *m, char *err,
-		       size_t len)
+static bool parse_verb(char **w, int n, int *i, struct moment *m, char *err, size_t len)
 {
 	const char *v = w[(*i)++];
 	/* (v may be re-pointed below for the scenario spellings) */
@@ -169,9 +159,10 @@ static bool parse_verb(char **w, int n, int *i, struct moment *m, char *err,
 		if (arg && !is_qual(arg)) {
 			m->cls = lock_class_by_name(arg);
 			if (m->cls < 0)
-				return fail(err, len,
-					    "'%s' is not a lock class (i_lock, inode_lru_lock, ...)",
-					    arg);
+				return fail(
+					err, len,
+					"'%s' is not a lock class (i_lock, inode_lru_lock, ...)",
+					arg);
 			(*i)++;
 		}
 		return true;
@@ -240,9 +231,10 @@ static bool parse_verb(char **w, int n, int *i, struct moment *m, char *err,
 			return fail(err, len, "'%s' is not a violation kind", arg);
 		return true;
 	}
-	return fail(err, len,
-		    "unknown moment '%s' (want start, end, step N, event N, or a verb: acquire, acquired, release, trylock-fail, set, clear, add, del, rotate, ref, alloc, free, begin, end, violation)",
-		    v);
+	return fail(
+		err, len,
+		"unknown moment '%s' (want start, end, step N, event N, or a verb: acquire, acquired, release, trylock-fail, set, clear, add, del, rotate, ref, alloc, free, begin, end, violation)",
+		v);
 }
 
 bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
@@ -290,8 +282,10 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
 				return fail(err, len, "%s", "'in' needs a function name");
 			m->site = site_by_name(a);
 			if (m->site < 0)
-				return fail(err, len, "'%s' is not a call site (iput_final, prune_icache, ...)",
-					    a);
+				return fail(
+					err, len,
+					"'%s' is not a call site (iput_final, prune_icache, ...)",
+					a);
 			i++;
 		} else if (strcmp(q, "on") == 0) {
 			if (!a || !parse_cpu(a, &m->cpu))
@@ -302,7 +296,8 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
 			if (q[0] == 'o' && a && strcmp(a, "inode") == 0)
 				a = ++i < n ? w[i] : NULL;
 			if (!a || !parse_u64(a, &m->ino))
-				return fail(err, len, "'inode' (or 'of inode') needs a number, not '%s'",
+				return fail(err, len,
+					    "'inode' (or 'of inode') needs a number, not '%s'",
 					    a ? a : "");
 			m->has_ino = true;
 			i++;
@@ -320,15 +315,16 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
 			m->has_after = true;
 			i += 2;
 		} else {
-			return fail(err, len, "unexpected '%s' (qualifiers: in SITE, on cpuN, inode N, times N, after step N)",
-				    q);
+			return fail(
+				err, len,
+				"unexpected '%s' (qualifiers: in SITE, on cpuN, inode N, times N, after step N)",
+				q);
 		}
 	}
 	return true;
 }
 
-bool moment_match_event(const struct moment *m, const struct ix_event *e,
-			uint64_t obj_value)
+bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64_t obj_value)
 {
 	if (m->kind != M_SELECT || e->type != m->type)
 		return false;
@@ -355,8 +351,7 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e,
 		uint32_t f = 1u << m->flag_bit;
 		if (m->has_ino && obj_value != m->ino)
 			return false;
-		return m->flag_set ? (!(old & f) && (nw & f))
-				   : ((old & f) && !(nw & f));
+		return m->flag_set ? (!(old & f) && (nw & f)) : ((old & f) && !(nw & f));
 	}
 	case EV_inode_list:
 		if (m->list >= 0 && e->a != m->list)
@@ -389,15 +384,12 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e,
 
 static bool has_obj_value(int type)
 {
-	return type != EV_sched_step && type != EV_violation &&
-	       type != EV_run_begin && type != EV_run_end &&
-	       type != EV_discarded_events && type != EV_discarded_packets;
+	return type != EV_sched_step && type != EV_violation && type != EV_run_begin &&
+	       type != EV_run_end && type != EV_discarded_events && type != EV_discarded_packets;
 }
 
-int64_t moment_find(const struct moment *m, const struct ix_event *ev,
-		    uint64_t n, uint64_t (*value_of)(const void *ctx,
-						     uint32_t id),
-		    const void *ctx)
+int64_t moment_find(const struct moment *m, const struct ix_event *ev, uint64_t n,
+		    uint64_t (*value_of)(const void *ctx, uint32_t id), const void *ctx)
 {
 	switch (m->kind) {
 	case M_START:
@@ -424,8 +416,7 @@ int64_t moment_find(const struct moment *m, const struct ix_event *ev,
 				armed = true;
 			continue;
 		}
-		uint64_t v = has_obj_value(e->type) && value_of
-				     ? value_of(ctx, e->obj) : 0;
+		uint64_t v = has_obj_value(e->type) && value_of ? value_of(ctx, e->obj) : 0;
 		if (!moment_match_event(m, e, v))
 			continue;
 		last = (int64_t)i;
@@ -435,8 +426,7 @@ int64_t moment_find(const struct moment *m, const struct ix_event *ev,
 	return m->nth < 0 ? last : -1;
 }
 
-void moment_describe_event(const struct ix_event *e, uint64_t obj_value,
-			   char *buf, size_t len)
+void moment_describe_event(const struct ix_event *e, uint64_t obj_value, char *buf, size_t len)
 {
 	char who[16];
 	if (e->cpu == IX_NO_CPU)
@@ -449,17 +439,17 @@ void moment_describe_event(const struct ix_event *e, uint64_t obj_value,
 	case EV_lock_acquired:
 	case EV_lock_release:
 		snprintf(buf, len, "%s %s %s #%llu in %s", who,
-			 e->type == EV_lock_acquire     ? "acquire"
-			 : e->type == EV_lock_contended ? "contended"
-			 : e->type == EV_lock_acquired  ? "acquired"
-							: "release",
+			 e->type == EV_lock_acquire   ? "acquire" :
+			 e->type == EV_lock_contended ? "contended" :
+			 e->type == EV_lock_acquired  ? "acquired" :
+							"release",
 			 lock_class_label(e->a), (unsigned long long)obj_value,
 			 site_label(e->site));
 		break;
 	case EV_lock_trylock:
-		snprintf(buf, len, "%s trylock %s #%llu in %s: %s", who,
-			 lock_class_label(e->a), (unsigned long long)obj_value,
-			 site_label(e->site), e->b ? "ok" : "FAILED");
+		snprintf(buf, len, "%s trylock %s #%llu in %s: %s", who, lock_class_label(e->a),
+			 (unsigned long long)obj_value, site_label(e->site),
+			 e->b ? "ok" : "FAILED");
 		break;
 	case EV_inode_state: {
 		char o[96], nw[96];
@@ -475,21 +465,18 @@ void moment_describe_event(const struct ix_event *e, uint64_t obj_value,
 			 (int)(int32_t)(uint32_t)e->val, site_label(e->site));
 		break;
 	case EV_inode_list:
-		snprintf(buf, len, "%s inode %llu %s %s in %s", who,
-			 (unsigned long long)obj_value, list_action_label(e->b),
-			 list_label(e->a), site_label(e->site));
+		snprintf(buf, len, "%s inode %llu %s %s in %s", who, (unsigned long long)obj_value,
+			 list_action_label(e->b), list_label(e->a), site_label(e->site));
 		break;
 	case EV_inode_alloc:
-		snprintf(buf, len, "%s alloc inode %llu", who,
-			 (unsigned long long)obj_value);
+		snprintf(buf, len, "%s alloc inode %llu", who, (unsigned long long)obj_value);
 		break;
 	case EV_inode_free:
-		snprintf(buf, len, "%s free inode %llu", who,
-			 (unsigned long long)obj_value);
+		snprintf(buf, len, "%s free inode %llu", who, (unsigned long long)obj_value);
 		break;
 	case EV_inode_nlink:
-		snprintf(buf, len, "%s inode %llu nlink %llu", who,
-			 (unsigned long long)obj_value, (unsigned long long)e->val);
+		snprintf(buf, len, "%s inode %llu nlink %llu", who, (unsigned long long)obj_value,
+			 (unsigned long long)e->val);
 		break;
 	case EV_op_begin:
 	case EV_op_end:

@@ -33,25 +33,25 @@ enum moment_kind { M_START, M_END, M_STEP, M_EVENT, M_SELECT };
 
 struct moment {
 	enum moment_kind kind;
-	uint64_t number;        /* step N / event N */
+	uint64_t number; /* step N / event N */
 	/* M_SELECT */
-	int type;               /* EV_* */
-	int cls;                /* lock class, -1 any */
-	int site;               /* -1 any */
-	int cpu;                /* -1 any */
+	int type; /* EV_* */
+	int cls;  /* lock class, -1 any */
+	int site; /* -1 any */
+	int cpu;  /* -1 any */
 	bool has_ino;
 	uint64_t ino;
-	int flag_bit;           /* set / clear */
+	int flag_bit; /* set / clear */
 	bool flag_set;
-	int list, action;       /* add / del / move / rotate */
-	int op;                 /* begin / end, -1 any */
-	int viol;               /* violation kind, -1 any */
-	int trylock_ok;         /* -1 any, 0 failed, 1 succeeded */
-	bool has_count;         /* ref N / nlink N */
+	int list, action; /* add / del / move / rotate */
+	int op;           /* begin / end, -1 any */
+	int viol;         /* violation kind, -1 any */
+	int trylock_ok;   /* -1 any, 0 failed, 1 succeeded */
+	bool has_count;   /* ref N / nlink N */
 	int64_t count;
-	bool has_after;         /* after step N */
+	bool has_after; /* after step N */
 	uint64_t after_step;
-	int nth;                /* 1-based; -1 = last */
+	int nth; /* 1-based; -1 = last */
 };
 
 /* Parse text; on error false and a message (without FILE:LINE) in err. */
@@ -62,22 +62,18 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len);
  * stands for) match the selector, leaving aside nth and "after"?  Those
  * two depend on the events before: moment_find handles them.
  */
-bool moment_match_event(const struct moment *m, const struct ix_event *e,
-			uint64_t obj_value);
+bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64_t obj_value);
 
 /*
  * The event a moment names in a sequence of events: its index, or -1 if
  * it never comes.  value_of turns an event's obj id into its value.
  * For start the result is 0 and for end it is n (one past the last).
  */
-int64_t moment_find(const struct moment *m, const struct ix_event *ev,
-		    uint64_t n, uint64_t (*value_of)(const void *ctx,
-						     uint32_t id),
-		    const void *ctx);
+int64_t moment_find(const struct moment *m, const struct ix_event *ev, uint64_t n,
+		    uint64_t (*value_of)(const void *ctx, uint32_t id), const void *ctx);
 
 /* One line describing an event, as a lesson's narrative would name it:
  * "cpu0 release i_lock (inode 42) in iput_final". */
-void moment_describe_event(const struct ix_event *e, uint64_t obj_value,
-			   char *buf, size_t len);
+void moment_describe_event(const struct ix_event *e, uint64_t obj_value, char *buf, size_t len);
 
 #endif

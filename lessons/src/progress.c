@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lessons/src/progress.h"
+#include "lib/xalloc.h"
 
 static void mkdir_p(char *path)
 {
@@ -38,7 +39,7 @@ char *progress_dir(bool create)
 		return NULL;
 	if (create)
 		mkdir_p(buf);
-	return strdup(buf);
+	return xstrdup(buf);
 }
 
 static char *progress_file(bool create)
@@ -47,7 +48,7 @@ static char *progress_file(bool create)
 	if (!dir)
 		return NULL;
 	size_t n = strlen(dir) + 16;
-	char *f = malloc(n);
+	char *f = xmalloc(n);
 	snprintf(f, n, "%s/progress", dir);
 	free(dir);
 	return f;
@@ -67,8 +68,8 @@ bool progress_get(const char *name, struct progress *p)
 	bool found = false;
 	while (fgets(line, sizeof(line), f)) {
 		int seen, total, done, right, asked;
-		if (sscanf(line, "%255s %d %d %d %d %d", n, &seen, &total, &done,
-			   &right, &asked) == 6 &&
+		if (sscanf(line, "%255s %d %d %d %d %d", n, &seen, &total, &done, &right, &asked) ==
+			    6 &&
 		    strcmp(n, name) == 0) {
 			*p = (struct progress){ seen, total, done != 0, right, asked };
 			found = true;
@@ -84,7 +85,7 @@ bool progress_put(const char *name, const struct progress *p)
 	if (!path)
 		return false;
 	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
+	char *tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.%d", path, (int)getpid());
 	FILE *in = fopen(path, "r");
 	FILE *out = fopen(tmp, "w");
@@ -105,8 +106,8 @@ bool progress_put(const char *name, const struct progress *p)
 	}
 	if (in)
 		fclose(in);
-	fprintf(out, "%s %d %d %d %d %d\n", name, p->seen, p->total,
-		p->done ? 1 : 0, p->right, p->asked);
+	fprintf(out, "%s %d %d %d %d %d\n", name, p->seen, p->total, p->done ? 1 : 0, p->right,
+		p->asked);
 	bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
 	if (!ok)
 		unlink(tmp);

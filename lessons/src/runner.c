@@ -23,12 +23,13 @@
 #include "lessons/src/runner.h"
 #include "lessons/src/lesson_trace.h"
 #include "lessons/src/screen.h"
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
 
 struct step_state {
-	int answer;          /* choice picked, -1 none */
-	bool skipped_warn;   /* n pressed once on an unanswered question */
+	int answer;        /* choice picked, -1 none */
+	bool skipped_warn; /* n pressed once on an unanswered question */
 	bool seen;
 	bool hint;
 };
@@ -40,26 +41,26 @@ struct runner {
 	bool have_trace;
 	struct app app;
 	bool app_ok;
-	int64_t *pos;            /* per step: its event, -1 not found */
+	int64_t *pos; /* per step: its event, -1 not found */
 	struct step_state *ss;
 	int cur;
 	char msg[300];
 	bool quit;
 
 	/* the drive step under way */
-	int drive_step;          /* -1 none */
+	int drive_step; /* -1 none */
 	struct drive *dr;
 	struct drive_outcome out;
 	bool have_out;
 	struct app dapp;
 	bool dapp_ok;
-	bool compare;            /* showing the same keys on the compare scenario */
+	bool compare; /* showing the same keys on the compare scenario */
 	struct drive_outcome cmp;
 	bool have_cmp;
 	struct app capp;
 	bool capp_ok;
-	bool reached;            /* the goal was reached at least once */
-	bool stale;              /* presses not played yet */
+	bool reached; /* the goal was reached at least once */
+	bool stale;   /* presses not played yet */
 };
 
 /* ---- the viewer's panes ---------------------------------------------- */
@@ -68,10 +69,8 @@ struct runner {
 static int viewer_pane(int ours)
 {
 	static const char *const want[NR_PANES][2] = {
-		[PANE_LANES] = { "events", "lanes" },
-		[PANE_LOCKS] = { "held", "locks" },
-		[PANE_INODE] = { "inode", NULL },
-		[PANE_GRAPH] = { "order", "graph" },
+		[PANE_LANES] = { "events", "lanes" },   [PANE_LOCKS] = { "held", "locks" },
+		[PANE_INODE] = { "inode", NULL },       [PANE_GRAPH] = { "order", "graph" },
 		[PANE_STATS] = { "lock_stat", "stat" },
 	};
 	for (int k = 0; k < 2 && want[ours][k]; k++)
@@ -81,8 +80,7 @@ static int viewer_pane(int ours)
 	return -1;
 }
 
-static void app_point(struct app *a, const struct trace_index *ix,
-		      const struct step *s, int64_t ev)
+static void app_point(struct app *a, const struct trace_index *ix, const struct step *s, int64_t ev)
 {
 	if (ev < 0)
 		ev = 0;
@@ -123,8 +121,8 @@ static void app_point(struct app *a, const struct trace_index *ix,
  * '|' is kept as written (for small diagrams).  Returns false when it ran
  * out of room.
  */
-static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
-			 const char *text, int indent)
+static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role, const char *text,
+			 int indent)
 {
 	char para[4096];
 	size_t pn = 0;
@@ -178,7 +176,7 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
 				      (int)(n - (size_t)(v - p)), v);
 		}
 		if (!n && nl && *y < r.y + r.h)
-			(*y)++;       /* paragraph break */
+			(*y)++; /* paragraph break */
 		if (!nl)
 			break;
 		p = nl + 1;
@@ -187,8 +185,8 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
 }
 
 /* A prefix ("b) ") then text wrapped under the text, not the prefix. */
-static void draw_hanging(struct canvas *c, struct rect r, int *y, int role,
-			 const char *prefix, const char *text)
+static void draw_hanging(struct canvas *c, struct rect r, int *y, int role, const char *prefix,
+			 const char *text)
 {
 	if (*y >= r.y + r.h)
 		return;
@@ -198,8 +196,8 @@ static void draw_hanging(struct canvas *c, struct rect r, int *y, int role,
 
 /* ---- the narrative pane ---------------------------------------------- */
 
-static void draw_question(struct runner *rn, const struct step *s,
-			  struct canvas *c, struct rect r, int *y)
+static void draw_question(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+			  int *y)
 {
 	const struct step_state *st = &rn->ss[rn->cur];
 	(*y)++;
@@ -219,9 +217,10 @@ static void draw_question(struct runner *rn, const struct step *s,
 		draw_hanging(c, r, y, role, prefix, s->choice[i]);
 	}
 	if (st->answer < 0) {
-		draw_wrapped(c, r, y, R_DIM,
-			     "Predict first: press a letter. The trace after this moment stays hidden until you answer.",
-			     0);
+		draw_wrapped(
+			c, r, y, R_DIM,
+			"Predict first: press a letter. The trace after this moment stays hidden until you answer.",
+			0);
 		return;
 	}
 	(*y)++;
@@ -243,8 +242,8 @@ static void draw_question(struct runner *rn, const struct step *s,
  * the op_end / op_begin events of the presses' trace (the setup's run
  * before the first scheduler step and do not count).
  */
-static void program_progress(const struct runner *rn, int cpu,
-			     const struct canvas *c, char *buf, size_t len)
+static void program_progress(const struct runner *rn, int cpu, const struct canvas *c, char *buf,
+			     size_t len)
 {
 	const char *prog = drive_program(rn->dr, cpu);
 	int done = 0;
@@ -256,8 +255,7 @@ static void program_progress(const struct runner *rn, int cpu,
 		uint64_t start = 0;
 		while (start < ix->nev && ix->ev[start].type != EV_sched_step)
 			start++;
-		if (start > 0 && start < ix->nev &&
-		    ix->ev[start - 1].type == EV_op_begin)
+		if (start > 0 && start < ix->nev && ix->ev[start - 1].type == EV_op_begin)
 			start--;
 		for (uint64_t i = start; i < ix->nev; i++) {
 			const struct ix_event *e = &ix->ev[i];
@@ -277,16 +275,17 @@ static void program_progress(const struct runner *rn, int cpu,
 	for (const char *p = prog; *p && k + 8 < len; op++) {
 		const char *semi = strstr(p, "; ");
 		size_t n = semi ? (size_t)(semi - p) : strlen(p);
-		const char *mark = op < done ? glyph(c, G_CHECK)
-				   : op == done && inside ? glyph(c, G_CURSOR) : "";
-		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "",
-				      mark, (int)n, p);
+		const char *mark = op < done            ? glyph(c, G_CHECK) :
+				   op == done && inside ? glyph(c, G_CURSOR) :
+							  "";
+		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "", mark, (int)n,
+				      p);
 		p = semi ? semi + 2 : p + n;
 	}
 }
 
-static void draw_drive(struct runner *rn, const struct step *s,
-		       struct canvas *c, struct rect r, int *y)
+static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+		       int *y)
 {
 	char line[600];
 	(*y)++;
@@ -299,8 +298,8 @@ static void draw_drive(struct runner *rn, const struct step *s,
 	}
 	int n = drive_ncpus(rn->dr);
 	snprintf(line, sizeof(line),
-		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.",
-		 n - 1, s->compare ? "; c shows the same schedule under the other scenario" : "");
+		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.", n - 1,
+		 s->compare ? "; c shows the same schedule under the other scenario" : "");
 	draw_wrapped(c, r, y, R_DIM, line, 0);
 	for (int i = 0; i < n && *y < r.y + r.h; i++) {
 		char prefix[24], prog[400];
@@ -311,17 +310,17 @@ static void draw_drive(struct runner *rn, const struct step *s,
 	int k = drive_nkeys(rn->dr);
 	size_t len = (size_t)snprintf(line, sizeof(line), "Your schedule (%d): ", k);
 	for (int i = k > 40 ? k - 40 : 0; i < k && len < sizeof(line) - 4; i++)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%d",
-					drive_key(rn->dr, i));
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%d", drive_key(rn->dr, i));
 	if (!k)
 		snprintf(line + len, sizeof(line) - len, "(nothing yet)");
 	draw_wrapped(c, r, y, R_NORMAL, line, 0);
-	const struct drive_outcome *o = rn->compare && rn->have_cmp ? &rn->cmp
-				      : rn->have_out ? &rn->out : NULL;
+	const struct drive_outcome *o = rn->compare && rn->have_cmp ? &rn->cmp :
+					rn->have_out                ? &rn->out :
+								      NULL;
 	if (rn->compare && rn->have_cmp) {
 		snprintf(line, sizeof(line), "Same schedule on %s: %s", s->compare,
-			 o->reached ? "the goal is reached here too"
-				    : "the goal cannot be reached here");
+			 o->reached ? "the goal is reached here too" :
+				      "the goal cannot be reached here");
 		draw_wrapped(c, r, y, o->reached ? R_BAD : R_GOOD, line, 0);
 	}
 	if (o && o->refused)
@@ -335,9 +334,10 @@ static void draw_drive(struct runner *rn, const struct step *s,
 		if (s->explain)
 			draw_wrapped(c, r, y, R_NORMAL, s->explain, 0);
 	} else if (o && o->finished && !o->reached) {
-		draw_wrapped(c, r, y, R_BAD,
-			     "Every CPU has finished and the goal did not happen. Undo (u) or start over (r).",
-			     0);
+		draw_wrapped(
+			c, r, y, R_BAD,
+			"Every CPU has finished and the goal did not happen. Undo (u) or start over (r).",
+			0);
 	}
 	if (rn->ss[rn->cur].hint && s->hint)
 		draw_wrapped(c, r, y, R_DIM, s->hint, 0);
@@ -347,8 +347,7 @@ static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
 	char title[200];
-	snprintf(title, sizeof(title), "Step %d/%d: %s", rn->cur + 1,
-		 rn->l->nsteps, s->title);
+	snprintf(title, sizeof(title), "Step %d/%d: %s", rn->cur + 1, rn->l->nsteps, s->title);
 	canvas_box(c, r, title, true);
 	struct rect in = { r.x + 2, r.y + 1, r.w - 4, r.h - 2 };
 	int y = in.y;
@@ -370,9 +369,10 @@ static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 	if (s->kind == STEP_EDIT) {
 		char line[600];
 		y++;
-		snprintf(line, sizeof(line),
-			 "EXERCISE: press e to edit a copy of %s in $EDITOR; when you save and quit, the tool plays it and checks for: %s",
-			 s->scenario, s->reach_text);
+		snprintf(
+			line, sizeof(line),
+			"EXERCISE: press e to edit a copy of %s in $EDITOR; when you save and quit, the tool plays it and checks for: %s",
+			s->scenario, s->reach_text);
 		draw_wrapped(c, in, &y, R_HEADER, line, 0);
 	}
 	if (rn->ss[rn->cur].hint && s->hint && s->kind != STEP_DRIVE) {
@@ -402,16 +402,14 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	const struct step *s = &rn->l->steps[rn->cur];
 	struct app *a = &rn->app;
 	if (s->kind == STEP_DRIVE) {
-		a = rn->compare && rn->capp_ok ? &rn->capp
-		    : rn->dapp_ok ? &rn->dapp : NULL;
+		a = rn->compare && rn->capp_ok ? &rn->capp : rn->dapp_ok ? &rn->dapp : NULL;
 	} else if (!rn->app_ok) {
 		a = NULL;
 	}
 	if (!a) {
 		canvas_box(c, r, "trace", false);
 		canvas_text(c, r.x + 2, r.y + 2, r.w - 4, R_DIM,
-			    s->kind == STEP_DRIVE ? "Press a CPU number to start."
-						  : "No trace.");
+			    s->kind == STEP_DRIVE ? "Press a CPU number to start." : "No trace.");
 		return;
 	}
 	/* The panes this step asks for, then the lanes and the locks. */
@@ -425,8 +423,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	bool inodes = false;
 	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
 		inodes = a->ix->ev[i].type == EV_inode_alloc;
-	const int deflt[] = { PANE_LANES, PANE_LOCKS,
-			      inodes ? PANE_INODE : PANE_GRAPH };
+	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH };
 	for (int i = 0; i < 3 && n < 3; i++)
 		if (!used[deflt[i]]) {
 			used[deflt[i]] = true;
@@ -450,8 +447,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			canvas_box(c, box, panes[vp].name, focus);
 			int saved = a->focus;
 			a->focus = focus ? vp : -1;
-			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2,
-							   hh - 2 });
+			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2, hh - 2 });
 			a->focus = saved;
 		}
 		y += hh;
@@ -469,16 +465,14 @@ static void draw(struct runner *rn, struct canvas *c)
 {
 	canvas_clear(c);
 	char head[300];
-	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number,
-		 rn->l->title);
+	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number, rn->l->title);
 	canvas_fill(c, 0, 0, c->w, R_TITLE, ' ');
 	canvas_text(c, 0, 0, c->w, R_TITLE, head);
 	const struct step *s = &rn->l->steps[rn->cur];
 	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
 		char where[120];
-		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ",
-			 s->at_text, (long long)rn->pos[rn->cur],
-			 (unsigned long long)rn->t.ix->nev);
+		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ", s->at_text,
+			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev);
 		int wl = (int)strlen(where);
 		canvas_text(c, c->w - wl, 0, wl, R_TITLE, where);
 	}
@@ -501,10 +495,11 @@ static void draw(struct runner *rn, struct canvas *c)
 	} else {
 		draw_right(rn, c, right);
 	}
-	const char *keys = s->kind == STEP_DRIVE
-				   ? " 0-9 run a CPU  u undo  c compare  n next  b back  r restart  ? hint  q quit"
-			   : s->ask ? " a-h answer  space/n next  Left back  r replay  ? hint  q quit"
-				    : " space/n next  b back  r replay  ? hint  q quit";
+	const char *keys =
+		s->kind == STEP_DRIVE ?
+			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  ? hint  q quit" :
+		s->ask ? " a-h answer  space/n next  Left back  r replay  ? hint  q quit" :
+			 " space/n next  b back  r replay  ? hint  q quit";
 	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
 	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
 }
@@ -555,8 +550,8 @@ static void drive_stop(struct runner *rn)
 	rn->drive_step = -1;
 }
 
-static void drive_show(struct runner *rn, struct drive_outcome *o,
-		       struct app *a, bool *ok, const struct step *s)
+static void drive_show(struct runner *rn, struct drive_outcome *o, struct app *a, bool *ok,
+		       const struct step *s)
 {
 	if (*ok)
 		app_free(a);
@@ -663,8 +658,8 @@ static bool load_trace(struct runner *rn)
 	bool ok = lt_play(scn, &rn->t);
 	free(scn);
 	if (!ok) {
-		fprintf(stderr, "%s:%d: scenario: %s\n", rn->l->path,
-			rn->l->scenario_line, rn->t.err);
+		fprintf(stderr, "%s:%d: scenario: %s\n", rn->l->path, rn->l->scenario_line,
+			rn->t.err);
 		lt_free(&rn->t);
 		return false;
 	}
@@ -712,8 +707,9 @@ static void key(struct runner *rn, int k)
 		if (rn->cur + 1 < rn->l->nsteps)
 			enter_step(rn, rn->cur + 1);
 		else
-			snprintf(rn->msg, sizeof(rn->msg),
-				 " That was the last step. q quits; icache-lesson lists the others.");
+			snprintf(
+				rn->msg, sizeof(rn->msg),
+				" That was the last step. q quits; icache-lesson lists the others.");
 	} else if (k == 'b' || k == SCR_LEFT) {
 		settle(rn);
 		if (rn->cur > 0)
@@ -740,13 +736,13 @@ static void key(struct runner *rn, int k)
 	} else if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
 		int cpu = k - '0';
 		if (cpu >= drive_ncpus(rn->dr)) {
-			snprintf(rn->msg, sizeof(rn->msg), " There is no cpu%d here (0-%d).",
-				 cpu, drive_ncpus(rn->dr) - 1);
+			snprintf(rn->msg, sizeof(rn->msg), " There is no cpu%d here (0-%d).", cpu,
+				 drive_ncpus(rn->dr) - 1);
 			return;
 		}
 		rn->compare = false;
 		drive_push(rn->dr, cpu);
-		rn->stale = true;       /* played before the next frame */
+		rn->stale = true; /* played before the next frame */
 	} else if (s->kind == STEP_DRIVE && rn->dr && k == 'u') {
 		rn->compare = false;
 		if (drive_nkeys(rn->dr)) {
@@ -770,8 +766,8 @@ static bool s_is_edit_key(const struct runner *rn, int k)
 int lesson_run(struct lesson *l, const struct runner_opts *o)
 {
 	struct runner rn = { .l = l, .o = o, .drive_step = -1 };
-	rn.pos = calloc((size_t)l->nsteps, sizeof(*rn.pos));
-	rn.ss = calloc((size_t)l->nsteps, sizeof(*rn.ss));
+	rn.pos = xcalloc((size_t)l->nsteps, sizeof(*rn.pos));
+	rn.ss = xcalloc((size_t)l->nsteps, sizeof(*rn.ss));
 	for (int i = 0; i < l->nsteps; i++)
 		rn.ss[i].answer = -1;
 	int rc = 0;
@@ -781,7 +777,8 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 	}
 	for (int i = 0; i < l->nsteps; i++)
 		if (l->steps[i].kind == STEP_NARRATE && rn.pos[i] < 0)
-			fprintf(stderr, "%s:%d: at: '%s' never happens in this trace (showing the start)\n",
+			fprintf(stderr,
+				"%s:%d: at: '%s' never happens in this trace (showing the start)\n",
 				l->path, l->steps[i].at_line, l->steps[i].at_text);
 	enter_step(&rn, 0);
 
@@ -801,7 +798,8 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 	} else {
 		struct scr *t = scr_open();
 		if (!t) {
-			fprintf(stderr, "icache-lesson: no terminal (use --keys KEYS --screen WxH to run without one)\n");
+			fprintf(stderr,
+				"icache-lesson: no terminal (use --keys KEYS --screen WxH to run without one)\n");
 			rc = 2;
 			goto out;
 		}

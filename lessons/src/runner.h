@@ -7,8 +7,8 @@
 #include "lessons/src/lesson.h"
 
 struct runner_opts {
-	const char *keys;   /* non-NULL: no terminal; press these, print */
-	int width, height;  /* the screen for keys */
+	const char *keys;  /* non-NULL: no terminal; press these, print */
+	int width, height; /* the screen for keys */
 };
 
 /* 0 done or quit, 1 the scenario could not be played, 2 bad input. */

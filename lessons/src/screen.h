@@ -2,9 +2,9 @@
  * screen.h - the lesson's terminal: a canvas copied to ncurses, keys back.
  *
  * The viewer draws every frame into a canvas; this copies one to the
- * screen with the palette below (colours, or under NO_COLOR and on
- * terminals without colour, bold / reverse / underline, never colour
- * alone), and reads keys with a short escape delay.
+ * screen with the viewer's palette (lib/term.h: colours, or under NO_COLOR
+ * and on terminals without colour, bold / reverse / underline, never
+ * colour alone), and reads keys with a short escape delay.
  */
 #ifndef LESSON_SCREEN_H
 #define LESSON_SCREEN_H
@@ -13,12 +13,11 @@
 
 #include "viewer/canvas.h"
 
-enum { SCR_EOF = -1, SCR_RESIZE = -2, SCR_LEFT = -3, SCR_RIGHT = -4,
-       SCR_UP = -5, SCR_DOWN = -6 };
+enum { SCR_EOF = -1, SCR_RESIZE = -2, SCR_LEFT = -3, SCR_RIGHT = -4, SCR_UP = -5, SCR_DOWN = -6 };
 
 struct scr;
 
-struct scr *scr_open(void);        /* NULL if stdin/stdout is no terminal */
+struct scr *scr_open(void); /* NULL if stdin/stdout is no terminal */
 void scr_close(struct scr *t);
 void scr_size(struct scr *t, int *w, int *h);
 bool scr_utf8(const struct scr *t);
@@ -30,7 +29,8 @@ int scr_pending(struct scr *t);
 void scr_suspend(struct scr *t);
 void scr_resume(struct scr *t);
 
-/* --keys: "nn a<Enter><Left>" -> key codes; returns how many. */
+/* --keys (lib/keys.h): "nn a<Enter><Left>" -> key codes as scr_getkey()
+ * returns them; returns how many. */
 int scr_parse_keys(const char *s, int *out, int max);
 
 #endif

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 
 struct play_result {
-	int status;        /* play's exit status; -1 it did not run */
-	char *output;      /* stdout and stderr, malloc'd */
-	char *trace_dir;   /* the directory given to -o, malloc'd (or NULL) */
+	int status;      /* play's exit status; -1 it did not run */
+	char *output;    /* stdout and stderr, malloc'd */
+	char *trace_dir; /* the directory given to -o, malloc'd (or NULL) */
 };
 
 /* The icache-sim to run: $ICACHE_SIM, else next to this program, else

@@ -11,14 +11,10 @@
 #include <string.h>
 
 #include "sim/cmd/cli.h"
+#include "sim/engine/costs.h"
 #include "sim/core/lockdep.h"
 
-const char run_options_help[] =
-	"  --scheme S        locking scheme: global, vfs-scale, inode-scale-v4, merged\n"
-	"                    (default merged; `icache-sim schemes` lists them)\n"
-	"  --cpus N|all      simulated CPUs, one pinned thread each (1..256; default 2)\n"
-	"  --workload W      create-unlink, lookup, writeback, pressure, umount, mixed,\n"
-	"                    iput-race\n"
+static const char run_options_rest[] =
 	"                    (default mixed; `icache-sim workloads` lists them)\n"
 	"  --ops N           stop after N operations in all (split over the CPUs)\n"
 	"  --duration D      stop after D: 500ms, 5s, 1m (default 2s unless --ops)\n"
@@ -27,6 +23,14 @@ const char run_options_help[] =
 	"  --hash-bits N     hash table of 2^N chains (4..22, default 12)\n"
 	"  --hot N           inodes in the lookup hot set per sb (1..1000000, default 256)\n"
 	"  --cache N         unused inodes the shrinker lets stay (1..1000000, default 512)\n"
+	"  --locks K         lock kind: ticket (FIFO spinlock, as x86 kernels of 2010),\n"
+	"                    mcs (queued, as today's qspinlock), mutex (pthread, sleeps);\n"
+	"                    default ticket if CPUs <= host cores (or --virtual), else mutex\n"
+	"  --virtual         virtual time: the CPUs (1..256) take turns on one host thread,\n"
+	"                    each with its own clock, charged by a measured cost model;\n"
+	"                    deterministic; --duration is then virtual (default 20ms)\n"
+	"  --costs FILE      the cost model for --virtual, as written by\n"
+	"                    `icache-sim calibrate` (default: the shipped one)\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
 	"  --no-pin          do not pin CPU threads to cores\n"
@@ -35,8 +39,74 @@ const char run_options_help[] =
 	"  --inodes          with --json, list every inode left at the end\n"
 	"  --graph FILE      write the observed lock-order graph as Graphviz DOT\n";
 
-static bool bad(const char *cmd, const char *flag, const char *value,
-		const char *why)
+/* The options' text starts in this column; lines end by column 80. */
+#define HELP_COL 20
+#define HELP_WIDTH 80
+
+struct help_buf {
+	char text[4096];
+	size_t len;
+};
+
+static void help_add(struct help_buf *h, const char *s)
+{
+	h->len += (size_t)snprintf(h->text + h->len, sizeof(h->text) - h->len, "%s", s);
+	if (h->len >= sizeof(h->text))
+		h->len = sizeof(h->text) - 1; /* cannot happen: the text is ours */
+}
+
+/* "LEAD" then the names comma-separated, wrapped under HELP_COL. */
+static void help_list(struct help_buf *h, const char *lead, const char *(*name)(int i))
+{
+	size_t col = strlen(lead);
+
+	help_add(h, lead);
+	for (int i = 0; name(i); i++) {
+		size_t w = strlen(name(i)) + (name(i + 1) ? 1 : 0); /* the comma */
+		if (i && col + 1 + w > HELP_WIDTH) {
+			help_add(h, "\n                    ");
+			col = HELP_COL;
+		} else if (i) {
+			help_add(h, " ");
+			col++;
+		}
+		help_add(h, name(i));
+		if (name(i + 1))
+			help_add(h, ",");
+		col += w;
+	}
+	help_add(h, "\n");
+}
+
+static const char *scheme_name_at(int i)
+{
+	return all_schemes[i] ? all_schemes[i]->name : NULL;
+}
+
+static const char *workload_name_at(int i)
+{
+	return all_workloads[i] ? all_workloads[i]->name : NULL;
+}
+
+/* The --scheme and --workload lines list the registries, so a new scheme
+ * or workload shows up here by being registered. */
+const char *run_options_help(void)
+{
+	static struct help_buf h;
+
+	if (h.len)
+		return h.text;
+	help_list(&h, "  --scheme S        locking scheme: ", scheme_name_at);
+	help_add(
+		&h,
+		"                    (default merged; `icache-sim schemes` lists them)\n"
+		"  --cpus N|all      simulated CPUs, one pinned thread each (1..256; default 2)\n");
+	help_list(&h, "  --workload W      ", workload_name_at);
+	help_add(&h, run_options_rest);
+	return h.text;
+}
+
+static bool bad(const char *cmd, const char *flag, const char *value, const char *why)
 {
 	fprintf(stderr, "icache-sim %s: %s: '%s' %s\n", cmd, flag, value, why);
 	return false;
@@ -80,24 +150,57 @@ bool parse_duration(const char *s, uint64_t *ns)
 	return true;
 }
 
-bool parse_run_flags(const char *cmd, int argc, char **argv,
-		     struct run_config *cfg, struct run_flags *fl)
+/* --virtual and --costs, once every flag is known. */
+static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *costs,
+			  bool have_length)
+{
+	static struct cost_model model;
+	char err[512];
+
+	if (!cfg->virtual_time) {
+		if (costs) {
+			fprintf(stderr, "icache-sim %s: --costs is for --virtual runs\n", cmd);
+			return false;
+		}
+		return true;
+	}
+	if (cfg->check_every_ns) {
+		fprintf(stderr,
+			"icache-sim %s: --check-every is for real runs (a virtual run is "
+			"checked at its end)\n",
+			cmd);
+		return false;
+	}
+	if (!have_length)
+		cfg->duration_ns = 20ull * 1000 * 1000; /* 20 ms of virtual time */
+	if (!costs) {
+		cost_model_default(&model);
+	} else if (!cost_model_load(costs, &model, err, sizeof(err))) {
+		fprintf(stderr, "icache-sim %s: --costs: %s\n", cmd, err);
+		return false;
+	}
+	cfg->costs = &model;
+	return true;
+}
+
+bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *cfg,
+		     struct run_flags *fl)
 {
 	bool have_ops = false, have_duration = false, inject_abba = false;
+	const char *costs = NULL;
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t n;
 
-#define NEED_VALUE()                                                          \
-	do {                                                                  \
-		if (!v) {                                                     \
-			fprintf(stderr, "icache-sim %s: %s needs a value\n",  \
-				cmd, a);                                      \
-			return false;                                         \
-		}                                                             \
-		i++;                                                          \
+#define NEED_VALUE()                                                                  \
+	do {                                                                          \
+		if (!v) {                                                             \
+			fprintf(stderr, "icache-sim %s: %s needs a value\n", cmd, a); \
+			return false;                                                 \
+		}                                                                     \
+		i++;                                                                  \
 	} while (0)
 
 		if (strcmp(a, "--scheme") == 0) {
@@ -109,7 +212,8 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 			NEED_VALUE();
 			cfg->workload = workload_find(v);
 			if (!cfg->workload)
-				return bad(cmd, a, v, "is not a workload (try `icache-sim workloads`)");
+				return bad(cmd, a, v,
+					   "is not a workload (try `icache-sim workloads`)");
 		} else if (strcmp(a, "--cpus") == 0) {
 			NEED_VALUE();
 			if (strcmp(v, "all") == 0)
@@ -129,7 +233,9 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		} else if (strcmp(a, "--duration") == 0) {
 			NEED_VALUE();
 			if (!parse_duration(v, &cfg->duration_ns))
-				return bad(cmd, a, v, "is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
+				return bad(
+					cmd, a, v,
+					"is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
 			have_duration = true;
 		} else if (strcmp(a, "--seed") == 0) {
 			NEED_VALUE();
@@ -155,6 +261,12 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 			if (!parse_u64(v, 1, 1000000, &n))
 				return bad(cmd, a, v, "is out of range (1..1000000)");
 			cfg->cache_limit = (unsigned)n;
+		} else if (strcmp(a, "--locks") == 0) {
+			enum lock_kind k;
+			NEED_VALUE();
+			if (!lock_kind_parse(v, &k))
+				return bad(cmd, a, v, "is not a lock kind (ticket, mcs, mutex)");
+			cfg->locks = (int)k;
 		} else if (strcmp(a, "--watchdog") == 0) {
 			NEED_VALUE();
 			char *end;
@@ -166,6 +278,11 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 			NEED_VALUE();
 			if (!parse_duration(v, &cfg->check_every_ns))
 				return bad(cmd, a, v, "is not a duration (like 100ms, 1s)");
+		} else if (strcmp(a, "--virtual") == 0) {
+			cfg->virtual_time = true;
+		} else if (strcmp(a, "--costs") == 0) {
+			NEED_VALUE();
+			costs = v;
 		} else if (strcmp(a, "--no-pin") == 0) {
 			cfg->pin = false;
 		} else if (strcmp(a, "--quiet") == 0) {
@@ -180,12 +297,12 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		} else if (strcmp(a, "--graph") == 0) {
 			NEED_VALUE();
 			fl->graph = v;
-		} else if (fl->allow_out && (strcmp(a, "-o") == 0 ||
-					     strcmp(a, "--output") == 0)) {
+		} else if (fl->allow_out && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
 			NEED_VALUE();
 			fl->out = v;
 		} else {
-			fprintf(stderr, "icache-sim %s: unknown option '%s' (see icache-sim %s --help)\n",
+			fprintf(stderr,
+				"icache-sim %s: unknown option '%s' (see icache-sim %s --help)\n",
 				cmd, a, cmd);
 			return false;
 		}
@@ -196,23 +313,24 @@ bool parse_run_flags(const char *cmd, int argc, char **argv,
 		return false;
 	}
 	if (have_ops)
-		cfg->duration_ns = 3600ull * 1000000000ull;   /* a safety bound */
+		cfg->duration_ns = 3600ull * 1000000000ull; /* a safety bound */
+	if (!setup_virtual(cmd, cfg, costs, have_ops || have_duration))
+		return false;
 	if (inject_abba)
 		cfg->workload = workload_with_abba(cfg->workload);
 	return true;
 }
 
-int finish_run(const char *cmd, const struct run_config *cfg,
-	       const struct run_flags *fl, struct run_result *r, int status,
-	       const char *extra_json)
+int finish_run(const char *cmd, const struct run_config *cfg, const struct run_flags *fl,
+	       struct run_result *r, int status, const char *extra_json)
 {
 	if (r->invariant_failures && !status)
 		status = 1;
 	if (fl->graph) {
 		FILE *f = fopen(fl->graph, "w");
 		if (!f) {
-			fprintf(stderr, "icache-sim %s: --graph: cannot write '%s'\n",
-				cmd, fl->graph);
+			fprintf(stderr, "icache-sim %s: --graph: cannot write '%s'\n", cmd,
+				fl->graph);
 			return 2;
 		}
 		char title[256];

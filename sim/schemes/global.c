@@ -40,8 +40,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &icache.inode_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	(void)inode;
 	switch (list) {
@@ -54,7 +53,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &icache.inode_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -75,8 +74,7 @@ static void i_list_del(struct inode *inode, enum site site)
  */
 static void __iget(struct inode *inode, enum site site)
 {
-	if (atomic_load(&inode->i_count) == 0 &&
-	    !(inode_state(inode) & (I_DIRTY | I_SYNC)))
+	if (atomic_load(&inode->i_count) == 0 && !(inode_state(inode) & (I_DIRTY | I_SYNC)))
 		inode_in_use_add(inode, site);
 	inode_ref_get(inode, site);
 }
@@ -258,8 +256,7 @@ static void ihold(struct inode *inode)
  * it while "writing".  I_SYNC keeps the inode ours meanwhile:
  * mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -268,8 +265,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&icache.inode_lock);
 
 	/* The pages and the inode would be written here. */
@@ -421,8 +417,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&icache.inode_lock);
 		/* The handoff, in one inode_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -528,7 +523,6 @@ const struct scheme scheme_global = {
 	.name = "global",
 	.era = "2.6.36 (one global inode_lock)",
 	.summary = "inode_lock covers hash, sb lists, the i_list, i_state, counters",
-	.order_text = "inode_lock (alone: nothing nests inside or outside it)",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.single_i_list = true,

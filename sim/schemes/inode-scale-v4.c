@@ -1,6 +1,14 @@
 /*
- * inode-scale-v4.c - the inode cache of Dave Chinner's "Inode Lock
- * Scalability V4" series (October 2010), before Al Viro's review.
+ * inode-scale-v4.c - the inode cache of Dave Chinner's inode scalability
+ * series of October 2010, before Al Viro's review.  Which posting each part
+ * comes from (docs/sources.md): the lock layout, "no trylocks", per-cpu
+ * counters and the dispose list are from the "Inode Lock Scalability V4"
+ * cover letter (16 Oct 2010, 19 patches); the iput_final that drops i_lock
+ * before the LRU add is the hunk of "[PATCH 16/21] fs: Protect
+ * inode->i_state with the inode->i_lock" (21 Oct 2010) that Al Viro quoted.
+ * The name keeps "v4" for the command line.  Assumed, not sourced: the sb
+ * list lock nests inside the hash bucket lock (Al Viro proposes it for the
+ * merged order; V4's own nesting is not in the sources).
  *
  * inode_lock is gone and every list has a lock of its own, finer than what
  * was finally merged: a lock per hash chain, a lock per superblock for its
@@ -30,7 +38,7 @@
  * iput_final must drop i_lock before it puts a still cached inode on the
  * LRU.  For that moment the inode has no reference, no I_FREEING and no
  * lock: another CPU can look it up, unlink it and free it, and we then put
- * a freed inode on the LRU.  Al Viro pointed this out (seed 005) and the
+ * a freed inode on the LRU.  Al Viro pointed this out (22 Oct 2010) and the
  * series was reworked into the merged order.  This file keeps the bug: it
  * is what the lesson is about.  The simulator's handoff checker sees the
  * freed inode arrive at the LRU and reports it.
@@ -47,8 +55,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &inode->i_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	switch (list) {
 	case LIST_hash:
@@ -62,7 +69,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &inode->i_sb->s_bdi->list_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -246,8 +253,7 @@ static void ihold(struct inode *inode)
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
  * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -256,8 +262,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 
@@ -429,14 +434,13 @@ static void iput_final(struct inode *inode)
 			/* Keep it cached.  The LRU lock nests outside i_lock,
 			 * so i_lock has to go first...
 			 *
-			 * THE RACE (seed 005): from this unlock until the LRU
+			 * THE RACE ([PATCH 16/21]): from this unlock until the LRU
 			 * add, the inode has count 0, no I_FREEING and no lock.
 			 * Another CPU can find it in the hash, unlink it, drop
 			 * the last reference and free it, and then we put a
 			 * freed inode on the LRU.  Left in on purpose. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
-			    !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
 				spin_unlock(&inode->i_lock);
 				inode_lru_list_add(inode);
 				return;
@@ -451,8 +455,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&inode->i_lock);
 		/* The handoff, in one i_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -495,8 +498,7 @@ static long prune_icache(long nr)
 		if (!inode)
 			break;
 		spin_lock(&inode->i_lock);
-		if (atomic_load(&inode->i_count) ||
-		    (inode_state(inode) & ~I_REFERENCED)) {
+		if (atomic_load(&inode->i_count) || (inode_state(inode) & ~I_REFERENCED)) {
 			inode_lru_del(inode, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -576,6 +578,7 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
+/* clang-format off */
 static const struct lock_rule lock_order[] = {
 	{ LC_iunique_lock, LC_hash_bucket },
 	{ LC_hash_bucket, LC_inode_sb_list_lock },
@@ -585,17 +588,16 @@ static const struct lock_rule lock_order[] = {
 	{ LC_inode_wb_list_lock, LC_i_lock },
 	{ LC_inode_lru_lock, LC_i_lock },
 };
+/* clang-format on */
 
 const struct scheme scheme_inode_scale_v4 = {
 	.name = "inode-scale-v4",
-	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
+	.era = "Dave Chinner, Oct 2010: V4's locks, iput_final of [PATCH 16/21]",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
-	.order_text =
-		"iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
-		"inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	.known_racy = true,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,

@@ -46,8 +46,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &inode->i_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	(void)inode;
 	switch (list) {
@@ -62,7 +61,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &icache.wb_list_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -240,8 +239,7 @@ static void ihold(struct inode *inode)
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
  * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -250,8 +248,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.wb_list_lock);
 
@@ -403,8 +400,7 @@ static void iput_final(struct inode *inode)
 			 * so the inode goes on the LRU before anyone else can
 			 * see it unreferenced and unlocked. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
-			    !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
 				spin_lock(&icache.lru_lock);
 				inode_lru_add(inode, __site);
 				spin_unlock(&icache.lru_lock);
@@ -419,8 +415,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&inode->i_lock);
 		/* The handoff, in one i_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -465,8 +460,7 @@ static long prune_icache(long nr)
 			inode_lru_rotate(inode, __site);
 			continue;
 		}
-		if (atomic_load(&inode->i_count) ||
-		    (inode_state(inode) & ~I_REFERENCED)) {
+		if (atomic_load(&inode->i_count) || (inode_state(inode) & ~I_REFERENCED)) {
 			inode_lru_del(inode, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -543,6 +537,7 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
+/* clang-format off */
 static const struct lock_rule lock_order[] = {
 	{ LC_iunique_lock, LC_inode_hash_lock },
 	{ LC_inode_hash_lock, LC_inode_sb_list_lock },
@@ -551,14 +546,12 @@ static const struct lock_rule lock_order[] = {
 	{ LC_inode_wb_list_lock, LC_i_lock },
 	{ LC_i_lock, LC_inode_lru_lock },
 };
+/* clang-format on */
 
 const struct scheme scheme_merged = {
 	.name = "merged",
 	.era = "2.6.39, as agreed in the thread",
 	.summary = "[hash, wb, sb] > i_lock > [lru]; prune_icache trylocks i_lock",
-	.order_text =
-		"iunique_lock > inode_hash_lock > inode_sb_list_lock > i_lock > inode_lru_lock; "
-		"inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,

@@ -32,7 +32,8 @@
  * shrinker, umount) holds the list lock before it knows which inode it
  * wants, which is the wrong way round.  It may only spin_trylock i_lock;
  * if that fails it drops the list lock, relaxes and tries again.  Those
- * are the "trylock loops" of the October 2010 argument (seed 002).  The
+ * are the "trylock loops" of the October 2010 argument (Nick Piggin,
+ * <20101015205045.GA20476@amd>, docs/sources.md).  The
  * validator sees them as trylocks: no dependency, no report.
  */
 #include <sched.h>
@@ -49,8 +50,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &inode->i_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	switch (list) {
 	case LIST_hash:
@@ -64,7 +64,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &icache.wb_list_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -277,8 +277,7 @@ static void ihold(struct inode *inode)
  * i_lock first.  I_SYNC keeps the inode ours meanwhile: mark_inode_dirty
  * leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -287,8 +286,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&icache.wb_list_lock);
 	spin_unlock(&inode->i_lock);
 
@@ -452,8 +450,7 @@ static void iput_final(struct inode *inode)
 			 * so the inode goes on the LRU before anyone else can
 			 * see it unreferenced and unlocked. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
-			    !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
 				spin_lock(&icache.lru_lock);
 				inode_lru_add(inode, __site);
 				spin_unlock(&icache.lru_lock);
@@ -468,8 +465,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&inode->i_lock);
 		/* The handoff, in one i_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -516,8 +512,7 @@ static long prune_icache(long nr)
 			spin_lock(&icache.lru_lock);
 			continue;
 		}
-		if (atomic_load(&inode->i_count) ||
-		    (inode_state(inode) & ~I_REFERENCED)) {
+		if (atomic_load(&inode->i_count) || (inode_state(inode) & ~I_REFERENCED)) {
 			inode_lru_del(inode, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -607,6 +602,7 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
+/* clang-format off */
 static const struct lock_rule lock_order[] = {
 	{ LC_iunique_lock, LC_hash_bucket },
 	{ LC_i_lock, LC_hash_bucket },
@@ -615,16 +611,13 @@ static const struct lock_rule lock_order[] = {
 	{ LC_i_lock, LC_inode_lru_lock },
 	{ LC_inode_sb_list_lock, LC_inode_lru_lock },
 };
+/* clang-format on */
 
 const struct scheme scheme_vfs_scale = {
 	.name = "vfs-scale",
 	.era = "Nick Piggin's vfs-scale tree (2010)",
 	.summary = "i_lock > [hash bucket, sb, wb, lru]; list walkers trylock "
 		   "i_lock, drop the list lock and retry",
-	.order_text =
-		"i_lock > hash_bucket, inode_sb_list_lock, inode_wb_list_lock, "
-		"inode_lru_lock; inode_sb_list_lock > inode_lru_lock; "
-		"iunique_lock > hash_bucket",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,
