@@ -410,16 +410,22 @@ static bool pattern_match(const struct play *pl, const struct scn_pattern *pat,
 		if (pat->inode >= 0 && ev->lock->cls == LC_i_lock && ev->lock->inst != want)
 			return false;
 		return true;
-	case SEV_state:
-		if (!(ev->b & pat->flag) || (ev->a & pat->flag))
+	case SEV_state: {
+		/* set: some of the bits appear; clear: some go */
+		uint64_t before = pat->flag_set ? ev->a : ev->b;
+		uint64_t after = pat->flag_set ? ev->b : ev->a;
+		if (!(after & pat->flag) || (before & pat->flag))
 			return false;
 		break;
+	}
 	case SEV_ref:
+	case SEV_nlink:
 		if (pat->count >= 0 && ev->b != pat->count)
 			return false;
 		break;
 	case SEV_list:
-		if (ev->a != pat->list || ev->b != pat->action)
+		if ((pat->list >= 0 && ev->a != pat->list) ||
+		    (pat->action >= 0 && ev->b != pat->action))
 			return false;
 		break;
 	default:

@@ -69,14 +69,15 @@ struct scn_program {
 /* Which steps an "until" waits for.  -1 (or 0 masks) means "any". */
 struct scn_pattern {
 	enum sched_event_kind kind;
-	uint32_t classes; /* bit per lock class; 0 = any */
+	uint32_t classes; /* bit per lock class */
 	int site;
-	int inode; /* index in scn->inodes */
-	int list, action;
-	unsigned flag; /* state: this flag becomes set */
-	long count;    /* ref: new count, -1 any */
-	long times;    /* the n-th match (default 1) */
-	bool blocked;  /* "until blocked": parks on a lock or inode */
+	int inode;        /* index in scn->inodes */
+	int list, action; /* -1 any */
+	unsigned flag;    /* set / clear: these i_state bits */
+	bool flag_set;    /* set: they become set; clear: cleared */
+	long count;       /* ref, nlink: new count, -1 any */
+	long times;       /* the n-th match (default 1) */
+	bool blocked;     /* "until blocked": parks on a lock or inode */
 };
 
 /* What must hold about one inode. */
