@@ -315,13 +315,15 @@ static bool exec_op(struct play *pl, int row, const struct scn_op *op)
 		result = S->prune_icache(op->n);
 		break;
 	case OPK_umount:
+		/* evict_inodes, then the "Busy inodes after unmount" check. */
+		result = generic_shutdown_super(&icache.sbs[op->sb]);
+		break;
 	case OPK_deactivate:
 		atomic_fetch_and(&icache.sbs[op->sb].s_flags, ~MS_ACTIVE);
-		if (op->kind == OPK_umount)
-			result = S->invalidate_inodes(&icache.sbs[op->sb]);
 		break;
 	case OPK_invalidate:
-		result = S->invalidate_inodes(&icache.sbs[op->sb]);
+		/* invalidate_inodes(sb, kill_dirty = 0): the result is busy. */
+		result = S->invalidate_inodes(&icache.sbs[op->sb], false);
 		break;
 	case OPK_iunique:
 		result = (int64_t)S->iunique(&icache.sbs[op->sb], 1000);
@@ -910,6 +912,9 @@ static void print_header(struct play *pl)
 	say_log(pl, "scenario %s%s%s\n", scn->file, scn->title[0] ? ": " : "", scn->title);
 	say_log(pl, "scheme %s (%s); %d CPU%s\n", scn->scheme->name, scn->scheme->era, scn->ncpus,
 		scn->ncpus == 1 ? "" : "s");
+	if (scn->no_iprune_sem)
+		say_log(pl, "variant no-iprune-sem: iprune_sem is switched "
+			    "off (a test variant, not the kernel)\n");
 	for (int c = 0; c < scn->ncpus; c++) {
 		say_log(pl, "%s:", pl->names[c]);
 		for (int i = 0; i < scn->prog[c].nops; i++) {
@@ -969,6 +974,7 @@ static struct play *play_setup(const struct scenario *scn, const struct play_opt
 
 	struct icache_config cfg = { .nsbs = (int)scn->nsbs, .hash_bits = 6 };
 	icache_init(scn->scheme, &cfg, pl->cpu_ptrs, scn->ncpus + 1);
+	icache.iprune_sem.off = scn->no_iprune_sem;
 	lockdep_reset(scn->scheme->order, scn->scheme->norder);
 	violations_reset();
 	violations_set_quiet(true);
