@@ -240,7 +240,7 @@ START_TEST(moment_does_not_parse)
 	snprintf(text, sizeof(text),
 		 HEAD("%s") "step: One\nat: release no_such_lock\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("syntax.lesson", text, 6, "'no_such_lock' is not a lock class", false);
+	bad_lesson("syntax.lesson", text, 6, "unknown lock class 'no_such_lock'", false);
 }
 END_TEST
 
@@ -275,7 +275,7 @@ START_TEST(moment_grammar)
 	char err[300];
 	ck_assert(moment_parse("release i_lock in iput_final on cpu0", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.type, EV_lock_release);
-	ck_assert_int_eq(m.cls, lock_class_by_name("i_lock"));
+	ck_assert_uint_eq(m.classes, 1u << lock_class_by_name("i_lock"));
 	ck_assert_int_eq(m.site, site_by_name("iput_final"));
 	ck_assert_int_eq(m.cpu, 0);
 	/* the scenario files' own spellings */

@@ -140,6 +140,12 @@
 
 /* clang-format on */
 
+/* ---- the events' numbers ------------------------------------------------- */
+
+/* Each event's position in the table (the viewer's EV_* are the same). */
+#define ICACHE_EV_ROW_(name, sched, text) ICACHE_EV_##name,
+enum icache_event { ICACHE_EVENTS(ICACHE_EV_ROW_) NR_ICACHE_EVENTS };
+
 /* ---- the scheduler's step kinds ------------------------------------------ */
 
 #define ICACHE_SEV_ROW_(name, sched, text) ICACHE_SEV_##sched

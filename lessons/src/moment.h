@@ -4,18 +4,14 @@
  *
  * A lesson step shows the machine at one moment of its scenario's trace,
  * and a "you are the scheduler" goal is a moment the student must make
- * happen.  Both are written as selectors (the grammar is in
- * lessons/README.md):
+ * happen.  A moment is
  *
- *   start | end | step N | event N
- *   [first|second|...|last|Nth] VERB [ARG] [in SITE] [on cpuN] [inode N]
- *                                          [after step N]
+ *   start | end | step N | event N | SELECTOR
  *
- * with VERB one of acquire, contended, acquired (take, lock), release
- * (unlock), trylock, trylock-ok, trylock-fail (each with a lock class),
- * set / clear (an i_state flag), add / del / move / rotate (a list),
- * ref [N], nlink [N], alloc, free, begin / end (an operation),
- * violation [KIND].
+ * where SELECTOR is the event grammar shared with the scenario files'
+ * schedule lines (lib/selector.h, lessons/README.md): "second
+ * trylock-failed i_lock inode 42 in find_inode_fast on cpu0".  A trace
+ * has no "wake" or "blocked" event, and "sb N" is not needed in it.
  *
  * Parsing needs only the names; matching works on the viewer's decoded
  * events (viewer/index.h), one at a time, so it costs no trace library.
@@ -35,13 +31,13 @@ struct moment {
 	enum moment_kind kind;
 	uint64_t number; /* step N / event N */
 	/* M_SELECT */
-	int type; /* EV_* */
-	int cls;  /* lock class, -1 any */
-	int site; /* -1 any */
-	int cpu;  /* -1 any */
+	int type;         /* EV_* */
+	uint32_t classes; /* bit per lock class, 0 any */
+	int site;         /* -1 any */
+	int cpu;          /* -1 any */
 	bool has_ino;
 	uint64_t ino;
-	int flag_bit; /* set / clear */
+	unsigned flags; /* set / clear: these i_state bits */
 	bool flag_set;
 	int list, action; /* add / del / move / rotate */
 	int op;           /* begin / end, -1 any */
@@ -71,9 +67,5 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64
  */
 int64_t moment_find(const struct moment *m, const struct ix_event *ev, uint64_t n,
 		    uint64_t (*value_of)(const void *ctx, uint32_t id), const void *ctx);
-
-/* One line describing an event, as a lesson's narrative would name it:
- * "cpu0 release i_lock (inode 42) in iput_final". */
-void moment_describe_event(const struct ix_event *e, uint64_t obj_value, char *buf, size_t len);
 
 #endif

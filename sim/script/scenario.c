@@ -16,6 +16,7 @@
 
 #include "lib/xalloc.h"
 #include "sim/core/violation.h"
+#include "lib/selector.h"
 #include "sim/script/scenario.h"
 
 #define MAX_TOKENS 64
@@ -188,59 +189,8 @@ static bool cpu_arg(struct parser *p, int *cpu)
 
 /* ---- vocabulary -------------------------------------------------------------- */
 
-/* Lock class names, with the short names a teacher is likely to write. */
-static uint32_t class_mask(const char *t)
-{
-	static const struct {
-		const char *alias;
-		uint32_t mask;
-	} aliases[] = {
-		{ "lru_lock", 1u << LC_inode_lru_lock },
-		{ "inode_hash_lock", 1u << LC_inode_hash_lock },
-		{ "hash_lock", 1u << LC_inode_hash_lock },
-		/* "hash": whichever lock guards a hash chain in this era */
-		{ "hash", (1u << LC_inode_hash_lock) | (1u << LC_hash_bucket) },
-		{ "sb_list_lock", 1u << LC_inode_sb_list_lock },
-		{ "wb_list_lock", 1u << LC_inode_wb_list_lock },
-		{ "a", 1u << LC_test_lock_a },
-		{ "b", 1u << LC_test_lock_b },
-		{ "any", 0xffffffffu },
-	};
-	for (int i = 0; i < NR_LOCK_CLASSES; i++)
-		if (strcmp(t, lock_class_name(i)) == 0)
-			return 1u << i;
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strcmp(t, aliases[i].alias) == 0)
-			return aliases[i].mask;
-	return 0;
-}
-
-static int site_index(const char *t)
-{
-	while (*t == '_') /* __wait_on_freeing_inode */
-		t++;
-	for (int i = 0; i < NR_SITES; i++)
-		if (strcmp(t, site_name(i)) == 0)
-			return i;
-	return -1;
-}
-
-static unsigned flag_bits(const char *t)
-{
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} flags[] = {
-#define F(bit, name) { #name, 1u << (bit) },
-		ICACHE_STATE_FLAGS(F)
-#undef F
-			{ "I_DIRTY", I_DIRTY },
-	};
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (strcmp(t, flags[i].name) == 0)
-			return flags[i].bit;
-	return 0;
-}
+/* Lock classes, call sites and i_state flags are named as in every other
+ * file of the lab (lib/selector.h). */
 
 /* "I_NEW|I_REFERENCED", "0" or "none". */
 static bool parse_flags(struct parser *p, const char *t, unsigned *out)
@@ -251,7 +201,7 @@ static bool parse_flags(struct parser *p, const char *t, unsigned *out)
 		return true;
 	snprintf(buf, sizeof(buf), "%s", t);
 	for (char *save, *f = strtok_r(buf, "|", &save); f; f = strtok_r(NULL, "|", &save)) {
-		unsigned b = flag_bits(f);
+		unsigned b = selector_flag_bits(f);
 		if (!b)
 			return perr(p,
 				    "unknown i_state flag '%s' (I_NEW, "
@@ -272,22 +222,6 @@ static unsigned list_bits(const char *t)
 		if (strcmp(t, list_id_name(i)) == 0)
 			return 1u << i;
 	return 0;
-}
-
-static int list_index(const char *t)
-{
-	for (int i = 0; i < NR_INODE_LISTS; i++)
-		if (strcmp(t, list_id_name(i)) == 0)
-			return i;
-	return -1;
-}
-
-static int action_index(const char *t)
-{
-	for (int i = 0; i < NR_LIST_ACTIONS; i++)
-		if (strcmp(t, list_action_name(i)) == 0)
-			return i;
-	return -1;
 }
 
 static int violation_index(const char *t)
@@ -445,7 +379,7 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 	if (op->kind == OPK_lock || op->kind == OPK_unlock) {
 		if (!need(p, "a test lock (a or b)", &t))
 			return false;
-		uint32_t m = class_mask(t);
+		uint32_t m = selector_class_mask(t);
 		if (m == 1u << LC_test_lock_a)
 			op->lock = 0;
 		else if (m == 1u << LC_test_lock_b)
@@ -625,136 +559,53 @@ static bool parse_inode_line(struct parser *p)
 	return true;
 }
 
-static bool parse_pattern_mods(struct parser *p, struct scn_pattern *pat)
-{
-	struct inode_tok it = { 0 };
-	const char *t;
-	uint64_t n;
-
-	while ((t = next(p)) != NULL) {
-		if (strcmp(t, "of") == 0 || strcmp(t, "inode") == 0) {
-			if (strcmp(t, "of") == 0)
-				accept(p, "inode");
-			if (!need(p, "an inode", &it.t))
-				return false;
-			it.have = true;
-		} else if (strcmp(t, "sb") == 0) {
-			if (!sb_arg(p, &it.sb))
-				return false;
-		} else if (strcmp(t, "in") == 0) {
-			if (!need(p, "a function name", &t))
-				return false;
-			pat->site = site_index(t);
-			if (pat->site < 0)
-				return perr(p,
-					    "unknown function '%s' (a call site "
-					    "such as iput_final, find_inode_fast, "
-					    "prune_icache)",
-					    t);
-		} else if (strcmp(t, "times") == 0) {
-			if (!num_arg(p, "count", 1, 1000000, &n))
-				return false;
-			pat->times = (long)n;
-		} else {
-			return perr(p,
-				    "unexpected '%s' in an event (use 'of "
-				    "inode N', 'in FUNCTION', 'times N')",
-				    t);
-		}
-	}
-	if (it.have && !resolve_inode(p, &it, false, &pat->inode))
-		return false;
-	return true;
-}
-
+/*
+ * "until SELECTOR": the rest of the line, in the grammar shared with the
+ * lessons' moments (lib/selector.h).  A schedule stops on scheduler
+ * steps, so a selector that names no step (contended, violation) or
+ * qualifies by what a schedule line already says (on cpuN, after step N)
+ * is refused here.
+ */
 static bool parse_pattern(struct parser *p, struct scn_pattern *pat)
 {
-	const char *t;
-	uint64_t n;
-	int k;
+	struct selector sel;
+	char err[300];
 
 	memset(pat, 0, sizeof(*pat));
-	pat->site = -1;
+	if (p->pos >= p->ntok)
+		return perr(p, "an event (%s) expected at the end of the line", SELECTOR_VERBS);
+	if (!selector_parse(&p->tok[p->pos], p->ntok - p->pos, &sel, err, sizeof(err)))
+		return perr(p, "%s", err);
+	p->pos = p->ntok;
+	if (sel.cpu >= 0 || sel.has_after)
+		return perr(p, "'on cpuN' and 'after step N' have no place in a schedule line "
+			       "(the line names its CPU and stands in its order)");
+	pat->blocked = sel.blocked;
+	if (!sel.blocked && sel.sched < 0)
+		return perr(p, "'%s' is not a step the scheduler stops at (%s)", sel.verb,
+			    "acquire, acquired, release, trylock, trylock-failed, set, clear, add, "
+			    "del, move, rotate, ref, nlink, alloc, free, wake, blocked");
+	if (sel.sched == SEV_op_begin || sel.sched == SEV_op_end)
+		return perr(p, "'%s' cannot end a segment: use 'ops N' to run whole operations",
+			    sel.verb);
+	pat->kind = sel.sched;
+	pat->classes = sel.classes ? sel.classes : 0xffffffffu;
+	pat->site = sel.site;
+	pat->list = sel.list;
+	pat->action = sel.action;
+	pat->flag = sel.flags;
+	pat->flag_set = sel.flag_set;
+	pat->count = sel.has_count ? (long)sel.count : -1;
+	pat->times = sel.nth > 0 ? sel.nth : 1;
+	if (sel.nth < 0)
+		return perr(p, "'last' cannot end a segment: the segment stops at the first match");
 	pat->inode = -1;
-	pat->list = -1;
-	pat->action = -1;
-	pat->count = -1;
-	pat->times = 1;
-	if (!need(p,
-		  "an event (acquire, acquired, release, trylock, "
-		  "trylock-failed, state, ref, list, alloc, free, wake, blocked)",
-		  &t))
-		return false;
-	if (strcmp(t, "blocked") == 0) {
-		pat->blocked = true;
-		return done(p);
-	}
-	for (k = 0; k < NR_SCHED_EVENTS; k++)
-		if (strcmp(t, sched_event_kind_name(k)) == 0)
-			break;
-	if (k == NR_SCHED_EVENTS || k == SEV_op_begin || k == SEV_op_end)
-		return perr(p,
-			    "unknown event '%s' (acquire, acquired, release, "
-			    "trylock, trylock-failed, state, ref, nlink, list, "
-			    "alloc, free, wake, blocked)",
-			    t);
-	pat->kind = k;
-	switch (pat->kind) {
-	case SEV_acquire:
-	case SEV_acquired:
-	case SEV_release:
-	case SEV_trylock:
-	case SEV_trylock_failed:
-		if (!need(p, "a lock class", &t))
-			return false;
-		pat->classes = class_mask(t);
-		if (!pat->classes)
-			return perr(p,
-				    "unknown lock class '%s' (i_lock, "
-				    "inode_hash_lock, hash_bucket, "
-				    "inode_sb_list_lock, inode_wb_list_lock, "
-				    "inode_lru_lock, a, b, any)",
-				    t);
-		break;
-	case SEV_state:
-		if (!need(p, "an i_state flag", &t))
-			return false;
-		pat->flag = flag_bits(t);
-		if (!pat->flag)
-			return perr(p, "unknown i_state flag '%s'", t);
-		break;
-	case SEV_ref:
-		if (accept(p, "to")) {
-			if (!num_arg(p, "reference count", 0, 1000000, &n))
-				return false;
-			pat->count = (long)n;
-		}
-		break;
-	case SEV_list:
-		if (!need(p, "a list action (add, del, move, rotate)", &t))
-			return false;
-		pat->action = action_index(t);
-		if (pat->action < 0)
-			return perr(p,
-				    "unknown list action '%s' (add, del, move, "
-				    "rotate)",
-				    t);
-		if (!need(p,
-			  "a list (hash, sb, lru, b_dirty, b_io, b_more_io, "
-			  "dispose)",
-			  &t))
-			return false;
-		pat->list = list_index(t);
-		if (pat->list < 0)
-			return perr(p,
-				    "unknown list '%s' (hash, sb, lru, b_dirty, "
-				    "b_io, b_more_io, dispose)",
-				    t);
-		break;
-	default:
-		break;
-	}
-	return parse_pattern_mods(p, pat);
+	if (!sel.inode)
+		return true;
+	struct inode_tok it = { .t = sel.inode, .sb = sel.has_sb ? sel.sb : 0, .have = true };
+	if (sel.has_sb && sel.sb + 1 > p->scn->nsbs)
+		p->scn->nsbs = sel.sb + 1;
+	return resolve_inode(p, &it, false, &pat->inode);
 }
 
 static bool parse_sched_line(struct parser *p, int cpu)
@@ -991,6 +842,19 @@ static bool parse_line(struct parser *p, char *raw)
 				    "unknown scheme '%s' (try `icache-sim "
 				    "schemes`)",
 				    t);
+		return done(p);
+	}
+	if (strcmp(t, "variant") == 0) {
+		/* A test variant of the scheme: show what a lock is for by
+		 * running without it. */
+		if (!need(p, "a variant name", &t))
+			return false;
+		if (strcmp(t, "no-iprune-sem") != 0)
+			return perr(p,
+				    "unknown variant '%s' (there is "
+				    "no-iprune-sem)",
+				    t);
+		scn->no_iprune_sem = true;
 		return done(p);
 	}
 	if (strcmp(t, "title") == 0) {

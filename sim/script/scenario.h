@@ -41,10 +41,10 @@ enum scn_op_kind {
 	OPK_mark_dirty,
 	OPK_writeback,
 	OPK_prune,
-	OPK_umount,     /* deactivate, then invalidate_inodes */
+	OPK_umount,     /* generic_shutdown_super: evict_inodes, busy check */
 	OPK_deactivate, /* clear MS_ACTIVE */
-	OPK_invalidate,
-	OPK_create, /* new_inode + insert_inode_hash, named */
+	OPK_invalidate, /* invalidate_inodes(sb, 0): returns busy */
+	OPK_create,     /* new_inode + insert_inode_hash, named */
 	OPK_iunique,
 	OPK_lock, /* test_lock_a / test_lock_b */
 	OPK_unlock,
@@ -69,14 +69,15 @@ struct scn_program {
 /* Which steps an "until" waits for.  -1 (or 0 masks) means "any". */
 struct scn_pattern {
 	enum sched_event_kind kind;
-	uint32_t classes; /* bit per lock class; 0 = any */
+	uint32_t classes; /* bit per lock class */
 	int site;
-	int inode; /* index in scn->inodes */
-	int list, action;
-	unsigned flag; /* state: this flag becomes set */
-	long count;    /* ref: new count, -1 any */
-	long times;    /* the n-th match (default 1) */
-	bool blocked;  /* "until blocked": parks on a lock or inode */
+	int inode;        /* index in scn->inodes */
+	int list, action; /* -1 any */
+	unsigned flag;    /* set / clear: these i_state bits */
+	bool flag_set;    /* set: they become set; clear: cleared */
+	long count;       /* ref, nlink: new count, -1 any */
+	long times;       /* the n-th match (default 1) */
+	bool blocked;     /* "until blocked": parks on a lock or inode */
 };
 
 /* What must hold about one inode. */
@@ -137,6 +138,7 @@ struct scenario {
 	char file[256];
 	char title[200];
 	const struct scheme *scheme;
+	bool no_iprune_sem; /* "variant no-iprune-sem": the lock is off */
 	int ncpus;
 	uint32_t nsbs;
 	struct scn_inode inodes[SCN_MAX_INODES];

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/selector.h"
 #include "lib/xalloc.h"
 #include "sim/core/trace.h"
 #include "sim/script/sched.h"
@@ -23,26 +24,12 @@ static struct sched *active;
 
 /* ---- words ------------------------------------------------------------ */
 
-static const char *const event_names[NR_SCHED_EVENTS] = {
-	[SEV_acquire] = "acquire",
-	[SEV_acquired] = "acquired",
-	[SEV_release] = "release",
-	[SEV_trylock] = "trylock",
-	[SEV_trylock_failed] = "trylock-failed",
-	[SEV_state] = "state",
-	[SEV_ref] = "ref",
-	[SEV_nlink] = "nlink",
-	[SEV_list] = "list",
-	[SEV_alloc] = "alloc",
-	[SEV_free] = "free",
-	[SEV_wake] = "wake",
-	[SEV_op_begin] = "begin",
-	[SEV_op_end] = "end",
-};
-
+/* A step kind's word is the selector grammar's verb for it (lib/selector.h):
+ * the log says "cpu0 trylock-failed i_lock ..." and a schedule line
+ * writes "until trylock-failed i_lock". */
 const char *sched_event_kind_name(enum sched_event_kind k)
 {
-	return (unsigned)k < NR_SCHED_EVENTS ? event_names[k] : "?";
+	return selector_sched_word(k);
 }
 
 #define X(n) #n,
@@ -131,7 +118,8 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 	case SEV_release:
 	case SEV_trylock:
 		sched_lock_text(ev->lock, lock, sizeof(lock));
-		snprintf(buf, len, "%s %s %s in %s", who, event_names[ev->kind], lock, site);
+		snprintf(buf, len, "%s %s %s in %s", who, sched_event_kind_name(ev->kind), lock,
+			 site);
 		break;
 	case SEV_trylock_failed: {
 		int h = holder_of(ev->lock);
@@ -195,9 +183,10 @@ void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *bu
 		sched_lock_text(sc->blocked_on, lock, sizeof(lock));
 		snprintf(buf, len, "%s blocked: waits for %s in %s, held by %s", sc->cpu->name,
 			 lock, site_name(sc->blocked_site),
-			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name :
-			 h >= 0                 ? "main" :
-						  "nobody now");
+			 h >= 0 && h < s->ncpus        ? s->cpu[h].cpu->name :
+			 h >= 0                        ? "main" :
+			 sim_lock_busy(sc->blocked_on) ? "readers" :
+							 "nobody now");
 	} else if (sc->state == SCPU_SLEEPING) {
 		snprintf(buf, len,
 			 "%s sleeps on inode %llu in %s until it is "
@@ -453,7 +442,8 @@ bool sched_runnable(const struct sched *s, int idx)
 	case SCPU_IDLE:
 		return true;
 	case SCPU_BLOCKED:
-		return holder_of(sc->blocked_on) < 0;
+		/* Free of writer and readers (a rw-lock has both). */
+		return !sim_lock_busy(sc->blocked_on);
 	case SCPU_SLEEPING:
 		return sc->woken;
 	default:
