@@ -399,7 +399,7 @@ START_TEST(umount_iput_goes_through_i_will_free)
 	/* Last put on a dying sb: written, then freed (I_WILL_FREE handoff). */
 	scheme_merged.iput(kept);
 	ck_assert_uint_eq(kept->i_magic, INODE_FREED);
-	ck_assert_int_eq(scheme_merged.invalidate_inodes(sb), 1);
+	ck_assert_int_eq(scheme_merged.evict_inodes(sb), 1);
 	ck_assert(list_empty(&sb->s_inodes));
 	ck_assert_int_eq(get_nr_unused(), 0);
 	ck_assert_int_eq(violations_distinct(), 0);

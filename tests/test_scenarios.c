@@ -104,6 +104,74 @@ START_TEST(merged_blocks_the_lookup_on_i_lock)
 }
 END_TEST
 
+/* The step number of the first line of out containing what, or -1. */
+static long step_of(const char *out, const char *what)
+{
+	const char *p = strstr(out, what);
+	if (!p)
+		return -1;
+	while (p > out && p[-1] != '\n')
+		p--;
+	long n = -1;
+	sscanf(p, "step %ld:", &n);
+	return n;
+}
+
+/*
+ * iprune_sem: umount waits for the shrinker's dispose list, and returns
+ * only after every inode of the sb is freed (merged: evict_inodes cycles
+ * through it; global: invalidate_inodes holds it throughout).
+ */
+START_TEST(umount_waits_for_prune_on_iprune_sem)
+{
+	static const struct {
+		const char *file, *wait, *end;
+	} c[] = {
+		{ SCN_DIR "/umount-waits-for-prune.scn",
+		  "cpu0 blocked: waits for iprune_sem in evict_inodes, held by readers",
+		  "cpu0 end umount sb 0" },
+		{ SCN_DIR "/umount-waits-for-prune-global.scn",
+		  "cpu0 blocked: waits for iprune_sem in invalidate_inodes, held by readers",
+		  "cpu0 end umount sb 0" },
+	};
+	for (int i = 0; i < 2; i++) {
+		int st;
+		char *out = play(&st, c[i].file, NULL);
+		ck_assert_int_eq(st, 0);
+		ck_assert_msg(strstr(out, c[i].wait), "%s: no wait", c[i].file);
+		long end = step_of(out, c[i].end);
+		for (int ino = 40; ino <= 42; ino++) {
+			char f[64];
+			snprintf(f, sizeof(f), "cpu1 free inode %d\n", ino);
+			long freed = step_of(out, f);
+			ck_assert_msg(freed > 0 && freed < end,
+				      "%s: inode %d freed at %ld, umount ends at %ld", c[i].file,
+				      ino, freed, end);
+		}
+		ck_assert_ptr_null(strstr(out, "!! violation"));
+		free(out);
+	}
+}
+END_TEST
+
+/* Without iprune_sem umount returns first: a busy_inodes violation. */
+START_TEST(umount_without_iprune_sem_leaves_busy_inodes)
+{
+	int st;
+	char *out = play(&st, SCN_DIR "/umount-without-iprune-sem.scn", NULL);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "!! violation busy_inodes"));
+	long end = step_of(out, "cpu0 end umount sb 0");
+	long freed = step_of(out, "cpu1 free inode 40\n");
+	ck_assert_msg(end > 0 && freed > end,
+		      "umount ends at %ld, inode 40 "
+		      "freed at %ld",
+		      end, freed);
+	ck_assert_ptr_null(strstr(out, "acquire iprune_sem"));
+	free(out);
+}
+END_TEST
+
 START_TEST(abba_reports_cycle_and_deadlock_lockdep_style)
 {
 	int st;
@@ -417,6 +485,8 @@ static Suite *scenarios_suite(void)
 	tcase_add_test(tc, every_shipped_scenario_passes);
 	tcase_add_test(tc, v4_race_shows_the_window_and_the_freed_inode);
 	tcase_add_test(tc, merged_blocks_the_lookup_on_i_lock);
+	tcase_add_test(tc, umount_waits_for_prune_on_iprune_sem);
+	tcase_add_test(tc, umount_without_iprune_sem_leaves_busy_inodes);
 	tcase_add_test(tc, abba_reports_cycle_and_deadlock_lockdep_style);
 	tcase_add_test(tc, replay_gives_the_same_steps);
 	tcase_add_test(tc, replay_gives_the_same_trace);

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "sim/cmd/trace_count.h"
+#include "tracepoints/icache_names.h"
 #include "tests/testutil.h"
 
 #define OPS 10000
@@ -371,13 +372,10 @@ static uint64_t json_class(const char *cls, const char *key)
 	return v < 0 ? 0 : (uint64_t)v;
 }
 
-static const char *const class_names[] = {
-	"inode_lock",         "i_lock",
-	"inode_hash_lock",    "hash_bucket",
-	"inode_sb_list_lock", "inode_wb_list_lock",
-	"inode_lru_lock",     "iunique_lock",
-	"test_lock_a",        "test_lock_b",
-};
+/* Every lock class, from the one list the simulator and the trace share. */
+#define X(n) #n,
+static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
+#undef X
 #define NCLASSES (sizeof(class_names) / sizeof(class_names[0]))
 
 START_TEST(record_counts_match_trace)

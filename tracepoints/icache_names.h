@@ -24,7 +24,9 @@
 	X(inode_lru_lock)     /* the global LRU and nr_unused */             \
 	X(iunique_lock)       /* the iunique counter */                      \
 	X(test_lock_a)        /* used only by tests and the ABBA lesson */   \
-	X(test_lock_b)
+	X(test_lock_b)                                                       \
+	X(iprune_sem) /* rw-semaphore: prune_icache vs umount */             \
+	X(s_umount)   /* per-sb rw-semaphore: one umount at a time */
 
 /*
  * Call sites: the function that took or dropped a lock, changed a flag or
@@ -64,7 +66,12 @@
 	X(destroy_inode)          \
 	X(umount)                 \
 	X(insert_inode_hash)      \
-	X(workload)
+	X(workload)               \
+	X(evict_inodes)           \
+	X(generic_shutdown_super) \
+	X(insert_inode_locked)    \
+	X(can_unuse)              \
+	X(shrink_icache_memory)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                     \
@@ -109,7 +116,8 @@
 	X(freeing_unlocked)    /* I_FREEING set without the lock it needs */       \
 	X(invariant)           /* a structural invariant does not hold */          \
 	X(deadlock)            /* the watchdog saw no progress */                  \
-	X(double_unlock)       /* releasing a lock that is not held */
+	X(double_unlock)       /* releasing a lock that is not held */             \
+	X(busy_inodes)         /* umount returned with inodes of the sb left */
 
 /* i_state flags: bit number, then name.  Values follow 2.6.39's order. */
 #define ICACHE_STATE_FLAGS(X)  \

@@ -183,142 +183,227 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 	return true;
 }
 
+/* The state of one parse_run_flags() call, shared by its flag groups. */
+struct flag_parse {
+	const char *cmd;
+	struct run_config *cfg;
+	struct run_flags *fl;
+	bool have_ops, have_duration, inject_abba;
+	const char *costs;
+};
+
+/* What a flag group did with argv[i] (and argv[i + 1]). */
+enum flag_took { NOT_MINE, BAD_FLAG, TOOK_FLAG, TOOK_VALUE };
+
+static enum flag_took refuse(const struct flag_parse *p, const char *a, const char *v,
+			     const char *why)
+{
+	bad(p->cmd, a, v, why);
+	return BAD_FLAG;
+}
+
+static enum flag_took missing(const struct flag_parse *p, const char *a)
+{
+	fprintf(stderr, "icache-sim %s: %s needs a value\n", p->cmd, a);
+	return BAD_FLAG;
+}
+
+/* --cpus N|all */
+static enum flag_took flag_cpus(struct flag_parse *p, const char *a, const char *v)
+{
+	uint64_t n;
+
+	if (strcmp(v, "all") == 0)
+		p->cfg->ncpus = host_cpus();
+	else if (parse_u64(v, 1, MAX_SIM_CPUS, &n))
+		p->cfg->ncpus = (int)n;
+	else
+		return refuse(p, a, v, "is not a CPU count (1..256 or 'all')");
+	if (p->cfg->ncpus > MAX_SIM_CPUS)
+		p->cfg->ncpus = MAX_SIM_CPUS;
+	return TOOK_VALUE;
+}
+
+/* What runs: the scheme, the workload, on how many CPUs, for how long. */
+static enum flag_took flag_what(struct flag_parse *p, const char *a, const char *v)
+{
+	struct run_config *cfg = p->cfg;
+	uint64_t n;
+
+	if (strcmp(a, "--scheme") && strcmp(a, "--workload") && strcmp(a, "--cpus") &&
+	    strcmp(a, "--ops") && strcmp(a, "--duration") && strcmp(a, "--seed"))
+		return NOT_MINE;
+	if (!v)
+		return missing(p, a);
+	if (strcmp(a, "--scheme") == 0) {
+		cfg->scheme = scheme_find(v);
+		if (!cfg->scheme)
+			return refuse(p, a, v, "is not a scheme (try `icache-sim schemes`)");
+	} else if (strcmp(a, "--workload") == 0) {
+		cfg->workload = workload_find(v);
+		if (!cfg->workload)
+			return refuse(p, a, v, "is not a workload (try `icache-sim workloads`)");
+	} else if (strcmp(a, "--cpus") == 0) {
+		return flag_cpus(p, a, v);
+	} else if (strcmp(a, "--ops") == 0) {
+		if (!parse_u64(v, 1, 10000000000ull, &n))
+			return refuse(p, a, v, "is not an operation count (1..10000000000)");
+		cfg->ops = n;
+		p->have_ops = true;
+	} else if (strcmp(a, "--duration") == 0) {
+		if (!parse_duration(v, &cfg->duration_ns))
+			return refuse(p, a, v,
+				      "is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
+		p->have_duration = true;
+	} else if (!parse_u64(v, 0, UINT64_MAX, &cfg->seed)) {
+		return refuse(p, a, v, "is not a seed (a non-negative integer)");
+	}
+	return TOOK_VALUE;
+}
+
+/* The simulated cache's shape: superblocks, hash size, hot set, LRU size. */
+static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char *v)
+{
+	static const struct {
+		const char *flag;
+		uint64_t lo, hi;
+		const char *why;
+	} range[] = {
+		{ "--sbs", 1, 64, "is not a superblock count (1..64)" },
+		{ "--hash-bits", 4, 22, "is out of range (4..22)" },
+		{ "--hot", 1, 1000000, "is out of range (1..1000000)" },
+		{ "--cache", 1, 1000000, "is out of range (1..1000000)" },
+	};
+	uint64_t n;
+
+	for (size_t k = 0; k < sizeof(range) / sizeof(range[0]); k++) {
+		if (strcmp(a, range[k].flag))
+			continue;
+		if (!v)
+			return missing(p, a);
+		if (!parse_u64(v, range[k].lo, range[k].hi, &n))
+			return refuse(p, a, v, range[k].why);
+		if (k == 0)
+			p->cfg->nsbs = (int)n;
+		else if (k == 1)
+			p->cfg->hash_bits = (unsigned)n;
+		else if (k == 2)
+			p->cfg->hot = (unsigned)n;
+		else
+			p->cfg->cache_limit = (unsigned)n;
+		return TOOK_VALUE;
+	}
+	return NOT_MINE;
+}
+
+/* The flags without a value. */
+static enum flag_took flag_switch(struct flag_parse *p, const char *a, const char *v)
+{
+	if (strcmp(a, "--virtual") == 0)
+		p->cfg->virtual_time = true;
+	else if (strcmp(a, "--no-pin") == 0)
+		p->cfg->pin = false;
+	else if (strcmp(a, "--quiet") == 0)
+		p->cfg->quiet = true;
+	else if (strcmp(a, "--inject-abba") == 0)
+		p->inject_abba = true; /* hidden, for tests: a real ABBA on cpu0/cpu1 */
+	else if (strcmp(a, "--json") == 0)
+		p->fl->json = true;
+	else if (strcmp(a, "--inodes") == 0)
+		p->fl->inodes = true;
+	else
+		return NOT_MINE;
+	return TOOK_FLAG;
+}
+
+/* How it runs: lock kind, watchdog, periodic checks, virtual time's costs. */
+static enum flag_took flag_how(struct flag_parse *p, const char *a, const char *v)
+{
+	struct run_config *cfg = p->cfg;
+	enum lock_kind k;
+	char *end;
+
+	if (strcmp(a, "--locks") && strcmp(a, "--watchdog") && strcmp(a, "--check-every") &&
+	    strcmp(a, "--costs"))
+		return NOT_MINE;
+	if (!v)
+		return missing(p, a);
+	if (strcmp(a, "--locks") == 0) {
+		if (!lock_kind_parse(v, &k))
+			return refuse(p, a, v, "is not a lock kind (ticket, mcs, mutex)");
+		cfg->locks = (int)k;
+	} else if (strcmp(a, "--watchdog") == 0) {
+		double s = strtod(v, &end);
+		if (end == v || *end || s < 0.1 || s > 600)
+			return refuse(p, a, v, "is not a number of seconds (0.1..600)");
+		cfg->watchdog_s = s;
+	} else if (strcmp(a, "--check-every") == 0) {
+		if (!parse_duration(v, &cfg->check_every_ns))
+			return refuse(p, a, v, "is not a duration (like 100ms, 1s)");
+	} else {
+		p->costs = v;
+	}
+	return TOOK_VALUE;
+}
+
+/* Where results are written: --graph FILE, -o DIR (record). */
+static enum flag_took flag_output(struct flag_parse *p, const char *a, const char *v)
+{
+	struct run_flags *fl = p->fl;
+	bool out = fl->allow_out && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0);
+	if (!out && strcmp(a, "--graph"))
+		return NOT_MINE;
+	if (!v)
+		return missing(p, a);
+	if (out)
+		fl->out = v;
+	else
+		fl->graph = v;
+	return TOOK_VALUE;
+}
+
+/* The checks that need every flag: --ops or --duration, --virtual's. */
+static bool flags_done(struct flag_parse *p)
+{
+	if (p->have_ops && p->have_duration) {
+		fprintf(stderr, "icache-sim %s: give --ops or --duration, not both\n", p->cmd);
+		return false;
+	}
+	if (p->have_ops)
+		p->cfg->duration_ns = 3600ull * 1000000000ull; /* a safety bound */
+	if (!setup_virtual(p->cmd, p->cfg, p->costs, p->have_ops || p->have_duration))
+		return false;
+	if (p->inject_abba)
+		p->cfg->workload = workload_with_abba(p->cfg->workload);
+	return true;
+}
+
 bool parse_run_flags(const char *cmd, int argc, char **argv, struct run_config *cfg,
 		     struct run_flags *fl)
 {
-	bool have_ops = false, have_duration = false, inject_abba = false;
-	const char *costs = NULL;
+	static enum flag_took (*const groups[])(struct flag_parse *, const char *, const char *) = {
+		flag_what, flag_shape, flag_switch, flag_how, flag_output,
+	};
+	struct flag_parse p = { .cmd = cmd, .cfg = cfg, .fl = fl };
 
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n;
+		enum flag_took took = NOT_MINE;
 
-#define NEED_VALUE()                                                                  \
-	do {                                                                          \
-		if (!v) {                                                             \
-			fprintf(stderr, "icache-sim %s: %s needs a value\n", cmd, a); \
-			return false;                                                 \
-		}                                                                     \
-		i++;                                                                  \
-	} while (0)
-
-		if (strcmp(a, "--scheme") == 0) {
-			NEED_VALUE();
-			cfg->scheme = scheme_find(v);
-			if (!cfg->scheme)
-				return bad(cmd, a, v, "is not a scheme (try `icache-sim schemes`)");
-		} else if (strcmp(a, "--workload") == 0) {
-			NEED_VALUE();
-			cfg->workload = workload_find(v);
-			if (!cfg->workload)
-				return bad(cmd, a, v,
-					   "is not a workload (try `icache-sim workloads`)");
-		} else if (strcmp(a, "--cpus") == 0) {
-			NEED_VALUE();
-			if (strcmp(v, "all") == 0)
-				cfg->ncpus = host_cpus();
-			else if (parse_u64(v, 1, MAX_SIM_CPUS, &n))
-				cfg->ncpus = (int)n;
-			else
-				return bad(cmd, a, v, "is not a CPU count (1..256 or 'all')");
-			if (cfg->ncpus > MAX_SIM_CPUS)
-				cfg->ncpus = MAX_SIM_CPUS;
-		} else if (strcmp(a, "--ops") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 1, 10000000000ull, &n))
-				return bad(cmd, a, v, "is not an operation count (1..10000000000)");
-			cfg->ops = n;
-			have_ops = true;
-		} else if (strcmp(a, "--duration") == 0) {
-			NEED_VALUE();
-			if (!parse_duration(v, &cfg->duration_ns))
-				return bad(
-					cmd, a, v,
-					"is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
-			have_duration = true;
-		} else if (strcmp(a, "--seed") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 0, UINT64_MAX, &cfg->seed))
-				return bad(cmd, a, v, "is not a seed (a non-negative integer)");
-		} else if (strcmp(a, "--sbs") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 1, 64, &n))
-				return bad(cmd, a, v, "is not a superblock count (1..64)");
-			cfg->nsbs = (int)n;
-		} else if (strcmp(a, "--hash-bits") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 4, 22, &n))
-				return bad(cmd, a, v, "is out of range (4..22)");
-			cfg->hash_bits = (unsigned)n;
-		} else if (strcmp(a, "--hot") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 1, 1000000, &n))
-				return bad(cmd, a, v, "is out of range (1..1000000)");
-			cfg->hot = (unsigned)n;
-		} else if (strcmp(a, "--cache") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 1, 1000000, &n))
-				return bad(cmd, a, v, "is out of range (1..1000000)");
-			cfg->cache_limit = (unsigned)n;
-		} else if (strcmp(a, "--locks") == 0) {
-			enum lock_kind k;
-			NEED_VALUE();
-			if (!lock_kind_parse(v, &k))
-				return bad(cmd, a, v, "is not a lock kind (ticket, mcs, mutex)");
-			cfg->locks = (int)k;
-		} else if (strcmp(a, "--watchdog") == 0) {
-			NEED_VALUE();
-			char *end;
-			double s = strtod(v, &end);
-			if (end == v || *end || s < 0.1 || s > 600)
-				return bad(cmd, a, v, "is not a number of seconds (0.1..600)");
-			cfg->watchdog_s = s;
-		} else if (strcmp(a, "--check-every") == 0) {
-			NEED_VALUE();
-			if (!parse_duration(v, &cfg->check_every_ns))
-				return bad(cmd, a, v, "is not a duration (like 100ms, 1s)");
-		} else if (strcmp(a, "--virtual") == 0) {
-			cfg->virtual_time = true;
-		} else if (strcmp(a, "--costs") == 0) {
-			NEED_VALUE();
-			costs = v;
-		} else if (strcmp(a, "--no-pin") == 0) {
-			cfg->pin = false;
-		} else if (strcmp(a, "--quiet") == 0) {
-			cfg->quiet = true;
-		} else if (strcmp(a, "--inject-abba") == 0) {
-			/* Hidden, for tests: a real ABBA deadlock on cpu0/cpu1. */
-			inject_abba = true;
-		} else if (strcmp(a, "--json") == 0) {
-			fl->json = true;
-		} else if (strcmp(a, "--inodes") == 0) {
-			fl->inodes = true;
-		} else if (strcmp(a, "--graph") == 0) {
-			NEED_VALUE();
-			fl->graph = v;
-		} else if (fl->allow_out && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
-			NEED_VALUE();
-			fl->out = v;
-		} else {
+		for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]) && took == NOT_MINE; g++)
+			took = groups[g](&p, argv[i], v);
+		if (took == BAD_FLAG)
+			return false;
+		if (took == NOT_MINE) {
 			fprintf(stderr,
 				"icache-sim %s: unknown option '%s' (see icache-sim %s --help)\n",
-				cmd, a, cmd);
+				cmd, argv[i], cmd);
 			return false;
 		}
-#undef NEED_VALUE
+		if (took == TOOK_VALUE)
+			i++;
 	}
-	if (have_ops && have_duration) {
-		fprintf(stderr, "icache-sim %s: give --ops or --duration, not both\n", cmd);
-		return false;
-	}
-	if (have_ops)
-		cfg->duration_ns = 3600ull * 1000000000ull; /* a safety bound */
-	if (!setup_virtual(cmd, cfg, costs, have_ops || have_duration))
-		return false;
-	if (inject_abba)
-		cfg->workload = workload_with_abba(cfg->workload);
-	return true;
+	return flags_done(&p);
 }
 
 int finish_run(const char *cmd, const struct run_config *cfg, const struct run_flags *fl,

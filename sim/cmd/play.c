@@ -197,6 +197,55 @@ static struct inode *need_held(struct play *pl, int row, const struct scn_op *op
 	return NULL;
 }
 
+/* The operations that take a reference, or drop one, or change an inode
+ * held: ihold, iput, unlink (nlink), mark-dirty, create. */
+static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int64_t *result)
+{
+	const struct scheme *S = pl->scn->scheme;
+	const struct scn_inode *si = &pl->scn->inodes[op->inode];
+	struct inode *inode;
+
+	switch (op->kind) {
+	case OPK_ihold:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		S->ihold(inode);
+		took_ref(pl, row, op->inode, inode);
+		return true;
+	case OPK_iput:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		pl->refs[row][op->inode]--;
+		S->iput(inode);
+		return true;
+	case OPK_unlink:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		if (op->n > 0) {
+			/* Setup's "nlink N": links are not locked state. */
+			atomic_store(&inode->i_nlink, (unsigned)op->n);
+			trace_inode_nlink(this_cpu, inode->i_ino, (uint32_t)op->n);
+		} else {
+			inode_drop_nlink(inode, SITE_unlink);
+		}
+		return true;
+	case OPK_mark_dirty:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		S->mark_inode_dirty(inode, op->flags);
+		return true;
+	case OPK_create:
+		inode = S->new_inode(&icache.sbs[si->sb]);
+		S->insert_inode_hash(inode);
+		took_ref(pl, row, op->inode, inode);
+		*result = (int64_t)inode->i_ino;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One operation on a scenario inode; *result is what the op returns. */
 static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int64_t *result)
 {
 	const struct scheme *S = pl->scn->scheme;
@@ -244,42 +293,8 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int
 		if (inode)
 			took_ref(pl, row, op->inode, inode);
 		return true;
-	case OPK_ihold:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
-		S->ihold(inode);
-		took_ref(pl, row, op->inode, inode);
-		return true;
-	case OPK_iput:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
-		pl->refs[row][op->inode]--;
-		S->iput(inode);
-		return true;
-	case OPK_unlink:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
-		if (op->n > 0) {
-			/* Setup's "nlink N": links are not locked state. */
-			atomic_store(&inode->i_nlink, (unsigned)op->n);
-			trace_inode_nlink(this_cpu, inode->i_ino, (uint32_t)op->n);
-		} else {
-			inode_drop_nlink(inode, SITE_unlink);
-		}
-		return true;
-	case OPK_mark_dirty:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
-		S->mark_inode_dirty(inode, op->flags);
-		return true;
-	case OPK_create:
-		inode = S->new_inode(&icache.sbs[si->sb]);
-		S->insert_inode_hash(inode);
-		took_ref(pl, row, op->inode, inode);
-		*result = (int64_t)inode->i_ino;
-		return true;
 	default:
-		return false;
+		return exec_held_op(pl, row, op, result);
 	}
 }
 
@@ -300,13 +315,15 @@ static bool exec_op(struct play *pl, int row, const struct scn_op *op)
 		result = S->prune_icache(op->n);
 		break;
 	case OPK_umount:
+		/* evict_inodes, then the "Busy inodes after unmount" check. */
+		result = generic_shutdown_super(&icache.sbs[op->sb]);
+		break;
 	case OPK_deactivate:
 		atomic_fetch_and(&icache.sbs[op->sb].s_flags, ~MS_ACTIVE);
-		if (op->kind == OPK_umount)
-			result = S->invalidate_inodes(&icache.sbs[op->sb]);
 		break;
 	case OPK_invalidate:
-		result = S->invalidate_inodes(&icache.sbs[op->sb]);
+		/* invalidate_inodes(sb, kill_dirty = 0): the result is busy. */
+		result = S->invalidate_inodes(&icache.sbs[op->sb], false);
 		break;
 	case OPK_iunique:
 		result = (int64_t)S->iunique(&icache.sbs[op->sb], 1000);
@@ -895,6 +912,9 @@ static void print_header(struct play *pl)
 	say_log(pl, "scenario %s%s%s\n", scn->file, scn->title[0] ? ": " : "", scn->title);
 	say_log(pl, "scheme %s (%s); %d CPU%s\n", scn->scheme->name, scn->scheme->era, scn->ncpus,
 		scn->ncpus == 1 ? "" : "s");
+	if (scn->no_iprune_sem)
+		say_log(pl, "variant no-iprune-sem: iprune_sem is switched "
+			    "off (a test variant, not the kernel)\n");
 	for (int c = 0; c < scn->ncpus; c++) {
 		say_log(pl, "%s:", pl->names[c]);
 		for (int i = 0; i < scn->prog[c].nops; i++) {
@@ -935,10 +955,10 @@ static void play_json(struct play *pl, int status)
 	printf("],\"passed\":%d,\"failed\":%d,\"status\":%d}\n", pl->passed, pl->failed, status);
 }
 
-int scenario_play(const struct scenario *scn, const struct play_opts *o)
+/* A fresh cache for the scenario, its CPUs, and the run_begin event. */
+static struct play *play_setup(const struct scenario *scn, const struct play_opts *o)
 {
 	struct play *pl = xcalloc(1, sizeof(*pl));
-	int status;
 
 	pl->scn = scn;
 	pl->o = o;
@@ -954,6 +974,7 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 
 	struct icache_config cfg = { .nsbs = (int)scn->nsbs, .hash_bits = 6 };
 	icache_init(scn->scheme, &cfg, pl->cpu_ptrs, scn->ncpus + 1);
+	icache.iprune_sem.off = scn->no_iprune_sem;
 	lockdep_reset(scn->scheme->order, scn->scheme->norder);
 	violations_reset();
 	violations_set_quiet(true);
@@ -963,33 +984,37 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	trace_run_begin(scn->scheme->name, "scenario", scn->ncpus, 0,
 			scheme_order_text(scn->scheme), scn->scheme->order, scn->scheme->norder);
 	print_header(pl);
+	return pl;
+}
 
-	enum outcome r = GO_ON;
-	if (!run_setup(pl)) {
-		r = STOP_ERROR;
-	} else {
-		flush_violations(pl);
-		sched_init(&pl->s, scn->ncpus, pl->cpu_ptrs);
-		for (int i = 0; i < scn->ncpus; i++) {
-			pl->s.cpu[i].body = cpu_body;
-			pl->s.cpu[i].arg = pl;
-		}
-		pl->s.on_step = on_step;
-		pl->s.on_park = on_park;
-		pl->s.op_text = op_text;
-		pl->s.obs_arg = pl;
-		pl->s.trace = true;
-		sched_start(&pl->s);
-		r = run_schedule(pl);
-	}
+/* The setup lines, then the CPUs under the scheduler. */
+static enum outcome play_run(struct play *pl)
+{
+	const struct scenario *scn = pl->scn;
 
-	if (r == STOP_ERROR) {
-		fprintf(stderr, "%s:%d: %s\n", scn->file, pl->err_line, pl->err);
-		if (pl->s.ncpus)
-			sched_abandon(&pl->s);
-		status = 2;
-		goto out;
+	if (!run_setup(pl))
+		return STOP_ERROR;
+	flush_violations(pl);
+	sched_init(&pl->s, scn->ncpus, pl->cpu_ptrs);
+	for (int i = 0; i < scn->ncpus; i++) {
+		pl->s.cpu[i].body = cpu_body;
+		pl->s.cpu[i].arg = pl;
 	}
+	pl->s.on_step = on_step;
+	pl->s.on_park = on_park;
+	pl->s.op_text = op_text;
+	pl->s.obs_arg = pl;
+	pl->s.trace = true;
+	sched_start(&pl->s);
+	return run_schedule(pl);
+}
+
+/* After the run: the invariants if it finished, the end-of-run
+ * expectations, the verdict (0 pass, 1 fail) and run_end. */
+static int play_verdict(struct play *pl, enum outcome r)
+{
+	const struct scenario *scn = pl->scn;
+
 	if (r == GO_ON) {
 		sched_finish(&pl->s);
 		this_cpu = &pl->cpus[scn->ncpus];
@@ -1007,7 +1032,7 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 		if (scn->expects[i].at_end)
 			check_expect(pl, i);
 	int bad = unexpected_violations(pl);
-	status = pl->failed || bad ? 1 : 0;
+	int status = pl->failed || bad ? 1 : 0;
 	say(pl, "%s: %d of %d expectations hold%s\n", status ? "FAILED" : "PASS", pl->passed,
 	    pl->passed + pl->failed, bad ? ", and something nobody expected happened" : "");
 	/* Every op_end in the trace: the setup's operations and the CPUs'. */
@@ -1015,6 +1040,23 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	for (int i = 0; i < pl->s.ncpus; i++)
 		ops += pl->s.cpu[i].ops_done;
 	trace_run_end(ops, (uint32_t)violations_total());
+	return status;
+}
+
+int scenario_play(const struct scenario *scn, const struct play_opts *o)
+{
+	struct play *pl = play_setup(scn, o);
+	enum outcome r = play_run(pl);
+	int status;
+
+	if (r == STOP_ERROR) {
+		fprintf(stderr, "%s:%d: %s\n", scn->file, pl->err_line, pl->err);
+		if (pl->s.ncpus)
+			sched_abandon(&pl->s);
+		status = 2;
+		goto out;
+	}
+	status = play_verdict(pl, r);
 	if (o->result) {
 		o->result->steps = pl->s.step;
 		o->result->deadlock = pl->deadlock;

@@ -105,6 +105,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 	sim_lock_init(&icache.wb_list_lock, LC_inode_wb_list_lock, 0);
 	sim_lock_init(&icache.lru_lock, LC_inode_lru_lock, 0);
 	sim_lock_init(&icache.iunique_lock, LC_iunique_lock, 0);
+	sim_rwsem_init(&icache.iprune_sem, LC_iprune_sem);
 
 	icache.hash_bits = cfg->hash_bits;
 	size_t nb = (size_t)1 << cfg->hash_bits;
@@ -128,6 +129,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 		atomic_init(&sb->s_nr_inodes, 0);
 		INIT_LIST_HEAD(&sb->s_inodes);
 		sim_lock_init(&sb->s_inode_list_lock, LC_inode_sb_list_lock, (uint64_t)i + 1);
+		sim_rwsem_init(&sb->s_umount, LC_s_umount);
 		sb->s_bdi = &icache.wb;
 	}
 	atomic_init(&icache.shared_last_ino, 0);
@@ -141,8 +143,10 @@ void icache_destroy(void)
 	for (size_t i = 0; i < nb; i++)
 		sim_lock_destroy(&icache.hash[i].lock);
 	free(icache.hash);
-	for (int i = 0; i < icache.nsbs; i++)
+	for (int i = 0; i < icache.nsbs; i++) {
 		sim_lock_destroy(&icache.sbs[i].s_inode_list_lock);
+		sim_lock_destroy(&icache.sbs[i].s_umount);
+	}
 	free(icache.sbs);
 	sim_lock_destroy(&icache.inode_lock);
 	sim_lock_destroy(&icache.hash_lock);
@@ -150,6 +154,7 @@ void icache_destroy(void)
 	sim_lock_destroy(&icache.wb_list_lock);
 	sim_lock_destroy(&icache.lru_lock);
 	sim_lock_destroy(&icache.iunique_lock);
+	sim_lock_destroy(&icache.iprune_sem);
 	sim_lock_destroy(&icache.wb.list_lock);
 	pool_release_all();
 	memset(&icache, 0, sizeof(icache));
@@ -463,6 +468,13 @@ void inode_lru_add(struct inode *inode, enum site site)
 		return;
 	if (inode->i_lru_on == LIST_lru)
 		return;
+	/*
+	 * 2.6.39's inode_lru_list_add does nothing when i_lru is in use: an
+	 * inode on a private dispose list belongs to whoever is freeing it,
+	 * and taking it back would lose it from that list.
+	 */
+	if (inode->i_lru_on == LIST_dispose)
+		return;
 	enum list_action act = LACT_add;
 	if (!list_empty(&inode->i_lru)) {
 		/* 2.6.36: moving from inode_in_use to inode_unused. */
@@ -758,4 +770,55 @@ void wait_on_inode(struct inode *inode)
 			break;
 		wait_inode_token(inode, token, __site);
 	}
+}
+
+/* ---- umount ----------------------------------------------------------- */
+
+/*
+ * Inodes of sb still in the cache that nobody holds a reference to.  One
+ * that is referenced would have kept the mount busy: umount fails with
+ * EBUSY long before generic_shutdown_super, which we do not model (the
+ * explorer's programs may unmount a sb another CPU still uses), so only
+ * unreferenced ones count: those are the ones umount should have freed.
+ */
+static long sb_unused_left(struct super_block *sb)
+{
+	/* The schemes name a list's lock from an inode on it; a probe that
+	 * points at sb stands for any inode of sb. */
+	struct inode probe = { .i_sb = sb };
+	struct sim_lock *l = icache.scheme->list_lock(LIST_sb, &probe);
+	struct list_head *pos;
+	long n = 0;
+	SITE(generic_shutdown_super);
+
+	spin_lock(l);
+	list_for_each(pos, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+		if (atomic_load(&inode->i_count) == 0)
+			n++;
+	}
+	spin_unlock(l);
+	return n;
+}
+
+long generic_shutdown_super(struct super_block *sb)
+{
+	SITE(generic_shutdown_super);
+	long freed, left;
+
+	/* deactivate_locked_super holds s_umount for write: one umount of
+	 * a sb at a time. */
+	down_write(&sb->s_umount);
+	atomic_fetch_and(&sb->s_flags, ~MS_ACTIVE);
+	freed = icache.scheme->evict_inodes(sb);
+	left = sb_unused_left(sb);
+	up_write(&sb->s_umount);
+	if (left)
+		report_violation(VIOL_busy_inodes, -1, -1, SITE_generic_shutdown_super, -1,
+				 cpu_id(), -1, 0,
+				 "VFS: Busy inodes after unmount of sb %u: %s "
+				 "returns from umount with %ld unused inode%s of it "
+				 "still in the cache",
+				 sb->s_id, cpu_name(), left, left == 1 ? "" : "s");
+	return freed;
 }

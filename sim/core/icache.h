@@ -69,6 +69,7 @@ struct super_block {
 	struct list_head s_inodes;
 	atomic_long s_nr_inodes;           /* length of s_inodes, for umount */
 	struct sim_lock s_inode_list_lock; /* per-sb list lock (v4 era) */
+	struct sim_lock s_umount;          /* rw-lock: umount holds it for write */
 	struct bdi_writeback *s_bdi;
 };
 
@@ -92,6 +93,14 @@ struct icache {
 	struct sim_lock wb_list_lock;
 	struct sim_lock lru_lock;
 	struct sim_lock iunique_lock;
+	/*
+	 * Every era: a sleeping rw-lock.  prune_icache holds it for read from
+	 * its scan until its dispose list is freed; umount takes it for write
+	 * so that no inode of the dying sb is still on such a list when it
+	 * returns (2.6.36 over all of invalidate_inodes; 2.6.39 evict_inodes
+	 * cycles through it after its own dispose, commit bab1d9444d9).
+	 */
+	struct sim_lock iprune_sem;
 
 	struct hash_bucket *hash;
 	unsigned hash_bits;

@@ -103,14 +103,26 @@ void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
 	l->cls = cls;
 	l->inst = inst;
 	atomic_init(&l->holder, -1);
+	atomic_init(&l->readers, 0);
+	l->is_rwsem = false;
+	l->off = false;
 	l->last_cpu = -1;
 	l->prev_cpu = -1;
 	l->acquired_ns = 0;
 }
 
+void sim_rwsem_init(struct sim_lock *l, enum lock_class cls)
+{
+	sim_lock_init(l, cls, 0);
+	pthread_rwlock_init(&l->rw, NULL);
+	l->is_rwsem = true;
+}
+
 void sim_lock_destroy(struct sim_lock *l)
 {
 	pthread_mutex_destroy(&l->mu);
+	if (l->is_rwsem)
+		pthread_rwlock_destroy(&l->rw);
 }
 
 static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, bool trylock)
@@ -124,6 +136,7 @@ static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, boo
 	c->held[n].lock = l;
 	c->held[n].site = site;
 	c->held[n].trylock = trylock;
+	c->held[n].since_ns = now_ns();
 	atomic_store_explicit(&c->nheld, n + 1, memory_order_release);
 }
 
@@ -149,6 +162,12 @@ bool sim_lock_held(const struct sim_lock *l)
 		if (c->held[i].lock == l)
 			return true;
 	return false;
+}
+
+bool sim_lock_busy(const struct sim_lock *l)
+{
+	return atomic_load_explicit(&l->holder, memory_order_relaxed) >= 0 ||
+	       atomic_load_explicit(&l->readers, memory_order_relaxed) > 0;
 }
 
 /* Bookkeeping once the mutex is ours. */
@@ -404,4 +423,123 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats 
 				o->hold_ns_max = s->hold_ns_max;
 		}
 	}
+}
+
+/* ---- sleeping rw-locks (rw_semaphore) ------------------------------------ */
+
+/*
+ * The rw-lock's events follow the spinlock's order (acquire, [contended],
+ * acquired ... release).  Read holds overlap, so each is traced as its own
+ * instance (1 + CPU id); the write hold is instance 0.  Hold times and
+ * bounces live in the held-lock entry, not in the lock, because several
+ * readers hold it at once.
+ */
+static uint64_t rwsem_inst(const struct sim_cpu *c, bool write)
+{
+	return write ? 0 : 1 + (uint64_t)c->id;
+}
+
+static int rwsem_try(struct sim_lock *l, bool write)
+{
+	return write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
+}
+
+static void rwsem_wait(struct sim_cpu *c, struct sim_lock *l, bool write, enum site site)
+{
+	if (sim_sched) {
+		/* Scenario mode: park until the scheduler frees us. */
+		while (rwsem_try(l, write) != 0)
+			sim_sched->blocked(c, l, site);
+	} else if (write) {
+		pthread_rwlock_wrlock(&l->rw);
+	} else {
+		pthread_rwlock_rdlock(&l->rw);
+	}
+}
+
+static void sim_down(struct sim_lock *l, enum site site, bool write)
+{
+	struct sim_cpu *c = this_cpu;
+	uint64_t inst = rwsem_inst(c, write), wait_ns = 0;
+
+	if (l->off)
+		return;
+	sched_point(SEV_acquire, site, l, 0, 0, 0);
+	lockdep_acquire(c, l, site);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site);
+	if (rwsem_try(l, write) != 0) {
+		uint64_t t0 = now_ns();
+
+		c->stats[l->cls].contentions++;
+		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
+					atomic_load_explicit(&l->holder, memory_order_relaxed));
+		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
+		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
+		rwsem_wait(c, l, write, site);
+		atomic_store_explicit(&c->waiting_for, NULL, memory_order_release);
+		wait_ns = now_ns() - t0;
+	}
+	push_held(c, l, site, false);
+	if (write)
+		atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
+	c->stats[l->cls].acquisitions++;
+	c->stats[l->cls].wait_ns_total += wait_ns;
+	if (wait_ns > c->stats[l->cls].wait_ns_max)
+		c->stats[l->cls].wait_ns_max = wait_ns;
+	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns);
+	sched_point(SEV_acquired, site, l, 0, 0, 0);
+}
+
+static void sim_up(struct sim_lock *l, enum site site, bool write)
+{
+	struct sim_cpu *c = this_cpu;
+	struct lock_class_stats *st = &c->stats[l->cls];
+	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
+	uint64_t since = 0;
+
+	if (l->off)
+		return;
+	for (int i = n - 1; i >= 0; i--)
+		if (c->held[i].lock == l)
+			since = c->held[i].since_ns;
+	if (!pop_held(c, l)) {
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
+				 "%s releases %s at %s but does not hold it", c->name,
+				 lock_class_name(l->cls), site_name(site));
+		return;
+	}
+	uint64_t hold_ns = now_ns() - since;
+	st->hold_ns_total += hold_ns;
+	if (hold_ns > st->hold_ns_max)
+		st->hold_ns_max = hold_ns;
+	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns);
+	if (write)
+		atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
+	else
+		atomic_fetch_sub_explicit(&l->readers, 1, memory_order_relaxed);
+	pthread_rwlock_unlock(&l->rw);
+	sched_point(SEV_release, site, l, 0, 0, 0);
+}
+
+void sim_down_read(struct sim_lock *l, enum site site)
+{
+	sim_down(l, site, false);
+}
+
+void sim_up_read(struct sim_lock *l, enum site site)
+{
+	sim_up(l, site, false);
+}
+
+void sim_down_write(struct sim_lock *l, enum site site)
+{
+	sim_down(l, site, true);
+}
+
+void sim_up_write(struct sim_lock *l, enum site site)
+{
+	sim_up(l, site, true);
 }

@@ -62,9 +62,18 @@ struct sim_lock {
 	pthread_mutex_t mu;                  /* LOCK_MUTEX */
 	atomic_uint tk_next, tk_owner;       /* LOCK_TICKET: next ticket, now served */
 	_Atomic(struct mcs_node *) mcs_tail; /* LOCK_MCS: last in the queue */
+	pthread_rwlock_t rw;                 /* sleeping rw-locks (sim_rwsem_init) */
+	bool is_rwsem;
+	/*
+	 * Set by a test variant that removes this lock from its scheme (the
+	 * "variant no-iprune-sem" scenario line): every operation on it is
+	 * then a no-op, so the scheme runs as if the lock did not exist.
+	 */
+	bool off;
 	enum lock_class cls;
-	uint64_t inst;     /* which one: bucket, sb, or inode number */
-	atomic_int holder; /* simulated CPU holding it, -1 when free */
+	uint64_t inst;      /* which one: bucket, sb, or inode number */
+	atomic_int holder;  /* simulated CPU holding it (for write), -1 */
+	atomic_int readers; /* rw-locks: how many hold it for read */
 	/* The fields below are protected by the lock itself. */
 	int last_cpu;              /* for bounces */
 	int prev_cpu;              /* last_cpu before the holder took it */
@@ -76,6 +85,7 @@ struct held_lock {
 	struct sim_lock *lock;
 	enum site site;
 	bool trylock;
+	uint64_t since_ns; /* rw-locks: when this hold began */
 };
 
 /* lock_stat's columns, per lock class. */
@@ -130,12 +140,31 @@ void sim_spin_lock(struct sim_lock *l, enum site site);
 bool sim_spin_trylock(struct sim_lock *l, enum site site);
 void sim_spin_unlock(struct sim_lock *l, enum site site);
 bool sim_lock_held(const struct sim_lock *l);
+/* Is it held by anyone, for read or write? (A waiter may not go on.) */
+bool sim_lock_busy(const struct sim_lock *l);
+
+/*
+ * A sleeping reader-writer lock, the kernel's rw_semaphore (iprune_sem).
+ * Traced and validated like a spinlock, with one difference: readers
+ * share it, so a read hold is traced as instance 1 + CPU id and the write
+ * hold as instance 0, which keeps "one holder per instance" true in the
+ * trace (tracepoints/EVENTS.md).
+ */
+void sim_rwsem_init(struct sim_lock *l, enum lock_class cls);
+void sim_down_read(struct sim_lock *l, enum site site);
+void sim_up_read(struct sim_lock *l, enum site site);
+void sim_down_write(struct sim_lock *l, enum site site);
+void sim_up_write(struct sim_lock *l, enum site site);
 
 /* Name the function that is about to take locks: SITE(iput_final); */
 #define SITE(fn) const enum site __site = SITE_##fn
 #define spin_lock(l) sim_spin_lock((l), __site)
 #define spin_trylock(l) sim_spin_trylock((l), __site)
 #define spin_unlock(l) sim_spin_unlock((l), __site)
+#define down_read(l) sim_down_read((l), __site)
+#define up_read(l) sim_up_read((l), __site)
+#define down_write(l) sim_down_write((l), __site)
+#define up_write(l) sim_up_write((l), __site)
 
 const char *lock_class_name(enum lock_class c);
 const char *site_name(enum site s);

@@ -64,9 +64,18 @@ struct scheme {
 	void (*mark_inode_dirty)(struct inode *inode, unsigned flags);
 	long (*writeback_inodes)(struct bdi_writeback *wb, long nr);
 
-	/* Reclaim: the shrinker, and umount. Both return inodes freed. */
+	/*
+	 * Reclaim.  prune_icache is the shrinker; evict_inodes is what
+	 * umount calls (2.6.36 called it invalidate_inodes, with the comment
+	 * "bad name - it should be evict_inodes()"; commit 63997e98a3b,
+	 * "split invalidate_inodes()", gave it that name in 2.6.37).  Both
+	 * return the inodes they freed.  invalidate_inodes is the other half
+	 * of that split: free what is unused, treat dirty inodes as busy
+	 * unless kill_dirty, and return whether any inode was busy.
+	 */
 	long (*prune_icache)(long nr);
-	long (*invalidate_inodes)(struct super_block *sb);
+	long (*evict_inodes)(struct super_block *sb);
+	int (*invalidate_inodes)(struct super_block *sb, bool kill_dirty);
 
 	/* Inode numbers. */
 	uint64_t (*iunique)(struct super_block *sb, uint64_t max_reserved);
@@ -83,6 +92,16 @@ extern const struct scheme scheme_merged;
 extern const struct scheme *const all_schemes[];
 
 const struct scheme *scheme_find(const char *name);
+
+/*
+ * generic_shutdown_super, the inode part (fs/super.c): with MS_ACTIVE
+ * cleared, evict the sb's inodes, then complain if an unused one is left:
+ * "VFS: Busy inodes after unmount" becomes a VIOL_busy_inodes report.
+ * Returns the inodes freed.  Simplified: the dcache, sync_filesystem and
+ * put_super are not modelled, and every era checks s_inodes as 2.6.37 on
+ * did (2.6.36 asked a second invalidate_inodes).
+ */
+long generic_shutdown_super(struct super_block *sb);
 
 /* The documented order as one line: "a > b; c > d" (a static buffer). */
 const char *scheme_order_text(const struct scheme *s);

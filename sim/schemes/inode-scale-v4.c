@@ -1,14 +1,6 @@
 /*
- * inode-scale-v4.c - the inode cache of Dave Chinner's inode scalability
- * series of October 2010, before Al Viro's review.  Which posting each part
- * comes from (docs/sources.md): the lock layout, "no trylocks", per-cpu
- * counters and the dispose list are from the "Inode Lock Scalability V4"
- * cover letter (16 Oct 2010, 19 patches); the iput_final that drops i_lock
- * before the LRU add is the hunk of "[PATCH 16/21] fs: Protect
- * inode->i_state with the inode->i_lock" (21 Oct 2010) that Al Viro quoted.
- * The name keeps "v4" for the command line.  Assumed, not sourced: the sb
- * list lock nests inside the hash bucket lock (Al Viro proposes it for the
- * merged order; V4's own nesting is not in the sources).
+ * inode-scale-v4.c - the inode cache of Dave Chinner's "Inode Lock
+ * Scalability V4" series (October 2010), before Al Viro's review.
  *
  * inode_lock is gone and every list has a lock of its own, finer than what
  * was finally merged: a lock per hash chain, a lock per superblock for its
@@ -38,7 +30,7 @@
  * iput_final must drop i_lock before it puts a still cached inode on the
  * LRU.  For that moment the inode has no reference, no I_FREEING and no
  * lock: another CPU can look it up, unlink it and free it, and we then put
- * a freed inode on the LRU.  Al Viro pointed this out (22 Oct 2010) and the
+ * a freed inode on the LRU.  Al Viro pointed this out (seed 005) and the
  * series was reworked into the merged order.  This file keeps the bug: it
  * is what the lesson is about.  The simulator's handoff checker sees the
  * freed inode arrive at the LRU and reports it.
@@ -434,7 +426,7 @@ static void iput_final(struct inode *inode)
 			/* Keep it cached.  The LRU lock nests outside i_lock,
 			 * so i_lock has to go first...
 			 *
-			 * THE RACE ([PATCH 16/21]): from this unlock until the LRU
+			 * THE RACE (seed 005): from this unlock until the LRU
 			 * add, the inode has count 0, no I_FREEING and no lock.
 			 * Another CPU can find it in the hash, unlink it, drop
 			 * the last reference and free it, and then we put a
@@ -492,6 +484,8 @@ static long prune_icache(long nr)
 	long scanned, freed = 0;
 
 	INIT_LIST_HEAD(&freeable);
+	/* umount waits for us (down_write) until our dispose list is freed. */
+	down_read(&icache.iprune_sem);
 	spin_lock(&icache.lru_lock);
 	for (scanned = 0; scanned < nr; scanned++) {
 		inode = inode_lru_oldest();
@@ -517,26 +511,37 @@ static long prune_icache(long nr)
 	}
 	spin_unlock(&icache.lru_lock);
 	dispose_list(&freeable);
+	up_read(&icache.iprune_sem);
 	return freed;
 }
 
-/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
-static long invalidate_inodes(struct super_block *sb)
+/*
+ * invalidate_inodes, 2.6.36's shape: free every unused inode of a sb and
+ * say whether any was busy; iprune_sem keeps prune_icache out.
+ */
+static int invalidate_sb(struct super_block *sb, long *freed)
 {
 	SITE(invalidate_inodes);
 	struct list_head dispose;
 	struct list_head *pos;
-	long freed = 0;
+	int busy = 0;
 
+	*freed = 0;
 	INIT_LIST_HEAD(&dispose);
+	/* Held for write throughout: prune_icache stays out (2.6.36). */
+	down_write(&icache.iprune_sem);
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each(pos, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 
 		spin_lock(&inode->i_lock);
-		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
-		    atomic_load(&inode->i_count)) {
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (atomic_load(&inode->i_count)) {
+			spin_unlock(&inode->i_lock);
+			busy = 1;
 			continue;
 		}
 		inode_state_set(inode, I_FREEING, __site);
@@ -546,11 +551,30 @@ static long invalidate_inodes(struct super_block *sb)
 		inode_lru_del(inode, __site);
 		spin_unlock(&icache.lru_lock);
 		inode_dispose_add(inode, &dispose, __site);
-		freed++;
+		(*freed)++;
 	}
 	spin_unlock(&sb->s_inode_list_lock);
 	dispose_list(&dispose);
+	up_write(&icache.iprune_sem);
+	return busy;
+}
+
+/* umount's first call (2.6.36 named it invalidate_inodes). */
+static long evict_inodes(struct super_block *sb)
+{
+	long freed;
+
+	invalidate_sb(sb, &freed);
 	return freed;
+}
+
+/* No kill_dirty yet (63997e98a3b came later): every unused inode goes. */
+static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
+{
+	long freed;
+
+	(void)kill_dirty;
+	return invalidate_sb(sb, &freed);
 }
 
 /* ---- inode numbers --------------------------------------------------------------- */
@@ -578,8 +602,10 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
-/* clang-format off */
 static const struct lock_rule lock_order[] = {
+	{ LC_s_umount, LC_iprune_sem },
+	{ LC_iprune_sem, LC_hash_bucket },
+	{ LC_iprune_sem, LC_inode_wb_list_lock },
 	{ LC_iunique_lock, LC_hash_bucket },
 	{ LC_hash_bucket, LC_inode_sb_list_lock },
 	{ LC_hash_bucket, LC_i_lock },
@@ -588,11 +614,10 @@ static const struct lock_rule lock_order[] = {
 	{ LC_inode_wb_list_lock, LC_i_lock },
 	{ LC_inode_lru_lock, LC_i_lock },
 };
-/* clang-format on */
 
 const struct scheme scheme_inode_scale_v4 = {
 	.name = "inode-scale-v4",
-	.era = "Dave Chinner, Oct 2010: V4's locks, iput_final of [PATCH 16/21]",
+	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
 	.order = lock_order,
@@ -611,6 +636,7 @@ const struct scheme scheme_inode_scale_v4 = {
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.prune_icache = prune_icache,
+	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,
 	.iunique = iunique,
 	.get_next_ino = get_next_ino,

@@ -17,6 +17,7 @@
  *   iunique_lock         the iunique counter
  *
  * Lock order (outer first):
+ *   iprune_sem (a sleeping rw-lock: prune_icache for read, umount for write)
  *   iunique_lock
  *     inode_hash_lock
  *       inode_sb_list_lock
@@ -450,6 +451,9 @@ static long prune_icache(long nr)
 	long scanned, freed = 0;
 
 	INIT_LIST_HEAD(&freeable);
+	/* umount's evict_inodes waits for us (down_write) until the inodes
+	 * we take off the LRU are gone. */
+	down_read(&icache.iprune_sem);
 	spin_lock(&icache.lru_lock);
 	for (scanned = 0; scanned < nr; scanned++) {
 		inode = inode_lru_oldest();
@@ -479,13 +483,20 @@ static long prune_icache(long nr)
 	}
 	spin_unlock(&icache.lru_lock);
 	dispose_list(&freeable);
+	up_read(&icache.iprune_sem);
 	return freed;
 }
 
-/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
-static long invalidate_inodes(struct super_block *sb)
+/*
+ * evict_inodes: umount (generic_shutdown_super), with MS_ACTIVE clear, so
+ * any inode whose count reaches zero from now on is evicted by its iput.
+ * Free every unused inode of the sb; then cycle through iprune_sem for
+ * write, which waits until every prune_icache that had already taken
+ * inodes of this sb off the LRU has torn them down (bab1d9444d9).
+ */
+static long evict_inodes(struct super_block *sb)
 {
-	SITE(invalidate_inodes);
+	SITE(evict_inodes);
 	struct list_head dispose;
 	struct list_head *pos;
 	long freed = 0;
@@ -495,9 +506,10 @@ static long invalidate_inodes(struct super_block *sb)
 	list_for_each(pos, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 
+		if (atomic_load(&inode->i_count))
+			continue;
 		spin_lock(&inode->i_lock);
-		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
-		    atomic_load(&inode->i_count)) {
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
@@ -505,13 +517,57 @@ static long invalidate_inodes(struct super_block *sb)
 		spin_lock(&icache.lru_lock);
 		inode_lru_del(inode, __site);
 		spin_unlock(&icache.lru_lock);
-		inode_dispose_add(inode, &dispose, __site);
 		spin_unlock(&inode->i_lock);
+		inode_dispose_add(inode, &dispose, __site);
 		freed++;
 	}
 	spin_unlock(&icache.sb_list_lock);
 	dispose_list(&dispose);
+
+	down_write(&icache.iprune_sem);
+	up_write(&icache.iprune_sem);
 	return freed;
+}
+
+/*
+ * invalidate_inodes(sb, kill_dirty): the other half of the split
+ * (63997e98a3b), for callers that want to know: free what is unused and
+ * say whether anything was busy.  Dirty inodes count as busy unless
+ * kill_dirty.  Takes no iprune_sem.
+ */
+static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
+{
+	SITE(invalidate_inodes);
+	struct list_head dispose;
+	struct list_head *pos;
+	int busy = 0;
+
+	INIT_LIST_HEAD(&dispose);
+	spin_lock(&icache.sb_list_lock);
+	list_for_each(pos, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+
+		spin_lock(&inode->i_lock);
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (((inode_state(inode) & I_DIRTY) && !kill_dirty) ||
+		    atomic_load(&inode->i_count)) {
+			spin_unlock(&inode->i_lock);
+			busy = 1;
+			continue;
+		}
+		inode_state_set(inode, I_FREEING, __site);
+		spin_lock(&icache.lru_lock);
+		inode_lru_del(inode, __site);
+		spin_unlock(&icache.lru_lock);
+		spin_unlock(&inode->i_lock);
+		inode_dispose_add(inode, &dispose, __site);
+	}
+	spin_unlock(&icache.sb_list_lock);
+	dispose_list(&dispose);
+	return busy;
 }
 
 /* ---- inode numbers --------------------------------------------------------------- */
@@ -539,6 +595,10 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* clang-format off */
 static const struct lock_rule lock_order[] = {
+	{ LC_s_umount, LC_iprune_sem },
+	{ LC_iprune_sem, LC_inode_lru_lock },
+	{ LC_iprune_sem, LC_inode_hash_lock },
+	{ LC_iprune_sem, LC_inode_wb_list_lock },
 	{ LC_iunique_lock, LC_inode_hash_lock },
 	{ LC_inode_hash_lock, LC_inode_sb_list_lock },
 	{ LC_inode_hash_lock, LC_i_lock },
@@ -567,6 +627,7 @@ const struct scheme scheme_merged = {
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.prune_icache = prune_icache,
+	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,
 	.iunique = iunique,
 	.get_next_ino = get_next_ino,

@@ -32,8 +32,7 @@
  * shrinker, umount) holds the list lock before it knows which inode it
  * wants, which is the wrong way round.  It may only spin_trylock i_lock;
  * if that fails it drops the list lock, relaxes and tries again.  Those
- * are the "trylock loops" of the October 2010 argument (Nick Piggin,
- * <20101015205045.GA20476@amd>, docs/sources.md).  The
+ * are the "trylock loops" of the October 2010 argument (seed 002).  The
  * validator sees them as trylocks: no dependency, no report.
  */
 #include <sched.h>
@@ -501,6 +500,8 @@ static long prune_icache(long nr)
 	long scanned, freed = 0;
 
 	INIT_LIST_HEAD(&freeable);
+	/* umount waits for us (down_write) until our dispose list is freed. */
+	down_read(&icache.iprune_sem);
 	spin_lock(&icache.lru_lock);
 	for (scanned = 0; scanned < nr; scanned++) {
 		inode = inode_lru_oldest();
@@ -531,23 +532,28 @@ static long prune_icache(long nr)
 	}
 	spin_unlock(&icache.lru_lock);
 	dispose_list(&freeable);
+	up_read(&icache.iprune_sem);
 	return freed;
 }
 
 /*
- * invalidate_inodes: umount.  Free every unused inode of a dying sb.  The
+ * invalidate_inodes, 2.6.36's shape: free every unused inode of a sb and
+ * say whether any was busy; iprune_sem keeps prune_icache out.  The
  * walk holds sb_inode_list_lock and trylocks each i_lock; on failure it
  * drops the list lock, relaxes and starts the walk over (the list may have
  * changed meanwhile; inodes already claimed are I_FREEING and skipped).
  */
-static long invalidate_inodes(struct super_block *sb)
+static int invalidate_sb(struct super_block *sb, long *freed)
 {
 	SITE(invalidate_inodes);
 	struct list_head dispose;
 	struct list_head *pos;
-	long freed = 0;
+	int busy = 0;
 
+	*freed = 0;
 	INIT_LIST_HEAD(&dispose);
+	/* Held for write throughout: prune_icache stays out (2.6.36). */
+	down_write(&icache.iprune_sem);
 	spin_lock(&icache.sb_list_lock);
 restart:
 	list_for_each(pos, &sb->s_inodes) {
@@ -559,9 +565,13 @@ restart:
 			spin_lock(&icache.sb_list_lock);
 			goto restart;
 		}
-		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
-		    atomic_load(&inode->i_count)) {
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (atomic_load(&inode->i_count)) {
+			spin_unlock(&inode->i_lock);
+			busy = 1;
 			continue;
 		}
 		inode_state_set(inode, I_FREEING, __site);
@@ -570,11 +580,30 @@ restart:
 		spin_unlock(&icache.lru_lock);
 		inode_dispose_add(inode, &dispose, __site);
 		spin_unlock(&inode->i_lock);
-		freed++;
+		(*freed)++;
 	}
 	spin_unlock(&icache.sb_list_lock);
 	dispose_list(&dispose);
+	up_write(&icache.iprune_sem);
+	return busy;
+}
+
+/* umount's first call (2.6.36 named it invalidate_inodes). */
+static long evict_inodes(struct super_block *sb)
+{
+	long freed;
+
+	invalidate_sb(sb, &freed);
 	return freed;
+}
+
+/* No kill_dirty yet (63997e98a3b came later): every unused inode goes. */
+static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
+{
+	long freed;
+
+	(void)kill_dirty;
+	return invalidate_sb(sb, &freed);
 }
 
 /* ---- inode numbers --------------------------------------------------------------- */
@@ -602,16 +631,12 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
-/* clang-format off */
 static const struct lock_rule lock_order[] = {
-	{ LC_iunique_lock, LC_hash_bucket },
-	{ LC_i_lock, LC_hash_bucket },
-	{ LC_i_lock, LC_inode_sb_list_lock },
-	{ LC_i_lock, LC_inode_wb_list_lock },
-	{ LC_i_lock, LC_inode_lru_lock },
-	{ LC_inode_sb_list_lock, LC_inode_lru_lock },
+	{ LC_s_umount, LC_iprune_sem },       { LC_iprune_sem, LC_i_lock },
+	{ LC_iunique_lock, LC_hash_bucket },  { LC_i_lock, LC_hash_bucket },
+	{ LC_i_lock, LC_inode_sb_list_lock }, { LC_i_lock, LC_inode_wb_list_lock },
+	{ LC_i_lock, LC_inode_lru_lock },     { LC_inode_sb_list_lock, LC_inode_lru_lock },
 };
-/* clang-format on */
 
 const struct scheme scheme_vfs_scale = {
 	.name = "vfs-scale",
@@ -633,6 +658,7 @@ const struct scheme scheme_vfs_scale = {
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.prune_icache = prune_icache,
+	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,
 	.iunique = iunique,
 	.get_next_ino = get_next_ino,

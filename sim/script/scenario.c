@@ -844,6 +844,19 @@ static bool parse_line(struct parser *p, char *raw)
 				    t);
 		return done(p);
 	}
+	if (strcmp(t, "variant") == 0) {
+		/* A test variant of the scheme: show what a lock is for by
+		 * running without it. */
+		if (!need(p, "a variant name", &t))
+			return false;
+		if (strcmp(t, "no-iprune-sem") != 0)
+			return perr(p,
+				    "unknown variant '%s' (there is "
+				    "no-iprune-sem)",
+				    t);
+		scn->no_iprune_sem = true;
+		return done(p);
+	}
 	if (strcmp(t, "title") == 0) {
 		rest_text(text, scn->title, sizeof(scn->title));
 		return true;

@@ -41,10 +41,10 @@ enum scn_op_kind {
 	OPK_mark_dirty,
 	OPK_writeback,
 	OPK_prune,
-	OPK_umount,     /* deactivate, then invalidate_inodes */
+	OPK_umount,     /* generic_shutdown_super: evict_inodes, busy check */
 	OPK_deactivate, /* clear MS_ACTIVE */
-	OPK_invalidate,
-	OPK_create, /* new_inode + insert_inode_hash, named */
+	OPK_invalidate, /* invalidate_inodes(sb, 0): returns busy */
+	OPK_create,     /* new_inode + insert_inode_hash, named */
 	OPK_iunique,
 	OPK_lock, /* test_lock_a / test_lock_b */
 	OPK_unlock,
@@ -138,6 +138,7 @@ struct scenario {
 	char file[256];
 	char title[200];
 	const struct scheme *scheme;
+	bool no_iprune_sem; /* "variant no-iprune-sem": the lock is off */
 	int ncpus;
 	uint32_t nsbs;
 	struct scn_inode inodes[SCN_MAX_INODES];

@@ -183,9 +183,10 @@ void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *bu
 		sched_lock_text(sc->blocked_on, lock, sizeof(lock));
 		snprintf(buf, len, "%s blocked: waits for %s in %s, held by %s", sc->cpu->name,
 			 lock, site_name(sc->blocked_site),
-			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name :
-			 h >= 0                 ? "main" :
-						  "nobody now");
+			 h >= 0 && h < s->ncpus        ? s->cpu[h].cpu->name :
+			 h >= 0                        ? "main" :
+			 sim_lock_busy(sc->blocked_on) ? "readers" :
+							 "nobody now");
 	} else if (sc->state == SCPU_SLEEPING) {
 		snprintf(buf, len,
 			 "%s sleeps on inode %llu in %s until it is "
@@ -441,7 +442,8 @@ bool sched_runnable(const struct sched *s, int idx)
 	case SCPU_IDLE:
 		return true;
 	case SCPU_BLOCKED:
-		return holder_of(sc->blocked_on) < 0;
+		/* Free of writer and readers (a rw-lock has both). */
+		return !sim_lock_busy(sc->blocked_on);
 	case SCPU_SLEEPING:
 		return sc->woken;
 	default:
