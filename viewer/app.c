@@ -14,172 +14,23 @@
 #include <string.h>
 
 #include "lib/keys.h"
+#include "lib/selector.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
-/* ---- event text ----------------------------------------------------------- */
-
-/* inode_hash_lock -> hash, inode_sb_list_lock -> sb_list, i_lock stays. */
-static const char *short_class(int cls)
-{
-	static char buf[4][32];
-	static unsigned next;
-	const char *n = lock_class_label(cls);
-	if (!strcmp(n, "i_lock"))
-		return n;
-	char *p = buf[next++ & 3];
-	snprintf(p, sizeof(buf[0]), "%s", strncmp(n, "inode_", 6) ? n : n + 6);
-	size_t l = strlen(p);
-	if (l > 5 && !strcmp(p + l - 5, "_lock"))
-		p[l - 5] = 0;
-	return p;
-}
-
-void event_text(const struct trace_index *ix, uint64_t i, bool brief, char *buf, size_t len)
-{
-	const struct ix_event *e = &ix->ev[i];
-	char f1[96], f2[96], d[32];
-	uint64_t id = ix_id_value(ix, e->obj);
-	/* In a lane, an inode number keeps its last 5 digits (the details
-	 * line below the lanes has it whole). */
-	if (brief && id >= 100000)
-		id %= 100000;
-	switch (e->type) {
-	case EV_lock_acquire:
-		if (brief)
-			snprintf(buf, len, "acq %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_acquire %s inst=%" PRIu64 " at %s",
-				 lock_class_label(e->a), id, site_label(e->site));
-		break;
-	case EV_lock_contended:
-		if (brief)
-			snprintf(buf, len, "WAIT %s cpu%d", short_class(e->a),
-				 (int)(int16_t)e->val);
-		else
-			snprintf(buf, len,
-				 "lock_contended %s inst=%" PRIu64 " at %s, held by cpu%d",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 (int)(int16_t)e->val);
-		break;
-	case EV_lock_acquired:
-		if (brief)
-			snprintf(buf, len, "HOLD %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_acquired %s inst=%" PRIu64 " at %s, waited %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 fmt_dur((int64_t)e->val, d, sizeof(d)));
-		break;
-	case EV_lock_release:
-		if (brief)
-			snprintf(buf, len, "rel %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_release %s inst=%" PRIu64 " at %s, held %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 fmt_dur((int64_t)e->val, d, sizeof(d)));
-		break;
-	case EV_lock_trylock:
-		if (brief)
-			snprintf(buf, len, "trylock %s %s", short_class(e->a),
-				 e->b ? "ok" : "FAILED");
-		else
-			snprintf(buf, len, "lock_trylock %s inst=%" PRIu64 " at %s: %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 e->b ? "success" : "failed");
-		break;
-	case EV_inode_state:
-		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
-		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
-		if (brief)
-			snprintf(buf, len, "state %" PRIu64 " %s>%s", id, f1, f2);
-		else
-			snprintf(buf, len, "inode_state ino=%" PRIu64 " %s -> %s at %s", id, f1, f2,
-				 site_label(e->site));
-		break;
-	case EV_inode_ref:
-		if (brief)
-			snprintf(buf, len, "ref %" PRIu64 " %d>%d", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
-		else
-			snprintf(buf, len, "inode_ref ino=%" PRIu64 " i_count %d -> %d at %s", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
-				 site_label(e->site));
-		break;
-	case EV_inode_list:
-		if (brief)
-			snprintf(buf, len, "%s %s %" PRIu64, list_action_label(e->b),
-				 list_label(e->a), id);
-		else
-			snprintf(buf, len, "inode_list %s %s ino=%" PRIu64 " at %s",
-				 list_action_label(e->b), list_label(e->a), id,
-				 site_label(e->site));
-		break;
-	case EV_inode_alloc:
-		if (brief)
-			snprintf(buf, len, "ALLOC %" PRIu64, id);
-		else
-			snprintf(buf, len, "inode_alloc ino=%" PRIu64 " sb=%u nlink=%u", id,
-				 (unsigned)(e->val >> 32), (unsigned)e->val);
-		break;
-	case EV_inode_free:
-		snprintf(buf, len, "%s%" PRIu64 " sb=%u", brief ? "FREE " : "inode_free ino=", id,
-			 (unsigned)e->val);
-		break;
-	case EV_inode_nlink:
-		snprintf(buf, len, "%s%" PRIu64 " nlink=%u",
-			 brief ? "nlink " : "inode_nlink ino=", id, (unsigned)e->val);
-		break;
-	case EV_op_begin:
-		snprintf(buf, len, "%s %s %" PRIu64, brief ? "{" : "op_begin", op_label(e->a), id);
-		break;
-	case EV_op_end:
-		snprintf(buf, len, "%s %s %" PRIu64 " = %" PRId64, brief ? "}" : "op_end",
-			 op_label(e->a), id, (int64_t)e->val);
-		break;
-	case EV_sched_step:
-		snprintf(buf, len, "%s%" PRIu64 " %s", brief ? "step " : "sched_step ", e->val,
-			 ix_str(ix, e->obj));
-		break;
-	case EV_violation: {
-		const struct ix_violation *v = &ix->viols[e->val];
-		snprintf(buf, len, "%s %s: %s", brief ? "!!" : "violation",
-			 violation_label(v->kind), ix_str(ix, v->text));
-		break;
-	}
-	case EV_run_begin: {
-		const struct ix_run *r = &ix->runs[e->val];
-		snprintf(buf, len, "run_begin %s %s, %u CPUs", ix_str(ix, r->scheme),
-			 ix_str(ix, r->workload), r->cpus);
-		break;
-	}
-	case EV_run_end:
-		snprintf(buf, len, "run_end %" PRIu64 " ops, %u violations", e->val, e->obj);
-		break;
-	case EV_discarded_events:
-		snprintf(buf, len, "LOST %" PRIu64 " events (discarded by the tracer)", e->val);
-		break;
-	case EV_discarded_packets:
-		snprintf(buf, len, "LOST %" PRIu64 " packets (discarded by the tracer)", e->val);
-		break;
-	default:
-		snprintf(buf, len, "%s", ev_type_name(e->type));
-	}
-}
-
 /* ---- queries ------------------------------------------------------------- */
 
-static const struct {
-	const char *word;
-	int type;
-} type_words[] = {
-	{ "acquire", EV_lock_acquire },   { "contended", EV_lock_contended },
-	{ "acquired", EV_lock_acquired }, { "release", EV_lock_release },
-	{ "trylock", EV_lock_trylock },   { "state", EV_inode_state },
-	{ "ref", EV_inode_ref },          { "list", EV_inode_list },
-	{ "alloc", EV_inode_alloc },      { "free", EV_inode_free },
-	{ "nlink", EV_inode_nlink },      { "violation", EV_violation },
-	{ "lost", EV_discarded_events },
-};
+/* An event type named by a search word: the event grammar's verbs (any
+ * spelling, lib/selector.h), plus "list" for any list change and "lost"
+ * for a loss; -1 if none. */
+static int type_word(const char *w)
+{
+	if (!strcmp(w, "list"))
+		return EV_inode_list;
+	if (!strcmp(w, "lost"))
+		return EV_discarded_events;
+	return selector_event_word(w);
+}
 
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen)
@@ -218,13 +69,8 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 			t->kind = Q_SITE;
 			t->value = v;
 		} else {
-			t->kind = Q_TEXT;
-			t->value = -1;
-			for (size_t k = 0; k < sizeof(type_words) / sizeof(type_words[0]); k++)
-				if (!strcmp(w, type_words[k].word)) {
-					t->kind = Q_TYPE;
-					t->value = type_words[k].type;
-				}
+			t->value = type_word(w);
+			t->kind = t->value >= 0 ? Q_TYPE : Q_TEXT;
 			snprintf(t->text, sizeof(t->text), "%s", w);
 		}
 	}
