@@ -16,17 +16,16 @@
 #include "tests/testutil.h"
 
 struct breakage {
-	const char *name;       /* ICACHE_BREAK_<name> */
-	const char *workload;   /* one that walks into it quickly */
-	const char *extra;      /* more run flags */
-	const char *expect;     /* the report's words */
+	const char *name;     /* ICACHE_BREAK_<name> */
+	const char *workload; /* one that walks into it quickly */
+	const char *extra;    /* more run flags */
+	const char *expect;   /* the report's words */
 };
 
 static const struct breakage breaks[] = {
 	/* unlock_new_inode forgets wake_up_inode: a sleeper on I_NEW is a
 	 * missed wakeup, not a silent 20 ms retry. */
-	{ "missed_wakeup", "iput-race", "--duration 2500ms",
-	  "missed wakeup: cpu" },
+	{ "missed_wakeup", "iput-race", "--duration 2500ms", "missed wakeup: cpu" },
 	/* evict frees an inode it left hashed: a lookup loops on it for
 	 * ever; the per-CPU watchdog names that CPU, even with --quiet. */
 	{ "freed_hashed", "mixed", "--duration 30s --watchdog 1 --quiet",
@@ -38,8 +37,7 @@ static const struct breakage breaks[] = {
 	{ "unlocked_ref", "lookup", "--duration 2500ms",
 	  "takes the first reference to unused inode" },
 	/* evict_inodes peeks at the next inode under both i_locks. */
-	{ "nested_ilock", "umount", "--duration 2500ms",
-	  "possible recursive locking: cpu" },
+	{ "nested_ilock", "umount", "--duration 2500ms", "possible recursive locking: cpu" },
 };
 
 START_TEST(broken_scheme_is_reported)
@@ -49,10 +47,10 @@ START_TEST(broken_scheme_is_reported)
 	int status;
 
 	snprintf(bin, sizeof(bin), "%s/break/%s/icache-sim", build_dir(), b->name);
-	char *out = run_cmd(&status, "timeout 5 %s run --scheme merged --workload %s %s 2>&1",
-			    bin, b->workload, b->extra);
-	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within 5 s):\n%.2000s",
-		      b->name, status, out);
+	char *out = run_cmd(&status, "timeout 5 %s run --scheme merged --workload %s %s 2>&1", bin,
+			    b->workload, b->extra);
+	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within 5 s):\n%.2000s", b->name,
+		      status, out);
 	ck_assert_msg(strstr(out, b->expect), "%s: no \"%s\" in:\n%.2000s", b->name, b->expect,
 		      out);
 	free(out);

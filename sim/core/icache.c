@@ -442,12 +442,11 @@ void inode_hash_add(struct inode *inode, enum site site)
 	 * (scenarios number creates and igets from 1 alike).  The iget paths
 	 * must look under the lock before they hash: there a twin is a bug. */
 	if (site != SITE_insert_inode_hash && hash_live_twin(b, inode))
-		report_violation(VIOL_duplicate_inode, -1, -1, site, -1, cpu_id(), -1,
-				 inode->i_ino,
+		report_violation(VIOL_duplicate_inode, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 				 "%s hashes a second live inode for (sb %u, ino %llu) in %s: "
 				 "lookups will find either one",
-				 cpu_name(), inode->i_sb->s_id,
-				 (unsigned long long)inode->i_ino, site_name(site));
+				 cpu_name(), inode->i_sb->s_id, (unsigned long long)inode->i_ino,
+				 site_name(site));
 	hlist_add_head(&inode->i_hash, &b->head);
 	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
@@ -775,8 +774,7 @@ uint64_t wait_inode_prepare(struct inode *inode)
 
 static void report_missed_wakeup(struct inode *inode, enum site site)
 {
-	report_violation(VIOL_missed_wakeup, -1, -1, site, -1, cpu_id(), -1,
-			 inode->i_ino,
+	report_violation(VIOL_missed_wakeup, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 			 "missed wakeup: %s sleeps on inode %llu in %s and nobody "
 			 "woke it in %.1f s (i_state 0x%x, count %d%s)",
 			 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),

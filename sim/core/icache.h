@@ -62,9 +62,9 @@ struct inode {
 	 * sleeper's token stays meaningful across a reuse): a sleeper waits
 	 * for its own inode's wake, not for any wake of its wait slot. */
 	atomic_uint_fast64_t i_wakes;
-	bool i_published;            /* its birth is in the trace */
-	uint32_t i_check;            /* scratch for the invariant checker */
-	struct list_head i_pool;     /* allocator's quarantine (pool lock) */
+	bool i_published;        /* its birth is in the trace */
+	uint32_t i_check;        /* scratch for the invariant checker */
+	struct list_head i_pool; /* allocator's quarantine (pool lock) */
 };
 
 struct super_block {

@@ -169,8 +169,7 @@ void sim_up_write(struct sim_lock *l, enum site site);
  * two instances, so only the author can say the nesting is safe.
  */
 #define SINGLE_DEPTH_NESTING 1
-#define spin_lock_nested(l, sub) \
-	(this_cpu->nest_subclass = (sub), sim_spin_lock((l), __site))
+#define spin_lock_nested(l, sub) (this_cpu->nest_subclass = (sub), sim_spin_lock((l), __site))
 #define down_read(l) sim_down_read((l), __site)
 #define up_read(l) sim_up_read((l), __site)
 #define down_write(l) sim_down_write((l), __site)

@@ -185,18 +185,16 @@ void lockdep_acquire(struct sim_cpu *c, struct sim_lock *l, enum site site)
 			 * is known, so it must be annotated (lockdep's
 			 * subclasses) or it is reported. */
 			if (!c->nest_subclass)
-				report_violation(VIOL_nested_class, a, b, h->site, site, c->id,
-						 -1, 0,
-						 "possible recursive locking: %s takes %s "
-						 "(instance %llu) in %s while holding %s "
-						 "(instance %llu, taken in %s); nesting two "
-						 "locks of one class needs an annotation "
-						 "(spin_lock_nested)",
-						 c->name, lock_class_name(b),
-						 (unsigned long long)l->inst, site_name(site),
-						 lock_class_name(a),
-						 (unsigned long long)h->lock->inst,
-						 site_name(h->site));
+				report_violation(
+					VIOL_nested_class, a, b, h->site, site, c->id, -1, 0,
+					"possible recursive locking: %s takes %s "
+					"(instance %llu) in %s while holding %s "
+					"(instance %llu, taken in %s); nesting two "
+					"locks of one class needs an annotation "
+					"(spin_lock_nested)",
+					c->name, lock_class_name(b), (unsigned long long)l->inst,
+					site_name(site), lock_class_name(a),
+					(unsigned long long)h->lock->inst, site_name(h->site));
 			continue;
 		}
 		counts[cpu][a][b]++;

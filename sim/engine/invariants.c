@@ -184,8 +184,7 @@ static void check_no_twin(struct hlist_node *from, const struct inode *inode)
 			return;
 		if (o->i_ino == inode->i_ino && o->i_sb == inode->i_sb && !being_freed(o)) {
 			failures++;
-			report_violation(VIOL_duplicate_inode, -1, -1, -1, -1, -1, -1,
-					 inode->i_ino,
+			report_violation(VIOL_duplicate_inode, -1, -1, -1, -1, -1, -1, inode->i_ino,
 					 "invariant: two live inodes for (sb %u, ino %llu) "
 					 "are hashed",
 					 inode->i_sb->s_id, (unsigned long long)inode->i_ino);
