@@ -65,19 +65,14 @@ struct runner {
 
 /* ---- the viewer's panes ---------------------------------------------- */
 
-/* The viewer's pane for one of ours, by name; -1 if it has none. */
+/* The viewer's pane for one of ours, by id; -1 if it has none. */
 static int viewer_pane(int ours)
 {
-	static const char *const want[NR_PANES][2] = {
-		[PANE_LANES] = { "events", "lanes" },   [PANE_LOCKS] = { "held", "locks" },
-		[PANE_INODE] = { "inode", NULL },       [PANE_GRAPH] = { "order", "graph" },
-		[PANE_STATS] = { "lock_stat", "stat" },
+	static const enum view_pane id[NR_PANES] = {
+		[PANE_LANES] = VIEW_LANES, [PANE_LOCKS] = VIEW_LOCKS, [PANE_INODE] = VIEW_INODE,
+		[PANE_GRAPH] = VIEW_ORDER, [PANE_STATS] = VIEW_STATS,
 	};
-	for (int k = 0; k < 2 && want[ours][k]; k++)
-		for (int i = 0; i < npanes; i++)
-			if (strcasestr(panes[i].name, want[ours][k]))
-				return i;
-	return -1;
+	return pane_index(id[ours]);
 }
 
 static void app_point(struct app *a, const struct trace_index *ix, const struct step *s, int64_t ev)
@@ -444,10 +439,10 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			 * pane the step asks for is the focused one. */
 			bool focus = i == 0 && s->nshow && first_is_pane(s);
 			struct rect box = { r.x, y, r.w, hh };
-			canvas_box(c, box, panes[vp].name, focus);
+			canvas_box(c, box, panes[vp]->title, focus);
 			int saved = a->focus;
 			a->focus = focus ? vp : -1;
-			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2, hh - 2 });
+			panes[vp]->draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2, hh - 2 });
 			a->focus = saved;
 		}
 		y += hh;
@@ -493,12 +488,11 @@ static void draw(struct runner *rn, struct canvas *c)
 	if (hide_future(rn) && rn->app_ok) {
 		/* The panes show the state at the moment; the lanes would show
 		 * what comes next, so they wait for the answer. */
-		uint64_t saved_n = rn->t.ix->nev;
 		int64_t p = rn->pos[rn->cur];
-		if (p >= 0 && (uint64_t)p + 1 < saved_n)
-			rn->t.ix->nev = (uint64_t)p + 1;
+		if (p >= 0)
+			app_set_visible(&rn->app, (uint64_t)p + 1);
 		draw_right(rn, c, right);
-		rn->t.ix->nev = saved_n;
+		app_set_visible(&rn->app, rn->t.ix->nev);
 	} else {
 		draw_right(rn, c, right);
 	}
@@ -565,12 +559,12 @@ static void drive_show(struct runner *rn, struct drive_outcome *o, struct app *a
 	*ok = false;
 	/* What ran after the presses (play runs the rest to the end) is not
 	 * the student's doing: the panes end at the last press. */
-	if (o->have_trace && o->t.ix && o->boundary_ev + 1 < (int64_t)o->t.ix->nev)
-		o->t.ix->nev = (uint64_t)(o->boundary_ev + 1);
 	if (o->have_trace && o->t.ix && o->t.ix->nev) {
 		app_init(a, o->t.ix);
+		if (o->boundary_ev >= 0)
+			app_set_visible(a, (uint64_t)(o->boundary_ev + 1));
 		*ok = true;
-		app_point(a, o->t.ix, s, (int64_t)o->t.ix->nev - 1);
+		app_point(a, o->t.ix, s, (int64_t)a->end - 1);
 	}
 }
 
