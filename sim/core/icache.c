@@ -436,6 +436,19 @@ struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uin
 	return NULL;
 }
 
+struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
+			      struct inode *after)
+{
+	struct hlist_node *n = after ? after->i_hash.next : b->head.first;
+
+	for (; n; n = n->next) {
+		struct inode *inode = container_of(n, struct inode, i_hash);
+		if (inode->i_ino == ino && inode->i_sb == sb)
+			return inode;
+	}
+	return NULL;
+}
+
 bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 {
 	return hash_chain_find(b, sb, ino) != NULL;

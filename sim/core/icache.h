@@ -183,6 +183,9 @@ void inode_hash_del(struct inode *inode, enum site site);
 bool inode_hashed(const struct inode *inode);
 /* Find (sb, ino) on its chain; the chain's lock must be held. */
 struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
+/* The next (sb, ino) on its chain after `after` (NULL: from the head). */
+struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
+			      struct inode *after);
 /* Is ino used on its chain? For iunique. */
 bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
 
