@@ -718,21 +718,17 @@ static void read_payload(const struct class_info *ci, const bt_event *ev, uint64
 	}
 }
 
-static void add_event(struct trace_index *ix, const bt_message *msg)
+/*
+ * The event's time, never before the last one's (the muxer's order), and
+ * what a new time means: streams that ended are cut, the events of the
+ * previous timestamp are replayed as one group.
+ */
+static int64_t event_time(struct trace_index *ix, const bt_message *msg)
 {
 	struct ix_loader *ld = ix->loader;
-	const bt_event *ev = bt_message_event_borrow_event_const(msg);
-	const bt_event_class *ec = bt_event_borrow_class_const(ev);
-	struct class_info *ci = class_info(ix, ec);
-	if (ci->type < 0) {
-		note_other(ix, bt_event_class_get_name(ec));
-		return;
-	}
-	if (ld->fatal[0])
-		return;
-
 	int64_t ts = ld->last_ts;
 	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+
 	if (cs)
 		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
@@ -742,8 +738,14 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
+	return ts;
+}
 
-	const bt_packet *pkt = bt_event_borrow_packet_const(ev);
+/* A new packet: its core (cpu_id) and stream; count the event on it. */
+static void note_packet(struct trace_index *ix, const bt_packet *pkt, int64_t ts)
+{
+	struct ix_loader *ld = ix->loader;
+
 	if (pkt != ld->last_pkt) {
 		ld->last_pkt = pkt;
 		ld->core = 255;
@@ -764,6 +766,24 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ix->streams[ld->stream].events++;
 		ix->streams[ld->stream].last_ts = ts;
 	}
+}
+
+static void add_event(struct trace_index *ix, const bt_message *msg)
+{
+	struct ix_loader *ld = ix->loader;
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	struct class_info *ci = class_info(ix, ec);
+	if (ci->type < 0) {
+		note_other(ix, bt_event_class_get_name(ec));
+		return;
+	}
+	if (ld->fatal[0])
+		return;
+
+	int64_t ts = event_time(ix, msg);
+
+	note_packet(ix, bt_event_borrow_packet_const(ev), ts);
 
 	uint64_t v[MAX_FIELDS] = { 0 };
 	const char *s[MAX_FIELDS] = { 0 };

@@ -185,6 +185,12 @@ repeat:
 		wait_on_freeing_inode(inode);
 		goto repeat;
 	}
+#ifdef ICACHE_BREAK_unlocked_ref
+	/* Test-only break (tests/test_checker.c): grab after dropping i_lock. */
+	spin_unlock(&inode->i_lock);
+	inode_ref_get(inode, __site);
+	return inode;
+#endif
 	inode_ref_get(inode, __site);
 	spin_unlock(&inode->i_lock);
 	return inode;
@@ -202,6 +208,15 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 
 	spin_lock(&icache.hash_lock);
 	old = find_inode_fast(sb, ino);
+#ifdef ICACHE_BREAK_duplicate_inode
+	/* Test-only break: trust the first, unlocked miss; never look again. */
+	if (old) {
+		spin_unlock(&icache.hash_lock);
+		iput(old);
+		spin_lock(&icache.hash_lock);
+		old = NULL;
+	}
+#endif
 	if (!old) {
 		inode_publish(inode);
 		spin_lock(&inode->i_lock);
@@ -243,7 +258,9 @@ static void unlock_new_inode(struct inode *inode)
 	SITE(unlock_new_inode);
 	spin_lock(&inode->i_lock);
 	inode_state_clear(inode, I_NEW, __site);
+#ifndef ICACHE_BREAK_missed_wakeup /* test-only break: sleepers never woken */
 	wake_up_inode(inode);
+#endif
 	spin_unlock(&inode->i_lock);
 }
 
@@ -413,12 +430,14 @@ static void evict(struct inode *inode)
 	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
 	spin_unlock(&inode->i_lock);
 
+#ifndef ICACHE_BREAK_freed_hashed /* test-only break: freed, still hashed */
 	/* remove_inode_hash */
 	spin_lock(&icache.hash_lock);
 	spin_lock(&inode->i_lock);
 	inode_hash_del(inode, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.hash_lock);
+#endif
 
 	/* Lookups sleeping in __wait_on_freeing_inode may look again. */
 	spin_lock(&inode->i_lock);
@@ -560,6 +579,14 @@ static long evict_inodes(struct super_block *sb)
 		if (atomic_load(&inode->i_count))
 			continue;
 		spin_lock(&inode->i_lock);
+#ifdef ICACHE_BREAK_nested_ilock
+		/* Test-only break: peek at the next inode under both i_locks. */
+		if (pos->next != &sb->s_inodes) {
+			struct inode *next = list_entry(pos->next, struct inode, i_sb_list);
+			spin_lock(&next->i_lock);
+			spin_unlock(&next->i_lock);
+		}
+#endif
 		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
 			continue;
