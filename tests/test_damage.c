@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "tests/testutil.h"
+#include "viewer/ctfgen.h"
 
 static char tmp[256];  /* scratch directory of the suite */
 static char good[300]; /* a complete recording */
@@ -133,6 +134,27 @@ static void expect_refused(const char *dir, const char *what)
 		free(out);
 	}
 }
+
+/* A release the trace never saw taken (written by hand: LTTng does not
+ * make one on purpose) is a reason, not a silent count. */
+START_TEST(release_without_acquire)
+{
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/orphan", tmp);
+	struct ctfgen_event e[] = {
+		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
+		{ CTFGEN_RELEASE, 2000, 0, 2, 0, 0, 1000 },
+		{ CTFGEN_RELEASE, 3000, 1, 2, 0, 7, 500 },
+	};
+	ck_assert_int_eq(ctfgen_write(dir, "icache", e, 3), 0);
+	int st;
+	char *sum = view(&st, "--summary", dir);
+	ck_assert_msg(st == 0 && strstr(sum, "complete   NO") &&
+			      strstr(sum, "1 lock release without a matching acquire"),
+		      "%.900s", sum);
+	free(sum);
+}
+END_TEST
 
 START_TEST(complete_trace_is_complete)
 {
@@ -431,6 +453,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, record_good, cleanup);
 	tcase_add_test(tc, complete_trace_is_complete);
+	tcase_add_test(tc, release_without_acquire);
 	tcase_add_test(tc, cut_at_packet_boundary);
 	tcase_add_test(tc, cut_mid_packet);
 	tcase_add_test(tc, stream_file_deleted);
