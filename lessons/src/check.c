@@ -8,6 +8,7 @@
 
 #include "lessons/src/check.h"
 #include "lessons/src/drive.h"
+#include "lessons/src/exercise.h"
 #include "lessons/src/lesson_trace.h"
 
 /* Every step that shows the lesson's own scenario: is its moment there? */
@@ -89,12 +90,23 @@ static void check_edit(const struct lesson *l, const struct step *s,
 {
 	char *sol = lesson_resolve(l, s->solution);
 	struct lesson_trace t;
-	if (!lt_play(sol, &t))
-		ldiag_add(d, l->path, s->solution_line, "solution: %s", t.err);
-	else if (lt_find(&t, &s->reach) < 0)
-		ldiag_add(d, l->path, s->solution_line,
-			 "solution: %s does not reach '%s'", sol, s->reach_text);
-	lt_free(&t);
+	char msg[1200];
+	int v = exercise_judge(s, sol, &t, msg, sizeof(msg));
+	if (v != 1)
+		ldiag_add(d, l->path, s->solution_line, "solution: %s: %s", sol,
+			  msg);
+	if (v >= 0)
+		lt_free(&t);
+	/* The scenario the student starts from must not already pass. */
+	char *start = lesson_resolve(l, step_scenario(l, s));
+	v = exercise_judge(s, start, &t, msg, sizeof(msg));
+	if (v == 1)
+		ldiag_add(d, l->path, s->scenario_line,
+			  "edit: %s passes as it is: the exercise checks nothing",
+			  start);
+	if (v >= 0)
+		lt_free(&t);
+	free(start);
 	free(sol);
 }
 

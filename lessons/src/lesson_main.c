@@ -18,14 +18,16 @@
 #include "lessons/src/lesson.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/runner.h"
+#include "lessons/src/session.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"
 #endif
 
 static const char usage[] =
-	"usage: icache-lesson [N | FILE] [--keys KEYS --screen WxH]\n"
+	"usage: icache-lesson [N | FILE] [--step N] [--keys KEYS --screen WxH]\n"
 	"       icache-lesson --check [--static] FILE...\n"
+	"       icache-lesson --progress\n"
 	"\n"
 	"Lessons on the Linux inode cache and the 2010 inode_lock debate.  Without\n"
 	"arguments, list the lessons and your progress.  With a number (or a .lesson\n"
@@ -34,18 +36,26 @@ static const char usage[] =
 	"\n"
 	"keys in a lesson:\n"
 	"  space, n, Right   next step           b, Left    previous step\n"
-	"  a..h              answer a question (b too: use Left to go back then)\n"
+	"  a..h              answer a question; a wrong first answer gets one more try\n"
+	"                    (b too while a question is open: use Left to go back then)\n"
 	"  r                 replay the scenario\n"
 	"  0-9               drive that CPU one step (in a \"you are the scheduler\" step)\n"
 	"  u                 undo the last CPU step           e   edit (an exercise step)\n"
-	"  ?                 a hint                            q   quit\n"
+	"  i                 a hint (again: a stronger one)   ?   the glossary\n"
+	"  q                 quit (Ctrl-C too: temporary traces are removed either way)\n"
 	"\n"
 	"options:\n"
 	"  --check FILE...   validate lessons: the scenario plays, every step's moment\n"
 	"                    exists in the trace, answers are among the choices, every\n"
 	"                    exercise's solution reaches its goal; FILE:LINE: errors\n"
 	"  --static          with --check, only what can be checked without playing\n"
+	"  --progress        a summary of your progress, one line per lesson, for a\n"
+	"                    class: steps seen, questions right first time, exercises\n"
+	"  --step N          begin at step N (a lesson run in a terminal otherwise\n"
+	"                    resumes where you left off; --keys begins at step 1)\n"
 	"  --keys KEYS       run without a terminal: press KEYS, print the screen\n"
+	"                    (<Enter>, <Left>, <Right>; <Print> prints the screen at\n"
+	"                    that point too, followed by a line with a form feed)\n"
 	"  --screen WxH      the screen size for --keys (default 120x40)\n"
 	"  --help, --version\n"
 	"\n"
@@ -96,6 +106,60 @@ static int list_lessons(void)
 	return 0;
 }
 
+/* One line of the summary: "steps 10/10 done  questions 1/2 ..." */
+static void summary_line(const struct lesson *l, char *buf, size_t len)
+{
+	struct progress p;
+	if (!progress_get(l->name, &p)) {
+		snprintf(buf, len, "not started");
+		return;
+	}
+	int solved, all;
+	progress_exercises(&p, &solved, &all);
+	int questions = 0;
+	for (int i = 0; i < l->nsteps; i++)
+		questions += l->steps[i].ask != NULL;
+	size_t k = (size_t)snprintf(buf, len, "%-8s steps %2d/%-2d", p.done ? "finished" : "started",
+				    p.seen, l->nsteps);
+	if (questions)
+		k += (size_t)snprintf(buf + k, len - k, "  questions %d/%d right first time (%d answered)",
+				      p.right, questions, p.asked);
+	if (all)
+		snprintf(buf + k, len - k, "  exercises %d/%d solved", solved, all);
+}
+
+static int progress_summary(void)
+{
+	int n;
+	char **list = catalog_list(&n);
+	char *dir = progress_dir(false);
+	printf("Progress of %s (%s/progress)\n\n", getenv("USER") ? getenv("USER") : "this user",
+	       dir ? dir : "no home directory");
+	free(dir);
+	int finished = 0, right = 0, asked = 0;
+	for (int i = 0; i < n; i++) {
+		struct diag d = { 0 };
+		struct lesson *l = lesson_parse(list[i], &d);
+		if (l) {
+			char line[200];
+			summary_line(l, line, sizeof(line));
+			printf("  %02d  %-44.44s %s\n", l->number, l->title ? l->title : l->name, line);
+			struct progress p;
+			if (progress_get(l->name, &p)) {
+				finished += p.done;
+				right += p.right;
+				asked += p.asked;
+			}
+		}
+		lesson_free(l);
+		ldiag_free(&d);
+	}
+	printf("\n%d of %d lessons finished; %d of %d questions answered right the first time.\n",
+	       finished, n, right, asked);
+	catalog_free(list);
+	return 0;
+}
+
 static bool parse_screen(const char *s, int *w, int *h)
 {
 	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 &&
@@ -104,7 +168,8 @@ static bool parse_screen(const char *s, int *w, int *h)
 
 int main(int argc, char **argv)
 {
-	bool check = false, static_only = false;
+	bool check = false, static_only = false, summary = false;
+	int start = 0;
 	const char *keys = NULL, *which = NULL;
 	int w = 120, h = 40;
 	char **files = calloc((size_t)argc + 1, sizeof(*files));
@@ -124,6 +189,18 @@ int main(int argc, char **argv)
 			check = true;
 		} else if (!strcmp(a, "--static")) {
 			static_only = true;
+		} else if (!strcmp(a, "--progress")) {
+			summary = true;
+		} else if (!strcmp(a, "--step")) {
+			char *end = NULL;
+			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+			if (!end || *end || v < 1 || v > 999) {
+				fprintf(stderr, "icache-lesson: --step needs a step number (1, 2, ...)\n");
+				free(files);
+				return 2;
+			}
+			start = (int)v;
+			i++;
 		} else if (!strcmp(a, "--keys") || !strcmp(a, "--screen")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "icache-lesson: %s needs a value\n", a);
@@ -147,6 +224,10 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (summary) {
+		free(files);
+		return progress_summary();
+	}
 	if (check) {
 		if (!nfiles) {
 			fprintf(stderr, "icache-lesson: --check needs a lesson file\n");
@@ -154,6 +235,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		int bad = 0;
+		session_begin();
 		for (int i = 0; i < nfiles; i++) {
 			char *path = catalog_find(files[i]);
 			int problems = lesson_check(path ? path : files[i],
@@ -163,6 +245,7 @@ int main(int argc, char **argv)
 			bad += problems;
 			free(path);
 		}
+		session_end();
 		free(files);
 		return bad ? 2 : 0;
 	}
@@ -197,8 +280,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ldiag_free(&d);
-	struct runner_opts o = { .keys = keys, .width = w, .height = h };
+	struct runner_opts o = { .keys = keys, .width = w, .height = h,
+				 .start = start };
+	session_begin();
 	int rc = lesson_run(l, &o);
+	session_end();
 	lesson_free(l);
 	free(path);
 	return rc;

@@ -64,6 +64,22 @@ static char *read_all(int fd)
 	return buf;
 }
 
+/* What the child wrote on stderr, after its stdout, on a line of its own. */
+static void append_stderr(struct play_result *r, FILE *errf)
+{
+	lseek(fileno(errf), 0, SEEK_SET);
+	char *err = read_all(fileno(errf));
+	size_t n = strlen(r->output), m = strlen(err);
+	char *both = err[0] ? realloc(r->output, n + m + 2) : NULL;
+	if (both) {
+		if (n && both[n - 1] != '\n')
+			both[n++] = '\n';
+		memcpy(both + n, err, m + 1);
+		r->output = both;
+	}
+	free(err);
+}
+
 bool lp_run(const char *scn, bool record, struct play_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -87,17 +103,28 @@ bool lp_run(const char *scn, bool record, struct play_result *r)
 		r->output = strdup(strerror(errno));
 		return false;
 	}
+	/* stderr goes to a file of its own and is appended after stdout:
+	 * through one pipe, play's unbuffered error line would land in the
+	 * middle of its buffered step log, cutting a line in two. */
+	FILE *errf = tmpfile();
+	if (!errf) {
+		r->output = strdup(strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return false;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		r->output = strdup(strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
+		fclose(errf);
 		return false;
 	}
 	if (pid == 0) {
 		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
+		dup2(fileno(errf), 2);
 		close(pfd[0]);
 		close(pfd[1]);
 		int devnull = open("/dev/null", O_RDONLY);
@@ -118,6 +145,8 @@ bool lp_run(const char *scn, bool record, struct play_result *r)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	append_stderr(r, errf);
+	fclose(errf);
 	return r->status >= 0 && r->status != 127;
 }
 
