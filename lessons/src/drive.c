@@ -233,11 +233,21 @@ static int press_of_line(const struct drive *d, int line)
  * lines (one per press) and then, "the schedule is over", the rest of
  * every program; only what happened before that is the student's doing.
  */
+enum cpu_run { RUN_READY, RUN_BLOCKED, RUN_DONE };
+
 struct log_facts {
 	int refused;                /* the press play would not run, -1 none */
 	bool refused_done;          /* ... because its CPU had finished */
 	char refused_why[300];
 	bool deadlock;              /* the presses left every CPU blocked */
+	int deadlock_at;            /* the press that did, -1 none (or not a press) */
+	int press;                  /* the press whose step log this is */
+	/* what play's --verbose says each CPU is after each press, and a
+	 * copy taken when a press is refused: the state it met */
+	enum cpu_run run[10];
+	char park[10][200];
+	enum cpu_run before[10];
+	char before_park[10][200];
 	bool schedule_over;
 	bool done[10];              /* CPUs done within the presses */
 	char blocked[10][200];      /* each CPU's "blocked:" line standing */
@@ -257,11 +267,14 @@ static void log_deadlock(const struct drive *d, const char *q,
 	int w = (int)(l - q - 11);
 	if (strstr(q, "every CPU with work left is blocked")) {
 		f->deadlock = true;    /* the press ran and made it */
+		f->deadlock_at = press;
 		return;
 	}
 	if (press < 0 || f->refused >= 0)
 		return;
 	f->refused = press;
+	memcpy(f->before, f->run, sizeof(f->run));
+	memcpy(f->before_park, f->park, sizeof(f->park));
 	/* "cpu1 blocked: waits for X" -> "cpu1 is blocked: it waits for X" */
 	const char *b = strstr(q + 10, " blocked: ");
 	if (b && b < l)
@@ -283,6 +296,8 @@ static void log_finished(const struct drive *d, const char *line,
 		return;
 	f->refused = press;
 	f->refused_done = true;
+	memcpy(f->before, f->run, sizeof(f->run));
+	memcpy(f->before_park, f->park, sizeof(f->park));
 	snprintf(f->refused_why, sizeof(f->refused_why),
 		 "cpu%d has finished its program: nothing is left for it to run",
 		 d->keys[press]);
@@ -292,8 +307,21 @@ static void read_log_line(const struct drive *d, const char *line,
 			  struct log_facts *f)
 {
 	unsigned long long st;
-	int cpu;
+	int cpu, n;
 	const char *q;
+	if (sscanf(line, " cpu%d holds %d lock", &cpu, &n) == 2 && cpu >= 0 &&
+	    cpu < 10) {
+		f->press = cpu;        /* the CPU whose state follows */
+		return;
+	}
+	if (strncmp(line, "   and ", 7) == 0 && f->press >= 0 && f->press < 10) {
+		const char *w = line + 7;
+		f->run[f->press] = strcmp(w, "is done") == 0    ? RUN_DONE
+				   : strcmp(w, "is ready") == 0 ? RUN_READY
+								: RUN_BLOCKED;
+		snprintf(f->park[f->press], sizeof(f->park[0]), "%.190s", w);
+		return;
+	}
 	if (strstr(line, "the schedule is over")) {
 		f->schedule_over = true;
 	} else if (strstr(line, "has already finished its program")) {
@@ -320,7 +348,7 @@ static void read_log(const struct drive *d, const char *out,
 		     struct log_facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->refused = -1;
+	f->refused = f->deadlock_at = f->press = -1;
 	for (const char *p = out; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -350,22 +378,41 @@ static int64_t step_end_event(const struct lesson_trace *t, uint64_t step)
 	return -1;
 }
 
-/* Drop press i; if its CPU is done, every later press of that CPU too
- * (done is for good); if it is blocked, the presses of that CPU up to
- * the next press of another CPU (nothing can have woken it). */
-static int drop_refused(struct drive *d, int i, bool done)
+/* Remove press i from the list. */
+static void drop_press(struct drive *d, int i)
 {
-	int cpu = d->keys[i], k = i, dropped = 0;
-	bool others = false;
-	for (int j = i; j < d->nkeys; j++) {
-		others |= d->keys[j] != cpu;
-		if (d->keys[j] == cpu && (j == i || done || !others)) {
-			dropped++;
-			continue;
-		}
-		d->keys[k++] = d->keys[j];
+	memmove(d->keys + i, d->keys + i + 1,
+		(size_t)(d->nkeys - i - 1) * sizeof(d->keys[0]));
+	d->nkeys--;
+}
+
+/*
+ * Press i was refused: drop it, and the presses after it that meet a CPU
+ * in the same state (a CPU that is done stays done, and a blocked one
+ * stays blocked until another CPU runs): those need no play to refuse.
+ * Returns how many went.
+ */
+static int drop_refused(struct drive *d, int i, const struct log_facts *f,
+			char *why, size_t len)
+{
+	int dropped = 0;
+	drop_press(d, i);
+	dropped++;
+	while (i < d->nkeys) {
+		int cpu = d->keys[i];
+		if (cpu >= 10 || f->before[cpu] == RUN_READY)
+			break;
+		if (f->before[cpu] == RUN_DONE)
+			snprintf(why, len, "cpu%d has finished its program: nothing is left for it to run",
+				 cpu);
+		else if (strncmp(f->before_park[cpu], "blocked: ", 9) == 0)
+			snprintf(why, len, "cpu%d is blocked: it %.180s", cpu,
+				 f->before_park[cpu] + 9);
+		else
+			snprintf(why, len, "cpu%d %.180s", cpu, f->before_park[cpu]);
+		drop_press(d, i);
+		dropped++;
 	}
-	d->nkeys = k;
 	return dropped;
 }
 
@@ -377,7 +424,7 @@ static bool play_log(const struct drive *d, struct log_facts *f, char *err,
 	if (!scn)
 		return false;
 	struct play_result r;
-	bool ok = lp_run(scn, false, &r) && r.status <= 2;
+	bool ok = lp_run_args(scn, false, "--verbose", &r) && r.status <= 2;
 	unlink(scn);
 	free(scn);
 	if (ok)
@@ -400,15 +447,38 @@ static bool settle_presses(struct drive *d, struct drive_outcome *o,
 	for (int round = 0; round <= DRIVE_MAX_KEYS; round++) {
 		if (!play_log(d, f, err, len))
 			return false;
+		if (f->deadlock && f->deadlock_at >= 0 &&
+		    f->deadlock_at + 1 < d->nkeys) {
+			/* nothing runs after a deadlock */
+			o->refused = true;
+			o->refused_at = f->deadlock_at + 1;
+			o->dropped += d->nkeys - f->deadlock_at - 1;
+			d->nkeys = f->deadlock_at + 1;
+			snprintf(o->why, sizeof(o->why),
+				 "every CPU with work left is blocked: nothing can run any more");
+			continue;
+		}
 		if (f->refused < 0)
 			return true;
 		o->refused = true;
 		o->refused_at = f->refused;
-		o->dropped += drop_refused(d, f->refused, f->refused_done);
 		snprintf(o->why, sizeof(o->why), "%s", f->refused_why);
+		o->dropped += drop_refused(d, f->refused, f, o->why, sizeof(o->why));
+		if (f->refused == d->nkeys)
+			return true;    /* what is left was played, and ran */
 	}
 	snprintf(err, len, "the presses would not settle");
 	return false;
+}
+
+bool drive_settle(struct drive *d, struct drive_outcome *o, char *err,
+		  size_t len)
+{
+	memset(o, 0, sizeof(*o));
+	o->reach_ev = o->boundary_ev = -1;
+	o->refused_at = -1;
+	struct log_facts f;
+	return settle_presses(d, o, &f, err, len);
 }
 
 /* Where the presses end in the recorded trace. */
@@ -450,6 +520,8 @@ bool drive_replay(struct drive *d, const struct moment *goal,
 		return false;
 	}
 	o->have_trace = true;
+	/* the facts of the run the trace is of */
+	read_log(d, o->t.play.output, &f);
 	o->boundary_ev = boundary_of(d, &o->t, &f);
 	int64_t r = lt_find(&o->t, goal);
 	o->reached = r >= 0 && r <= o->boundary_ev;

@@ -68,6 +68,10 @@ char *drive_scenario_text(const struct drive *d);
  */
 bool drive_replay(struct drive *d, const struct moment *goal,
 		  struct drive_outcome *o, char *err, size_t len);
+/* Only the first half of drive_replay: drop the presses play refuses,
+ * without recording (o has no trace; free it all the same). */
+bool drive_settle(struct drive *d, struct drive_outcome *o, char *err,
+		  size_t len);
 void drive_outcome_free(struct drive_outcome *o);
 
 #endif

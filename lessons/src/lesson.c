@@ -114,6 +114,7 @@ static const struct key_def keys[] = {
 	{ "edit", K_STEP, false },      { "reach", K_STEP, false },
 	{ "solution", K_STEP, false },  { "compare", K_STEP, false },
 	{ "require", K_STEP, true },    { "forbid", K_STEP, true },
+	{ "rewind", K_STEP, false },
 };
 
 static const struct key_def *find_key(const char *name)
@@ -285,6 +286,9 @@ static void step_field(struct parser *p, const struct key_def *k,
 		s->at_text = v;
 		s->at_line = f->line;
 		set_moment(p, &s->at, "at", v, f->line);
+	} else if (strcmp(n, "rewind") == 0) {
+		s->rewind = v;
+		s->rewind_line = f->line;
 	} else if (strcmp(n, "show") == 0) {
 		char *copy = strdup(v);
 		parse_show(p, s, copy, f->line);
@@ -444,7 +448,7 @@ static void take_field(struct parser *p, struct field *fl)
 	const struct key_def *k = find_key(fl->key);
 	if (!k) {
 		ldiag_add(p->d, p->file, fl->line,
-			 "unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare, require, forbid)",
+			 "unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare, require, forbid, rewind)",
 			 fl->key);
 		goto out;
 	}
@@ -657,6 +661,7 @@ static void step_free(struct step *s)
 {
 	free(s->title);
 	free(s->at_text);
+	free(s->rewind);
 	free(s->text);
 	free(s->ask);
 	for (int i = 0; i < s->nchoice; i++)

@@ -51,6 +51,9 @@ struct step {
 	int at_line;
 	struct moment at;
 
+	char *rewind;               /* why this moment comes before the last */
+	int rewind_line;
+
 	struct show_item show[LESSON_MAX_SHOW];
 	int nshow;
 	int show_line;

@@ -172,6 +172,39 @@ static void app_point(struct app *a, const struct trace_index *ix,
 /* ---- text layout ------------------------------------------------------- */
 
 /*
+ * A '|' line is shown as written; one too long for the column goes on
+ * over the next lines (indented, broken at a space), never cut off.
+ */
+static bool draw_verbatim(struct canvas *c, struct rect r, int *y,
+			  const char *p, size_t n, int indent, int width)
+{
+	const char *v = p + 1, *end = p + n;
+	if (*v == ' ')
+		v++;
+	int lead = 0;
+	while (v < end) {
+		if (*y >= r.y + r.h)
+			return false;
+		int room = width - lead;
+		size_t take = (size_t)(end - v);
+		if ((int)take > room) {
+			take = (size_t)room;
+			while (take > 0 && v[take] != ' ')
+				take--;
+			if (!take)
+				take = (size_t)room;
+		}
+		canvas_printf(c, r.x + indent + lead, (*y)++, room, R_HEADER, "%.*s",
+			      (int)take, v);
+		v += take;
+		while (v < end && *v == ' ')
+			v++;
+		lead = 4;
+	}
+	return true;
+}
+
+/*
  * Draw text wrapped into r from row *y on.  Lines are reflowed into
  * paragraphs; an empty line separates paragraphs; a line that starts with
  * '|' is kept as written (for small diagrams).  Returns false when it ran
@@ -222,15 +255,8 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
 			}
 			pn = 0;
 		}
-		if (verbatim) {
-			if (*y >= r.y + r.h)
-				return false;
-			const char *v = p + 1;
-			if (*v == ' ')
-				v++;
-			canvas_printf(c, r.x + indent, (*y)++, width, R_HEADER, "%.*s",
-				      (int)(n - (size_t)(v - p)), v);
-		}
+		if (verbatim && !draw_verbatim(c, r, y, p, n, indent, width))
+			return false;
 		if (!n && nl && *y < r.y + r.h)
 			(*y)++;       /* paragraph break */
 		if (!nl)
@@ -470,6 +496,12 @@ static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 			snprintf(prefix, sizeof(prefix), " %s ", glyph(c, G_DOT));
 			draw_hanging(c, in, &y, R_NORMAL, prefix, rn->l->goals[i]);
 		}
+		y++;
+	}
+	if (s->rewind) {
+		char line[600];
+		snprintf(line, sizeof(line), "Back in time: %s", s->rewind);
+		draw_wrapped(c, in, &y, R_WAIT, line, 0);
 		y++;
 	}
 	if (s->text)

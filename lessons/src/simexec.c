@@ -82,6 +82,12 @@ static void append_stderr(struct play_result *r, FILE *errf)
 
 bool lp_run(const char *scn, bool record, struct play_result *r)
 {
+	return lp_run_args(scn, record, NULL, r);
+}
+
+bool lp_run_args(const char *scn, bool record, const char *extra,
+		 struct play_result *r)
+{
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
 	if (record) {
@@ -131,10 +137,17 @@ bool lp_run(const char *scn, bool record, struct play_result *r)
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		const char *sim = lp_sim_path();
+		if (!record) {
+			/* nothing is recorded: do not wait on the session
+			 * daemon at start-up (a third of a short play) */
+			setenv("LTTNG_UST_REGISTER_TIMEOUT", "0", 1);
+			setenv("LTTNG_UST_WITHOUT_BADDR_STATEDUMP", "1", 1);
+		}
 		if (record)
-			execlp(sim, sim, "play", scn, "-o", r->trace_dir, (char *)NULL);
+			execlp(sim, sim, "play", scn, "-o", r->trace_dir, extra,
+			       (char *)NULL);
 		else
-			execlp(sim, sim, "play", scn, (char *)NULL);
+			execlp(sim, sim, "play", scn, extra, (char *)NULL);
 		fprintf(stderr, "cannot run %s: %s\n", sim, strerror(errno));
 		_exit(127);
 	}
