@@ -5,6 +5,7 @@
 #   make demo             install missing packages (as root), build, record the
 #                         default scenario and open it in the viewer
 #   make bench            side-by-side measurements (QUICK=1 for a short run)
+#   make format-check     fail if clang-format would change a source file
 #   make install PREFIX=/usr/local
 #   make clean
 #
@@ -58,6 +59,15 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubu
 CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
 LDFLAGS := $(LDFLAGS_BASE) $(EXTRA_LDFLAGS)
 
+# ---- lib/: what every program shares ---------------------------------------
+# Checked allocation, the JSON writer, the babeltrace2 graph, fork/exec with
+# capture, the --keys notation and the terminal palette.  An archive: each
+# program pulls in only the objects it uses (icache-sim links no curses).
+
+LAB_SRCS := $(wildcard lib/*.c)
+LAB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LAB_SRCS))
+LAB_LIB := $(BUILD)/lib/liblab.a
+
 # ---- the simulator --------------------------------------------------------
 
 SIM_SRCS := $(wildcard sim/core/*.c sim/schemes/*.c sim/engine/*.c sim/script/*.c) \
@@ -95,18 +105,22 @@ TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 
-.PHONY: all check demo bench install clean deps format fuzz
+.PHONY: all check demo bench install clean deps format format-check fuzz
 all: $(BINS) $(TEST_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(if $(filter viewer/% lessons/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(if $(filter viewer/% lessons/% lib/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+
+$(LAB_LIB): $(LAB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 $(SIM_LIB): $(SIM_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB)
+$(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
 
@@ -114,18 +128,18 @@ $(VIEW_LIB): $(VIEW_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/icache-view: $(BUILD)/obj/viewer/view_main.o $(VIEW_LIB)
+$(BUILD)/bin/icache-view: $(BUILD)/obj/viewer/view_main.o $(VIEW_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
 
-$(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/lesson_main.o $(LESSON_OBJS) $(VIEW_LIB)
+$(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/lesson_main.o $(LESSON_OBJS) $(VIEW_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
 
 # Every test links the simulator library, and the viewer's if it exists.
-$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS)
+$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS) $(LAB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) \
+	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LAB_LIB) \
 		$(LDFLAGS) $(CHECK_LIBS) $(TEST_FORK_LIBS) $(SIM_LIBS) $(VIEW_LIBS) -lm
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
@@ -156,8 +170,18 @@ install: all
 fuzz:
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) sh viewer/fuzz.sh
 
+# Every C source and header; the LTTng provider header is a macro language
+# clang-format cannot lay out, so it keeps its hand layout.
+FORMAT_SRCS := $(filter-out tracepoints/icache_tp.h,$(wildcard lib/*.[ch] sim/*/*.[ch] \
+	viewer/*.[ch] lessons/src/*.[ch] tests/*.[ch] tracepoints/*.[ch] bench/*.[ch]))
+
 format:
-	clang-format -i $(SIM_SRCS) sim/cmd/sim_main.c $(wildcard sim/*/*.h viewer/*.[ch] tests/*.[ch])
+	clang-format -i $(FORMAT_SRCS)
+
+# Fails (and names the first misformatted lines) when `make format` would
+# change anything.
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRCS)
 
 clean:
 	rm -rf build

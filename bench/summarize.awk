@@ -289,7 +289,7 @@ END {
 
 function ratio_table(   wi, ci, si) {
 	printf "Lock traffic ratios: %s / scheme, per operation, median of paired runs\n", base
-	printf "(the seeds: contention and lock traffic \"down by an order of magnitude on an 8-way box\"\n"
+	printf "(Dave Chinner, V4 cover letter: contention and lock traffic \"down by an order of magnitude on an 8-way box\"\n"
 	printf " for parallel create and unlink, %s -> inode-scale-v4)\n\n", base
 	printf "%-14s %4s %-22s %10s %10s %10s %10s\n", "workload", "cpus", "ratio", "cont/op", "bounce/op", "acq/op", "wait/op"
 	for (wi = 1; wi <= nw; wi++) for (ci = 1; ci <= nc; ci++) for (si = 1; si <= ns; si++) {

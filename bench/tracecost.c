@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/cmd/record.h"
 #include "tracepoints/icache_tp.h"
@@ -36,8 +37,8 @@ static void *fire(void *p)
 	uint64_t t0 = now_ns();
 
 	for (uint64_t i = 0; i < l->n; i++)
-		lttng_ust_tracepoint(icache, lock_acquired, (uint16_t)l->id,
-				     LC_i_lock, i, SITE_workload, 0);
+		lttng_ust_tracepoint(icache, lock_acquired, (uint16_t)l->id, LC_i_lock, i,
+				     SITE_workload, 0);
 	l->ns = now_ns() - t0;
 	return NULL;
 }
@@ -45,7 +46,7 @@ static void *fire(void *p)
 /* ns per event of the slowest thread. */
 static double run_loops(int nthreads, uint64_t n)
 {
-	struct loop *ls = calloc((size_t)nthreads, sizeof(*ls));
+	struct loop *ls = xcalloc((size_t)nthreads, sizeof(*ls));
 	uint64_t worst = 0;
 
 	for (int i = 0; i < nthreads; i++) {
@@ -81,8 +82,7 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (!o.dir || !n || nthreads < 1 || nthreads > 64 ||
-	    !realpath(o.dir, dir)) {
+	if (!o.dir || !n || nthreads < 1 || nthreads > 64 || !realpath(o.dir, dir)) {
 		fprintf(stderr, "usage: tracecost -o EXISTING_EMPTY_DIR [-n N] [-t THREADS]\n");
 		return 2;
 	}
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 		recorder_stop_sessiond(&rec);
 		return 2;
 	}
-	run_loops(nthreads, n / 4);     /* warm-up: fault the rings in */
+	run_loops(nthreads, n / 4); /* warm-up: fault the rings in */
 	double on = run_loops(nthreads, n);
 	int st = recorder_finish(&rec, &o, &c);
 	recorder_stop_sessiond(&rec);

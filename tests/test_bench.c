@@ -20,9 +20,9 @@ enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 struct jval {
 	enum jtype type;
 	double num;
-	char *str;              /* J_STR */
-	struct jval **items;    /* J_ARR, J_OBJ (values) */
-	char **keys;            /* J_OBJ */
+	char *str;           /* J_STR */
+	struct jval **items; /* J_ARR, J_OBJ (values) */
+	char **keys;         /* J_OBJ */
 	size_t n;
 };
 
@@ -78,15 +78,30 @@ static char *jstring(struct jparser *jp)
 		if (c == '\\') {
 			jp->p++;
 			switch (*jp->p) {
-			case '"': case '\\': case '/': c = (unsigned char)*jp->p; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
+			case '"':
+			case '\\':
+			case '/':
+				c = (unsigned char)*jp->p;
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			case 'n':
+				c = '\n';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 't':
+				c = '\t';
+				break;
 			case 'u':
 				for (int i = 1; i <= 4; i++)
-					if (!strchr("0123456789abcdefABCDEF", jp->p[i]) || !jp->p[i]) {
+					if (!strchr("0123456789abcdefABCDEF", jp->p[i]) ||
+					    !jp->p[i]) {
 						jp->err = "bad \\u escape";
 						free(s);
 						return NULL;
@@ -292,8 +307,7 @@ static char *slurp(const char *path)
  * A finite number > 0; if null_ok, a JSON null (zero denominator) or 0 (zero
  * numerator: no contention at all in so short a run) will do as well.
  */
-static void assert_positive(const struct jval *o, const char *key, bool null_ok,
-			    const char *where)
+static void assert_positive(const struct jval *o, const char *key, bool null_ok, const char *where)
 {
 	struct jval *v = jget(o, key);
 	ck_assert_msg(v != NULL, "%s: no \"%s\"", where, key);
@@ -397,9 +411,12 @@ START_TEST(quick_bench_runs_and_is_sane)
 					      "%s: no lock classes", where);
 				for (size_t k = 0; k < locks->n; k++) {
 					ck_assert_ptr_nonnull(jgetstr(locks->items[k], "class"));
-					assert_nonnegative(locks->items[k], "acquisitions_per_op", where);
-					assert_nonnegative(locks->items[k], "contentions_per_op", where);
-					assert_nonnegative(locks->items[k], "bounces_per_op", where);
+					assert_nonnegative(locks->items[k], "acquisitions_per_op",
+							   where);
+					assert_nonnegative(locks->items[k], "contentions_per_op",
+							   where);
+					assert_nonnegative(locks->items[k], "bounces_per_op",
+							   where);
 					assert_nonnegative(locks->items[k], "busy", where);
 				}
 			}
@@ -414,9 +431,9 @@ START_TEST(quick_bench_runs_and_is_sane)
 	for (size_t i = 0; i < ratios->n; i++) {
 		struct jval *x = ratios->items[i];
 		char where[200];
-		snprintf(where, sizeof(where), "ratio %s/%s, %s, %d CPUs",
-			 jgetstr(x, "numerator"), jgetstr(x, "denominator"),
-			 jgetstr(x, "workload"), (int)jget(x, "cpus")->num);
+		snprintf(where, sizeof(where), "ratio %s/%s, %s, %d CPUs", jgetstr(x, "numerator"),
+			 jgetstr(x, "denominator"), jgetstr(x, "workload"),
+			 (int)jget(x, "cpus")->num);
 		assert_positive(x, "ops_per_s", false, where);
 		assert_positive(x, "acquisitions_per_op", false, where);
 		assert_positive(x, "contentions_per_op", true, where);
@@ -497,15 +514,14 @@ END_TEST
 START_TEST(bad_settings_exit_2)
 {
 	int st;
-	char *out = run_cmd(&st, "BUILD='%s' CPUS='1 x' OUT=/tmp sh bench/run.sh 2>&1",
-			    build_dir());
+	char *out =
+		run_cmd(&st, "BUILD='%s' CPUS='1 x' OUT=/tmp sh bench/run.sh 2>&1", build_dir());
 	ck_assert_msg(st == 2 && strstr(out, "CPUS"), "CPUS='1 x': %d %s", st, out);
 	free(out);
 	out = run_cmd(&st, "BUILD=/nonexistent OUT=/tmp sh bench/run.sh 2>&1");
 	ck_assert_msg(st == 2 && strstr(out, "not found"), "no build: %d %s", st, out);
 	free(out);
-	out = run_cmd(&st, "BUILD='%s' SCHEMES=nosuch OUT=/tmp sh bench/run.sh 2>&1",
-		      build_dir());
+	out = run_cmd(&st, "BUILD='%s' SCHEMES=nosuch OUT=/tmp sh bench/run.sh 2>&1", build_dir());
 	ck_assert_msg(st == 2 && strstr(out, "nosuch"), "SCHEMES=nosuch: %d %s", st, out);
 	free(out);
 }
@@ -513,8 +529,8 @@ END_TEST
 
 START_TEST(json_reader_rejects_bad_text)
 {
-	const char *bad[] = { "", "{", "{\"a\":}", "[1,]", "{\"a\":1,}", "01", "1.",
-			      "nan", "inf", "{\"a\":1} x", "\"\\x\"", "[-]" };
+	const char *bad[] = { "",   "{",   "{\"a\":}", "[1,]",        "{\"a\":1,}", "01",
+			      "1.", "nan", "inf",      "{\"a\":1} x", "\"\\x\"",    "[-]" };
 	const char *err;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct jval *v = jparse(bad[i], &err);

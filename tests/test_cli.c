@@ -8,15 +8,12 @@
 static void bad_usage(const char *args, const char *needle)
 {
 	int st;
-	char *out = run_cmd(&st, "%s %s 2>&1 >/dev/null", bin_path("icache-sim"),
-			    args);
+	char *out = run_cmd(&st, "%s %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
 	ck_assert_msg(st == 2, "'%s' exited %d, not 2: %s", args, st, out);
-	ck_assert_msg(strstr(out, needle) != NULL, "'%s' said '%s', not '%s'",
-		      args, out, needle);
+	ck_assert_msg(strstr(out, needle) != NULL, "'%s' said '%s', not '%s'", args, out, needle);
 	/* Exactly one line. */
 	char *nl = strchr(out, '\n');
-	ck_assert_msg(nl && nl[1] == 0, "'%s' printed more than one line: %s",
-		      args, out);
+	ck_assert_msg(nl && nl[1] == 0, "'%s' printed more than one line: %s", args, out);
 	free(out);
 }
 
@@ -64,7 +61,7 @@ START_TEST(help_and_listings)
 	out = run_cmd(&st, "%s workloads", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 0);
 	const char *names[] = { "create-unlink", "lookup", "writeback",
-				"pressure", "umount", "mixed" };
+				"pressure",      "umount", "mixed" };
 	for (int i = 0; i < 6; i++)
 		ck_assert_ptr_nonnull(strstr(out, names[i]));
 	free(out);
@@ -74,8 +71,8 @@ END_TEST
 START_TEST(run_text_and_json)
 {
 	int st;
-	char *out = run_cmd(&st, "%s run --workload mixed --cpus 2 --ops 5000",
-			    bin_path("icache-sim"));
+	char *out =
+		run_cmd(&st, "%s run --workload mixed --cpus 2 --ops 5000", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(out, "ops/s"));
 	ck_assert_ptr_nonnull(strstr(out, "acquisitions"));
@@ -124,8 +121,7 @@ START_TEST(cpus_all_uses_every_core)
 	char *out = run_cmd(&st, "%s run --cpus all --workload lookup --ops 2000 --json",
 			    bin_path("icache-sim"));
 	ck_assert_int_eq(st, 0);
-	ck_assert_int_eq((int)json_num(out, NULL, "cpus"),
-			 (int)json_num(out, NULL, "host_cpus"));
+	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), (int)json_num(out, NULL, "host_cpus"));
 	free(out);
 }
 END_TEST

@@ -23,12 +23,12 @@ START_TEST(list_add_del_move)
 	INIT_LIST_HEAD(&a.link);
 	ck_assert(list_empty(&head));
 	list_add(&a.link, &head);
-	list_add(&b.link, &head);          /* b a */
-	list_add_tail(&c.link, &head);     /* b a c */
+	list_add(&b.link, &head);      /* b a */
+	list_add_tail(&c.link, &head); /* b a c */
 	ck_assert_int_eq(list_count(&head), 3);
 	ck_assert_int_eq(list_first_entry(&head, struct item, link)->v, 2);
 	ck_assert_int_eq(list_last_entry(&head, struct item, link)->v, 3);
-	list_move(&c.link, &head);         /* c b a */
+	list_move(&c.link, &head); /* c b a */
 	ck_assert_int_eq(list_first_entry(&head, struct item, link)->v, 3);
 	list_del_init(&b.link);
 	ck_assert(list_empty(&b.link));
@@ -55,7 +55,7 @@ START_TEST(hlist_add_del)
 	ck_assert_ptr_eq(h.first, &a);
 	hlist_del_init(&a);
 	ck_assert_ptr_null(h.first);
-	hlist_del_init(&a);                /* unhashing twice is harmless */
+	hlist_del_init(&a); /* unhashing twice is harmless */
 }
 END_TEST
 
@@ -119,7 +119,7 @@ START_TEST(lock_contention_and_trylock_failure)
 	ck_assert(!spin_trylock(&contended));
 	ck_assert_uint_eq(this_cpu->stats[LC_test_lock_b].trylock_failures, 1);
 	atomic_store(&holder_release, 1);
-	spin_lock(&contended);             /* waits for cpu1 */
+	spin_lock(&contended); /* waits for cpu1 */
 	spin_unlock(&contended);
 	pthread_join(t, NULL);
 	const struct lock_class_stats *s = &this_cpu->stats[LC_test_lock_b];
@@ -146,7 +146,7 @@ START_TEST(lockdep_reports_abba_with_both_chains)
 	ck_assert_int_eq(violations_distinct(), 0);
 	this_cpu = &env_cpus[1];
 	spin_lock(&b);
-	spin_lock(&a);                     /* closes the cycle */
+	spin_lock(&a); /* closes the cycle */
 	spin_unlock(&a);
 	spin_unlock(&b);
 	ck_assert_uint_eq(violations_of_kind(VIOL_lock_cycle), 1);
@@ -174,7 +174,7 @@ START_TEST(lockdep_trylock_adds_no_edge)
 	spin_unlock(&b);
 	spin_unlock(&a);
 	spin_lock(&b);
-	ck_assert(spin_trylock(&a));       /* against the order, but a trylock */
+	ck_assert(spin_trylock(&a)); /* against the order, but a trylock */
 	spin_unlock(&a);
 	spin_unlock(&b);
 	ck_assert_int_eq(violations_distinct(), 0);
@@ -240,7 +240,7 @@ START_TEST(nr_inodes_is_summed_over_cpus)
 	ck_assert_int_eq(get_nr_inodes(), 2);
 	inode_drop_nlink(a, SITE_unlink);
 	inode_drop_nlink(b, SITE_unlink);
-	this_cpu = &env_cpus[3];           /* freed on yet another CPU */
+	this_cpu = &env_cpus[3]; /* freed on yet another CPU */
 	scheme_merged.iput(a);
 	scheme_merged.iput(b);
 	ck_assert_int_eq(env_cpus[3].nr_inodes, -2);
@@ -314,12 +314,12 @@ START_TEST(writeback_cleans_and_lru_catches_it)
 	/* Dirty and unused: on b_dirty, not on the LRU. */
 	ck_assert(!inode_on_lru(a));
 	ck_assert_int_eq(a->i_wb_on, LIST_b_dirty);
-	this_cpu = &env_cpus[1];           /* the flusher */
+	this_cpu = &env_cpus[1]; /* the flusher */
 	ck_assert_int_eq(scheme_merged.writeback_inodes(&icache.wb, 16), 1);
 	this_cpu = &env_cpus[0];
 	ck_assert(!inode_on_wb(a));
 	ck_assert(!(inode_state(a) & (I_DIRTY | I_SYNC)));
-	ck_assert(inode_on_lru(a));        /* the flusher's iput put it there */
+	ck_assert(inode_on_lru(a)); /* the flusher's iput put it there */
 	ck_assert_int_eq(check_invariants(true), 0);
 	env_stop();
 }
@@ -366,8 +366,8 @@ START_TEST(prune_trylock_failure_rotates)
 	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 1);
 	struct inode *b = env_iget(sb, 2);
-	scheme_merged.iput(a);             /* LRU: a */
-	scheme_merged.iput(b);             /* LRU: b a (a is oldest) */
+	scheme_merged.iput(a); /* LRU: a */
+	scheme_merged.iput(b); /* LRU: b a (a is oldest) */
 	ck_assert_ptr_eq(inode_lru_oldest(), a);
 	locked_inode = a;
 	atomic_store(&il_ready, 0);
@@ -399,7 +399,7 @@ START_TEST(umount_iput_goes_through_i_will_free)
 	/* Last put on a dying sb: written, then freed (I_WILL_FREE handoff). */
 	scheme_merged.iput(kept);
 	ck_assert_uint_eq(kept->i_magic, INODE_FREED);
-	ck_assert_int_eq(scheme_merged.invalidate_inodes(sb), 1);
+	ck_assert_int_eq(scheme_merged.evict_inodes(sb), 1);
 	ck_assert(list_empty(&sb->s_inodes));
 	ck_assert_int_eq(get_nr_unused(), 0);
 	ck_assert_int_eq(violations_distinct(), 0);
@@ -414,7 +414,7 @@ START_TEST(iunique_skips_used_numbers)
 	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 11);
 	uint64_t n = scheme_merged.iunique(sb, 10);
-	ck_assert_uint_eq(n, 12);          /* 11 is taken */
+	ck_assert_uint_eq(n, 12); /* 11 is taken */
 	ck_assert_uint_eq(scheme_merged.iunique(sb, 10), 13);
 	scheme_merged.iput(a);
 	env_stop();
@@ -429,7 +429,7 @@ START_TEST(handoff_checker_catches_grab_of_freeing_inode)
 	struct inode *a = env_iget(sb, 5);
 	spin_lock(&a->i_lock);
 	inode_state_set(a, I_FREEING, __site);
-	inode_ref_get(a, __site);          /* what no walker may do */
+	inode_ref_get(a, __site); /* what no walker may do */
 	spin_unlock(&a->i_lock);
 	ck_assert_uint_eq(violations_of_kind(VIOL_walker_took_freeing), 1);
 	/* And setting I_FREEING without i_lock is reported too. */
@@ -447,9 +447,9 @@ START_TEST(freed_inode_on_lru_is_reported_not_linked)
 	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = scheme_merged.new_inode(sb);
 	inode_drop_nlink(a, SITE_unlink);
-	scheme_merged.iput(a);             /* freed */
+	scheme_merged.iput(a); /* freed */
 	spin_lock(&icache.lru_lock);
-	inode_lru_add(a, __site);          /* the v4 race's last step */
+	inode_lru_add(a, __site); /* the v4 race's last step */
 	spin_unlock(&icache.lru_lock);
 	ck_assert_uint_eq(violations_of_kind(VIOL_freed_on_list), 1);
 	ck_assert(list_empty(&icache.inode_lru));

@@ -25,8 +25,7 @@ static char state_dir[256];
 
 static void fresh_state(void)
 {
-	snprintf(state_dir, sizeof(state_dir), "/tmp/test-lessons-state.%d",
-		 (int)getpid());
+	snprintf(state_dir, sizeof(state_dir), "/tmp/test-lessons-state.%d", (int)getpid());
 	int st;
 	free(run_cmd(&st, "rm -rf %s && mkdir -p %s", state_dir, state_dir));
 }
@@ -58,14 +57,12 @@ static int nlessons(void)
 
 START_TEST(ten_lessons_in_order)
 {
-	static const char *const want[] = {
-		"01-", "02-", "03-", "04-", "05-", "06-", "07-", "08-", "09-", "10-"
-	};
+	static const char *const want[] = { "01-", "02-", "03-", "04-", "05-",
+					    "06-", "07-", "08-", "09-", "10-" };
 	ck_assert_int_ge(nlessons(), 10);
 	for (int i = 0; i < 10; i++) {
 		char *f = lesson_file(i);
-		ck_assert_msg(f && strstr(f, want[i]), "lesson %d is %s", i + 1,
-			      f ? f : "missing");
+		ck_assert_msg(f && strstr(f, want[i]), "lesson %d is %s", i + 1, f ? f : "missing");
 		free(f);
 	}
 }
@@ -114,20 +111,18 @@ static const char *scn(const char *name)
 }
 
 /* --check FILE must exit 2 with "FILE:LINE: ...needle..." first. */
-static void bad_lesson(const char *name, const char *text, int line,
-		       const char *needle, bool deep)
+static void bad_lesson(const char *name, const char *text, int line, const char *needle, bool deep)
 {
 	const char *path = write_lesson(name, text);
 	int st;
-	char *out = run_cmd(&st, "%s --check %s %s 2>&1 >/dev/null",
-			    bin_path("icache-lesson"), deep ? "" : "--static", path);
+	char *out = run_cmd(&st, "%s --check %s %s 2>&1 >/dev/null", bin_path("icache-lesson"),
+			    deep ? "" : "--static", path);
 	ck_assert_msg(st == 2, "%s: exited %d, not 2: %s", name, st, out);
 	char want[700];
 	snprintf(want, sizeof(want), "%s:%d: ", path, line);
-	ck_assert_msg(strncmp(out, want, strlen(want)) == 0,
-		      "%s: wanted '%s...', got: %s", name, want, out);
-	ck_assert_msg(strstr(out, needle), "%s: wanted '%s' in: %s", name, needle,
-		      out);
+	ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "%s: wanted '%s...', got: %s", name,
+		      want, out);
+	ck_assert_msg(strstr(out, needle), "%s: wanted '%s' in: %s", name, needle, out);
 	free(out);
 	unlink(path);
 }
@@ -137,8 +132,8 @@ static void bad_lesson(const char *name, const char *text, int line,
 START_TEST(unknown_key)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ncolour: red\ntext:\n  Hello.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ncolour: red\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("unknown-key.lesson", text, 7, "unknown key 'colour'", false);
 }
@@ -147,21 +142,69 @@ END_TEST
 START_TEST(answer_not_a_choice)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n"
-		 "ask: Which?\nchoice: cpu0\nchoice: cpu1\nanswer: cpu2\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n"
+			    "ask: Which?\nchoice: cpu0\nchoice: cpu1\nanswer: cpu2\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("answer.lesson", text, 12, "answer: 'cpu2' is not one of the choices",
-		   false);
+	bad_lesson("answer.lesson", text, 12, "answer: 'cpu2' is not one of the choices", false);
 }
 END_TEST
 
 START_TEST(missing_scenario)
 {
 	bad_lesson("missing.lesson",
-		   HEAD("scenarios/no-such-thing.scn")
-		   "step: One\nat: start\ntext:\n  Hello.\n",
-		   3, "scenario: cannot read", false);
+		   HEAD("scenarios/no-such-thing.scn") "step: One\nat: start\ntext:\n  Hello.\n", 3,
+		   "scenario: cannot read", false);
+}
+END_TEST
+
+/* Credits name primary sources, never a file the reader does not have. */
+START_TEST(credit_outside_repository)
+{
+	char text[2048];
+	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	/* the credit goes in the header, after scenario: (line 4) */
+	char *nl = strstr(text, "\n\n");
+	ck_assert_ptr_nonnull(nl);
+	char with[2600];
+	snprintf(with, sizeof(with), "%.*s\ncredit: the icache notes, /home/me/notes/icache.md%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-abs.lesson", with, 4, "points outside the repository", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: Al Viro, 22 Oct 2010 (seed 005)%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-seed.lesson", with, 4, "a seed number", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: see ../shared/mails.txt%s", (int)(nl - text),
+		 text, nl);
+	bad_lesson("credit-up.lesson", with, 4, "outside the repository (../)", false);
+	snprintf(with, sizeof(with), "%.*s\ncredit: what I remember of the thread%s",
+		 (int)(nl - text), text, nl);
+	bad_lesson("credit-none.lesson", with, 4, "names no source", false);
+}
+END_TEST
+
+/* With a docs/sources.md beside the lessons, a credit must cite it. */
+START_TEST(credit_not_in_sources)
+{
+	char text[2600];
+	snprintf(text, sizeof(text),
+		 "title: A test lesson\ngoal: fail\nscenario: %s\n"
+		 "credit: a mail, <listed@example.org>\n"
+		 "credit: another mail, <not-listed@example.org>\n\n"
+		 "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	write_lesson("dummy", "");
+	char docs[600];
+	snprintf(docs, sizeof(docs), "%s/docs", tmpdir);
+	mkdir(docs, 0755);
+	strncat(docs, "/sources.md", sizeof(docs) - strlen(docs) - 1);
+	FILE *f = fopen(docs, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("| Alice | a mail | <listed@example.org> |\n", f);
+	fclose(f);
+	bad_lesson("credit-unlisted.lesson", text, 5,
+		   "'<not-listed@example.org>' is not listed in docs/sources.md", false);
+	unlink(docs);
 }
 END_TEST
 
@@ -169,15 +212,14 @@ START_TEST(truncated_file)
 {
 	char text[2048];
 	/* cut in the middle of the second step's key */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n\nstep: Two\nat: end\nte",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n\nstep: Two\nat: end\nte",
 		 scn("one-inode-life.scn"));
 	bad_lesson("truncated.lesson", text, 10, "step 'Two' has no text", false);
 	/* and the same cut mid-line is reported as such */
 	const char *path = write_lesson("truncated2.lesson", text);
 	int st;
-	char *out = run_cmd(&st, "%s --check --static %s 2>&1", bin_path("icache-lesson"),
-			    path);
+	char *out = run_cmd(&st, "%s --check --static %s 2>&1", bin_path("icache-lesson"), path);
 	ck_assert_int_eq(st, 2);
 	char want[600];
 	snprintf(want, sizeof(want), "%s:12: the file ends in the middle of a line: truncated?",
@@ -199,11 +241,10 @@ END_TEST
 START_TEST(moment_does_not_parse)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: release no_such_lock\ntext:\n  Hello.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: release no_such_lock\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("syntax.lesson", text, 6, "'no_such_lock' is not a lock class",
-		   false);
+	bad_lesson("syntax.lesson", text, 6, "unknown lock class 'no_such_lock'", false);
 }
 END_TEST
 
@@ -211,9 +252,9 @@ START_TEST(moment_never_comes)
 {
 	char text[2048];
 	/* one-inode-life never sets I_WILL_FREE: the trace says so */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  Hello.\n\n"
-		 "step: Two\nat: set I_WILL_FREE of inode 42\ntext:\n  Never.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  Hello.\n\n"
+			    "step: Two\nat: set I_WILL_FREE of inode 42\ntext:\n  Never.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("never.lesson", text, 11, "never happens in the trace", true);
 }
@@ -222,9 +263,9 @@ END_TEST
 START_TEST(drive_solution_must_reach)
 {
 	char text[2048];
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
-		 "solution: 0 0 0\ntext:\n  Try.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
+			    "solution: 0 0 0\ntext:\n  Try.\n",
 		 scn("iput-lru-race-v4.scn"));
 	bad_lesson("drive.lesson", text, 8, "does not reach", true);
 }
@@ -236,23 +277,21 @@ START_TEST(moment_grammar)
 {
 	struct moment m;
 	char err[300];
-	ck_assert(moment_parse("release i_lock in iput_final on cpu0", &m, err,
-			       sizeof(err)));
+	ck_assert(moment_parse("release i_lock in iput_final on cpu0", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.type, EV_lock_release);
-	ck_assert_int_eq(m.cls, lock_class_by_name("i_lock"));
+	ck_assert_uint_eq(m.classes, 1u << lock_class_by_name("i_lock"));
 	ck_assert_int_eq(m.site, site_by_name("iput_final"));
 	ck_assert_int_eq(m.cpu, 0);
 	/* the scenario files' own spellings */
-	ck_assert(moment_parse("trylock-failed i_lock of inode 42 in prune_icache",
-			       &m, err, sizeof(err)));
+	ck_assert(moment_parse("trylock-failed i_lock of inode 42 in prune_icache", &m, err,
+			       sizeof(err)));
 	ck_assert_int_eq(m.trylock_ok, 0);
 	ck_assert(m.has_ino && m.ino == 42);
 	ck_assert(moment_parse("list rotate lru of inode 42", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.type, EV_inode_list);
 	ck_assert(moment_parse("state I_FREEING", &m, err, sizeof(err)));
 	ck_assert(m.flag_set);
-	ck_assert(moment_parse("second begin iget on cpu1 after step 3", &m, err,
-			       sizeof(err)));
+	ck_assert(moment_parse("second begin iget on cpu1 after step 3", &m, err, sizeof(err)));
 	ck_assert_int_eq(m.nth, 2);
 	ck_assert(m.has_after && m.after_step == 3);
 	ck_assert(moment_parse("last end test on cpu1", &m, err, sizeof(err)));
@@ -305,11 +344,10 @@ END_TEST
 
 /* The ABBA programs kept, scheduled so they happen not to deadlock, and
  * the student's own expect line claiming success. */
-static const char nonfix[] =
-	"scheme merged\ntitle ABBA kept, scheduled around\n"
-	"cpu0: lock a\ncpu0: lock b\ncpu0: unlock b\ncpu0: unlock a\n"
-	"cpu1: lock b\ncpu1: lock a\ncpu1: unlock a\ncpu1: unlock b\n"
-	"cpu0 to end\ncpu1 to end\nexpect violation lock_cycle\n";
+static const char nonfix[] = "scheme merged\ntitle ABBA kept, scheduled around\n"
+			     "cpu0: lock a\ncpu0: lock b\ncpu0: unlock b\ncpu0: unlock a\n"
+			     "cpu1: lock b\ncpu1: lock a\ncpu1: unlock a\ncpu1: unlock b\n"
+			     "cpu0 to end\ncpu1 to end\nexpect violation lock_cycle\n";
 
 START_TEST(keys_edit_exercise)
 {
@@ -344,8 +382,7 @@ START_TEST(keys_edit_exercise)
 		      state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "Well done"), "the fix did not pass");
 	free(out);
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir,
-		      bin_path("icache-lesson"));
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "exercises 1/2 solved"), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
@@ -362,8 +399,8 @@ START_TEST(list_and_help)
 	free(out);
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
 	ck_assert_int_eq(st, 0);
-	ck_assert_msg(strstr(out, "What the inode cache is") &&
-		      strstr(out, "Measure it"), "%s", out);
+	ck_assert_msg(strstr(out, "What the inode cache is") && strstr(out, "Measure it"), "%s",
+		      out);
 	ck_assert(strstr(out, " new"));
 	free(out);
 	out = run_cmd(&st, "%s 99 2>&1", bin_path("icache-lesson"));
@@ -416,7 +453,8 @@ START_TEST(tmux_walk_lesson_01)
 	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
 		 bin_path("icache-lesson"));
 	int st;
-	free(run_cmd(&st, "cd %s && tmux -L %s new-session -d -s lesson -x 140 -y 45 "
+	free(run_cmd(&st,
+		     "cd %s && tmux -L %s new-session -d -s lesson -x 140 -y 45 "
 		     "'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s 1; sleep 30'",
 		     cwd, sock, state_dir, exe));
 	ck_assert_int_eq(st, 0);
@@ -437,7 +475,7 @@ START_TEST(tmux_walk_lesson_01)
 	ck_assert_msg(wait_for("Right.", 5), "no verdict");
 	keys("n n n n");
 	ck_assert(wait_for("Step 8/11", 5));
-	keys("a");          /* a wrong answer gets a second try */
+	keys("a"); /* a wrong answer gets a second try */
 	ck_assert(wait_for("Not this one", 5));
 	s = capture();
 	ck_assert_msg(!strstr(s, "worth keeping"), "the explanation came early: %s", s);
@@ -470,22 +508,19 @@ START_TEST(tmux_walk_lesson_01)
 	free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
 	ck_assert_msg(found, "progress file %s has no finished line", path);
 	/* and the list says so */
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir,
-			    bin_path("icache-lesson"));
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "done, 1/2 right"), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }
 END_TEST
 
-
 /* ---- scheduler mode: the crash sequence and random presses -------------- */
 
 /* Nothing a student sees may look like memory garbage or leak our plumbing. */
 static void assert_clean(const char *screen, const char *what)
 {
-	static const char *const bad[] = { "/tmp/", "exited", "icache-drive", ".scn:",
-					   "(null)" };
+	static const char *const bad[] = { "/tmp/", "exited", "icache-drive", ".scn:", "(null)" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(!strstr(screen, bad[i]), "%s shows '%s':\n%.3000s", what, bad[i],
 			      screen);
@@ -507,10 +542,11 @@ START_TEST(scheduler_crash_sequence)
 	char cwd[512];
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	int st;
-	free(run_cmd(&st, "cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
-		     "'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s/%s 5 --step 8; echo EXIT=$?; sleep 30'",
-		     cwd, sock, state_dir, build_dir()[0] == '/' ? "" : cwd,
-		     bin_path("icache-lesson")));
+	free(run_cmd(
+		&st,
+		"cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+		"'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s/%s 5 --step 8; echo EXIT=$?; sleep 30'",
+		cwd, sock, state_dir, build_dir()[0] == '/' ? "" : cwd, bin_path("icache-lesson")));
 	ck_assert_int_eq(st, 0);
 	ck_assert_msg(wait_for("YOU ARE THE SCHEDULER", 15), "no scheduler step");
 	keys("1 1 1 1 1 1 1 1 1 1 1 1 1 1 1");
@@ -559,22 +595,22 @@ START_TEST(scheduler_random_sequences)
 			else if (r % 3 < (unsigned)drive_ncpus(d))
 				drive_push(d, (int)(r % 3));
 		}
-		if (run % 10 == 9)      /* now and then a long one, past the ends */
+		if (run % 10 == 9) /* now and then a long one, past the ends */
 			for (int i = 0; i < 40; i++)
 				drive_push(d, (int)(rand_r(&seed) % 2));
 		struct drive_outcome o;
 		ck_assert_msg(drive_settle(d, &o, err, sizeof(err)), "run %d: %s", run, err);
 		if (o.refused) {
-			ck_assert_msg(strstr(o.why, " is blocked: it ") ||
-				      strstr(o.why, " sleeps ") ||
-				      strstr(o.why, "every CPU with work left is blocked") ||
-				      strstr(o.why, " has finished its program"),
-				      "run %d: reason '%s'", run, o.why);
+			ck_assert_msg(
+				strstr(o.why, " is blocked: it ") || strstr(o.why, " sleeps ") ||
+					strstr(o.why, "every CPU with work left is blocked") ||
+					strstr(o.why, " has finished its program"),
+				"run %d: reason '%s'", run, o.why);
 			assert_clean(o.why, "a refusal");
 		}
 		int kept = drive_nkeys(d);
 		drive_outcome_free(&o);
-		if (run % 10 == 0) {    /* a tenth: settling again keeps all */
+		if (run % 10 == 0) { /* a tenth: settling again keeps all */
 			ck_assert(drive_settle(d, &o, err, sizeof(err)));
 			ck_assert_msg(!o.refused && drive_nkeys(d) == kept,
 				      "run %d: settling twice dropped more (%s)", run, o.why);
@@ -654,7 +690,7 @@ static long long max_event_shown(const char *screen, int narrative_w)
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		if ((int)len > narrative_w + 2) {
-			const char *r = line + narrative_w + 2;   /* "||" */
+			const char *r = line + narrative_w + 2; /* "||" */
 			long long v;
 			int a, b;
 			char cpu[8];
@@ -686,9 +722,11 @@ START_TEST(every_lesson_end_to_end)
 	for (int i = 0; i < l->nsteps; i++)
 		if (l->steps[i].kind == STEP_EDIT) {
 			int st;
-			free(run_cmd(&st, "mkdir -p %s/icache-lab/work && cp %s/%s %s/icache-lab/work/%s-step%d.scn",
-				     state_dir, l->dir, l->steps[i].solution, state_dir,
-				     l->name, i + 1));
+			free(run_cmd(
+				&st,
+				"mkdir -p %s/icache-lab/work && cp %s/%s %s/icache-lab/work/%s-step%d.scn",
+				state_dir, l->dir, l->steps[i].solution, state_dir, l->name,
+				i + 1));
 			ck_assert_int_eq(st, 0);
 		}
 	char *k = malloc(65536);
@@ -706,14 +744,14 @@ START_TEST(every_lesson_end_to_end)
 	for (char *scr = out; scr && *scr;) {
 		char *ff = strstr(scr, "\f\n");
 		if (!ff)
-			break;          /* the screen after the last key: seen */
+			break; /* the screen after the last key: seen */
 		*ff = 0;
 		const char *at = strstr(scr, "(event ");
 		long long pos = -1, of = 0;
 		if (at && sscanf(at, "(event %lld of %lld)", &pos, &of) == 2) {
 			long long m = max_event_shown(scr, narrative_w);
-			ck_assert_msg(m <= pos, "%s: a pane shows event %lld at event %lld:\n%s",
-				      f, m, pos, scr);
+			ck_assert_msg(m <= pos, "%s: a pane shows event %lld at event %lld:\n%s", f,
+				      m, pos, scr);
 		}
 		shown++;
 		wrong += strstr(scr, "Not this one") != NULL;
@@ -731,12 +769,10 @@ START_TEST(every_lesson_end_to_end)
 	ck_assert_msg(wrong == questions && right == questions,
 		      "%s: %d questions, %d wrong tries seen, %d right seen", f, questions, wrong,
 		      right);
-	ck_assert_msg(solved == exercises, "%s: %d of %d exercises solved", f, solved,
-		      exercises);
+	ck_assert_msg(solved == exercises, "%s: %d of %d exercises solved", f, solved, exercises);
 	free(out);
 	/* progress: every first answer was wrong, every exercise solved */
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir,
-		      bin_path("icache-lesson"));
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
 	char line[128];
 	snprintf(line, sizeof(line), "finished steps %2d/%-2d", l->nsteps, l->nsteps);
 	ck_assert_msg(strstr(out, line), "%s: %s", f, out);
@@ -770,12 +806,11 @@ START_TEST(progress_keeps_first_answers)
 	ck_assert_msg(strstr(out, "Right."), "%s", out);
 	free(out);
 	/* again, wrong: the first answer stays */
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --keys 'nna' --screen 130x40 2>&1",
-		      state_dir, bin_path("icache-lesson"));
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --keys 'nna' --screen 130x40 2>&1", state_dir,
+		      bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "Not this one"), "%s", out);
 	free(out);
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir,
-		      bin_path("icache-lesson"));
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "questions 1/2 right first time (1 answered)"), "%s", out);
 	ck_assert_msg(strstr(out, "not started"), "%s", out);
 	ck_assert_msg(strstr(out, "0 of 10 lessons finished; 1 of 1 questions"), "%s", out);
@@ -792,9 +827,10 @@ START_TEST(glossary_covers_what_is_shown)
 	ck_assert(glossary_load("lessons/GLOSSARY.md", &g));
 	/* what the panes print in short, and the list */
 	static const char *const words[] = {
-		"acq", "WAIT", "HOLD", "rel", "inst=", "sb=", "ino=", "H1", "ALLOC", "FREE",
-		"!!", "try-f", "bounce", "wait-us", "hold-us", "I_CLEAR", "b_io", "bdi",
-		"MS_ACTIVE", "depth-2", "lock_cycle", "ABBA", "LRU", "i_count", "i_nlink",
+		"acq",     "WAIT",    "HOLD",    "rel",     "inst=",     "sb=",     "ino=",
+		"H1",      "ALLOC",   "FREE",    "!!",      "try-f",     "bounce",  "wait-us",
+		"hold-us", "I_CLEAR", "b_io",    "bdi",     "MS_ACTIVE", "depth-2", "lock_cycle",
+		"ABBA",    "LRU",     "i_count", "i_nlink",
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		bool found = false;
@@ -807,13 +843,16 @@ START_TEST(glossary_covers_what_is_shown)
 	for (int i = 0; i < nl; i++) {
 		char *f = lesson_file(i);
 		int st;
-		char *out = run_cmd(&st, "grep -ohE '\\b(I_[A-Z_]+|MS_[A-Z]+|b_[a-z_]+|depth-[0-9]+)\\b' %s | sort -u",
-				    f);
+		char *out = run_cmd(
+			&st,
+			"grep -ohE '\\b(I_[A-Z_]+|MS_[A-Z]+|b_[a-z_]+|depth-[0-9]+)\\b' %s | sort -u",
+			f);
 		for (char *w = strtok(out, "\n"); w; w = strtok(NULL, "\n")) {
 			bool found = false;
 			for (int k = 0; k < g.n && !found; k++)
 				found = strstr(g.e[k].term, w) != NULL;
-			ck_assert_msg(found, "%s uses %s, which GLOSSARY.md does not explain", f, w);
+			ck_assert_msg(found, "%s uses %s, which GLOSSARY.md does not explain", f,
+				      w);
 		}
 		free(out);
 		free(f);
@@ -849,14 +888,18 @@ START_TEST(bad_terminals_and_cleanup)
 	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
 		 bin_path("icache-lesson"));
 	/* dumb, unknown and unset TERM: a sentence and exit 2, in a tty */
-	free(run_cmd(&st, "cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
-		     "'for t in dumb no-such-term-x; do TERM=$t XDG_STATE_HOME=%s %s 1 2>&1; echo \"EXIT $t=$?\"; done; "
-		     "env -u TERM XDG_STATE_HOME=%s %s 1 2>&1; echo \"EXIT unset=$?\"; sleep 30'",
-		     cwd, sock, state_dir, exe, state_dir, exe));
+	free(run_cmd(
+		&st,
+		"cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+		"'for t in dumb no-such-term-x; do TERM=$t XDG_STATE_HOME=%s %s 1 2>&1; echo \"EXIT $t=$?\"; done; "
+		"env -u TERM XDG_STATE_HOME=%s %s 1 2>&1; echo \"EXIT unset=$?\"; sleep 30'",
+		cwd, sock, state_dir, exe, state_dir, exe));
 	ck_assert_msg(wait_for("EXIT unset=", 20), "the lessons did not exit");
 	char *s = capture();
-	ck_assert_msg(strstr(s, "TERM=dumb cannot move the cursor") && strstr(s, "EXIT dumb=2"), "%s", s);
-	ck_assert_msg(strstr(s, "TERM=no-such-term-x is unknown") && strstr(s, "EXIT no-such-term-x=2"),
+	ck_assert_msg(strstr(s, "TERM=dumb cannot move the cursor") && strstr(s, "EXIT dumb=2"),
+		      "%s", s);
+	ck_assert_msg(strstr(s, "TERM=no-such-term-x is unknown") &&
+			      strstr(s, "EXIT no-such-term-x=2"),
 		      "%s", s);
 	ck_assert_msg(strstr(s, "TERM is not set") && strstr(s, "EXIT unset=2"), "%s", s);
 	free(s);
@@ -867,9 +910,11 @@ START_TEST(bad_terminals_and_cleanup)
 	for (int i = 0; i < 2; i++) {
 		char pidfile[300];
 		snprintf(pidfile, sizeof(pidfile), "%s/pid", state_dir);
-		free(run_cmd(&st, "cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
-			     "'echo $$ > %s; exec env TMPDIR=%s XDG_STATE_HOME=%s LANG=C.UTF-8 %s 5 --step 8'",
-			     cwd, sock, pidfile, tmp, state_dir, exe));
+		free(run_cmd(
+			&st,
+			"cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+			"'echo $$ > %s; exec env TMPDIR=%s XDG_STATE_HOME=%s LANG=C.UTF-8 %s 5 --step 8'",
+			cwd, sock, pidfile, tmp, state_dir, exe));
 		ck_assert(wait_for("YOU ARE THE SCHEDULER", 15));
 		keys("0 0 1");
 		ck_assert(wait_for("Your schedule (3)", 15));
@@ -903,45 +948,48 @@ START_TEST(check_time_and_references)
 {
 	char text[4096];
 	/* time goes back without saying so */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: Late\nat: free of inode 42\ntext:\n  Gone.\n\n"
-		 "step: Early\nat: alloc of inode 42\ntext:\n  Back?\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: Late\nat: free of inode 42\ntext:\n  Gone.\n\n"
+			    "step: Early\nat: alloc of inode 42\ntext:\n  Back?\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("back.lesson", text, 11, "time goes back", true);
 	/* ... which a rewind: line allows */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: Late\nat: free of inode 42\ntext:\n  Gone.\n\n"
-		 "step: Early\nat: alloc of inode 42\nrewind: to its birth\ntext:\n  Back.\n",
-		 scn("one-inode-life.scn"));
+	snprintf(
+		text, sizeof(text),
+		HEAD("%s") "step: Late\nat: free of inode 42\ntext:\n  Gone.\n\n"
+			   "step: Early\nat: alloc of inode 42\nrewind: to its birth\ntext:\n  Back.\n",
+		scn("one-inode-life.scn"));
 	const char *path = write_lesson("rewind.lesson", text);
 	int st;
 	char *out = run_cmd(&st, "%s --check %s 2>&1", bin_path("icache-lesson"), path);
 	ck_assert_msg(st == 0, "%s", out);
 	free(out);
 	/* a path outside the repository, an internal seed number */
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "credit: notes (see /work/shared/notes.md)\n"
-		 "step: One\nat: start\ntext:\n  Hello.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "credit: notes (see /work/shared/notes.md)\n"
+			    "step: One\nat: start\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("outside.lesson", text, 5, "a path outside the repository", false);
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "credit: Al Viro, 22 Oct 2010 (seed 005)\n"
-		 "step: One\nat: start\ntext:\n  Hello.\n",
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "credit: Al Viro, 22 Oct 2010 (seed 005)\n"
+			    "step: One\nat: start\ntext:\n  Hello.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("seed.lesson", text, 5, "internal seed number", false);
 	/* a cross-reference to a lesson that does not show the thing: the
 	 * test lesson lives beside 07-x.lesson, which never names I_NEW */
 	char other[600];
-	snprintf(other, sizeof(other), "%s",
-		 write_lesson("07-x.lesson", "title: x\nscenario: y.scn\n\nstep: a\nat: start\ntext:\n  I_FREEING only.\n"));
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  It is marked I_NEW and others wait.\n"
-		 "  (Lesson 07 shows that wait.)\n",
+	snprintf(
+		other, sizeof(other), "%s",
+		write_lesson(
+			"07-x.lesson",
+			"title: x\nscenario: y.scn\n\nstep: a\nat: start\ntext:\n  I_FREEING only.\n"));
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  It is marked I_NEW and others wait.\n"
+			    "  (Lesson 07 shows that wait.)\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("01-xref.lesson", text, 7, "refers to lesson 7 about I_NEW", false);
 	unlink(other);
-	snprintf(text, sizeof(text), HEAD("%s")
-		 "step: One\nat: start\ntext:\n  See lesson 42.\n",
+	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  See lesson 42.\n",
 		 scn("one-inode-life.scn"));
 	bad_lesson("01-xref2.lesson", text, 8, "lesson 42, which does not exist", false);
 }
@@ -962,6 +1010,8 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, answer_not_a_choice);
 	tcase_add_test(tc, missing_scenario);
 	tcase_add_test(tc, truncated_file);
+	tcase_add_test(tc, credit_outside_repository);
+	tcase_add_test(tc, credit_not_in_sources);
 	tcase_add_test(tc, moment_does_not_parse);
 	tcase_add_test(tc, moment_never_comes);
 	tcase_add_test(tc, drive_solution_must_reach);

@@ -45,8 +45,8 @@ static const char *write_scn(const char *name, const char *text)
 
 static char *play(int *st, const char *file, const char *extra)
 {
-	return run_cmd(st, "timeout 30 %s play %s %s 2>&1", bin_path("icache-sim"),
-		       file, extra ? extra : "");
+	return run_cmd(st, "timeout 30 %s play %s %s 2>&1", bin_path("icache-sim"), file,
+		       extra ? extra : "");
 }
 
 /* ---- shipped scenarios ---------------------------------------------------- */
@@ -83,7 +83,7 @@ START_TEST(v4_race_shows_the_window_and_the_freed_inode)
 	ck_assert_int_eq(st, 0);
 	/* cpu0 stops right after dropping i_lock in iput_final ... */
 	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock of inode 42 in "
-				     "iput_final\n   cpu0 stops"));
+					  "iput_final\n   cpu0 stops"));
 	/* ... cpu1 frees it, and cpu0 then puts it on the LRU. */
 	ck_assert_ptr_nonnull(strstr(out, "cpu1 free inode 42"));
 	ck_assert_ptr_nonnull(strstr(out, "!! violation freed_on_list"));
@@ -98,8 +98,76 @@ START_TEST(merged_blocks_the_lookup_on_i_lock)
 	char *out = play(&st, SCN_DIR "/iput-lru-race-merged-wait.scn", NULL);
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(out, "cpu1 blocked: waits for i_lock of "
-				     "inode 42 in find_inode_fast, held by cpu0"));
+					  "inode 42 in find_inode_fast, held by cpu0"));
 	ck_assert_ptr_null(strstr(out, "!! violation"));
+	free(out);
+}
+END_TEST
+
+/* The step number of the first line of out containing what, or -1. */
+static long step_of(const char *out, const char *what)
+{
+	const char *p = strstr(out, what);
+	if (!p)
+		return -1;
+	while (p > out && p[-1] != '\n')
+		p--;
+	long n = -1;
+	sscanf(p, "step %ld:", &n);
+	return n;
+}
+
+/*
+ * iprune_sem: umount waits for the shrinker's dispose list, and returns
+ * only after every inode of the sb is freed (merged: evict_inodes cycles
+ * through it; global: invalidate_inodes holds it throughout).
+ */
+START_TEST(umount_waits_for_prune_on_iprune_sem)
+{
+	static const struct {
+		const char *file, *wait, *end;
+	} c[] = {
+		{ SCN_DIR "/umount-waits-for-prune.scn",
+		  "cpu0 blocked: waits for iprune_sem in evict_inodes, held by readers",
+		  "cpu0 end umount sb 0" },
+		{ SCN_DIR "/umount-waits-for-prune-global.scn",
+		  "cpu0 blocked: waits for iprune_sem in invalidate_inodes, held by readers",
+		  "cpu0 end umount sb 0" },
+	};
+	for (int i = 0; i < 2; i++) {
+		int st;
+		char *out = play(&st, c[i].file, NULL);
+		ck_assert_int_eq(st, 0);
+		ck_assert_msg(strstr(out, c[i].wait), "%s: no wait", c[i].file);
+		long end = step_of(out, c[i].end);
+		for (int ino = 40; ino <= 42; ino++) {
+			char f[64];
+			snprintf(f, sizeof(f), "cpu1 free inode %d\n", ino);
+			long freed = step_of(out, f);
+			ck_assert_msg(freed > 0 && freed < end,
+				      "%s: inode %d freed at %ld, umount ends at %ld", c[i].file,
+				      ino, freed, end);
+		}
+		ck_assert_ptr_null(strstr(out, "!! violation"));
+		free(out);
+	}
+}
+END_TEST
+
+/* Without iprune_sem umount returns first: a busy_inodes violation. */
+START_TEST(umount_without_iprune_sem_leaves_busy_inodes)
+{
+	int st;
+	char *out = play(&st, SCN_DIR "/umount-without-iprune-sem.scn", NULL);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "!! violation busy_inodes"));
+	long end = step_of(out, "cpu0 end umount sb 0");
+	long freed = step_of(out, "cpu1 free inode 40\n");
+	ck_assert_msg(end > 0 && freed > end,
+		      "umount ends at %ld, inode 40 "
+		      "freed at %ld",
+		      end, freed);
+	ck_assert_ptr_null(strstr(out, "acquire iprune_sem"));
 	free(out);
 }
 END_TEST
@@ -112,7 +180,7 @@ START_TEST(abba_reports_cycle_and_deadlock_lockdep_style)
 	ck_assert_ptr_nonnull(strstr(out, "possible circular locking dependency"));
 	ck_assert_ptr_nonnull(strstr(out, "Chain exists of"));
 	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a in test_abba, "
-				     "held by cpu0"));
+					  "held by cpu0"));
 	ck_assert_ptr_nonnull(strstr(out, "waits-for cycle: cpu0 --> cpu1 --> cpu0"));
 	free(out);
 }
@@ -123,8 +191,8 @@ END_TEST
 START_TEST(replay_gives_the_same_steps)
 {
 	static const char *const files[] = {
-		SCN_DIR "/iput-lru-race-v4.scn", SCN_DIR "/wait-on-freeing.scn",
-		SCN_DIR "/prune-trylock-rotate.scn", SCN_DIR "/i-new-wait.scn",
+		SCN_DIR "/iput-lru-race-v4.scn",        SCN_DIR "/wait-on-freeing.scn",
+		SCN_DIR "/prune-trylock-rotate.scn",    SCN_DIR "/i-new-wait.scn",
 		SCN_DIR "/vfs-scale-trylock-retry.scn",
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -145,7 +213,8 @@ END_TEST
 static char *trace_events(const char *dir)
 {
 	int st;
-	char *out = run_cmd(&st, "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
+	char *out = run_cmd(&st,
+			    "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
 			    "'s/^\\[[^]]*\\] \\([^)]*\\) [^ ]+ //; "
 			    "s/cpu_id = [0-9]+/cpu_id/; s/vtid = [0-9]+/vtid/; "
 			    "s/(hold|wait)_ns = [0-9]+/\\1_ns/g'",
@@ -163,8 +232,10 @@ static char *record_scn(const char *file, const char *dir)
 {
 	for (int attempt = 0; attempt < 3; attempt++) {
 		int st;
-		char *out = run_cmd(&st, "rm -rf '%s'; timeout 60 %s play %s -o %s "
-				    "2>&1", dir, bin_path("icache-sim"), file, dir);
+		char *out = run_cmd(&st,
+				    "rm -rf '%s'; timeout 60 %s play %s -o %s "
+				    "2>&1",
+				    dir, bin_path("icache-sim"), file, dir);
 		if (st == 0)
 			return out;
 		bool daemon = strstr(out, "session daemon") != NULL;
@@ -179,10 +250,10 @@ START_TEST(replay_gives_the_same_trace)
 {
 	int st;
 	char *have = run_cmd(&st, "command -v lttng >/dev/null && command -v "
-			     "babeltrace2 >/dev/null && echo yes");
+				  "babeltrace2 >/dev/null && echo yes");
 	if (strncmp(have, "yes", 3) != 0) {
 		free(have);
-		return;         /* no LTTng here: nothing to compare */
+		return; /* no LTTng here: nothing to compare */
 	}
 	free(have);
 	make_tmpdir();
@@ -193,7 +264,7 @@ START_TEST(replay_gives_the_same_trace)
 	char *o2 = o1 ? record_scn(SCN_DIR "/iput-lru-race-v4.scn", d2) : NULL;
 	if (!o1 || !o2) {
 		fprintf(stderr, "replay_gives_the_same_trace: no LTTng session "
-			"daemon could be reached; trace comparison skipped\n");
+				"daemon could be reached; trace comparison skipped\n");
 		free(o1);
 		remove_tmpdir();
 		return;
@@ -202,7 +273,7 @@ START_TEST(replay_gives_the_same_trace)
 	char *e1 = trace_events(d1), *e2 = trace_events(d2);
 	ck_assert_ptr_nonnull(strstr(e1, "icache:sched_step"));
 	ck_assert_ptr_nonnull(strstr(e1, "what = \"cpu0 release i_lock of inode "
-				     "42 in iput_final\""));
+					 "42 in iput_final\""));
 	ck_assert_ptr_nonnull(strstr(e1, "icache:violation"));
 	ck_assert_msg(strcmp(e1, e2) == 0, "the two traces differ");
 	free(o1);
@@ -221,7 +292,8 @@ START_TEST(explore_finds_the_v4_race_and_its_file_replays_it)
 	make_tmpdir();
 	char file[300];
 	snprintf(file, sizeof(file), "%s/found.scn", tmpdir);
-	char *out = run_cmd(&st, "timeout 60 %s explore --scheme inode-scale-v4 "
+	char *out = run_cmd(&st,
+			    "timeout 60 %s explore --scheme inode-scale-v4 "
 			    "--workload mixed --schedules 2000 --seed 1 -o %s 2>&1",
 			    bin_path("icache-sim"), file);
 	ck_assert_msg(st == 1, "exit %d: %s", st, out);
@@ -255,7 +327,8 @@ END_TEST
 START_TEST(explore_finds_nothing_in_merged)
 {
 	int st;
-	char *out = run_cmd(&st, "timeout 60 %s explore --scheme merged "
+	char *out = run_cmd(&st,
+			    "timeout 60 %s explore --scheme merged "
 			    "--workload mixed --schedules 2000 --seed 1 2>&1",
 			    bin_path("icache-sim"));
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
@@ -267,12 +340,11 @@ END_TEST
 START_TEST(explore_bad_usage)
 {
 	int st;
-	char *out = run_cmd(&st, "timeout 10 %s explore --workload nope 2>&1",
-			    bin_path("icache-sim"));
+	char *out =
+		run_cmd(&st, "timeout 10 %s explore --workload nope 2>&1", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 2);
 	free(out);
-	out = run_cmd(&st, "timeout 10 %s explore --schedules 0 2>&1",
-		      bin_path("icache-sim"));
+	out = run_cmd(&st, "timeout 10 %s explore --schedules 0 2>&1", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 2);
 	free(out);
 }
@@ -280,8 +352,7 @@ END_TEST
 
 /* ---- malformed scenarios ----------------------------------------------------------- */
 
-static void expect_error(const char *name, const char *text, const char *where,
-			 const char *what)
+static void expect_error(const char *name, const char *text, const char *where, const char *what)
 {
 	int st;
 	const char *f = write_scn(name, text);
@@ -289,10 +360,8 @@ static void expect_error(const char *name, const char *text, const char *where,
 	char loc[600];
 	snprintf(loc, sizeof(loc), "%s:%s: ", f, where);
 	ck_assert_msg(st == 2, "%s: exit %d (want 2)\n%s", name, st, out);
-	ck_assert_msg(strstr(out, loc) != NULL, "%s: no '%s' in\n%s", name, loc,
-		      out);
-	ck_assert_msg(strstr(out, what) != NULL, "%s: no '%s' in\n%s", name,
-		      what, out);
+	ck_assert_msg(strstr(out, loc) != NULL, "%s: no '%s' in\n%s", name, loc, out);
+	ck_assert_msg(strstr(out, what) != NULL, "%s: no '%s' in\n%s", name, what, out);
 	free(out);
 }
 
@@ -301,43 +370,57 @@ static void expect_error(const char *name, const char *text, const char *where,
 START_TEST(malformed_scenarios_say_file_and_line)
 {
 	make_tmpdir();
-	expect_error("unknown-op.scn", HEAD "cpu0: iput 42\ncpu1: igrb 42\n"
-		     "expect no violation\n", "4", "unknown operation 'igrb'");
-	expect_error("unknown-cpu.scn", HEAD "cpu0: iput 42\ncpu3 to end\n"
-		     "expect no violation\n", "4", "unknown CPU 'cpu3'");
-	expect_error("bad-inode.scn", HEAD "cpu0: iput 4x2\n"
-		     "expect no violation\n", "3", "bad inode '4x2'");
-	expect_error("unknown-class.scn", HEAD "cpu0: iput 42\n"
-		     "cpu0 until release i_lok in iput_final\n"
-		     "expect no violation\n", "4", "unknown lock class 'i_lok'");
-	expect_error("no-scheme.scn", "cpu0: iget 42\nexpect no violation\n",
-		     "1", "no 'scheme NAME' line");
+	expect_error("unknown-op.scn",
+		     HEAD "cpu0: iput 42\ncpu1: igrb 42\n"
+			  "expect no violation\n",
+		     "4", "unknown operation 'igrb'");
+	expect_error("unknown-cpu.scn",
+		     HEAD "cpu0: iput 42\ncpu3 to end\n"
+			  "expect no violation\n",
+		     "4", "unknown CPU 'cpu3'");
+	expect_error("bad-inode.scn",
+		     HEAD "cpu0: iput 4x2\n"
+			  "expect no violation\n",
+		     "3", "bad inode '4x2'");
+	expect_error("unknown-class.scn",
+		     HEAD "cpu0: iput 42\n"
+			  "cpu0 until release i_lok in iput_final\n"
+			  "expect no violation\n",
+		     "4", "unknown lock class 'i_lok'");
+	expect_error("no-scheme.scn", "cpu0: iget 42\nexpect no violation\n", "1",
+		     "no 'scheme NAME' line");
 	/* Cut in the middle of a line, and cut before the expectations. */
-	expect_error("truncated.scn", HEAD "cpu0: iput 42\ncpu0 until rele",
-		     "4", "truncated");
-	expect_error("truncated2.scn", HEAD "cpu0: iput 42\n"
-		     "cpu0 until release i_lock in iput_final\n", "4",
-		     "no 'expect' line");
+	expect_error("truncated.scn", HEAD "cpu0: iput 42\ncpu0 until rele", "4", "truncated");
+	expect_error("truncated2.scn",
+		     HEAD "cpu0: iput 42\n"
+			  "cpu0 until release i_lock in iput_final\n",
+		     "4", "no 'expect' line");
 	expect_error("empty.scn", "", "1", "empty scenario");
 	/* Found only at run time: the event never comes (merged keeps i_lock
 	 * until the LRU add is done, so there is no release of i_lock in
 	 * inode_lru_list_add), and an iput of a reference not held. */
-	expect_error("never.scn", HEAD "cpu0: iput 42\n"
-		     "cpu0 until release i_lock in inode_lru_list_add\n"
-		     "expect no violation\n", "4",
+	expect_error("never.scn",
+		     HEAD "cpu0: iput 42\n"
+			  "cpu0 until release i_lock in inode_lru_list_add\n"
+			  "expect no violation\n",
+		     "4",
 		     "finished its program without 'release i_lock in "
 		     "inode_lru_list_add' happening");
-	expect_error("no-ref.scn", HEAD "cpu0: iput 42\ncpu1: iput 42\n"
-		     "expect no violation\n", "4", "holds no reference");
-	expect_error("binary.scn", "scheme merged\n\x01\x02garbage\n", "2",
-		     "unexpected byte");
+	expect_error("no-ref.scn",
+		     HEAD "cpu0: iput 42\ncpu1: iput 42\n"
+			  "expect no violation\n",
+		     "4", "holds no reference");
+	expect_error("binary.scn", "scheme merged\n\x01\x02garbage\n", "2", "unexpected byte");
 	/* Setup runs alone: a setup that would sleep or spin is refused. */
-	expect_error("setup-sleeps.scn", "scheme merged\ninode 42 held cpu0 new\n"
+	expect_error("setup-sleeps.scn",
+		     "scheme merged\ninode 42 held cpu0 new\n"
 		     "setup cpu1: iget 42\ncpu0: unlock-new 42\ncpu1: iput 42\n"
-		     "expect no violation\n", "3", "setup would sleep");
-	expect_error("setup-spins.scn", "scheme merged\nsetup: lock a\n"
-		     "setup: lock a\ncpu0: iget 1\nexpect no violation\n", "3",
-		     "setup would wait for a lock");
+		     "expect no violation\n",
+		     "3", "setup would sleep");
+	expect_error("setup-spins.scn",
+		     "scheme merged\nsetup: lock a\n"
+		     "setup: lock a\ncpu0: iget 1\nexpect no violation\n",
+		     "3", "setup would wait for a lock");
 	int st;
 	char *out = play(&st, "/nonexistent/x.scn", NULL);
 	ck_assert_int_eq(st, 2);
@@ -352,36 +435,38 @@ START_TEST(failed_expectations_exit_1)
 	int st;
 	make_tmpdir();
 	/* The v4 race, claimed harmless: the violation is unexpected. */
-	const char *f = write_scn("wrong.scn", "scheme inode-scale-v4\n"
-		"inode 42 held cpu0\ncpu0: iput 42\ncpu1: iget 42\n"
-		"cpu1: unlink 42\ncpu1: iput 42\n"
-		"cpu0 until release i_lock in iput_final\ncpu1 to end\n"
-		"expect no violation\n");
+	const char *f =
+		write_scn("wrong.scn", "scheme inode-scale-v4\n"
+				       "inode 42 held cpu0\ncpu0: iput 42\ncpu1: iget 42\n"
+				       "cpu1: unlink 42\ncpu1: iput 42\n"
+				       "cpu0 until release i_lock in iput_final\ncpu1 to end\n"
+				       "expect no violation\n");
 	char *out = play(&st, f, NULL);
 	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out, "FAIL line 9: expect no violation"));
 	free(out);
 	/* A deadlock nobody expected: exit 1, never a hang. */
 	f = write_scn("dead.scn", "scheme merged\ncpu0: lock a\ncpu0: lock b\n"
-		"cpu1: lock b\ncpu1: lock a\ncpu0 until acquired a\n"
-		"cpu1 until acquired b\nexpect no violation lock_order\n");
+				  "cpu1: lock b\ncpu1: lock a\ncpu0 until acquired a\n"
+				  "cpu1 until acquired b\nexpect no violation lock_order\n");
 	out = play(&st, f, "--json");
 	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out, "\"deadlock\":true"));
 	free(out);
 	/* Asking a blocked CPU to run while its lock is held: deadlock. */
 	f = write_scn("blocked.scn", "scheme merged\ncpu0: lock a\ncpu0: unlock a\n"
-		"cpu1: lock a\ncpu1: unlock a\ncpu0 until acquired a\n"
-		"cpu1 until blocked\ncpu1 to end\nexpect deadlock\n");
+				     "cpu1: lock a\ncpu1: unlock a\ncpu0 until acquired a\n"
+				     "cpu1 until blocked\ncpu1 to end\nexpect deadlock\n");
 	out = play(&st, f, NULL);
 	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out, "deadlock: cpu1 blocked: waits for "
-				     "test_lock_a"));
+					  "test_lock_a"));
 	free(out);
 	/* An expectation between schedule lines is checked right there. */
-	f = write_scn("midway.scn", "scheme merged\ninode 42 held cpu0\n"
-		"cpu0: iput 42\ncpu0 until release i_lock in iput_final\n"
-		"expect inode 42 not on lru\ncpu0 to end\nexpect no violation\n");
+	f = write_scn("midway.scn",
+		      "scheme merged\ninode 42 held cpu0\n"
+		      "cpu0: iput 42\ncpu0 until release i_lock in iput_final\n"
+		      "expect inode 42 not on lru\ncpu0 to end\nexpect no violation\n");
 	out = play(&st, f, "--json");
 	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
 	ck_assert_ptr_nonnull(strstr(out, "{\"line\":5,\"ok\":false"));
@@ -400,6 +485,8 @@ static Suite *scenarios_suite(void)
 	tcase_add_test(tc, every_shipped_scenario_passes);
 	tcase_add_test(tc, v4_race_shows_the_window_and_the_freed_inode);
 	tcase_add_test(tc, merged_blocks_the_lookup_on_i_lock);
+	tcase_add_test(tc, umount_waits_for_prune_on_iprune_sem);
+	tcase_add_test(tc, umount_without_iprune_sem_leaves_busy_inodes);
 	tcase_add_test(tc, abba_reports_cycle_and_deadlock_lockdep_style);
 	tcase_add_test(tc, replay_gives_the_same_steps);
 	tcase_add_test(tc, replay_gives_the_same_trace);

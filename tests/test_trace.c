@@ -24,12 +24,13 @@
 #include <sys/stat.h>
 
 #include "sim/cmd/trace_count.h"
+#include "tracepoints/icache_names.h"
 #include "tests/testutil.h"
 
 #define OPS 10000
 
 static char trace_dir[256];
-static char *rec_json;          /* record --json --inodes of that run */
+static char *rec_json; /* record --json --inodes of that run */
 static int rec_status;
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -74,12 +75,10 @@ static uint64_t json_u64(const char *p, const char *key)
 
 static int64_t field(const bt_field *payload, const char *name)
 {
-	const bt_field *f =
-		bt_field_structure_borrow_member_field_by_name_const(payload, name);
+	const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(payload, name);
 	if (!f)
 		return INT64_MIN;
-	if (bt_field_class_type_is(bt_field_get_class_type(f),
-				   BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
 		return bt_field_integer_signed_get_value(f);
 	return (int64_t)bt_field_integer_unsigned_get_value(f);
 }
@@ -128,24 +127,37 @@ static struct slot *table_get(struct table *t, uint64_t a, uint64_t b)
 
 /* ---- walking the trace ------------------------------------------------- */
 
-enum ev { E_acq, E_cont, E_acqd, E_rel, E_try, E_state, E_ref, E_alloc,
-	  E_free, E_run_begin, E_run_end, E_other, NR_EV };
+enum ev {
+	E_acq,
+	E_cont,
+	E_acqd,
+	E_rel,
+	E_try,
+	E_state,
+	E_ref,
+	E_alloc,
+	E_free,
+	E_run_begin,
+	E_run_end,
+	E_other,
+	NR_EV
+};
 
 static const char *const ev_names[] = {
 	"icache:lock_acquire", "icache:lock_contended", "icache:lock_acquired",
-	"icache:lock_release", "icache:lock_trylock", "icache:inode_state",
-	"icache:inode_ref", "icache:inode_alloc", "icache:inode_free",
-	"icache:run_begin", "icache:run_end",
+	"icache:lock_release", "icache:lock_trylock",   "icache:inode_state",
+	"icache:inode_ref",    "icache:inode_alloc",    "icache:inode_free",
+	"icache:run_begin",    "icache:run_end",
 };
 
 #define NCLS 32
 
 struct walk {
-	int kind_of_id[256];            /* event class id -> enum ev + 1 */
+	int kind_of_id[256]; /* event class id -> enum ev + 1 */
 	uint64_t n, first_kind, last_kind;
 	uint64_t acquired[NCLS], contended[NCLS], try_failed[NCLS];
-	struct table locks;             /* (cls, inst) -> holders */
-	struct table inodes;            /* (ino, 0) -> lives, state, count */
+	struct table locks;  /* (cls, inst) -> holders */
+	struct table inodes; /* (ino, 0) -> lives, state, count */
 	uint64_t overlaps, bad_releases, held_at_end, dual_lives;
 	uint64_t last_ts;
 	bool ts_backwards;
@@ -185,7 +197,7 @@ static void note(struct walk *w, const char *fmt, ...)
  */
 static int holders_allowed(struct walk *w, int64_t cls, uint64_t inst)
 {
-	if (cls != 1)           /* LC_i_lock */
+	if (cls != 1) /* LC_i_lock */
 		return 1;
 	struct slot *in = table_get(&w->inodes, inst, 0);
 	return in->open > 1 ? in->open : 1;
@@ -212,17 +224,20 @@ static void on_lock(struct walk *w, int k, const bt_field *p)
 		w->acquired[cls]++;
 		if (held >= holders_allowed(w, cls, inst)) {
 			w->overlaps++;
-			note(w, "lock cls %" PRId64 " inst %" PRIu64 " acquired by cpu %" PRId64
-			     " while cpu %" PRId64 " holds it", cls, inst, cpu,
-			     s->holder[0] >= 0 ? s->holder[0] : s->holder[1]);
+			note(w,
+			     "lock cls %" PRId64 " inst %" PRIu64 " acquired by cpu %" PRId64
+			     " while cpu %" PRId64 " holds it",
+			     cls, inst, cpu, s->holder[0] >= 0 ? s->holder[0] : s->holder[1]);
 		}
 		s->holder[s->holder[0] >= 0 ? 1 : 0] = cpu;
 	} else if (k == E_rel) {
 		int i = s->holder[0] == cpu ? 0 : s->holder[1] == cpu ? 1 : -1;
 		if (i < 0) {
 			w->bad_releases++;
-			note(w, "lock cls %" PRId64 " inst %" PRIu64 " released by cpu %" PRId64
-			     ", which does not hold it", cls, inst, cpu);
+			note(w,
+			     "lock cls %" PRId64 " inst %" PRIu64 " released by cpu %" PRId64
+			     ", which does not hold it",
+			     cls, inst, cpu);
 		} else {
 			s->holder[i] = -1;
 		}
@@ -290,12 +305,11 @@ static void walk_trace(struct walk *w, struct trace_counts *c)
 	memset(w, 0, sizeof(*w));
 	table_init(&w->locks, 20);
 	table_init(&w->inodes, 20);
-	walk_status = trace_read(trace_dir, on_event, w, c, walk_err,
-				 sizeof(walk_err));
+	walk_status = trace_read(trace_dir, on_event, w, c, walk_err, sizeof(walk_err));
 	for (size_t i = 0; i <= w->locks.mask; i++)
 		if (w->locks.s[i].used)
-			w->held_at_end += (w->locks.s[i].holder[0] >= 0) +
-					  (w->locks.s[i].holder[1] >= 0);
+			w->held_at_end +=
+				(w->locks.s[i].holder[0] >= 0) + (w->locks.s[i].holder[1] >= 0);
 }
 
 /* ---- the shared recording ---------------------------------------------- */
@@ -320,17 +334,16 @@ static void record_once(void)
 	snprintf(dflt, sizeof(dflt), "--cpus 2 --ops %d", OPS);
 	rec_json = run_cmd(&rec_status,
 			   "%s record --scheme merged --workload mixed %s"
-			   " --inodes --json -o %s", bin_path("icache-sim"),
-			   run && *run ? run : dflt, trace_dir);
+			   " --inodes --json -o %s",
+			   bin_path("icache-sim"), run && *run ? run : dflt, trace_dir);
 	if (rec_status == 0)
 		walk_trace(&the_walk, &the_counts);
 	/* One line of figures for the log: what a trace of this run holds. */
-	fprintf(stderr, "test_trace: %" PRIu64 " events (%.1f per op), %" PRIu64
-		" discarded, %" PRIu64 " overlapping holders, %" PRIu64
-		" inode numbers with two lives at once\n", the_counts.events,
-		(double)the_counts.events / json_num(rec_json, NULL, "ops"),
-		the_counts.discarded_events,
-		the_walk.overlaps, the_walk.dual_lives);
+	fprintf(stderr,
+		"test_trace: %" PRIu64 " events (%.1f per op), %" PRIu64 " discarded, %" PRIu64
+		" overlapping holders, %" PRIu64 " inode numbers with two lives at once\n",
+		the_counts.events, (double)the_counts.events / json_num(rec_json, NULL, "ops"),
+		the_counts.discarded_events, the_walk.overlaps, the_walk.dual_lives);
 }
 
 static void drop_recording(void)
@@ -345,8 +358,7 @@ static void drop_recording(void)
 
 static void need_recording(void)
 {
-	ck_assert_msg(rec_status == 0, "record exited %d: %.300s", rec_status,
-		      rec_json);
+	ck_assert_msg(rec_status == 0, "record exited %d: %.300s", rec_status, rec_json);
 	ck_assert_msg(json_num(rec_json, NULL, "discarded_events") == 0,
 		      "record discarded events: %.300s", rec_json);
 	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
@@ -360,11 +372,10 @@ static uint64_t json_class(const char *cls, const char *key)
 	return v < 0 ? 0 : (uint64_t)v;
 }
 
-static const char *const class_names[] = {
-	"inode_lock", "i_lock", "inode_hash_lock", "hash_bucket",
-	"inode_sb_list_lock", "inode_wb_list_lock", "inode_lru_lock",
-	"iunique_lock", "test_lock_a", "test_lock_b",
-};
+/* Every lock class, from the one list the simulator and the trace share. */
+#define X(n) #n,
+static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
+#undef X
 #define NCLASSES (sizeof(class_names) / sizeof(class_names[0]))
 
 START_TEST(record_counts_match_trace)
@@ -409,11 +420,10 @@ START_TEST(locks_pair_up_and_never_overlap)
 	struct walk *w = &the_walk;
 
 	need_recording();
-	ck_assert_msg(w->overlaps == 0,
-		      "%" PRIu64 " overlapping holders: %s", w->overlaps,
+	ck_assert_msg(w->overlaps == 0, "%" PRIu64 " overlapping holders: %s", w->overlaps,
 		      w->first_error);
-	ck_assert_msg(w->bad_releases == 0, "%" PRIu64 " bad releases: %s",
-		      w->bad_releases, w->first_error);
+	ck_assert_msg(w->bad_releases == 0, "%" PRIu64 " bad releases: %s", w->bad_releases,
+		      w->first_error);
 	ck_assert_msg(w->held_at_end == 0, "%" PRIu64 " locks still held at the end",
 		      w->held_at_end);
 }
@@ -432,13 +442,15 @@ START_TEST(final_inodes_match_json)
 		uint64_t state = json_u64(p, "state");
 		int64_t count = (int64_t)json_num(p, NULL, "count");
 		struct slot *s = table_get(&w->inodes, ino, 0);
-		ck_assert_msg(s->open > 0, "inode %" PRIu64 " is in the JSON but not alive in the trace",
-			      ino);
+		ck_assert_msg(s->open > 0,
+			      "inode %" PRIu64 " is in the JSON but not alive in the trace", ino);
 		ck_assert_msg((uint64_t)s->state == state,
-			      "inode %" PRIu64 ": state 0x%" PRIx64 " from the trace, 0x%" PRIx64 " in the JSON",
+			      "inode %" PRIu64 ": state 0x%" PRIx64 " from the trace, 0x%" PRIx64
+			      " in the JSON",
 			      ino, (uint64_t)s->state, state);
 		ck_assert_msg(s->count == count,
-			      "inode %" PRIu64 ": count %" PRId64 " from the trace, %" PRId64 " in the JSON",
+			      "inode %" PRIu64 ": count %" PRId64 " from the trace, %" PRId64
+			      " in the JSON",
 			      ino, s->count, count);
 		n++;
 		p++;
@@ -447,8 +459,7 @@ START_TEST(final_inodes_match_json)
 		if (w->inodes.s[i].used && w->inodes.s[i].open > 0)
 			alive++;
 	ck_assert_uint_gt(n, 0);
-	ck_assert_msg(alive == n, "%zu inodes alive in the trace, %zu in the JSON",
-		      alive, n);
+	ck_assert_msg(alive == n, "%zu inodes alive in the trace, %zu in the JSON", alive, n);
 }
 END_TEST
 
@@ -465,10 +476,10 @@ START_TEST(babeltrace2_cli_counts_acquisitions)
 	ck_assert_uint_eq(strtoull(out, NULL, 10), sum);
 	free(out);
 	/* And it prints readable lines with the enum labels. */
-	out = run_cmd(&st, "babeltrace2 %s 2>&1 | grep -m1 icache:lock_acquired",
-		      trace_dir);
+	out = run_cmd(&st, "babeltrace2 %s 2>&1 | grep -m1 icache:lock_acquired", trace_dir);
 	ck_assert_msg(strstr(out, "cls = ( \"") && strstr(out, "cpu_id = ") &&
-		      strstr(out, "vtid = "), "unexpected text: %s", out);
+			      strstr(out, "vtid = "),
+		      "unexpected text: %s", out);
 	free(out);
 }
 END_TEST
@@ -499,8 +510,7 @@ static bool gone(int pid)
  * /dev/shm are empty tmpfs: no daemon is visible.  pre is shell run first
  * in there (e.g. starting a daemon), post after.
  */
-static char *record_in_namespace(int *st, const char *dir, const char *pre,
-				 const char *post)
+static char *record_in_namespace(int *st, const char *dir, const char *pre, const char *post)
 {
 	return run_cmd(st,
 		       "unshare -m sh -c 'mount -t tmpfs none /var/run/lttng &&"
@@ -533,12 +543,10 @@ START_TEST(record_starts_and_stops_its_own_daemon)
 	make_tmpdir(dir, sizeof(dir), "nodaemon");
 	char *out = record_in_namespace(&st, dir, "", "");
 	ck_assert_msg(st == 0, "record exited %d: %.300s", st, out);
-	ck_assert_msg(strstr(out, "\"sessiond\":\"started\""), "no daemon started: %.300s",
-		      out);
+	ck_assert_msg(strstr(out, "\"sessiond\":\"started\""), "no daemon started: %.300s", out);
 	int pid = (int)json_num(out, NULL, "sessiond_pid");
 	ck_assert_int_gt(pid, 0);
-	ck_assert_msg(gone(pid), "the session daemon record started (pid %d) still runs",
-		      pid);
+	ck_assert_msg(gone(pid), "the session daemon record started (pid %d) still runs", pid);
 	check_small_trace(out, dir);
 	free(out);
 	rm_rf(dir);
@@ -555,12 +563,12 @@ START_TEST(record_uses_a_running_daemon)
 		return;
 	}
 	make_tmpdir(dir, sizeof(dir), "daemon");
-	snprintf(pre, sizeof(pre),
-		 "lttng-sessiond --daemonize --no-kernel --pidfile=%s/d.pid &&", dir);
+	snprintf(pre, sizeof(pre), "lttng-sessiond --daemonize --no-kernel --pidfile=%s/d.pid &&",
+		 dir);
 	char post[512];
 	snprintf(post, sizeof(post),
-		 "kill -0 $(cat %s/d.pid) && echo DAEMON-STILL-UP; kill $(cat %s/d.pid);",
-		 dir, dir);
+		 "kill -0 $(cat %s/d.pid) && echo DAEMON-STILL-UP; kill $(cat %s/d.pid);", dir,
+		 dir);
 	char *out = record_in_namespace(&st, dir, pre, post);
 	ck_assert_msg(st == 0, "record exited %d: %.300s", st, out);
 	ck_assert_msg(strstr(out, "\"sessiond\":\"existing\""), "%.300s", out);
@@ -587,7 +595,8 @@ START_TEST(record_killed_cleans_up)
 		return;
 	}
 	make_tmpdir(dir, sizeof(dir), "killed");
-	char *out = run_cmd(&st,
+	char *out = run_cmd(
+		&st,
 		"unshare -m sh -c 'mount -t tmpfs none /var/run/lttng &&"
 		" mount -t tmpfs none /dev/shm &&"
 		" { %s record --cpus 2 --duration 30s -o %s/t >/dev/null 2>&1 & pid=$!; } &&"
@@ -597,8 +606,7 @@ START_TEST(record_killed_cleans_up)
 		" [ -e /var/run/lttng/client-lttng-sessiond ] && echo DAEMON-LEFT; exit 0' 2>&1",
 		bin_path("icache-sim"), dir);
 	ck_assert_msg(st == 0, "the namespace script failed: %s", out);
-	ck_assert_msg(!strstr(out, "DAEMON-LEFT"),
-		      "the daemon record started outlived it");
+	ck_assert_msg(!strstr(out, "DAEMON-LEFT"), "the daemon record started outlived it");
 	snprintf(path, sizeof(path), "%s/t", dir);
 	ck_assert_msg(trace_read(path, NULL, NULL, &c, err, sizeof(err)) == 0,
 		      "the trace of a killed record is unreadable: %s", err);
@@ -646,14 +654,11 @@ END_TEST
 static void bad_record(const char *args, const char *needle)
 {
 	int st;
-	char *out = run_cmd(&st, "%s record %s 2>&1 >/dev/null",
-			    bin_path("icache-sim"), args);
+	char *out = run_cmd(&st, "%s record %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
 	ck_assert_msg(st == 2, "'record %s' exited %d, not 2: %s", args, st, out);
-	ck_assert_msg(strstr(out, needle), "'record %s' said '%s', not '%s'", args,
-		      out, needle);
+	ck_assert_msg(strstr(out, needle), "'record %s' said '%s', not '%s'", args, out, needle);
 	char *nl = strchr(out, '\n');
-	ck_assert_msg(nl && nl[1] == 0, "'record %s' printed more than one line: %s",
-		      args, out);
+	ck_assert_msg(nl && nl[1] == 0, "'record %s' printed more than one line: %s", args, out);
 	free(out);
 }
 

@@ -17,9 +17,9 @@
 #include "viewer/index.h"
 #include "viewer/model.h"
 
-static char tmp[256];          /* scratch directory of the suite */
-static char trace[300];        /* the recorded trace */
-static char *sim_json;         /* icache-sim's JSON for it */
+static char tmp[256];   /* scratch directory of the suite */
+static char trace[300]; /* the recorded trace */
+static char *sim_json;  /* icache-sim's JSON for it */
 static int record_status = -1;
 
 static void record_trace(void)
@@ -91,14 +91,15 @@ START_TEST(summary_json_equals_simulator)
 		char name[64], after[96];
 		sscanf(p + 9, "%63[^\"]", name);
 		snprintf(after, sizeof(after), "\"class\":\"%s\"", name);
-		static const char *const keys[] = { "acquisitions", "contentions",
+		static const char *const keys[] = { "acquisitions",     "contentions",
 						    "trylock_failures", "wait_ns_total",
-						    "hold_ns_total", "wait_ns_max", "hold_ns_max" };
+						    "hold_ns_total",    "wait_ns_max",
+						    "hold_ns_max" };
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			double a = json_num(sim_json, after, keys[k]);
 			double b = json_num(v, after, keys[k]);
-			ck_assert_msg(a == b, "%s %s: simulator %.0f, viewer %.0f", name,
-				      keys[k], a, b);
+			ck_assert_msg(a == b, "%s %s: simulator %.0f, viewer %.0f", name, keys[k],
+				      a, b);
 		}
 		classes++;
 	}
@@ -114,7 +115,8 @@ START_TEST(summary_json_equals_simulator)
 		unsigned long long ino = strtoull(p + 7, NULL, 10);
 		snprintf(field, sizeof(field), "{\"ino\":%llu,", ino);
 		char *a = inode_obj(p, field), *b = inode_obj(vi, field);
-		ck_assert_msg(b != NULL, "inode %llu alive in the simulator, not in the viewer", ino);
+		ck_assert_msg(b != NULL, "inode %llu alive in the simulator, not in the viewer",
+			      ino);
 		ck_assert_msg(!strcmp(a, b), "inode %llu: simulator %s, viewer %s", ino, a, b);
 		free(a);
 		free(b);
@@ -144,7 +146,7 @@ START_TEST(summary_text_and_dot)
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(d, "digraph lock_order {"));
 	ck_assert_ptr_nonnull(strstr(d, "\"inode_hash_lock\" -> \"i_lock\""));
-	ck_assert_ptr_null(strstr(d, "color=red"));   /* merged keeps its order */
+	ck_assert_ptr_null(strstr(d, "color=red")); /* merged keeps its order */
 	free(d);
 }
 END_TEST
@@ -167,12 +169,12 @@ START_TEST(screen_after_keys)
 	ck_assert_int_eq(lines, 40);
 	free(s);
 	/* Help is generated from the key table; ASCII mode has no box drawing. */
-	s = run_cmd(&st, "%s --ascii --keys 'jjh' --screen 100x36 %s",
-		    bin_path("icache-view"), trace);
+	s = run_cmd(&st, "%s --ascii --keys 'jjh' --screen 100x36 %s", bin_path("icache-view"),
+		    trace);
 	ck_assert_ptr_nonnull(strstr(s, "Help: keys"));
 	ck_assert_ptr_nonnull(strstr(s, "next event on this CPU"));
 	ck_assert_ptr_nonnull(strstr(s, "+-"));
-	ck_assert_ptr_null(strstr(s, "\xe2\x94\x80"));   /* U+2500 */
+	ck_assert_ptr_null(strstr(s, "\xe2\x94\x80")); /* U+2500 */
 	free(s);
 	/* Go to an event number, mark it, go elsewhere, jump back. */
 	s = run_cmd(&st, "%s --keys ':1234<Enter>mxG'\"'\"'x' --screen 120x40 %s",
@@ -190,8 +192,8 @@ START_TEST(seek_equals_replay)
 	ck_assert_msg(ix != NULL, "%s", err);
 	ck_assert_uint_eq(sizeof(struct ix_event), 32);
 	struct model *a = model_new(), *b = model_new();
-	uint64_t pos[] = { ix->nev, 1, ix->nev / 2, ix->nev / 3, 7, ix->nev - 1,
-			   ix->nev / 2 + 1, ix->nev / 2 };
+	uint64_t pos[] = { ix->nev, 1,           ix->nev / 2,     ix->nev / 3,
+			   7,       ix->nev - 1, ix->nev / 2 + 1, ix->nev / 2 };
 	for (size_t k = 0; k < sizeof(pos) / sizeof(pos[0]); k++) {
 		model_seek(a, ix, pos[k]);
 		model_reset(b);
@@ -229,7 +231,8 @@ static void tmux(const char *fmt, const char *arg1, const char *arg2)
 static char *capture(const char *sess, bool escapes)
 {
 	int st;
-	return run_cmd(&st, "tmux -L icview-test capture-pane -p %s -t %s 2>/dev/null", escapes ? "-e" : "", sess);
+	return run_cmd(&st, "tmux -L icview-test capture-pane -p %s -t %s 2>/dev/null",
+		       escapes ? "-e" : "", sess);
 }
 
 /* Poll the screen until it shows text (or time runs out). */
@@ -251,9 +254,10 @@ static void start_ui(const char *sess, const char *env)
 {
 	int st;
 	free(run_cmd(&st, "tmux -L icview-test kill-session -t %s 2>/dev/null", sess));
-	free(run_cmd(&st, "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
-		     "'env LANG=C.UTF-8 %s %s %s; sleep 30'", sess, env,
-		     bin_path("icache-view"), trace));
+	free(run_cmd(&st,
+		     "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
+		     "'env LANG=C.UTF-8 %s %s %s; sleep 30'",
+		     sess, env, bin_path("icache-view"), trace));
 	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
 }
 
@@ -270,7 +274,9 @@ START_TEST(tmux_panes_and_help)
 	keys(s, "/ lock_acquired Enter");
 	ck_assert_msg(wait_for(s, "search: lock_acquired", 5), "search did not run");
 	char *scr = capture(s, false);
-	ck_assert_msg(strstr(scr, "\xe2\x97\x8f" "1 "), "no held lock shown:\n%s", scr); /* ●1 */
+	ck_assert_msg(strstr(scr, "\xe2\x97\x8f"
+				  "1 "),
+		      "no held lock shown:\n%s", scr); /* ●1 */
 	ck_assert_ptr_nonnull(strstr(scr, "Held locks"));
 	free(scr);
 	keys(s, "/ I_FREEING Enter");
@@ -279,7 +285,7 @@ START_TEST(tmux_panes_and_help)
 	ck_assert(line_has(scr, "i_state ", "I_FREEING"));
 	ck_assert_ptr_nonnull(strstr(scr, "handoff: cpu"));
 	ck_assert_ptr_nonnull(strstr(scr, "Lock order"));
-	ck_assert_ptr_nonnull(strstr(scr, "\xe2\x86\x92 i_lock"));   /* → i_lock */
+	ck_assert_ptr_nonnull(strstr(scr, "\xe2\x86\x92 i_lock")); /* → i_lock */
 	ck_assert_ptr_nonnull(strstr(scr, "lock_stat"));
 	free(scr);
 	keys(s, "Tab");
@@ -289,8 +295,8 @@ START_TEST(tmux_panes_and_help)
 	scr = capture(s, false);
 	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
 	free(scr);
-	keys(s, "q");   /* closes the help */
-	keys(s, "q");   /* quits */
+	keys(s, "q"); /* closes the help */
+	keys(s, "q"); /* quits */
 	bool gone = false;
 	for (int i = 0; i < 40 && !gone; i++) {
 		char *t = capture(s, false);
@@ -412,12 +418,23 @@ START_TEST(bad_inputs)
 
 	need_trace();
 	copy_trace("trunc", p, sizeof(p));
-	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/icache_* | head -1); truncate -s 5000 $f", p));
-	expect_error(p, "truncated or corrupt stream");
+	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/icache_* | head -1); truncate -s 5000 $f",
+		     p));
+	/* Cut inside its first packet: the other streams still show, loudly
+	 * incomplete (the damaged-trace suite covers the other cuts). */
+	char *out = run_cmd(&st, "%s --summary %s 2>&1", bin_path("icache-view"), p);
+	ck_assert_msg(st == 0, "%s", out);
+	ck_assert_msg(strstr(out, "complete   NO") && strstr(out, "cut mid-packet at byte 5000"),
+		      "%s", out);
+	ck_assert_msg(!strstr(out, "AGAINST THE ORDER\n"), "%s", out);
+	free(out);
 
 	copy_trace("badmeta", p, sizeof(p));
-	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/metadata); "
-		     "printf '@@ not tsdl {{{ ;;; }}} @@' | dd of=$f bs=1 seek=3000 conv=notrunc 2>/dev/null", p));
+	free(run_cmd(
+		&st,
+		"f=$(ls %s/ust/uid/*/64-bit/metadata); "
+		"printf '@@ not tsdl {{{ ;;; }}} @@' | dd of=$f bs=1 seek=3000 conv=notrunc 2>/dev/null",
+		p));
 	expect_error(p, "damaged CTF metadata");
 
 	copy_trace("cutmeta", p, sizeof(p));

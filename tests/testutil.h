@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/spawn.h"
+
 static inline const char *build_dir(void)
 {
 	const char *b = getenv("BUILD");
@@ -35,7 +37,7 @@ static inline const char *bin_path(const char *name)
 /*
  * Run a shell command; return its stdout (malloc'd, NUL-terminated) and
  * its exit status in *status (-1 if it died of a signal).  stderr is
- * captured too when the command says 2>&1.
+ * captured too when the command says 2>&1.  stdin is /dev/null.
  */
 static inline char *run_cmd(int *status, const char *fmt, ...)
 {
@@ -44,24 +46,9 @@ static inline char *run_cmd(int *status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	FILE *p = popen(cmd, "r");
-	if (!p) {
-		*status = -1;
-		return strdup("");
-	}
-	size_t cap = 65536, len = 0;
-	char *out = malloc(cap);
-	size_t n;
-	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			cap *= 2;
-			out = realloc(out, cap);
-		}
-	}
-	out[len] = 0;
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	char *argv[] = { "sh", "-c", cmd, NULL };
+	char *out;
+	*status = spawn_capture(argv, false, &out);
 	return out;
 }
 
@@ -70,8 +57,7 @@ static inline char *run_cmd(int *status, const char *fmt, ...)
  * occurrence of `after` (NULL: the beginning).  Good enough for the flat
  * objects our programs print; returns -1 if not found.
  */
-static inline double json_num(const char *json, const char *after,
-			      const char *key)
+static inline double json_num(const char *json, const char *after, const char *key)
 {
 	const char *p = json;
 	if (after) {

@@ -10,7 +10,6 @@
 
 #include "icache_names.h"
 
-
 #define X(n) LC_##n,
 enum lock_class { ICACHE_LOCK_CLASSES(X) NR_LOCK_CLASSES };
 #undef X

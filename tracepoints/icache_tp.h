@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <lttng/tracepoint.h>
 #include "icache_enums.h"
+#include "icache_events.h"
 
 /* One enum entry per name of a list in icache_names.h. */
 #define ICACHE_TP_LC(n) lttng_ust_field_enum_value(#n, LC_##n)
@@ -66,201 +67,32 @@ LTTNG_UST_TRACEPOINT_ENUM(icache, violation_kind,
 	)
 )
 
-/* ---- locks ---------------------------------------------------------- */
+/*
+ * The events, generated from the table in icache_events.h: each row
+ * becomes one LTTNG_UST_TRACEPOINT_EVENT whose arguments and fields are
+ * its field list.  (This header is read several times by
+ * <lttng/tracepoint-event.h>, with the LTTng macros defined differently
+ * each time, so the helpers are redefined on every pass.)
+ */
+#undef ICACHE_TP_ARG
+#undef ICACHE_TP_FLD_INT
+#undef ICACHE_TP_FLD_HEX
+#undef ICACHE_TP_FLD_ENUM
+#undef ICACHE_TP_FLD_STR
+#undef ICACHE_TP_FLD
+#undef ICACHE_TP_EVENT
+#define ICACHE_TP_ARG(kind, type, name, slot) , ICACHE_CTYPE_##kind(type), name
+#define ICACHE_TP_FLD_INT(t, n) lttng_ust_field_integer(t, n, n)
+#define ICACHE_TP_FLD_HEX(t, n) lttng_ust_field_integer_hex(t, n, n)
+#define ICACHE_TP_FLD_ENUM(e, n) lttng_ust_field_enum(icache, e, uint8_t, n, n)
+#define ICACHE_TP_FLD_STR(t, n) lttng_ust_field_string(n, n)
+#define ICACHE_TP_FLD(kind, type, name, slot) ICACHE_TP_FLD_##kind(type, name)
+#define ICACHE_TP_EVENT(name, sched, text)                                 \
+	LTTNG_UST_TRACEPOINT_EVENT(icache, name,                           \
+		LTTNG_UST_TP_ARGS(ICACHE_LIST(ICACHE_FIELDS_##name, ICACHE_TP_ARG)), \
+		LTTNG_UST_TP_FIELDS(ICACHE_FIELDS_##name(ICACHE_TP_FLD)))
 
-LTTNG_UST_TRACEPOINT_EVENT_CLASS(icache, lock_class_ev,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, cls, uint64_t, inst, int, site),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls, cls)
-		lttng_ust_field_integer(uint64_t, inst, inst)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(icache, lock_class_ev, icache, lock_acquire,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, cls, uint64_t, inst, int, site))
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, lock_contended,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, cls, uint64_t, inst, int, site,
-			  int, holder),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls, cls)
-		lttng_ust_field_integer(uint64_t, inst, inst)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-		lttng_ust_field_integer(int16_t, holder, holder)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, lock_acquired,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, cls, uint64_t, inst, int, site,
-			  uint64_t, wait_ns),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls, cls)
-		lttng_ust_field_integer(uint64_t, inst, inst)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-		lttng_ust_field_integer(uint64_t, wait_ns, wait_ns)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, lock_release,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, cls, uint64_t, inst, int, site,
-			  uint64_t, hold_ns),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls, cls)
-		lttng_ust_field_integer(uint64_t, inst, inst)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-		lttng_ust_field_integer(uint64_t, hold_ns, hold_ns)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, lock_trylock,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, cls, uint64_t, inst, int, site,
-			  int, success),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls, cls)
-		lttng_ust_field_integer(uint64_t, inst, inst)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-		lttng_ust_field_integer(uint8_t, success, success)
-	)
-)
-
-/* ---- inodes --------------------------------------------------------- */
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, inode_state,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, uint64_t, ino, uint32_t, old_state,
-			  uint32_t, new_state, int, site),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_integer_hex(uint32_t, old_state, old_state)
-		lttng_ust_field_integer_hex(uint32_t, new_state, new_state)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, inode_ref,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, uint64_t, ino, int, old_count,
-			  int, new_count, int, site),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_integer(int32_t, old_count, old_count)
-		lttng_ust_field_integer(int32_t, new_count, new_count)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, inode_list,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, uint64_t, ino, int, list, int, action,
-			  int, site),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_enum(icache, list, uint8_t, list, list)
-		lttng_ust_field_enum(icache, list_action, uint8_t, action, action)
-		lttng_ust_field_enum(icache, site, uint8_t, site, site)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, inode_alloc,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, uint64_t, ino, uint32_t, sb,
-			  uint32_t, nlink),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_integer(uint32_t, sb, sb)
-		lttng_ust_field_integer(uint32_t, nlink, nlink)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, inode_free,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, uint64_t, ino, uint32_t, sb),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_integer(uint32_t, sb, sb)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, inode_nlink,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, uint64_t, ino, uint32_t, nlink),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_integer(uint32_t, nlink, nlink)
-	)
-)
-
-/* ---- operations, scheduler, validator, run --------------------------- */
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, op_begin,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, op, uint64_t, ino),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, op, uint8_t, op, op)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, op_end,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, op, uint64_t, ino, int64_t, result),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, op, uint8_t, op, op)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_integer(int64_t, result, result)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, sched_step,
-	LTTNG_UST_TP_ARGS(uint64_t, step, uint16_t, cpu, const char *, what),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, step, step)
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_string(what, what)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, violation,
-	LTTNG_UST_TP_ARGS(uint16_t, cpu, int, kind, int, cls_a, int, cls_b,
-			  int, site_a, int, site_b, uint64_t, ino,
-			  const char *, text),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint16_t, cpu, cpu)
-		lttng_ust_field_enum(icache, violation_kind, uint8_t, kind, kind)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls_a, cls_a)
-		lttng_ust_field_enum(icache, lock_class, uint8_t, cls_b, cls_b)
-		lttng_ust_field_enum(icache, site, uint8_t, site_a, site_a)
-		lttng_ust_field_enum(icache, site, uint8_t, site_b, site_b)
-		lttng_ust_field_integer(uint64_t, ino, ino)
-		lttng_ust_field_string(text, text)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, run_begin,
-	LTTNG_UST_TP_ARGS(const char *, scheme, const char *, workload,
-			  uint16_t, cpus, uint64_t, seed, const char *, order),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_string(scheme, scheme)
-		lttng_ust_field_string(workload, workload)
-		lttng_ust_field_integer(uint16_t, cpus, cpus)
-		lttng_ust_field_integer(uint64_t, seed, seed)
-		lttng_ust_field_string(order, order)
-	)
-)
-
-LTTNG_UST_TRACEPOINT_EVENT(icache, run_end,
-	LTTNG_UST_TP_ARGS(uint64_t, ops, uint32_t, violations),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, ops, ops)
-		lttng_ust_field_integer(uint32_t, violations, violations)
-	)
-)
+ICACHE_EVENTS(ICACHE_TP_EVENT)
 
 #endif /* ICACHE_TP_H */
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/keys.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
@@ -34,8 +35,7 @@ static const char *short_class(int cls)
 	return p;
 }
 
-void event_text(const struct trace_index *ix, uint64_t i, bool brief,
-		char *buf, size_t len)
+void event_text(const struct trace_index *ix, uint64_t i, bool brief, char *buf, size_t len)
 {
 	const struct ix_event *e = &ix->ev[i];
 	char f1[96], f2[96], d[32];
@@ -57,7 +57,8 @@ void event_text(const struct trace_index *ix, uint64_t i, bool brief,
 			snprintf(buf, len, "WAIT %s cpu%d", short_class(e->a),
 				 (int)(int16_t)e->val);
 		else
-			snprintf(buf, len, "lock_contended %s inst=%" PRIu64 " at %s, held by cpu%d",
+			snprintf(buf, len,
+				 "lock_contended %s inst=%" PRIu64 " at %s, held by cpu%d",
 				 lock_class_label(e->a), id, site_label(e->site),
 				 (int)(int16_t)e->val);
 		break;
@@ -92,16 +93,16 @@ void event_text(const struct trace_index *ix, uint64_t i, bool brief,
 		if (brief)
 			snprintf(buf, len, "state %" PRIu64 " %s>%s", id, f1, f2);
 		else
-			snprintf(buf, len, "inode_state ino=%" PRIu64 " %s -> %s at %s", id,
-				 f1, f2, site_label(e->site));
+			snprintf(buf, len, "inode_state ino=%" PRIu64 " %s -> %s at %s", id, f1, f2,
+				 site_label(e->site));
 		break;
 	case EV_inode_ref:
 		if (brief)
 			snprintf(buf, len, "ref %" PRIu64 " %d>%d", id,
 				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
 		else
-			snprintf(buf, len, "inode_ref ino=%" PRIu64 " i_count %d -> %d at %s",
-				 id, (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
+			snprintf(buf, len, "inode_ref ino=%" PRIu64 " i_count %d -> %d at %s", id,
+				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
 				 site_label(e->site));
 		break;
 	case EV_inode_list:
@@ -121,12 +122,12 @@ void event_text(const struct trace_index *ix, uint64_t i, bool brief,
 				 (unsigned)(e->val >> 32), (unsigned)e->val);
 		break;
 	case EV_inode_free:
-		snprintf(buf, len, "%s%" PRIu64 " sb=%u", brief ? "FREE " : "inode_free ino=",
-			 id, (unsigned)e->val);
+		snprintf(buf, len, "%s%" PRIu64 " sb=%u", brief ? "FREE " : "inode_free ino=", id,
+			 (unsigned)e->val);
 		break;
 	case EV_inode_nlink:
-		snprintf(buf, len, "%s%" PRIu64 " nlink=%u", brief ? "nlink " : "inode_nlink ino=",
-			 id, (unsigned)e->val);
+		snprintf(buf, len, "%s%" PRIu64 " nlink=%u",
+			 brief ? "nlink " : "inode_nlink ino=", id, (unsigned)e->val);
 		break;
 	case EV_op_begin:
 		snprintf(buf, len, "%s %s %" PRIu64, brief ? "{" : "op_begin", op_label(e->a), id);
@@ -167,18 +168,21 @@ void event_text(const struct trace_index *ix, uint64_t i, bool brief,
 
 /* ---- queries ------------------------------------------------------------- */
 
-static const struct { const char *word; int type; } type_words[] = {
-	{ "acquire", EV_lock_acquire }, { "contended", EV_lock_contended },
+static const struct {
+	const char *word;
+	int type;
+} type_words[] = {
+	{ "acquire", EV_lock_acquire },   { "contended", EV_lock_contended },
 	{ "acquired", EV_lock_acquired }, { "release", EV_lock_release },
-	{ "trylock", EV_lock_trylock }, { "state", EV_inode_state },
-	{ "ref", EV_inode_ref }, { "list", EV_inode_list },
-	{ "alloc", EV_inode_alloc }, { "free", EV_inode_free },
-	{ "nlink", EV_inode_nlink }, { "violation", EV_violation },
+	{ "trylock", EV_lock_trylock },   { "state", EV_inode_state },
+	{ "ref", EV_inode_ref },          { "list", EV_inode_list },
+	{ "alloc", EV_inode_alloc },      { "free", EV_inode_free },
+	{ "nlink", EV_inode_nlink },      { "violation", EV_violation },
 	{ "lost", EV_discarded_events },
 };
 
-bool query_parse(struct query *q, const struct trace_index *ix,
-		 const char *s, char *err, size_t errlen)
+bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
+		 size_t errlen)
 {
 	memset(q, 0, sizeof(*q));
 	snprintf(q->src, sizeof(q->src), "%s", s);
@@ -198,8 +202,7 @@ bool query_parse(struct query *q, const struct trace_index *ix,
 		if (!strncmp(w, "cpu", 3) && w[3] && isdigit((unsigned char)w[3])) {
 			t->kind = Q_CPU;
 			t->value = atoi(w + 3);
-		} else if (isdigit((unsigned char)w[0]) &&
-			   (strtoull(w, &end, 0), *end == 0)) {
+		} else if (isdigit((unsigned char)w[0]) && (strtoull(w, &end, 0), *end == 0)) {
 			t->kind = Q_ID;
 			t->id = ix_id_find(ix, strtoull(w, NULL, 0));
 		} else if ((v = state_flag_by_name(w)) >= 0) {
@@ -237,8 +240,7 @@ static bool is_lock(int type)
 	return type <= EV_lock_trylock;
 }
 
-static bool term_match(const struct query_term *t, const struct trace_index *ix,
-		       uint64_t i)
+static bool term_match(const struct query_term *t, const struct trace_index *ix, uint64_t i)
 {
 	const struct ix_event *e = &ix->ev[i];
 	switch (t->kind) {
@@ -250,16 +252,15 @@ static bool term_match(const struct query_term *t, const struct trace_index *ix,
 	case Q_CPU:
 		return e->cpu == t->value;
 	case Q_SITE:
-		return (is_lock(e->type) || e->type == EV_inode_state ||
-			e->type == EV_inode_ref || e->type == EV_inode_list) &&
+		return (is_lock(e->type) || e->type == EV_inode_state || e->type == EV_inode_ref ||
+			e->type == EV_inode_list) &&
 		       e->site == t->value;
 	case Q_FLAG:
-		return e->type == EV_inode_state &&
-		       ((uint32_t)e->val >> t->value & 1) &&
+		return e->type == EV_inode_state && ((uint32_t)e->val >> t->value & 1) &&
 		       !((uint32_t)(e->val >> 32) >> t->value & 1);
 	case Q_ID:
-		return t->id >= 0 && e->obj == (uint32_t)t->id &&
-		       e->type != EV_sched_step && e->type < EV_run_begin;
+		return t->id >= 0 && e->obj == (uint32_t)t->id && e->type != EV_sched_step &&
+		       e->type < EV_run_begin;
 	case Q_TEXT: {
 		char buf[300];
 		event_text(ix, i, false, buf, sizeof(buf));
@@ -269,8 +270,7 @@ static bool term_match(const struct query_term *t, const struct trace_index *ix,
 	return false;
 }
 
-bool query_match(const struct query *q, const struct trace_index *ix,
-		 uint64_t i)
+bool query_match(const struct query *q, const struct trace_index *ix, uint64_t i)
 {
 	for (int k = 0; k < q->n; k++)
 		if (!term_match(&q->t[k], ix, i))
@@ -297,8 +297,7 @@ static bool visible(const struct app *a, uint64_t i)
 
 /* The next (dir=+1) or previous visible event satisfying pred, or -1. */
 static int64_t scan(const struct app *a, uint64_t from, int dir,
-		    bool (*pred)(const struct app *, uint64_t, const void *),
-		    const void *arg)
+		    bool (*pred)(const struct app *, uint64_t, const void *), const void *arg)
 {
 	int64_t i = (int64_t)from;
 	for (;;) {
@@ -333,10 +332,22 @@ static bool search_pred(const struct app *a, uint64_t i, const void *arg)
 	return query_match(&a->search, a->ix, i);
 }
 
-static void act_next(struct app *a) { step(a, 1, 1); }
-static void act_prev(struct app *a) { step(a, -1, 1); }
-static void act_pgdn(struct app *a) { step(a, 1, 20); }
-static void act_pgup(struct app *a) { step(a, -1, 20); }
+static void act_next(struct app *a)
+{
+	step(a, 1, 1);
+}
+static void act_prev(struct app *a)
+{
+	step(a, -1, 1);
+}
+static void act_pgdn(struct app *a)
+{
+	step(a, 1, 20);
+}
+static void act_pgup(struct app *a)
+{
+	step(a, -1, 20);
+}
 
 static void cpu_step(struct app *a, int dir)
 {
@@ -349,8 +360,14 @@ static void cpu_step(struct app *a, int dir)
 		app_goto(a, (uint64_t)i);
 }
 
-static void act_cpu_next(struct app *a) { cpu_step(a, 1); }
-static void act_cpu_prev(struct app *a) { cpu_step(a, -1); }
+static void act_cpu_next(struct app *a)
+{
+	cpu_step(a, 1);
+}
+static void act_cpu_prev(struct app *a)
+{
+	cpu_step(a, -1);
+}
 
 static void search_step(struct app *a, int dir)
 {
@@ -360,14 +377,20 @@ static void search_step(struct app *a, int dir)
 	}
 	int64_t i = scan(a, a->cur, dir, search_pred, NULL);
 	if (i < 0)
-		snprintf(a->message, sizeof(a->message), "'%s' not found %s",
-			 a->search.src, dir > 0 ? "below" : "above");
+		snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
+			 dir > 0 ? "below" : "above");
 	else
 		app_goto(a, (uint64_t)i);
 }
 
-static void act_search_next(struct app *a) { search_step(a, 1); }
-static void act_search_prev(struct app *a) { search_step(a, -1); }
+static void act_search_next(struct app *a)
+{
+	search_step(a, 1);
+}
+static void act_search_prev(struct app *a)
+{
+	search_step(a, -1);
+}
 static void act_start(struct app *a)
 {
 	app_goto(a, 0);
@@ -388,17 +411,54 @@ static void open_prompt(struct app *a, enum prompt_kind k)
 	a->input[0] = 0;
 }
 
-static void act_search(struct app *a) { open_prompt(a, P_SEARCH); }
-static void act_filter(struct app *a) { open_prompt(a, P_FILTER); }
-static void act_goto(struct app *a) { open_prompt(a, P_GOTO); }
-static void act_mark(struct app *a) { open_prompt(a, P_MARK_SET); }
-static void act_jump(struct app *a) { open_prompt(a, P_MARK_JUMP); }
-static void act_pane(struct app *a) { a->focus = (a->focus + 1) % npanes; }
-static void act_pane_back(struct app *a) { a->focus = (a->focus + npanes - 1) % npanes; }
-static void act_zoom(struct app *a) { a->zoom = !a->zoom; }
-static void act_help(struct app *a) { a->help = true; }
-static void act_quit(struct app *a) { a->quit = true; }
-static void act_scroll_down(struct app *a) { a->scroll[a->focus] += 5; }
+static void act_search(struct app *a)
+{
+	open_prompt(a, P_SEARCH);
+}
+static void act_filter(struct app *a)
+{
+	open_prompt(a, P_FILTER);
+}
+static void act_goto(struct app *a)
+{
+	open_prompt(a, P_GOTO);
+}
+static void act_mark(struct app *a)
+{
+	open_prompt(a, P_MARK_SET);
+}
+static void act_jump(struct app *a)
+{
+	open_prompt(a, P_MARK_JUMP);
+}
+static void act_pane(struct app *a)
+{
+	a->focus = (a->focus + 1) % npanes;
+}
+static void act_pane_back(struct app *a)
+{
+	a->focus = (a->focus + npanes - 1) % npanes;
+}
+static void act_zoom(struct app *a)
+{
+	a->zoom = !a->zoom;
+}
+static void act_help(struct app *a)
+{
+	a->help = true;
+}
+static void act_reasons(struct app *a)
+{
+	a->reasons = true;
+}
+static void act_quit(struct app *a)
+{
+	a->quit = true;
+}
+static void act_scroll_down(struct app *a)
+{
+	a->scroll[a->focus] += 5;
+}
 static void act_scroll_up(struct app *a)
 {
 	a->scroll[a->focus] = a->scroll[a->focus] > 5 ? a->scroll[a->focus] - 5 : 0;
@@ -413,10 +473,9 @@ uint32_t app_inode(const struct app *a)
 		return e->obj;
 	if (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
 		return e->obj;
-	if ((e->type == EV_op_begin || e->type == EV_op_end) &&
-	    ix_id_value(a->ix, e->obj) != 0)
+	if ((e->type == EV_op_begin || e->type == EV_op_end) && ix_id_value(a->ix, e->obj) != 0)
 		return e->obj;
-	return a->hist.obj;   /* keep showing the last one */
+	return a->hist.obj; /* keep showing the last one */
 }
 
 static void act_pick(struct app *a)
@@ -454,7 +513,10 @@ static void act_clear(struct app *a)
 	snprintf(a->message, sizeof(a->message), "search and filter cleared");
 }
 
-#define K(...) { __VA_ARGS__, 0 }
+#define K(...)                 \
+	{                      \
+		__VA_ARGS__, 0 \
+	}
 const struct keydef keytab[] = {
 	{ K('j', KEY_DOWN), "j Down", "next event", act_next },
 	{ K('k', KEY_UP), "k Up", "previous event", act_prev },
@@ -478,6 +540,7 @@ const struct keydef keytab[] = {
 	{ K(']'), "]", "scroll the focused pane down", act_scroll_down },
 	{ K('['), "[", "scroll the focused pane up", act_scroll_up },
 	{ K('z'), "z", "zoom the focused pane (again: all panes)", act_zoom },
+	{ K('!'), "!", "why the trace is INCOMPLETE (every reason)", act_reasons },
 	{ K('h', KEY_F(1), '?'), "h F1 ?", "this help", act_help },
 	{ K('q', KEY_F(10)), "q", "quit", act_quit },
 };
@@ -587,8 +650,8 @@ static void prompt_key(struct app *a, int key)
 		if (k == P_MARK_SET) {
 			a->marks[m] = a->cur;
 			a->mark_set[m] = true;
-			snprintf(a->message, sizeof(a->message), "mark %c at #%" PRIu64,
-				 key, a->cur);
+			snprintf(a->message, sizeof(a->message), "mark %c at #%" PRIu64, key,
+				 a->cur);
 		} else if (!a->mark_set[m]) {
 			snprintf(a->message, sizeof(a->message), "mark %c is not set", key);
 		} else {
@@ -596,7 +659,7 @@ static void prompt_key(struct app *a, int key)
 		}
 		return;
 	}
-	if (key == 27 || key == 7) {      /* Esc, ^G */
+	if (key == 27 || key == 7) { /* Esc, ^G */
 		a->prompt = P_NONE;
 		return;
 	}
@@ -626,8 +689,8 @@ void app_key(struct app *a, int key)
 		prompt_key(a, key);
 		return;
 	}
-	if (a->help) {
-		a->help = false;      /* any key closes the help */
+	if (a->help || a->reasons) {
+		a->help = a->reasons = false; /* any key closes the overlay */
 		return;
 	}
 	for (int i = 0; i < nkeys; i++)
@@ -637,48 +700,7 @@ void app_key(struct app *a, int key)
 				return;
 			}
 	if (key != KEY_RESIZE && key != ERR)
-		snprintf(a->message, sizeof(a->message),
-			 "key not bound; h for help");
-}
-
-/* ---- --keys notation ----------------------------------------------------- */
-
-int parse_keys(const char *s, int *out, int max)
-{
-	static const struct { const char *name; int key; } names[] = {
-		{ "Enter", '\n' }, { "CR", '\n' }, { "Tab", '\t' }, { "S-Tab", KEY_BTAB },
-		{ "Esc", 27 }, { "Space", ' ' }, { "BS", KEY_BACKSPACE },
-		{ "Up", KEY_UP }, { "Down", KEY_DOWN }, { "Left", KEY_LEFT },
-		{ "Right", KEY_RIGHT }, { "PgUp", KEY_PPAGE }, { "PgDn", KEY_NPAGE },
-		{ "Home", KEY_HOME }, { "End", KEY_END }, { "F1", KEY_F(1) },
-		{ "F10", KEY_F(10) }, { "lt", '<' }, { "gt", '>' },
-	};
-	int n = 0;
-	while (*s && n < max) {
-		if (*s == '<') {
-			const char *e = strchr(s, '>');
-			bool found = false;
-			if (e) {
-				for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-					if (strlen(names[k].name) == (size_t)(e - s - 1) &&
-					    !strncmp(names[k].name, s + 1, (size_t)(e - s - 1))) {
-						out[n++] = names[k].key;
-						found = true;
-					}
-			}
-			if (found) {
-				s = e + 1;
-				continue;
-			}
-		}
-		if (*s == '\\' && s[1] == 'n') {
-			out[n++] = '\n';
-			s += 2;
-			continue;
-		}
-		out[n++] = (unsigned char)*s++;
-	}
-	return n;
+		snprintf(a->message, sizeof(a->message), "key not bound; h for help");
 }
 
 /* ---- layout -------------------------------------------------------------------- */
@@ -688,8 +710,7 @@ void app_init(struct app *a, struct trace_index *ix)
 	memset(a, 0, sizeof(*a));
 	a->ix = ix;
 	a->m = model_new();
-	const struct ix_run *r = ix_run0(ix);
-	model_set_order(a->m, r ? ix_str(ix, r->order) : NULL);
+	ix_apply_order(ix, a->m);
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
 	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
@@ -710,13 +731,17 @@ static void draw_header(struct app *a, struct canvas *c)
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
 	char d[32];
 	int64_t dur = a->ix->ev[a->ix->nev - 1].ts - a->ix->ev[0].ts;
-	canvas_printf(c, 0, 0, c->w, R_HEADER,
-		      " icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s",
-		      a->ix->path, r ? ix_str(a->ix, r->scheme) : "?",
-		      r ? "/" : "", r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus,
-		      a->ix->nev, fmt_dur(dur, d, sizeof(d)),
-		      a->ix->ndiscards ? "  LOST EVENTS" : "");
+	int n = canvas_printf(
+		c, 0, 0, c->w, R_HEADER,
+		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
+		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
+		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->ix->nev,
+		fmt_dur(dur, d, sizeof(d)),
+		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
+	if (!ix_complete(a->ix) && n + 2 < c->w)
+		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "INCOMPLETE (%u, ! lists): %s",
+			      a->ix->nreasons, a->ix->reasons[0]);
 }
 
 static void draw_status(struct app *a, struct canvas *c)
@@ -725,7 +750,8 @@ static void draw_status(struct app *a, struct canvas *c)
 	canvas_fill(c, 0, y, c->w, R_STATUS, ' ');
 	if (a->prompt == P_SEARCH || a->prompt == P_FILTER || a->prompt == P_GOTO) {
 		const char *p = a->prompt == P_SEARCH ? "search: /" :
-				a->prompt == P_FILTER ? "filter: " : "go to: ";
+				a->prompt == P_FILTER ? "filter: " :
+							"go to: ";
 		canvas_printf(c, 0, y, c->w, R_STATUS, "%s%s_", p, a->input);
 		return;
 	}
@@ -737,15 +763,12 @@ static void draw_status(struct app *a, struct canvas *c)
 	char d[32];
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
-			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]",
-			      a->cur, a->ix->nev - 1,
-			      fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
-			      (int)(int16_t)e->cpu,
-			      a->has_filter ? "filter: " : "filter: none",
-			      a->has_filter ? a->filter.src : "",
-			      a->has_search ? "  search: " : "",
-			      a->has_search ? a->search.src : "",
-			      a->zoom ? "  zoom" : "", panes[a->focus].name);
+			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]", a->cur,
+			      a->ix->nev - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
+			      (int)(int16_t)e->cpu, a->has_filter ? "filter: " : "filter: none",
+			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
+			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
+			      panes[a->focus].name);
 	if (a->message[0])
 		canvas_printf(c, n + 2, y, c->w - n - 2, R_STATUS, "| %s", a->message);
 	else
@@ -766,9 +789,28 @@ static void draw_help(struct app *a, struct canvas *c)
 		canvas_text(c, r.x + 2, r.y + 2 + i, 12, R_TITLE, keytab[i].label);
 		canvas_text(c, r.x + 15, r.y + 2 + i, r.w - 17, R_NORMAL, keytab[i].help);
 	}
-	canvas_text(c, r.x + 2, r.y + h - 2, r.w - 4, R_DIM,
-		    "--keys notation: <Enter> <Tab> <Esc> <Up> <Down> <PgDn> <F1> ...");
+	canvas_text(c, r.x + 2, r.y + h - 2, r.w - 4, R_DIM, KEYS_NOTATION_HELP);
 	(void)a;
+}
+
+/* Every reason the trace is incomplete, wrapped, in a box. */
+static void draw_reasons(struct app *a, struct canvas *c)
+{
+	int w = c->w - 4, h = c->h - 4;
+	struct rect r = { 2, 2, w, h };
+	for (int y = r.y; y < r.y + r.h; y++)
+		canvas_fill(c, r.x, y, r.w, R_NORMAL, ' ');
+	canvas_box(c, r, "INCOMPLETE TRACE: why (any key closes)", true);
+	int y = r.y + 1, tw = r.w - 6;
+	if (ix_complete(a->ix))
+		canvas_text(c, r.x + 2, y, r.w - 4, R_GOOD, "complete: nothing missing");
+	for (uint32_t i = 0; i < a->ix->nreasons && y < r.y + r.h - 1; i++) {
+		const char *t = a->ix->reasons[i];
+		size_t len = strlen(t);
+		for (size_t o = 0; o < len && y < r.y + r.h - 1; o += (size_t)tw)
+			canvas_printf(c, r.x + 2, y++, r.w - 4, R_BAD, "%s %.*s", o ? " " : "-", tw,
+				      t + o);
+	}
 }
 
 /* Pane rectangles for a body of w x h at (0, 1). */
@@ -784,11 +826,11 @@ static void layout(struct app *a, struct canvas *c, struct rect *r)
 	int bottom = bh / 3 < 8 ? 8 : bh / 3;
 	int th = bh - bottom;
 	int lh = th * 9 / 20;
-	r[0] = (struct rect){ 0, top, lw, th };                 /* lanes */
-	r[1] = (struct rect){ lw, top, rw, lh };                /* held locks */
-	r[2] = (struct rect){ lw, top + lh, rw, th - lh };      /* inode */
-	r[3] = (struct rect){ 0, top + th, lw, bottom };        /* graph */
-	r[4] = (struct rect){ lw, top + th, rw, bottom };       /* stats */
+	r[0] = (struct rect){ 0, top, lw, th };            /* lanes */
+	r[1] = (struct rect){ lw, top, rw, lh };           /* held locks */
+	r[2] = (struct rect){ lw, top + lh, rw, th - lh }; /* inode */
+	r[3] = (struct rect){ 0, top + th, lw, bottom };   /* graph */
+	r[4] = (struct rect){ lw, top + th, rw, bottom };  /* stats */
 }
 
 void app_draw(struct app *a, struct canvas *c)
@@ -810,5 +852,7 @@ void app_draw(struct app *a, struct canvas *c)
 	}
 	if (a->help)
 		draw_help(a, c);
+	else if (a->reasons)
+		draw_reasons(a, c);
 	draw_status(a, c);
 }

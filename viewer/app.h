@@ -23,7 +23,7 @@ enum term_kind { Q_TYPE, Q_CLASS, Q_CPU, Q_SITE, Q_FLAG, Q_ID, Q_TEXT };
 struct query_term {
 	enum term_kind kind;
 	int value;
-	int64_t id;          /* Q_ID: id in the index (-1: matches nothing) */
+	int64_t id; /* Q_ID: id in the index (-1: matches nothing) */
 	char text[64];
 };
 
@@ -34,9 +34,9 @@ struct query {
 };
 
 struct inode_hist {
-	uint32_t obj;              /* which inode it is for (UINT32_MAX: none) */
-	uint64_t *ev;              /* event numbers of the entries */
-	uint8_t *kind;             /* see panes.c */
+	uint32_t obj;  /* which inode it is for (UINT32_MAX: none) */
+	uint64_t *ev;  /* event numbers of the entries */
+	uint8_t *kind; /* see panes.c */
 	uint32_t n, cap;
 };
 
@@ -51,23 +51,24 @@ enum prompt_kind { P_NONE, P_SEARCH, P_FILTER, P_GOTO, P_MARK_SET, P_MARK_JUMP }
 
 struct app {
 	struct trace_index *ix;
-	struct model *m;            /* state after event `cur` */
+	struct model *m; /* state after event `cur` */
 	uint64_t cur;
-	int focus;                  /* index in panes[] */
-	bool zoom;                  /* the focused pane fills the screen */
+	int focus; /* index in panes[] */
+	bool zoom; /* the focused pane fills the screen */
 	bool help;
+	bool reasons; /* the INCOMPLETE reasons overlay */
 	bool quit;
-	int scroll[8];              /* per-pane scroll offsets */
+	int scroll[8]; /* per-pane scroll offsets */
 	struct query search, filter;
 	bool has_search, has_filter;
 	enum prompt_kind prompt;
 	char input[128];
 	int ninput;
-	char message[200];          /* one-shot message on the status line */
+	char message[200]; /* one-shot message on the status line */
 	uint64_t marks[26];
 	bool mark_set[26];
-	bool has_nocpu;             /* a lane for events without a CPU */
-	uint32_t pinned;            /* inode picked with i (UINT32_MAX none) */
+	bool has_nocpu;  /* a lane for events without a CPU */
+	uint32_t pinned; /* inode picked with i (UINT32_MAX none) */
 	struct inode_hist hist;
 };
 
@@ -75,8 +76,8 @@ extern const struct pane panes[];
 extern const int npanes;
 
 struct keydef {
-	int keys[4];                /* ncurses key codes, 0-terminated */
-	const char *label;          /* for the help screen */
+	int keys[4];       /* ncurses key codes, 0-terminated */
+	const char *label; /* for the help screen */
 	const char *help;
 	void (*fn)(struct app *a);
 };
@@ -90,21 +91,16 @@ void app_key(struct app *a, int key);
 void app_draw(struct app *a, struct canvas *c);
 void app_goto(struct app *a, uint64_t ev);
 
-/* "jj/I_FREEING<Enter>n<Tab>" -> key codes; returns the count. */
-int parse_keys(const char *s, int *out, int max);
-
 /* Searching. */
-bool query_parse(struct query *q, const struct trace_index *ix,
-		 const char *s, char *err, size_t errlen);
-bool query_match(const struct query *q, const struct trace_index *ix,
-		 uint64_t ev);
+bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
+		 size_t errlen);
+bool query_match(const struct query *q, const struct trace_index *ix, uint64_t ev);
 
 /* One event as text: long (status/details) or short (a lane cell). */
-void event_text(const struct trace_index *ix, uint64_t ev, bool brief,
-		char *buf, size_t len);
+void event_text(const struct trace_index *ix, uint64_t ev, bool brief, char *buf, size_t len);
 
 /* Panes' drawing helpers shared with app.c. */
 void inode_hist_build(struct app *a, uint32_t obj);
-uint32_t app_inode(const struct app *a);    /* pinned or under the cursor */
+uint32_t app_inode(const struct app *a); /* pinned or under the cursor */
 
 #endif

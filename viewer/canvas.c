@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "viewer/canvas.h"
 
 void canvas_init(struct canvas *c, int w, int h, bool utf8)
@@ -17,7 +18,7 @@ void canvas_init(struct canvas *c, int w, int h, bool utf8)
 	c->w = w > 0 ? w : 1;
 	c->h = h > 0 ? h : 1;
 	c->utf8 = utf8;
-	c->cells = calloc((size_t)c->w * (size_t)c->h, sizeof(struct cell));
+	c->cells = xcalloc((size_t)c->w * (size_t)c->h, sizeof(struct cell));
 	canvas_clear(c);
 }
 
@@ -61,8 +62,7 @@ static uint32_t utf8_next(const char **sp)
 	return i <= n ? '?' : ch;
 }
 
-int canvas_text(struct canvas *c, int x, int y, int maxw, int role,
-		const char *s)
+int canvas_text(struct canvas *c, int x, int y, int maxw, int role, const char *s)
 {
 	if (y < 0 || y >= c->h || !s)
 		return 0;
@@ -85,8 +85,7 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, int role,
 	return col - x;
 }
 
-int canvas_printf(struct canvas *c, int x, int y, int maxw, int role,
-		  const char *fmt, ...)
+int canvas_printf(struct canvas *c, int x, int y, int maxw, int role, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -114,8 +113,7 @@ void canvas_role(struct canvas *c, int x, int y, int w, int role)
 			c->cells[y * c->w + i].role = (uint8_t)role;
 }
 
-void canvas_box(struct canvas *c, struct rect r, const char *title,
-		bool focused)
+void canvas_box(struct canvas *c, struct rect r, const char *title, bool focused)
 {
 	if (r.w < 2 || r.h < 2)
 		return;
@@ -166,7 +164,7 @@ static size_t put_utf8(char *p, uint32_t ch)
 
 char *canvas_to_text(const struct canvas *c)
 {
-	char *out = malloc((size_t)c->w * (size_t)c->h * 4 + (size_t)c->h + 1);
+	char *out = xmalloc((size_t)c->w * (size_t)c->h * 4 + (size_t)c->h + 1);
 	char *p = out;
 	for (int y = 0; y < c->h; y++) {
 		char *line = p, *last = p;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/xalloc.h"
 #include "viewer/ctfgen.h"
 
 char *ctfgen_metadata(const char *p)
@@ -35,7 +36,7 @@ char *ctfgen_metadata(const char *p)
 		"event {\n\tname = \"%s:hello\";\n\tid = 2;\n\tstream_id = 0;\n"
 		"\tfields := struct { uint32_t value; };\n};\n";
 	size_t n = sizeof(fmt) + 3 * strlen(p);
-	char *s = malloc(n);
+	char *s = xmalloc(n);
 	if (s)
 		snprintf(s, n, fmt, p, p, p);
 	return s;
@@ -50,9 +51,7 @@ static void put(uint8_t **p, uint64_t v, int bytes)
 uint8_t *ctfgen_stream(const struct ctfgen_event *ev, size_t n, size_t *len)
 {
 	size_t cap = 8 + 20 + n * 32;
-	uint8_t *buf = calloc(1, cap), *p = buf;
-	if (!buf)
-		return NULL;
+	uint8_t *buf = xcalloc(1, cap), *p = buf;
 	put(&p, 0xc1fc1fc1u, 4);
 	put(&p, 0, 4);
 	uint8_t *sizes = p;
@@ -89,8 +88,7 @@ static int write_file(const char *path, const void *data, size_t len)
 	return fclose(f) == 0 && w == len ? 0 : -1;
 }
 
-int ctfgen_write(const char *dir, const char *provider,
-		 const struct ctfgen_event *ev, size_t n)
+int ctfgen_write(const char *dir, const char *provider, const struct ctfgen_event *ev, size_t n)
 {
 	char path[4096];
 	mkdir(dir, 0755);

@@ -16,7 +16,7 @@
 enum { CTFGEN_ACQUIRED, CTFGEN_RELEASE, CTFGEN_HELLO };
 
 struct ctfgen_event {
-	int id;               /* CTFGEN_* */
+	int id; /* CTFGEN_* */
 	uint64_t ts;
 	uint16_t cpu;
 	uint8_t cls, site;
@@ -28,7 +28,6 @@ char *ctfgen_metadata(const char *provider);
 /* The bytes of one packet holding the events (malloc'd, *len set). */
 uint8_t *ctfgen_stream(const struct ctfgen_event *ev, size_t n, size_t *len);
 /* dir/metadata and dir/stream_0; returns 0 or -1. */
-int ctfgen_write(const char *dir, const char *provider,
-		 const struct ctfgen_event *ev, size_t n);
+int ctfgen_write(const char *dir, const char *provider, const struct ctfgen_event *ev, size_t n);
 
 #endif

@@ -66,7 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	ix_keep_stderr = true;    /* sanitizer reports must stay visible */
+	ix_keep_stderr = true; /* sanitizer reports must stay visible */
 	snprintf(dir, sizeof(dir), "/tmp/icview-fuzz.XXXXXX");
 	if (!mkdtemp(dir))
 		abort();

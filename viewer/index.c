@@ -28,6 +28,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "lib/ctf.h"
+#include "lib/xalloc.h"
+#include "viewer/health.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
 
@@ -35,57 +38,76 @@
 
 #define MAX_FIELDS 8
 
-struct schema {
+/* Where a field's value goes in struct ix_event (see index.h). */
+enum slot { SL_CPU, SL_A, SL_B, SL_SITE, SL_OBJ, SL_VAL, SL_HI, SL_LO, SL_STRID, SL_RAW, SL_SIDE };
+
+struct field {
 	const char *name;
-	const char *fields[MAX_FIELDS];   /* "$x" = a string field */
+	const char *type; /* C type or enum list name */
+	bool str;
+	enum slot slot;
 };
 
-static const struct schema schemas[EV__COUNT] = {
-	[EV_lock_acquire] = { "lock_acquire", { "cpu", "cls", "inst", "site" } },
-	[EV_lock_contended] = { "lock_contended", { "cpu", "cls", "inst", "site", "holder" } },
-	[EV_lock_acquired] = { "lock_acquired", { "cpu", "cls", "inst", "site", "wait_ns" } },
-	[EV_lock_release] = { "lock_release", { "cpu", "cls", "inst", "site", "hold_ns" } },
-	[EV_lock_trylock] = { "lock_trylock", { "cpu", "cls", "inst", "site", "success" } },
-	[EV_inode_state] = { "inode_state", { "cpu", "ino", "old_state", "new_state", "site" } },
-	[EV_inode_ref] = { "inode_ref", { "cpu", "ino", "old_count", "new_count", "site" } },
-	[EV_inode_list] = { "inode_list", { "cpu", "ino", "list", "action", "site" } },
-	[EV_inode_alloc] = { "inode_alloc", { "cpu", "ino", "sb", "nlink" } },
-	[EV_inode_free] = { "inode_free", { "cpu", "ino", "sb" } },
-	[EV_inode_nlink] = { "inode_nlink", { "cpu", "ino", "nlink" } },
-	[EV_op_begin] = { "op_begin", { "cpu", "op", "ino" } },
-	[EV_op_end] = { "op_end", { "cpu", "op", "ino", "result" } },
-	[EV_sched_step] = { "sched_step", { "step", "cpu", "$what" } },
-	[EV_violation] = { "violation", { "cpu", "kind", "cls_a", "cls_b", "site_a", "site_b", "ino", "$text" } },
-	[EV_run_begin] = { "run_begin", { "$scheme", "$workload", "cpus", "seed", "$order" } },
-	[EV_run_end] = { "run_end", { "ops", "violations" } },
+struct schema {
+	const char *name;
+	struct field fields[MAX_FIELDS];
 };
+
+/* Generated from the event table, tracepoints/icache_events.h. */
+#define IX_IS_STR_INT 0
+#define IX_IS_STR_HEX 0
+#define IX_IS_STR_ENUM 0
+#define IX_IS_STR_STR 1
+#define IX_FIELD(kind, type, name, slot) { #name, #type, IX_IS_STR_##kind, SL_##slot },
+#define IX_SCHEMA(name, sched, text) [EV_##name] = { #name, { ICACHE_FIELDS_##name(IX_FIELD) } },
+static const struct schema schemas[EV__COUNT] = { ICACHE_EVENTS(IX_SCHEMA) };
+#undef IX_SCHEMA
+#undef IX_FIELD
+
+/* Fields appended to an event after traces were made without them: an
+ * older trace lacks them, and reads as if they were 0. */
+static bool optional_field(int type, const char *name)
+{
+	return (type == EV_run_begin && strcmp(name, "order_rules") == 0) ||
+	       (type == EV_run_end && strcmp(name, "interrupted") == 0);
+}
 
 struct class_info {
 	const bt_event_class *ec;
-	int type;                        /* -1: not ours */
+	int type; /* -1: not ours */
 	int nf;
-	uint64_t idx[MAX_FIELDS];
+	uint64_t idx[MAX_FIELDS];  /* UINT64_MAX: absent (optional) */
+	bool is_class[MAX_FIELDS]; /* a lock class: clamp to the model's */
 	bool is_signed[MAX_FIELDS];
-	int64_t vtid_idx;                /* in the common context, -1 none */
+	int64_t vtid_idx; /* in the common context, -1 none */
+	int64_t vpid_idx;
 };
 
 #define CLASS_CACHE 256
 
 struct ix_loader {
-	bool poisoned;                   /* babeltrace2 aborted: do not touch it */
-	bt_graph *graph;
-	const bt_plugin *ctf, *utils;
+	bool poisoned; /* babeltrace2 aborted: do not touch it */
+	struct ctf_graph g;
 	struct class_info classes[CLASS_CACHE];
 	const bt_packet *last_pkt;
+	int stream; /* of last_pkt, in ix->streams */
 	uint8_t core;
+	int missing;     /* a stream file is gone: -1 none */
+	int pending[64]; /* streams ended before run_end */
+	unsigned npending;
+	const bt_stream_class *sc_seen[8];
+	unsigned nsc;
+	/* --run/--pid without a vpid context: the chosen run's window */
+	unsigned runs_seen;
+	bool window_open;
+	int64_t window_tid;
 	uint64_t bytes_total, bytes_done;
 	int64_t last_ts;
-	uint64_t group_start;            /* first event not yet replayed */
+	uint64_t group_start; /* first event not yet replayed */
 	uint64_t next_ckpt;
 	bool ended;
-	char fatal[512];                 /* set by the sink: stop and say it */
-	char **dirs;
-	int ndirs;
+	char fatal[512];      /* set by the sink: stop and say it */
+	struct ctf_dirs dirs; /* the trace directories */
 	struct omap strmap;
 };
 
@@ -98,11 +120,7 @@ static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
 	uint32_t n = *cap ? *cap : 16;
 	while (n < need)
 		n *= 2;
-	void *q = realloc(p, (size_t)n * elem);
-	if (!q) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
+	void *q = xrealloc(p, (size_t)n * elem);
 	*cap = n;
 	return q;
 }
@@ -126,11 +144,7 @@ static uint32_t id_intern(struct trace_index *ix, uint64_t v)
 {
 	if ((ix->nids + 1) * 2 >= ix->id_hash_cap) {
 		uint32_t ncap = ix->id_hash_cap ? ix->id_hash_cap * 2 : 1024;
-		uint32_t *h = malloc(ncap * sizeof(uint32_t));
-		if (!h) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		uint32_t *h = xmalloc(ncap * sizeof(uint32_t));
 		memset(h, 0xff, ncap * sizeof(uint32_t));
 		for (uint32_t i = 0; i < ix->nids; i++) {
 			uint32_t j = (uint32_t)mixh(ix->ids[i]) & (ncap - 1);
@@ -180,7 +194,7 @@ static uint32_t str_intern(struct trace_index *ix, const char *s)
 	if (slot && strcmp(ix->strs[*slot], s) == 0)
 		return *slot;
 	ix->strs = grow(ix->strs, &ix->strs_cap, ix->nstrs + 1, sizeof(char *));
-	ix->strs[ix->nstrs] = strdup(s);
+	ix->strs[ix->nstrs] = xstrdup(s);
 	if (!slot)
 		*(uint32_t *)omap_put(&ld->strmap, h) = ix->nstrs;
 	return ix->nstrs++;
@@ -193,7 +207,10 @@ const char *ix_str(const struct trace_index *ix, uint32_t id)
 
 const struct ix_run *ix_run0(const struct trace_index *ix)
 {
-	return ix->nruns ? &ix->runs[0] : NULL;
+	for (uint32_t i = 0; i < ix->nruns; i++)
+		if (ix->runs[i].kept)
+			return &ix->runs[i];
+	return NULL;
 }
 
 int64_t ix_t0(const struct trace_index *ix)
@@ -214,66 +231,17 @@ uint64_t ix_find_time(const struct trace_index *ix, int64_t t)
 	return lo;
 }
 
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
-		      size_t size)
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size)
 {
 	if (!blob)
 		return -1;
-	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1,
-			 sizeof(*ix->ckpts));
+	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1, sizeof(*ix->ckpts));
 	ix->ckpts[ix->nckpts++] = (struct ix_checkpoint){ pos, blob, size };
 	ix->ckpt_bytes += size;
 	return 0;
 }
 
 /* ---- finding the trace ------------------------------------------------------- */
-
-struct scan {
-	char **dirs;
-	int ndirs, cap;
-	int nfiles;
-	uint64_t bytes;
-};
-
-static void scan_dir(struct scan *s, const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	if (!d || depth > 8) {
-		if (d)
-			closedir(d);
-		return;
-	}
-	struct dirent *de;
-	bool has_meta = false;
-	uint64_t bytes = 0;
-	char path[4096];
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		struct stat st;
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			scan_dir(s, path, depth + 1);
-		} else if (S_ISREG(st.st_mode)) {
-			s->nfiles++;
-			if (!strcmp(de->d_name, "metadata"))
-				has_meta = true;
-			else
-				bytes += (uint64_t)st.st_size;
-		}
-	}
-	closedir(d);
-	if (has_meta) {
-		if (s->ndirs == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 4;
-			s->dirs = realloc(s->dirs, (size_t)s->cap * sizeof(char *));
-		}
-		s->dirs[s->ndirs++] = strdup(dir);
-		s->bytes += bytes;
-	}
-}
 
 /*
  * LTTng writes its metadata in packets (magic 0x75d11d57, a 37-byte header
@@ -286,7 +254,7 @@ static int check_metadata(const char *dir, char *why, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	const char *p = path;   /* (unknown length: no truncation warning) */
+	const char *p = path; /* (unknown length: no truncation warning) */
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		snprintf(why, len, "cannot open %.300s", p);
@@ -299,8 +267,9 @@ static int check_metadata(const char *dir, char *why, size_t len)
 	long size = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	size_t got = fread(h, 1, 4, f);
-	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 |
-					    (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
+	uint32_t magic = got == 4 ? (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+					    (uint32_t)h[3] << 24 :
+				    0;
 	if (magic != 0x75d11d57u) {
 		if (got < 4 || memcmp(h, "/* C", 4) != 0) {
 			snprintf(why, len, "%.300s is neither packetized nor text CTF metadata", p);
@@ -312,27 +281,32 @@ static int check_metadata(const char *dir, char *why, size_t len)
 	while (off < size) {
 		fseek(f, off, SEEK_SET);
 		if (fread(h, 1, sizeof(h), f) != sizeof(h)) {
-			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld has no full header",
-				 p, npk, off);
+			snprintf(
+				why, len,
+				"%.300s is truncated: metadata packet %d at byte %ld has no full header",
+				p, npk, off);
 			rc = -1;
 			break;
 		}
 		uint32_t m = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
 			     (uint32_t)h[3] << 24;
-		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 |
-				   (uint32_t)h[26] << 16 | (uint32_t)h[27] << 24;
-		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 |
-				  (uint32_t)h[30] << 16 | (uint32_t)h[31] << 24;
-		if (m != 0x75d11d57u || packet % 8 || content > packet ||
-		    content < sizeof(h) * 8 || packet / 8 < sizeof(h)) {
-			snprintf(why, len, "%.300s: metadata packet %d at byte %ld has a bad header",
-				 p, npk, off);
+		uint32_t content = (uint32_t)h[24] | (uint32_t)h[25] << 8 | (uint32_t)h[26] << 16 |
+				   (uint32_t)h[27] << 24;
+		uint32_t packet = (uint32_t)h[28] | (uint32_t)h[29] << 8 | (uint32_t)h[30] << 16 |
+				  (uint32_t)h[31] << 24;
+		if (m != 0x75d11d57u || packet % 8 || content > packet || content < sizeof(h) * 8 ||
+		    packet / 8 < sizeof(h)) {
+			snprintf(why, len,
+				 "%.300s: metadata packet %d at byte %ld has a bad header", p, npk,
+				 off);
 			rc = -1;
 			break;
 		}
 		if (off + (long)(packet / 8) > size) {
-			snprintf(why, len, "%.300s is truncated: metadata packet %d at byte %ld "
-				 "needs %u bytes, %ld left", p, npk, off, packet / 8, size - off);
+			snprintf(why, len,
+				 "%.300s is truncated: metadata packet %d at byte %ld "
+				 "needs %u bytes, %ld left",
+				 p, npk, off, packet / 8, size - off);
 			rc = -1;
 			break;
 		}
@@ -346,37 +320,7 @@ static int check_metadata(const char *dir, char *why, size_t len)
 /* ---- babeltrace2 errors as one line ---------------------------------------- */
 
 /* The root cause's message, on one line, without babeltrace's prefixes. */
-static void take_bt_error(char *buf, size_t len, bool *metadata)
-{
-	const bt_error *err = bt_current_thread_take_error();
-	buf[0] = 0;
-	*metadata = false;
-	if (!err)
-		return;
-	uint64_t n = bt_error_get_cause_count(err);
-	const char *best = NULL;
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-		const char *msg = bt_error_cause_get_message(c);
-		if (!msg)
-			continue;
-		if (strstr(msg, "metadata") || strstr(msg, "Metadata") ||
-		    strstr(msg, "TSDL"))
-			*metadata = true;
-		if (!best)
-			best = msg;
-	}
-	if (best) {
-		size_t o = 0;
-		for (const char *p = best; *p && o + 1 < len; p++)
-			buf[o++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
-		buf[o] = 0;
-	}
-	bt_error_release(err);
-}
-
-static void errf(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void errf(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -387,8 +331,46 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 
 /* ---- the sink ---------------------------------------------------------------- */
 
-static struct class_info *class_info(struct trace_index *ix,
-				     const bt_event_class *ec)
+/* Find field f of event type t in the payload of class ci; false (and
+ * ld->fatal set) if a field the viewer needs is missing or mistyped. */
+static bool resolve_field(struct ix_loader *ld, struct class_info *ci, const bt_field_class *pfc,
+			  const char *name, int t, int f)
+{
+	const struct field *fd = &schemas[t].fields[f];
+	uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
+	uint64_t i;
+	for (i = 0; i < nm; i++) {
+		const bt_field_class_structure_member *mb =
+			bt_field_class_structure_borrow_member_by_index_const(pfc, i);
+		if (!strcmp(bt_field_class_structure_member_get_name(mb), fd->name))
+			break;
+	}
+	const bt_field_class *mfc =
+		i < nm ? bt_field_class_structure_member_borrow_field_class_const(
+				 bt_field_class_structure_borrow_member_by_index_const(pfc, i)) :
+			 NULL;
+	bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
+	bool ok = mfc && (fd->str ? ft == BT_FIELD_CLASS_TYPE_STRING :
+				    bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
+	ci->nf = f + 1;
+	if (!mfc && optional_field(t, fd->name)) {
+		ci->idx[f] = UINT64_MAX;
+		return true;
+	}
+	if (!ok) {
+		snprintf(ld->fatal, sizeof(ld->fatal),
+			 "event %s has no %s field '%s' (a trace of another icache version?)", name,
+			 fd->str ? "string" : "integer", fd->name);
+		return false;
+	}
+	ci->idx[f] = i;
+	ci->is_signed[f] =
+		!fd->str && bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+	ci->is_class[f] = !strcmp(fd->type, "lock_class");
+	return true;
+}
+
+static struct class_info *class_info(struct trace_index *ix, const bt_event_class *ec)
 {
 	struct ix_loader *ld = ix->loader;
 	uintptr_t h = ((uintptr_t)ec >> 4) % CLASS_CACHE;
@@ -401,7 +383,7 @@ static struct class_info *class_info(struct trace_index *ix,
 		/* First sight of this class: resolve its fields once. */
 		ci->ec = ec;
 		ci->type = -1;
-		ci->vtid_idx = -1;
+		ci->vtid_idx = ci->vpid_idx = -1;
 		const char *name = bt_event_class_get_name(ec);
 		if (!name || strncmp(name, "icache:", 7) != 0)
 			return ci;
@@ -410,39 +392,11 @@ static struct class_info *class_info(struct trace_index *ix,
 			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
 				break;
 		if (t == EV__COUNT)
-			return ci;   /* a newer event we do not know: skip it */
-		const bt_field_class *pfc =
-			bt_event_class_borrow_payload_field_class_const(ec);
-		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f]; f++) {
-			const char *want = schemas[t].fields[f];
-			bool str = want[0] == '$';
-			if (str)
-				want++;
-			uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
-			uint64_t i;
-			for (i = 0; i < nm; i++) {
-				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(pfc, i);
-				if (!strcmp(bt_field_class_structure_member_get_name(mb), want))
-					break;
-			}
-			const bt_field_class *mfc = i < nm ?
-				bt_field_class_structure_member_borrow_field_class_const(
-					bt_field_class_structure_borrow_member_by_index_const(pfc, i)) : NULL;
-			bt_field_class_type ft = mfc ? bt_field_class_get_type(mfc) : 0;
-			bool ok = mfc && (str ? ft == BT_FIELD_CLASS_TYPE_STRING
-					      : bt_field_class_type_is(ft, BT_FIELD_CLASS_TYPE_INTEGER));
-			if (!ok) {
-				snprintf(ld->fatal, sizeof(ld->fatal),
-					 "event %s has no %s field '%s' (a trace of another icache version?)",
-					 name, str ? "string" : "integer", want);
+			return ci; /* a newer event we do not know: skip it */
+		const bt_field_class *pfc = bt_event_class_borrow_payload_field_class_const(ec);
+		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
+			if (!resolve_field(ld, ci, pfc, name, t, f))
 				return ci;
-			}
-			ci->idx[f] = i;
-			ci->is_signed[f] = !str && bt_field_class_type_is(
-				ft, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
-			ci->nf = f + 1;
-		}
 		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
 		const bt_field_class *cc =
 			bt_stream_class_borrow_event_common_context_field_class_const(sc);
@@ -450,19 +404,25 @@ static struct class_info *class_info(struct trace_index *ix,
 			uint64_t nm = bt_field_class_structure_get_member_count(cc);
 			for (uint64_t i = 0; i < nm; i++) {
 				const bt_field_class_structure_member *mb =
-					bt_field_class_structure_borrow_member_by_index_const(cc, i);
-				if (!strcmp(bt_field_class_structure_member_get_name(mb), "vtid") &&
-				    bt_field_class_type_is(bt_field_class_get_type(
-					    bt_field_class_structure_member_borrow_field_class_const(mb)),
-							   BT_FIELD_CLASS_TYPE_INTEGER))
+					bt_field_class_structure_borrow_member_by_index_const(cc,
+											      i);
+				const char *mn = bt_field_class_structure_member_get_name(mb);
+				if (!bt_field_class_type_is(
+					    bt_field_class_get_type(
+						    bt_field_class_structure_member_borrow_field_class_const(
+							    mb)),
+					    BT_FIELD_CLASS_TYPE_INTEGER))
+					continue;
+				if (!strcmp(mn, "vtid"))
 					ci->vtid_idx = (int64_t)i;
+				else if (!strcmp(mn, "vpid"))
+					ci->vpid_idx = (int64_t)i;
 			}
 		}
 		ci->type = t;
 		return ci;
 	}
-	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes",
-		 CLASS_CACHE);
+	snprintf(ld->fatal, sizeof(ld->fatal), "more than %d event classes", CLASS_CACHE);
 	return &ld->classes[0];
 }
 
@@ -473,25 +433,21 @@ static void note_other(struct trace_index *ix, const char *name)
 		return;
 	size_t n = strlen(ix->other_names);
 	if (n + strlen(name) + 3 < sizeof(ix->other_names))
-		snprintf(ix->other_names + n, sizeof(ix->other_names) - n,
-			 "%s%s", n ? ", " : "", name);
+		snprintf(ix->other_names + n, sizeof(ix->other_names) - n, "%s%s", n ? ", " : "",
+			 name);
 }
 
 static uint64_t field_u64(const bt_field *f, bool sgn)
 {
-	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f)
-		   : bt_field_integer_unsigned_get_value(f);
+	return sgn ? (uint64_t)bt_field_integer_signed_get_value(f) :
+		     bt_field_integer_unsigned_get_value(f);
 }
 
 static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
 {
 	if (ix->nev == ix->cap) {
 		uint64_t n = ix->cap ? ix->cap * 2 : 65536;
-		struct ix_event *e = realloc(ix->ev, n * sizeof(*e));
-		if (!e) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		struct ix_event *e = xrealloc(ix->ev, n * sizeof(*e));
 		ix->ev = e;
 		ix->cap = n;
 	}
@@ -526,8 +482,7 @@ static void replay_group(struct trace_index *ix)
 		}
 		if (pick != k) {
 			struct ix_event t = ix->ev[pick];
-			memmove(&ix->ev[k + 1], &ix->ev[k],
-				(pick - k) * sizeof(t));
+			memmove(&ix->ev[k + 1], &ix->ev[k], (pick - k) * sizeof(t));
 			ix->ev[k] = t;
 		}
 		model_apply(m, ix);
@@ -545,6 +500,233 @@ static void replay_group(struct trace_index *ix)
 	}
 }
 
+/* Put field f's value where the event table says it goes. */
+static void fill_slot(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
+		      int f, uint64_t v, const char *str)
+{
+	if (ci->is_class[f] && v >= MODEL_MAX_CLASSES)
+		v = MODEL_MAX_CLASSES - 1;
+	switch (schemas[ci->type].fields[f].slot) {
+	case SL_CPU:
+		e->cpu = (uint16_t)v;
+		break;
+	case SL_A:
+		e->a = (uint8_t)v;
+		break;
+	case SL_B:
+		e->b = (uint8_t)v;
+		break;
+	case SL_SITE:
+		e->site = (uint8_t)v;
+		break;
+	case SL_OBJ:
+		e->obj = id_intern(ix, v);
+		break;
+	case SL_VAL:
+		e->val = v;
+		break;
+	case SL_HI:
+		e->val |= (v & 0xffffffffu) << 32;
+		break;
+	case SL_LO:
+		e->val |= v & 0xffffffffu;
+		break;
+	case SL_STRID:
+		e->obj = str_intern(ix, str ? str : "");
+		break;
+	case SL_RAW:
+		e->obj = (uint32_t)v;
+		break;
+	case SL_SIDE:
+		break;
+	}
+}
+
+/* The side tables of the events that do not fit in 32 bytes; v and s are
+ * the fields in the table's order. */
+static void add_violation(struct trace_index *ix, struct ix_event *e, const uint64_t *v,
+			  const char *const *s)
+{
+	ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1, sizeof(*ix->viols));
+	struct ix_violation *vi = &ix->viols[ix->nviols];
+	vi->cpu = e->cpu;
+	vi->kind = (uint8_t)v[1];
+	vi->cls_a = (uint8_t)v[2];
+	vi->cls_b = (uint8_t)v[3];
+	vi->site_a = (uint8_t)v[4];
+	vi->site_b = (uint8_t)v[5];
+	vi->ino = v[6];
+	vi->text = str_intern(ix, s[7] ? s[7] : "");
+	vi->ev = ix->nev - 1;
+	e->val = ix->nviols++;
+}
+
+static void add_run(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
+		    const uint64_t *v, int run)
+{
+	struct ix_run *r = &ix->runs[run];
+	r->ev = ix->nev - 1;
+	r->kept = true;
+	e->val = (uint64_t)run;
+	if (ix_run0(ix) != r)
+		return;
+	/* The first run's order: order_rules (v[5]) order_rule events
+	 * follow.  A trace older than the field does not give its order as
+	 * data: it stays unknown (the viewer never parses the text). */
+	bool has_rules = ci->nf > 5 && ci->idx[5] != UINT64_MAX;
+	ix->rules_expected = (uint32_t)v[5];
+	ix->order_known = has_rules && v[5] == 0;
+	ix_apply_order(ix, ix->build);
+}
+
+/* One rule of the first run's order (the order_rule events follow its
+ * run_begin); the order is known once all of them are in. */
+static void add_rule(struct trace_index *ix, const struct ix_event *e)
+{
+	/* (the shown run is the last one begun: others' rules are not kept) */
+	if (ix_run0(ix) != &ix->runs[ix->nruns - 1] || ix->nrules >= ix->rules_expected)
+		return;
+	ix->rules = grow(ix->rules, &ix->rules_cap, ix->nrules + 1, sizeof(*ix->rules));
+	ix->rules[ix->nrules++] = (struct order_rule){ e->a, e->b };
+	ix->order_known = ix->nrules == ix->rules_expected;
+	ix_apply_order(ix, ix->build);
+}
+
+void ix_apply_order(const struct trace_index *ix, struct model *m)
+{
+	model_set_order(m, ix->rules, ix->nrules, ix->order_known);
+}
+
+/* Position of a field in the event table's row of type t, or -1. */
+static int field_pos(int t, const char *name)
+{
+	for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
+		if (!strcmp(schemas[t].fields[f].name, name))
+			return f;
+	return -1;
+}
+
+/* ---- runs and processes, --run and --pid ----------------------------------- */
+
+static int64_t ctx_id(const bt_event *ev, int64_t idx)
+{
+	if (idx < 0)
+		return -1;
+	const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
+	if (!cc)
+		return -1;
+	const bt_field *f =
+		bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)idx);
+	return bt_field_class_type_is(bt_field_get_class_type(f),
+				      BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ?
+		       bt_field_integer_signed_get_value(f) :
+		       (int64_t)bt_field_integer_unsigned_get_value(f);
+}
+
+static void note_pid(struct trace_index *ix, int64_t vpid)
+{
+	if (vpid < 0)
+		return;
+	ix->has_vpid = true;
+	for (unsigned i = 0; i < ix->npids; i++)
+		if (ix->pids[i] == vpid)
+			return;
+	if (ix->npids < sizeof(ix->pids) / sizeof(ix->pids[0]))
+		ix->pids[ix->npids++] = vpid;
+}
+
+/* Every run_begin is listed, shown or not. */
+static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
+			  const char **s, const uint64_t *v)
+{
+	ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
+	struct ix_run *r = &ix->runs[ix->nruns];
+	memset(r, 0, sizeof(*r));
+	r->scheme = str_intern(ix, s[0] ? s[0] : "");
+	r->workload = str_intern(ix, s[1] ? s[1] : "");
+	r->cpus = (unsigned)v[2];
+	r->seed = v[3];
+	r->order = str_intern(ix, s[4] ? s[4] : "");
+	r->ev = UINT64_MAX;
+	r->pid = vpid >= 0 ? vpid : vtid;
+	r->begin_ts = ts;
+	r->end_ts = INT64_MIN;
+	return (int)ix->nruns++;
+}
+
+/* run_end belongs to the open run of the same process (or main thread). */
+static void note_run_end(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
+			 const uint64_t *v)
+{
+	int64_t who = vpid >= 0 ? vpid : vtid;
+	for (uint32_t i = ix->nruns; i-- > 0;) {
+		struct ix_run *r = &ix->runs[i];
+		if (r->end_ts == INT64_MIN && (r->pid == who || who < 0)) {
+			r->end_ts = ts;
+			r->ops = v[0];
+			int k = field_pos(EV_run_end, "interrupted");
+			r->interrupted = k >= 0 && v[k] != 0;
+			return;
+		}
+	}
+}
+
+/*
+ * Is this event part of what --run/--pid chose?  With a vpid context the
+ * process says so; without one, the chosen run is the window from its
+ * run_begin to the run_end of the same (main) thread, and another run
+ * starting inside that window cannot be told apart from it.
+ */
+static bool selected(struct trace_index *ix, int type, int64_t vtid, int64_t vpid)
+{
+	struct ix_loader *ld = ix->loader;
+	const struct ix_select *sel = &ix->sel;
+	if (!sel->run && sel->pid < 0)
+		return true;
+	bool begin = type == EV_run_begin;
+	if (begin)
+		ld->runs_seen++;
+	int64_t who = vpid >= 0 ? vpid : vtid;
+	if (vpid >= 0) {
+		if (begin && sel->run == ld->runs_seen)
+			ld->window_tid = vpid;
+		return sel->pid >= 0 ? vpid == sel->pid : vpid == ld->window_tid;
+	}
+	if (begin && ld->window_open) {
+		snprintf(ld->fatal, sizeof(ld->fatal),
+			 "run %u starts while the chosen run is still going and the trace has "
+			 "no vpid context: their events cannot be told apart (record with "
+			 "`lttng add-context -u -t vpid`)",
+			 ld->runs_seen);
+		return false;
+	}
+	if (begin && (sel->run == ld->runs_seen || (sel->pid >= 0 && sel->pid == who))) {
+		ld->window_open = true;
+		ld->window_tid = vtid;
+		return true;
+	}
+	if (type == EV_run_end && ld->window_open && vtid == ld->window_tid) {
+		ld->window_open = false;
+		return true;
+	}
+	return ld->window_open;
+}
+
+static int stream_of(struct trace_index *ix, const bt_stream *st)
+{
+	if (!st)
+		return -1;
+	for (uint32_t i = 0; i < ix->nstreams; i++)
+		if (ix->streams[i].bt == st)
+			return (int)i;
+	int k = health_stream(ix, bt_stream_get_name(st));
+	ix->streams[k].bt = st;
+	return k;
+}
+
+static void cut_pending(struct trace_index *ix, int64_t ts);
+static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d);
+
 static void add_event(struct trace_index *ix, const bt_message *msg)
 {
 	struct ix_loader *ld = ix->loader;
@@ -559,12 +741,13 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		return;
 
 	int64_t ts = ld->last_ts;
-	const bt_clock_snapshot *cs =
-		bt_message_event_borrow_default_clock_snapshot_const(msg);
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	if (cs)
 		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
 		ts = ld->last_ts;
+	if (ld->npending)
+		cut_pending(ix, ts);
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
@@ -574,132 +757,73 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ld->last_pkt = pkt;
 		ld->core = 255;
 		const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
-		const bt_field *cf = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
+		const bt_field *cf =
+			ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") :
+			      NULL;
 		if (cf && bt_field_class_type_is(bt_field_get_class_type(cf),
 						 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
 			uint64_t c = bt_field_integer_unsigned_get_value(cf);
 			ld->core = c > 254 ? 255 : (uint8_t)c;
 		}
+		ld->stream = pkt ? stream_of(ix, bt_packet_borrow_stream_const(pkt)) : -1;
+		if (ld->stream >= 0 && ld->core != 255)
+			ix->streams[ld->stream].core = ld->core;
+	}
+	if (ld->stream >= 0) {
+		ix->streams[ld->stream].events++;
+		ix->streams[ld->stream].last_ts = ts;
 	}
 
 	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
 	uint64_t v[MAX_FIELDS] = { 0 };
 	const char *s[MAX_FIELDS] = { 0 };
 	for (int f = 0; f < ci->nf; f++) {
+		if (ci->idx[f] == UINT64_MAX)
+			continue; /* an optional field this trace lacks */
 		const bt_field *fld =
 			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
-		if (schemas[ci->type].fields[f][0] == '$')
+		if (schemas[ci->type].fields[f].str)
 			s[f] = bt_field_string_get_value(fld);
 		else
 			v[f] = field_u64(fld, ci->is_signed[f]);
 	}
 
+	int64_t vtid = ctx_id(ev, ci->vtid_idx), vpid = ctx_id(ev, ci->vpid_idx);
+	note_pid(ix, vpid);
+	int run = -1;
+	if (ci->type == EV_run_begin)
+		run = note_run_begin(ix, ts, vtid, vpid, s, v);
+	else if (ci->type == EV_run_end)
+		note_run_end(ix, ts, vtid, vpid, v);
+	if (!selected(ix, ci->type, vtid, vpid))
+		return;
+	if (ld->missing >= 0) {
+		/* A whole stream is gone: nothing is known at any time. */
+		add_gap(ix, ts,
+			(struct ix_discard){ .begin = ts,
+					     .end = INT64_MAX,
+					     .cut = true,
+					     .stream = ld->missing });
+		ld->missing = -1;
+	}
+
 	struct ix_event *e = new_event(ix, ts);
 	e->type = (uint8_t)ci->type;
-	if (ci->vtid_idx >= 0) {
-		const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
-		if (cc)
-			e->spare = (uint32_t)field_u64(
-				bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)ci->vtid_idx),
-				false);
-	}
-	switch (ci->type) {
-	case EV_lock_acquire:
-	case EV_lock_contended:
-	case EV_lock_acquired:
-	case EV_lock_release:
-	case EV_lock_trylock:
-		e->cpu = (uint16_t)v[0];
-		e->a = (uint8_t)(v[1] < MODEL_MAX_CLASSES ? v[1] : MODEL_MAX_CLASSES - 1);
-		e->obj = id_intern(ix, v[2]);
-		e->site = (uint8_t)v[3];
-		if (ci->type == EV_lock_trylock)
-			e->b = v[4] != 0;
-		else
-			e->val = v[4];
-		break;
-	case EV_inode_state:
-	case EV_inode_ref:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->val = (v[2] & 0xffffffffu) << 32 | (v[3] & 0xffffffffu);
-		e->site = (uint8_t)v[4];
-		break;
-	case EV_inode_list:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->a = (uint8_t)v[2];
-		e->b = (uint8_t)v[3];
-		e->site = (uint8_t)v[4];
-		break;
-	case EV_inode_alloc:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->val = (v[2] & 0xffffffffu) << 32 | (v[3] & 0xffffffffu);
-		break;
-	case EV_inode_free:
-	case EV_inode_nlink:
-		e->cpu = (uint16_t)v[0];
-		e->obj = id_intern(ix, v[1]);
-		e->val = v[2];
-		break;
-	case EV_op_begin:
-	case EV_op_end:
-		e->cpu = (uint16_t)v[0];
-		e->a = (uint8_t)v[1];
-		e->obj = id_intern(ix, v[2]);
-		e->val = v[3];
-		break;
-	case EV_sched_step:
-		e->val = v[0];
-		e->cpu = (uint16_t)v[1];
-		e->obj = str_intern(ix, s[2] ? s[2] : "");
-		break;
-	case EV_violation: {
-		e->cpu = (uint16_t)v[0];
-		e->a = (uint8_t)v[1];
-		ix->viols = grow(ix->viols, &ix->viols_cap, ix->nviols + 1,
-				 sizeof(*ix->viols));
-		struct ix_violation *vi = &ix->viols[ix->nviols];
-		vi->cpu = e->cpu;
-		vi->kind = (uint8_t)v[1];
-		vi->cls_a = (uint8_t)v[2];
-		vi->cls_b = (uint8_t)v[3];
-		vi->site_a = (uint8_t)v[4];
-		vi->site_b = (uint8_t)v[5];
-		vi->ino = v[6];
-		vi->text = str_intern(ix, s[7] ? s[7] : "");
-		vi->ev = ix->nev - 1;
-		e->val = ix->nviols++;
-		e->obj = id_intern(ix, v[6]);
-		break;
-	}
-	case EV_run_begin: {
-		ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1,
-				sizeof(*ix->runs));
-		struct ix_run *r = &ix->runs[ix->nruns];
-		r->scheme = str_intern(ix, s[0] ? s[0] : "");
-		r->workload = str_intern(ix, s[1] ? s[1] : "");
-		r->cpus = (unsigned)v[2];
-		r->seed = v[3];
-		r->order = str_intern(ix, s[4] ? s[4] : "");
-		r->ev = ix->nev - 1;
-		e->val = ix->nruns++;
-		if (ix->nruns == 1)
-			model_set_order(ix->build, ix_str(ix, r->order));
-		break;
-	}
-	case EV_run_end:
-		e->val = v[0];
-		e->obj = (uint32_t)v[1];
-		break;
-	}
+	if (vtid >= 0)
+		e->spare = (uint32_t)vtid;
+	for (int f = 0; f < ci->nf; f++)
+		fill_slot(ix, ci, e, f, v[f], s[f]);
+	if (ci->type == EV_violation)
+		add_violation(ix, e, v, s);
+	else if (ci->type == EV_run_begin)
+		add_run(ix, ci, e, v, run);
+	else if (ci->type == EV_order_rule)
+		add_rule(ix, e);
 	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
 		ix->ncpus = e->cpu + 1u;
 }
 
-static void add_discard(struct trace_index *ix, const bt_message *msg,
-			bool packets)
+static void add_discard(struct trace_index *ix, const bt_message *msg, bool packets)
 {
 	struct ix_loader *ld = ix->loader;
 	uint64_t count = 0;
@@ -712,8 +836,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		st = bt_message_discarded_packets_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg);
+			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg);
+			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+				msg);
 		}
 		ix->discarded_packets += count ? count : 1;
 	} else {
@@ -723,8 +849,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 		st = bt_message_discarded_events_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
+			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg);
+			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+				msg);
 		}
 		ix->discarded_events += count;
 	}
@@ -734,15 +862,37 @@ static void add_discard(struct trace_index *ix, const bt_message *msg,
 	if (en)
 		bt_clock_snapshot_get_ns_from_origin(en, &te);
 	int64_t ts = tb != INT64_MIN && tb > ld->last_ts ? tb : ld->last_ts;
+	int si = stream_of(ix, st);
+	if (si >= 0) {
+		struct ix_stream *x = &ix->streams[si];
+		x->windows++;
+		if (packets)
+			x->lost_packets += count ? count : 1;
+		else
+			x->lost_events += count;
+		if (ts < x->lost_from)
+			x->lost_from = ts;
+		if ((te != INT64_MIN ? te : ts) > x->lost_to)
+			x->lost_to = te != INT64_MIN ? te : ts;
+	}
+	add_gap(ix, ts,
+		(struct ix_discard){
+			.begin = tb, .end = te, .count = count, .packets = packets, .stream = si });
+}
+
+/* A loss record in the event array (the model forgets state there). */
+static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d)
+{
+	struct ix_loader *ld = ix->loader;
+	bool packets = d.packets || d.cut;
+	uint64_t count = d.count;
 	if (ts != ld->last_ts || ix->nev == 0)
 		replay_group(ix);
 	ld->last_ts = ts;
-	ix->discards = grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1,
-			    sizeof(*ix->discards));
-	ix->discards[ix->ndiscards] = (struct ix_discard){
-		.begin = tb, .end = te, .count = count, .packets = packets,
-		.ev = ix->nev,
-	};
+	ix->discards =
+		grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1, sizeof(*ix->discards));
+	d.ev = ix->nev;
+	ix->discards[ix->ndiscards] = d;
 	struct ix_event *e = new_event(ix, ts);
 	e->type = packets ? EV_discarded_packets : EV_discarded_events;
 	e->val = count;
@@ -753,30 +903,104 @@ static void add_packet(struct trace_index *ix, const bt_message *msg)
 {
 	const bt_packet *pkt = bt_message_packet_beginning_borrow_packet_const(msg);
 	const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
-	const bt_field *f = ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") : NULL;
+	const bt_field *f =
+		ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") :
+		      NULL;
 	if (f && bt_field_class_type_is(bt_field_get_class_type(f),
 					BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
 		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
 }
 
-static bt_graph_simple_sink_component_consume_func_status
-sink_consume(bt_message_iterator *it, void *data)
+static void packet_end(struct trace_index *ix, const bt_message *msg)
+{
+	const bt_packet *pkt = bt_message_packet_end_borrow_packet_const(msg);
+	const bt_stream *st = bt_packet_borrow_stream_const(pkt);
+	if (!bt_stream_class_packets_have_end_default_clock_snapshot(
+		    bt_stream_borrow_class_const(st)))
+		return;
+	int64_t t;
+	if (bt_clock_snapshot_get_ns_from_origin(
+		    bt_message_packet_end_borrow_default_clock_snapshot_const(msg), &t) ==
+	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		int si = stream_of(ix, st);
+		if (si >= 0 && t > ix->streams[si].end_ts)
+			ix->streams[si].end_ts = t;
+	}
+}
+
+/*
+ * A stream ended.  If the run has not ended and later events come from
+ * other streams, this one's tail is missing: that is a loss window from
+ * here to the end (materialized by cut_pending at the next later event).
+ */
+static void stream_end(struct trace_index *ix, const bt_stream *st)
+{
+	struct ix_loader *ld = ix->loader;
+	int si = stream_of(ix, st);
+	const struct ix_run *r = ix->nruns ? &ix->runs[ix->nruns - 1] : NULL;
+	if (si < 0 || (r && r->end_ts != INT64_MIN) || ld->npending >= 64)
+		return;
+	ld->pending[ld->npending++] = si;
+}
+
+static void cut_pending(struct trace_index *ix, int64_t ts)
+{
+	struct ix_loader *ld = ix->loader;
+	for (unsigned i = 0; i < ld->npending; i++) {
+		const struct ix_stream *x = &ix->streams[ld->pending[i]];
+		int64_t at = x->end_ts != INT64_MIN ? x->end_ts : x->last_ts;
+		if (at >= ts)
+			continue;
+		add_gap(ix, ld->last_ts,
+			(struct ix_discard){ .begin = at,
+					     .end = INT64_MAX,
+					     .cut = true,
+					     .stream = ld->pending[i] });
+		ld->pending[i--] = ld->pending[--ld->npending];
+	}
+}
+
+/* Which icache event classes the metadata declares (once per class). */
+static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
+{
+	struct ix_loader *ld = ix->loader;
+	for (unsigned i = 0; i < ld->nsc; i++)
+		if (ld->sc_seen[i] == sc)
+			return;
+	if (ld->nsc < 8)
+		ld->sc_seen[ld->nsc++] = sc;
+	uint64_t n = bt_stream_class_get_event_class_count(sc);
+	for (uint64_t i = 0; i < n; i++) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(sc, i));
+		if (!name || strncmp(name, "icache:", 7) != 0)
+			continue;
+		int t;
+		for (t = 0; t < EV__COUNT; t++)
+			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+				break;
+		if (t < EV__COUNT) {
+			ix->classes_seen |= 1ull << t;
+			continue;
+		}
+		size_t k = strlen(ix->unknown_classes);
+		if (k + strlen(name) + 3 < sizeof(ix->unknown_classes))
+			snprintf(ix->unknown_classes + k, sizeof(ix->unknown_classes) - k, "%s%s",
+				 k ? ", " : "", name);
+	}
+}
+
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
 {
 	struct trace_index *ix = data;
 	bt_message_array_const msgs;
 	uint64_t n;
-	switch (bt_message_iterator_next(it, &msgs, &n)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		ix->loader->ended = true;
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
+			ix->loader->ended = true;
+		return ctf_sink_status(st);
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		const bt_message *m = msgs[i];
@@ -792,6 +1016,17 @@ sink_consume(bt_message_iterator *it, void *data)
 			break;
 		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 			add_packet(ix, m);
+			break;
+		case BT_MESSAGE_TYPE_PACKET_END:
+			packet_end(ix, m);
+			break;
+		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+			note_classes(ix,
+				     bt_stream_borrow_class_const(
+					     bt_message_stream_beginning_borrow_stream_const(m)));
+			break;
+		case BT_MESSAGE_TYPE_STREAM_END:
+			stream_end(ix, bt_message_stream_end_borrow_stream_const(m));
 			break;
 		default:
 			break;
@@ -880,147 +1115,121 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 	ix->loader->poisoned = true;
 	ix_bt_poisoned = true;
 	if (bt_why == SIGALRM)
-		errf(err, len, "%s: corrupt trace: babeltrace2 made no progress for %d s "
-		     "after %" PRIu64 " events", ix->path, BT_WATCHDOG_S, ix->nev);
+		errf(err, len,
+		     "%s: corrupt trace: babeltrace2 made no progress for %d s "
+		     "after %" PRIu64 " events",
+		     ix->path, BT_WATCHDOG_S, ix->nev);
 	else if (bt_why == SIGABRT)
-		errf(err, len, "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
-		     "gave up (assertion failed) after %" PRIu64 " events", ix->path, ix->nev);
+		errf(err, len,
+		     "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
+		     "gave up (assertion failed) after %" PRIu64 " events",
+		     ix->path, ix->nev);
 	else
-		errf(err, len, "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
-		     "after %" PRIu64 " events", ix->path,
-		     bt_why == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
+		errf(err, len,
+		     "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
+		     "after %" PRIu64 " events",
+		     ix->path, bt_why == SIGFPE ? "arithmetic fault" : "bad memory access",
+		     ix->nev);
 }
 
 /* ---- building the graph ------------------------------------------------------- */
 
-static const bt_plugin *find_plugin(const char *name)
+/* "damaged metadata", "corrupt stream" or plain "cannot read" for dir. */
+static void source_failed(struct trace_index *ix, const char *dir, char *err, size_t len)
 {
-	const bt_plugin *p = NULL;
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &p) != BT_PLUGIN_FIND_STATUS_OK)
-		return NULL;
-	return p;
+	char cause[400];
+	bool meta;
+
+	ctf_take_error(cause, sizeof(cause), &meta);
+	if (meta || strstr(cause, "Cannot create trace"))
+		errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s", ix->path, dir, cause);
+	else if (strstr(cause, "index") || strstr(cause, "stream"))
+		errf(err, len, "%s: truncated or corrupt stream in %s: %s", ix->path, dir, cause);
+	else
+		errf(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path, dir, cause);
 }
 
-static int build_graph(struct trace_index *ix, char *err, size_t len)
+/* One src.ctf.fs per trace directory, armed against babeltrace2 dying. */
+static int add_traces(struct trace_index *ix, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
-	bool meta;
 	char cause[400];
 
-	/* A failed earlier load may have left an error on this thread, and
-	 * libbabeltrace2 aborts on any call made with one pending. */
-	bt_current_thread_clear_error();
-	ld->ctf = find_plugin("ctf");
-	ld->utils = find_plugin("utils");
-	if (!ld->ctf || !ld->utils) {
-		take_bt_error(cause, sizeof(cause), &meta);
-		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins", ix->path);
-		return -1;
-	}
-	const bt_component_class_source *fs =
-		bt_plugin_borrow_source_component_class_by_name_const(ld->ctf, "fs");
-	const bt_component_class_filter *mux =
-		bt_plugin_borrow_filter_component_class_by_name_const(ld->utils, "muxer");
-	ld->graph = bt_graph_create(0);
-	if (!fs || !mux || !ld->graph) {
-		errf(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
-		return -1;
-	}
-	const bt_component_filter *muxc = NULL;
-	if (bt_graph_add_filter_component(ld->graph, mux, "muxer", NULL,
-					  BT_LOGGING_LEVEL_NONE, &muxc) !=
-	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_bt_error(cause, sizeof(cause), &meta);
-		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
-		return -1;
-	}
-	uint64_t nin = 0;
-	for (int d = 0; d < ld->ndirs; d++) {
-		bt_value *params = bt_value_map_create();
-		bt_value *inputs = NULL;
-		bt_value_map_insert_empty_array_entry(params, "inputs", &inputs);
-		bt_value_array_append_string_element(inputs, ld->dirs[d]);
-		const bt_component_source *src = NULL;
-		char nm[32];
-		snprintf(nm, sizeof(nm), "src%d", d);
+	for (int d = 0; d < ld->dirs.n; d++) {
+		const char *dir = ld->dirs.dirs[d];
 		if (sigsetjmp(bt_jmp, 1)) {
 			bt_failed(ix, err, len);
 			return -1;
 		}
 		bt_arm();
-		bt_graph_add_component_status st = bt_graph_add_source_component(
-			ld->graph, fs, nm, params, BT_LOGGING_LEVEL_NONE, &src);
+		enum ctf_status st = ctf_graph_add_trace(&ld->g, dir);
 		bt_disarm();
-		bt_value_put_ref(params);
-		if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-			take_bt_error(cause, sizeof(cause), &meta);
-			if (meta || strstr(cause, "Cannot create trace"))
-				errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s",
-				     ix->path, ld->dirs[d], cause);
-			else if (strstr(cause, "index") || strstr(cause, "stream"))
-				errf(err, len, "%s: truncated or corrupt stream in %s: %s",
-				     ix->path, ld->dirs[d], cause);
-			else
-				errf(err, len, "%s: cannot read the CTF trace in %s: %s",
-				     ix->path, ld->dirs[d], cause);
+		if (st == CTF_SOURCE) {
+			source_failed(ix, dir, err, len);
 			return -1;
 		}
-		uint64_t np = bt_component_source_get_output_port_count(src);
-		for (uint64_t p = 0; p < np; p++, nin++) {
-			const bt_port_output *op =
-				bt_component_source_borrow_output_port_by_index_const(src, p);
-			const bt_port_input *ip =
-				bt_component_filter_borrow_input_port_by_index_const(muxc, nin);
-			if (!ip || bt_graph_connect_ports(ld->graph, op, ip, NULL) !=
-					   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-				take_bt_error(cause, sizeof(cause), &meta);
-				errf(err, len, "%s: cannot connect a stream of %s: %s",
-				     ix->path, ld->dirs[d], cause);
-				return -1;
-			}
+		if (st != CTF_OK) {
+			ctf_take_error(cause, sizeof(cause), NULL);
+			errf(err, len, "%s: cannot connect a stream of %s: %s", ix->path, dir,
+			     cause);
+			return -1;
 		}
 	}
-	if (nin == 0) {
+	return 0;
+}
+
+/* The graph of lib/ctf.h, ending in sink_consume. */
+static int build_graph(struct trace_index *ix, char *err, size_t len)
+{
+	struct ix_loader *ld = ix->loader;
+	char cause[400];
+
+	switch (ctf_graph_init(&ld->g)) {
+	case CTF_OK:
+		break;
+	case CTF_NO_PLUGINS:
+		ctf_take_error(cause, sizeof(cause), NULL);
+		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
+		     ix->path);
+		return -1;
+	case CTF_NO_CLASSES:
+		errf(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
+		return -1;
+	default:
+		ctf_take_error(cause, sizeof(cause), NULL);
+		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
+		return -1;
+	}
+	if (add_traces(ix, err, len))
+		return -1;
+	switch (ctf_graph_add_sink(&ld->g, "icview", sink_consume, ix)) {
+	case CTF_OK:
+		return 0;
+	case CTF_NO_STREAM:
 		errf(err, len, "%s: CTF trace without any data stream", ix->path);
 		return -1;
-	}
-	const bt_component_sink *sink = NULL;
-	if (bt_graph_add_simple_sink_component(ld->graph, "icview", NULL,
-					       sink_consume, NULL, ix, &sink) !=
-	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_bt_error(cause, sizeof(cause), &meta);
+	case CTF_SINK:
+		ctf_take_error(cause, sizeof(cause), NULL);
 		errf(err, len, "%s: cannot create the sink: %s", ix->path, cause);
 		return -1;
-	}
-	const bt_port_output *mo =
-		bt_component_filter_borrow_output_port_by_index_const(muxc, 0);
-	const bt_port_input *si =
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0);
-	if (bt_graph_connect_ports(ld->graph, mo, si, NULL) !=
-	    BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		take_bt_error(cause, sizeof(cause), &meta);
+	default:
+		ctf_take_error(cause, sizeof(cause), NULL);
 		errf(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
 		return -1;
 	}
-	return 0;
 }
 
 static void loader_free(struct ix_loader *ld)
 {
 	if (!ld)
 		return;
+	ctf_dirs_free(&ld->dirs);
 	if (ld->poisoned) {
 		/* babeltrace2 died half-way: leave its objects alone. */
 		free(ld);
 		return;
 	}
-	bt_graph_put_ref(ld->graph);
-	bt_plugin_put_ref(ld->ctf);
-	bt_plugin_put_ref(ld->utils);
-	for (int i = 0; i < ld->ndirs; i++)
-		free(ld->dirs[i]);
-	free(ld->dirs);
+	ctf_graph_fini(&ld->g);
 	omap_free(&ld->strmap);
 	free(ld);
 }
@@ -1046,35 +1255,35 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 		else
 			snprintf(dir, sizeof(dir), ".");
 	}
-	struct scan sc = { 0 };
-	scan_dir(&sc, dir, 0);
-	if (sc.ndirs == 0) {
+	struct ctf_dirs sc = { 0 };
+	ctf_dirs_scan(&sc, dir);
+	if (sc.n == 0) {
 		if (sc.nfiles == 0)
 			errf(err, len, "%s: empty directory (no trace here)", path);
 		else
 			errf(err, len, "%s: not a CTF trace (no metadata file among %d file%s)",
 			     path, sc.nfiles, sc.nfiles == 1 ? "" : "s");
-		free(sc.dirs);
+		ctf_dirs_free(&sc);
 		return NULL;
 	}
 
-	for (int d = 0; d < sc.ndirs; d++) {
+	for (int d = 0; d < sc.n; d++) {
 		char why[600];
 		if (check_metadata(sc.dirs[d], why, sizeof(why)) != 0) {
 			errf(err, len, "%s: damaged CTF metadata: %s", path, why);
-			for (int k = 0; k < sc.ndirs; k++)
-				free(sc.dirs[k]);
-			free(sc.dirs);
+			ctf_dirs_free(&sc);
 			return NULL;
 		}
 	}
-	struct trace_index *ix = calloc(1, sizeof(*ix));
-	ix->path = strdup(path);
-	ix->loader = calloc(1, sizeof(*ix->loader));
-	ix->loader->dirs = sc.dirs;
-	ix->loader->ndirs = sc.ndirs;
+	struct trace_index *ix = xcalloc(1, sizeof(*ix));
+	ix->path = xstrdup(path);
+	ix->loader = xcalloc(1, sizeof(*ix->loader));
+	ix->sel.pid = -1;
+	ix->loader->dirs = sc;
 	ix->loader->bytes_total = sc.bytes;
 	ix->loader->last_ts = INT64_MIN;
+	ix->loader->stream = -1;
+	ix->loader->window_tid = -1;
 	omap_init(&ix->loader->strmap, sizeof(uint32_t));
 	ix->ckpt_interval = 65536;
 	ix->loader->next_ckpt = ix->ckpt_interval;
@@ -1083,24 +1292,29 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	/* The empty state is checkpoint 0. */
 	size_t sz;
 	ix_add_checkpoint(ix, 0, model_save(ix->build, &sz), sz);
-	if (build_graph(ix, err, len) != 0) {
+	if (health_scan(ix, ix->loader->dirs.dirs, ix->loader->dirs.n, err, len) != 0 ||
+	    build_graph(ix, err, len) != 0) {
 		ix_free(ix);
 		return NULL;
 	}
+	ix->loader->missing = -1;
+	for (uint32_t i = 0; i < ix->nstreams; i++)
+		if (ix->streams[i].missing || ((ix->streams[i].cut_mid || ix->streams[i].cut_idx) &&
+					       ix->streams[i].whole == 0))
+			ix->loader->missing = (int)i;
 	return ix;
 }
 
-static enum ix_status fail_stream(struct trace_index *ix, char *err,
-				  size_t len)
+static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
 {
 	bool meta;
 	char cause[400];
-	take_bt_error(cause, sizeof(cause), &meta);
+	ctf_take_error(cause, sizeof(cause), &meta);
 	if (meta)
 		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
 	else
-		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64
-		     " events: %s", ix->path, ix->nev, cause[0] ? cause : "decoding failed");
+		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64 " events: %s",
+		     ix->path, ix->nev, cause[0] ? cause : "decoding failed");
 	return IX_ERROR;
 }
 
@@ -1109,16 +1323,20 @@ static enum ix_status check_bad(struct trace_index *ix, char *err, size_t len)
 	struct model *m = ix->build;
 	if (!m->bad)
 		return IX_OK;
+	/* Two processes' locks overlap by nature: ix_finish refuses the
+	 * trace with the list of them instead. */
+	if (!ix->sel.run && ix->sel.pid < 0 && health_nstories(ix) > 1)
+		return IX_OK;
 	const struct ix_event *e = &ix->ev[m->bad_ev];
 	int64_t dt = e->ts - ix_t0(ix);
-	errf(err, len, "%s: trace is inconsistent at event #%" PRIu64
-	     " (t=+%" PRId64 ".%09" PRId64 " s): %s; lock holders overlap",
+	errf(err, len,
+	     "%s: trace is inconsistent at event #%" PRIu64 " (t=+%" PRId64 ".%09" PRId64
+	     " s): %s; lock holders overlap",
 	     ix->path, m->bad_ev, dt / 1000000000, dt % 1000000000, m->bad_text);
 	return IX_ERROR;
 }
 
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
-		       size_t len)
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
 	if (!ld)
@@ -1134,7 +1352,7 @@ enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
 	bt_arm();
 	enum ix_status r = IX_MORE;
 	for (int i = 0; i < rounds && !ld->ended; i++) {
-		bt_graph_run_once_status st = bt_graph_run_once(ld->graph);
+		bt_graph_run_once_status st = bt_graph_run_once(ld->g.graph);
 		if (ld->fatal[0]) {
 			errf(err, len, "%s: %s", ix->path, ld->fatal);
 			r = IX_ERROR;
@@ -1169,6 +1387,75 @@ void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total)
 		*done = *total;
 }
 
+/* Two runs or processes are never shown as one story. */
+static enum ix_status check_stories(struct trace_index *ix, char *err, size_t len)
+{
+	char list[600];
+	health_runs_text(ix, list, sizeof(list));
+	if (ix->sel.run || ix->sel.pid >= 0) {
+		if (ix_run0(ix) || (ix->sel.pid >= 0 && ix->nev > ix->ndiscards))
+			return IX_OK;
+		if (ix->sel.run)
+			errf(err, len, "%s: no run %u in this trace (%s)", ix->path, ix->sel.run,
+			     ix->nruns ? list : "it has no run_begin");
+		else
+			errf(err, len, "%s: no process %" PRId64 " in this trace (%s)", ix->path,
+			     ix->sel.pid, ix->nruns || ix->npids ? list : "no pid known");
+		return IX_ERROR;
+	}
+	if (health_nstories(ix) <= 1)
+		return IX_OK;
+	errf(err, len,
+	     "%s: %u %s in one trace, not one story (%s); show one with "
+	     "--run N or --pid P",
+	     ix->path, health_nstories(ix), ix->npids > ix->nruns ? "processes" : "runs", list);
+	return IX_ERROR;
+}
+
+/* Is one of the ", "-separated names "icache:NAME" but for a few bytes? */
+static bool near_name(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *end = strstr(p, ", ");
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n + 7) {
+			int diff = 0;
+			for (size_t i = 0; i < n; i++)
+				diff += p[7 + i] != name[i];
+			if (diff <= 2)
+				return true;
+		}
+		p = end ? end + 2 : NULL;
+	}
+	return false;
+}
+
+/* A lock event class missing while an unknown icache: class is declared
+ * is a damaged name (one flipped bit): refuse rather than show 0 of them. */
+static enum ix_status check_classes(struct trace_index *ix, char *err, size_t len)
+{
+	static const int need[] = { EV_lock_acquire, EV_lock_acquired, EV_lock_release };
+	if (!ix->unknown_classes[0] || !ix->classes_seen)
+		return IX_OK;
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!(ix->classes_seen >> need[i] & 1) &&
+		    near_name(ix->unknown_classes, ev_type_name(need[i]))) {
+			errf(err, len,
+			     "%s: damaged CTF metadata: no event class icache:%s, "
+			     "but an unknown %s is declared (a corrupted event name?)",
+			     ix->path, ev_type_name(need[i]), ix->unknown_classes);
+			return IX_ERROR;
+		}
+	return IX_OK;
+}
+
+void ix_select(struct trace_index *ix, unsigned run, int64_t pid)
+{
+	ix->sel.run = run;
+	ix->sel.pid = pid;
+}
+
 enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
@@ -1177,17 +1464,21 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	replay_group(ix);
 	if (check_bad(ix, err, len) == IX_ERROR)
 		return IX_ERROR;
+	if (check_stories(ix, err, len) == IX_ERROR || check_classes(ix, err, len) == IX_ERROR)
+		return IX_ERROR;
 	if (ix->nev == 0 || (ix->nev == ix->ndiscards)) {
 		if (ix->other_events)
-			errf(err, len, "%s: CTF trace from another provider: no icache events, "
-			     "found %" PRIu64 " other event%s (%s)", ix->path, ix->other_events,
-			     ix->other_events == 1 ? "" : "s", ix->other_names);
+			errf(err, len,
+			     "%s: CTF trace from another provider: no icache events, "
+			     "found %" PRIu64 " other event%s (%s)",
+			     ix->path, ix->other_events, ix->other_events == 1 ? "" : "s",
+			     ix->other_names);
 		else
 			errf(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;
 	}
-	/* Shrink the event array to what it holds. */
-	struct ix_event *e = realloc(ix->ev, ix->nev * sizeof(*e));
+	/* Shrink the event array to what it holds (if that fails, keep it). */
+	struct ix_event *e = ix->nev ? realloc(ix->ev, ix->nev * sizeof(*e)) : NULL;
 	if (e) {
 		ix->ev = e;
 		ix->cap = ix->nev;
@@ -1195,14 +1486,23 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	ix->load_ns = now_ns() - ix->load_ns;
 	loader_free(ld);
 	ix->loader = NULL;
+	health_finish(ix);
 	return IX_OK;
 }
 
 struct trace_index *ix_load(const char *path, char *err, size_t len)
 {
+	return ix_load_sel(path, NULL, err, len);
+}
+
+struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
+				size_t len)
+{
 	struct trace_index *ix = ix_open(path, err, len);
 	if (!ix)
 		return NULL;
+	if (sel)
+		ix_select(ix, sel->run, sel->pid);
 	enum ix_status st;
 	while ((st = ix_step(ix, 64, err, len)) == IX_MORE)
 		;
@@ -1219,6 +1519,7 @@ void ix_free(struct trace_index *ix)
 		return;
 	loader_free(ix->loader);
 	model_free(ix->build);
+	health_free(ix);
 	for (uint32_t i = 0; i < ix->nckpts; i++)
 		free(ix->ckpts[i].blob);
 	for (uint32_t i = 0; i < ix->nstrs; i++)
@@ -1230,6 +1531,7 @@ void ix_free(struct trace_index *ix)
 	free(ix->id_hash);
 	free(ix->viols);
 	free(ix->runs);
+	free(ix->rules);
 	free(ix->discards);
 	free(ix->path);
 	free(ix);

@@ -37,18 +37,20 @@
  *   violation       a=kind, val=index in ix->viols
  *   run_begin       val=index in ix->runs
  *   run_end         val=ops, obj=violations
+ *   order_rule      a=outer class, b=inner class
+ * (the slots come from the event table, tracepoints/icache_events.h)
  *   discarded_*     val=count (0 if unknown), obj=index in ix->discards
  */
 struct ix_event {
-	int64_t ts;        /* ns from the clock's origin */
+	int64_t ts; /* ns from the clock's origin */
 	uint64_t val;
 	uint32_t obj;
-	uint16_t cpu;      /* simulated CPU, IX_NO_CPU for none */
+	uint16_t cpu; /* simulated CPU, IX_NO_CPU for none */
 	uint8_t type;
 	uint8_t a;
 	uint8_t b;
 	uint8_t site;
-	uint8_t core;      /* real CPU (packet context cpu_id), 255 if above */
+	uint8_t core; /* real CPU (packet context cpu_id), 255 if above */
 	uint8_t pad;
 	uint32_t spare;
 };
@@ -57,26 +59,66 @@ struct ix_violation {
 	uint8_t kind, cls_a, cls_b, site_a, site_b;
 	uint16_t cpu;
 	uint64_t ino;
-	uint32_t text;     /* string id */
-	uint64_t ev;       /* event number */
+	uint32_t text; /* string id */
+	uint64_t ev;   /* event number */
 };
 
 struct ix_run {
-	uint32_t scheme, workload, order;   /* string ids */
+	uint32_t scheme, workload, order; /* string ids */
 	unsigned cpus;
 	uint64_t seed;
-	uint64_t ev;
+	uint64_t ev;              /* its run_begin, UINT64_MAX if not shown */
+	int64_t pid;              /* vpid, else the vtid of run_begin (the main
+			     * thread's tid is the pid); -1 unknown */
+	int64_t begin_ts, end_ts; /* end_ts INT64_MIN: no run_end seen */
+	uint64_t ops;             /* from run_end */
+	bool interrupted;         /* run_end says a signal stopped it */
+	bool kept;                /* shown (all, or the one --run/--pid chose) */
+};
+
+/* What --run N / --pid P asked for (0 / -1: no choice). */
+struct ix_select {
+	unsigned run; /* 1-based */
+	int64_t pid;
 };
 
 struct ix_discard {
 	int64_t begin, end; /* ns; INT64_MIN if unknown */
 	uint64_t count;
 	bool packets;
+	bool cut;   /* not a discard: its stream ends here, early */
+	int stream; /* index in ix->streams, -1 unknown */
 	uint64_t ev;
 };
 
+/*
+ * One data stream of the trace (LTTng: one per real core and channel),
+ * what its file and babeltrace2 said about it.  See health.h.
+ */
+struct ix_stream {
+	char name[64];   /* file name, e.g. icache_1 */
+	char *path;      /* the file as given; NULL if it is missing */
+	char *read_dir;  /* directory babeltrace2 read it from */
+	const void *bt;  /* its bt_stream, while loading */
+	int core;        /* packet cpu_id, -1 unknown */
+	uint64_t events; /* icache events read from it */
+	int64_t last_ts; /* of its last icache event, INT64_MIN none */
+	int64_t end_ts;  /* end of its last packet, INT64_MIN unknown */
+	uint64_t lost_events, lost_packets, windows;
+	int64_t lost_from, lost_to;
+	/* from the files, before babeltrace2 reads them */
+	uint64_t size, whole; /* bytes; bytes in whole packets */
+	uint32_t packets;     /* whole packets in the file */
+	uint32_t idx_packets; /* packets its index file lists */
+	uint64_t idx_bytes;   /* bytes its index file accounts for */
+	bool missing;         /* index file without a data file */
+	bool cut_mid;         /* last packet cut short */
+	bool cut_idx;         /* fewer packets than the index lists */
+	bool ends_early;      /* set at the end of the load */
+};
+
 struct ix_checkpoint {
-	uint64_t pos;       /* events applied */
+	uint64_t pos; /* events applied */
 	void *blob;
 	size_t size;
 };
@@ -88,9 +130,9 @@ struct trace_index {
 	struct ix_event *ev;
 	uint64_t nev, cap;
 
-	uint64_t *ids;               /* id -> 64-bit value (ino, instance) */
+	uint64_t *ids; /* id -> 64-bit value (ino, instance) */
 	uint32_t nids, ids_cap;
-	uint32_t *id_hash;           /* open addressing over ids */
+	uint32_t *id_hash; /* open addressing over ids */
 	uint32_t id_hash_cap;
 
 	char **strs;
@@ -100,6 +142,12 @@ struct trace_index {
 	uint32_t nviols, viols_cap;
 	struct ix_run *runs;
 	uint32_t nruns, runs_cap;
+	/* The first run's documented lock order: the order_rule events
+	 * after its run_begin.  order_known once all the rules its
+	 * order_rules field announced have arrived. */
+	struct order_rule *rules;
+	uint32_t nrules, rules_cap, rules_expected;
+	bool order_known;
 	struct ix_discard *discards;
 	uint32_t ndiscards, discards_cap;
 	uint64_t discarded_events, discarded_packets;
@@ -109,12 +157,26 @@ struct trace_index {
 	uint64_t ckpt_interval;
 	size_t ckpt_bytes;
 
-	unsigned ncpus;              /* 1 + highest simulated CPU seen */
-	uint64_t other_events;       /* events of other providers */
-	char other_names[256];       /* a few of their names */
+	struct ix_stream *streams;
+	uint32_t nstreams, streams_cap;
+	/* Completeness (health.c): empty = complete.  Each reason is one
+	 * sentence in the user's terms. */
+	char **reasons;
+	uint32_t nreasons, reasons_cap;
+	struct ix_select sel;
+	int64_t pids[16]; /* distinct vpids seen (if recorded) */
+	unsigned npids;
+	bool has_vpid;
+	char *shadow;              /* temp copy of cut streams, or NULL */
+	uint64_t classes_seen;     /* bit per EV_ type the metadata has */
+	char unknown_classes[256]; /* icache:* names we do not know */
 
-	uint64_t load_ns;            /* wall time of the load */
-	struct model *build;         /* the replaying model during load */
+	unsigned ncpus;        /* 1 + highest simulated CPU seen */
+	uint64_t other_events; /* events of other providers */
+	char other_names[256]; /* a few of their names */
+
+	uint64_t load_ns;    /* wall time of the load */
+	struct model *build; /* the replaying model during load */
 	struct ix_loader *loader;
 };
 
@@ -124,14 +186,16 @@ struct trace_index {
 enum ix_status { IX_OK, IX_MORE, IX_ERROR };
 
 struct trace_index *ix_open(const char *path, char *err, size_t errlen);
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err,
-		       size_t errlen);
+/* Show one run or process of a trace holding several (before ix_step). */
+void ix_select(struct trace_index *ix, unsigned run, int64_t pid);
+enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t errlen);
 enum ix_status ix_finish(struct trace_index *ix, char *err, size_t errlen);
 /* Bytes of the stream files read so far and in all (for progress). */
-void ix_progress(const struct trace_index *ix, uint64_t *done,
-		 uint64_t *total);
+void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total);
 /* All of it at once; NULL and err on failure. */
 struct trace_index *ix_load(const char *path, char *err, size_t errlen);
+struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
+				size_t errlen);
 void ix_free(struct trace_index *ix);
 
 /* babeltrace2's stderr is silenced while it runs unless this is set. */
@@ -145,14 +209,22 @@ uint64_t ix_id_value(const struct trace_index *ix, uint32_t id);
 int64_t ix_id_find(const struct trace_index *ix, uint64_t value); /* -1 */
 const char *ix_str(const struct trace_index *ix, uint32_t id);
 
-/* The first run_begin, or NULL. */
+/* Is the trace complete (no reason to doubt what it shows)? */
+static inline bool ix_complete(const struct trace_index *ix)
+{
+	return ix->nreasons == 0;
+}
+
+/* Give model m the trace's documented order (model_set_order). */
+void ix_apply_order(const struct trace_index *ix, struct model *m);
+
+/* The first run_begin shown, or NULL. */
 const struct ix_run *ix_run0(const struct trace_index *ix);
 int64_t ix_t0(const struct trace_index *ix);
 /* The first event with ts >= t (nev if none). */
 uint64_t ix_find_time(const struct trace_index *ix, int64_t t);
 
 /* Used by the model during the load. */
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob,
-		      size_t size);
+int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size);
 
 #endif

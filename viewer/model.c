@@ -5,13 +5,22 @@
  * and it is on that CPU's held stack.  A trace that breaks it (two
  * lock_acquired without a lock_release between them) is inconsistent:
  * the simulator fires lock_acquired only once the lock is its own and
- * lock_release before letting it go.  After events were discarded the
- * rule cannot be checked, so the model then takes the trace's word.
+ * lock_release before letting it go.
+ *
+ * Loss (EVENTS.md section 1): a discarded-events record names a stream
+ * and a time window, not the simulated CPUs whose events were in it (a
+ * stream is a real core; threads may move), so every CPU's state becomes
+ * unknown: its held stack is dropped, the locks on it are freed, no
+ * lock-order edge is drawn from it and no hold is timed across the gap.
+ * A CPU is known again at its first op_begin after the window, because
+ * the simulator holds no lock between operations.  Two holders of a lock
+ * prove an inconsistency only when neither hold comes from unknown state.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "viewer/model.h"
 
 /* ---- omap: linear probing, backward-shift deletion ----------------------- */
@@ -64,16 +73,11 @@ static void omap_grow(struct omap *m)
 	struct omap old = *m;
 	m->cap = old.cap ? old.cap * 2 : 64;
 	m->n = 0;
-	m->keys = calloc(m->cap, sizeof(uint64_t));
-	m->vals = calloc(m->cap, m->vsize);
-	if (!m->keys || !m->vals) {
-		fprintf(stderr, "icache-view: out of memory\n");
-		exit(2);
-	}
+	m->keys = xcalloc(m->cap, sizeof(uint64_t));
+	m->vals = xcalloc(m->cap, m->vsize);
 	for (uint32_t i = 0; i < old.cap; i++)
 		if (old.keys[i])
-			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i),
-			       m->vsize);
+			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i), m->vsize);
 	omap_free(&old);
 }
 
@@ -114,8 +118,7 @@ void omap_del(struct omap *m, uint64_t key)
 		if (m->keys[j] == 0)
 			break;
 		uint32_t home = (uint32_t)mix64(m->keys[j] - 1) & mask;
-		bool between = i <= j ? (i < home && home <= j)
-				      : (i < home || home <= j);
+		bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
 		if (between)
 			continue;
 		m->keys[i] = m->keys[j];
@@ -143,20 +146,16 @@ static void names_init(void)
 	}
 	for (int i = 0; i < nr_list_labels() && i < 16; i++) {
 		const char *l = list_label(i);
-		if (!strcmp(l, "b_dirty") || !strcmp(l, "b_io") ||
-		    !strcmp(l, "b_more_io"))
+		if (!strcmp(l, "b_dirty") || !strcmp(l, "b_io") || !strcmp(l, "b_more_io"))
 			wb_group |= (uint16_t)(1u << i);
-		if (!strcmp(l, "lru") || !strcmp(l, "dispose") ||
-		    !strcmp(l, "in_use"))
+		if (!strcmp(l, "lru") || !strcmp(l, "dispose") || !strcmp(l, "in_use"))
 			lru_group |= (uint16_t)(1u << i);
 	}
 }
 
 struct model *model_new(void)
 {
-	struct model *m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
+	struct model *m = xcalloc(1, sizeof(*m));
 	if (i_lock_class < 0)
 		names_init();
 	omap_init(&m->locks, sizeof(struct lock_inst));
@@ -189,6 +188,7 @@ void model_reset(struct model *m)
 	cpu_init(&m->nocpu);
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
 		m->stats[k].wait_min = m->stats[k].hold_min = UINT64_MAX;
+	m->gap_end = INT64_MIN;
 	/* Empty the maps but keep their memory. */
 	if (m->locks.cap) {
 		memset(m->locks.keys, 0, m->locks.cap * sizeof(uint64_t));
@@ -220,11 +220,7 @@ static struct cpu_state *cpu_slot(struct model *m, unsigned cpu)
 	unsigned s = cpu >= MAX_CPU_SLOTS ? MAX_CPU_SLOTS - 1 : cpu;
 	if (s >= m->cpu_cap) {
 		unsigned ncap = s + 1 > 8 ? s + 1 : 8;
-		struct cpu_state *n = realloc(m->cpu, ncap * sizeof(*n));
-		if (!n) {
-			fprintf(stderr, "icache-view: out of memory\n");
-			exit(2);
-		}
+		struct cpu_state *n = xrealloc(m->cpu, ncap * sizeof(*n));
 		for (unsigned i = m->cpu_cap; i < ncap; i++)
 			cpu_init(&n[i]);
 		m->cpu = n;
@@ -260,8 +256,7 @@ const struct inode_state *model_inode(const struct model *m, uint32_t obj)
 	return omap_get(&m->inodes, obj);
 }
 
-const struct lock_inst *model_lock(const struct model *m, int cls,
-				   uint32_t obj)
+const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj)
 {
 	return omap_get(&m->locks, lock_key(cls, obj));
 }
@@ -280,15 +275,14 @@ bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
 	return false;
 }
 
-static void mark_bad(struct model *m, const struct trace_index *ix,
-		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void mark_bad(struct model *m, const struct trace_index *ix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #include <stdarg.h>
-static void mark_bad(struct model *m, const struct trace_index *ix,
-		     const char *fmt, ...)
+static void mark_bad(struct model *m, const struct trace_index *ix, const char *fmt, ...)
 {
 	(void)ix;
-	if (m->bad || m->after_gap)
+	if (m->bad)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -317,6 +311,7 @@ static void add_edge(struct model *m, int from, int to, int site, int hsite)
 	e->first_held_site = (uint8_t)hsite;
 	e->count = 1;
 	e->first_ev = m->pos;
+	e->lossy = m->after_gap;
 	if (!m->order.known || from == to)
 		e->verdict = from == to && m->order.known ? -1 : 0;
 	else if (m->order.outer[from] >> to & 1)
@@ -334,19 +329,16 @@ static struct class_stats *cls_stats(struct model *m, int cls)
 
 static void held_remove(struct cpu_state *c, int i)
 {
-	memmove(&c->held[i], &c->held[i + 1],
-		(size_t)(c->nheld - 1 - i) * sizeof(c->held[0]));
+	memmove(&c->held[i], &c->held[i + 1], (size_t)(c->nheld - 1 - i) * sizeof(c->held[0]));
 	c->nheld--;
 }
 
 /* Drop (cls, obj) from whichever CPU's held stack has it. */
-static void drop_from_holder(struct model *m, int16_t holder, int cls,
-			     uint32_t obj)
+static void drop_from_holder(struct model *m, int16_t holder, int cls, uint32_t obj)
 {
 	if (holder < 0)
 		return;
-	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU
-						      : (unsigned)holder);
+	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU : (unsigned)holder);
 
 	for (int i = c->nheld - 1; i >= 0; i--)
 		if (c->held[i].cls == cls && c->held[i].obj == obj) {
@@ -366,8 +358,8 @@ bool model_conflicts(const struct model *m, const struct ix_event *e)
 	return li && li->holder >= 0 && li->holder != me;
 }
 
-static void apply_lock(struct model *m, const struct trace_index *ix,
-		       const struct ix_event *e, struct cpu_state *c)
+static void apply_lock(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+		       struct cpu_state *c)
 {
 	int cls = e->a;
 	struct class_stats *st = cls_stats(m, cls);
@@ -375,7 +367,7 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 
 	switch (e->type) {
 	case EV_lock_acquire:
-		for (int i = 0; i < c->nheld; i++)
+		for (int i = 0; i < c->nheld && !c->unknown; i++)
 			add_edge(m, c->held[i].cls, cls, e->site, c->held[i].site);
 		c->waiting = true;
 		c->contended = false;
@@ -401,9 +393,9 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 			li->holder = -1;
 			li->last_cpu = -1;
 		}
-		const struct inode_state *two = cls == i_lock_class ?
-			model_inode(m, e->obj) : NULL;
-		if (li->holder >= 0 && !(two && two->lives > 1)) {
+		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+		bool trusted = !c->unknown && e->ts > m->gap_end;
+		if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
 			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
 				 (unsigned long long)ix_id_value(ix, e->obj),
@@ -414,6 +406,7 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 			drop_from_holder(m, li->holder, cls, e->obj);
 		li->holder = me;
 		li->held_ev = m->pos;
+		li->doubtful = !trusted;
 		if (li->last_cpu >= 0 && li->last_cpu != me)
 			st->bounces++;
 		li->last_cpu = me;
@@ -445,16 +438,17 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 				break;
 		if (i >= 0)
 			held_remove(c, i);
-		const struct inode_state *two = cls == i_lock_class ?
-			model_inode(m, e->obj) : NULL;
+		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+		bool trusted = !c->unknown && e->ts > m->gap_end;
 		if (li && li->holder >= 0 && li->holder != me && i < 0 &&
-		    !(two && two->lives > 1))
+		    !(two && two->lives > 1) && trusted && !li->doubtful)
 			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
 				 (int)(int16_t)e->cpu, lock_class_label(cls),
-				 (unsigned long long)ix_id_value(ix, e->obj),
-				 li->holder);
+				 (unsigned long long)ix_id_value(ix, e->obj), li->holder);
 		if (i < 0)
 			m->unmatched_releases++;
+		if (i < 0 && trusted)
+			m->unmatched_known++;
 		if (li && li->holder == me)
 			li->holder = -1;
 		st->hold_total += e->val;
@@ -465,6 +459,27 @@ static void apply_lock(struct model *m, const struct trace_index *ix,
 		break;
 	}
 	}
+}
+
+/* Free the locks on c's held stack (their releases may be lost). */
+static void forget_held(struct model *m, struct cpu_state *c)
+{
+	int16_t me = c == &m->nocpu ? holder_id(IX_NO_CPU) : holder_id((unsigned)(c - m->cpu));
+	for (int i = 0; i < c->nheld; i++) {
+		struct lock_inst *li =
+			omap_get(&m->locks, lock_key(c->held[i].cls, c->held[i].obj));
+		if (li && li->holder == me)
+			li->holder = -1;
+	}
+	c->nheld = 0;
+}
+
+/* At an operation boundary after the loss: nothing is held. */
+static void cpu_known_again(struct model *m, struct cpu_state *c)
+{
+	forget_held(m, c);
+	c->waiting = c->contended = false;
+	c->unknown = false;
 }
 
 /* Lists that share one link in struct inode: a move to one leaves the
@@ -489,6 +504,29 @@ static struct inode_state *inode_get(struct model *m, uint32_t obj)
 	return s;
 }
 
+/* Events may be missing from e->ts to the end of its window. */
+static void model_gap(struct model *m, const struct trace_index *ix, const struct ix_event *e)
+{
+	const struct ix_discard *d = e->obj < ix->ndiscards ? &ix->discards[e->obj] : NULL;
+	int64_t end = d && d->end != INT64_MIN ? d->end : e->ts;
+	if (d && d->cut)
+		end = INT64_MAX;
+	if (end > m->gap_end)
+		m->gap_end = end;
+	m->after_gap = true;
+	m->gaps++;
+	for (unsigned i = 0; i <= m->cpu_cap; i++) {
+		struct cpu_state *c = i < m->cpu_cap ? &m->cpu[i] : &m->nocpu;
+		if (c->last_ev == UINT64_MAX)
+			continue; /* never seen: nothing to forget */
+		forget_held(m, c);
+		c->waiting = c->contended = false;
+		if (!c->unknown)
+			c->unknown_since = e->ts;
+		c->unknown = true;
+	}
+}
+
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
@@ -496,6 +534,11 @@ void model_apply(struct model *m, const struct trace_index *ix)
 
 	if (e->type <= EV_sched_step || e->type == EV_violation)
 		c = cpu_slot(m, e->cpu);
+	if (c && c->last_ev == UINT64_MAX && m->gaps && e->ts <= m->gap_end) {
+		/* First seen inside a loss window: its earlier events may be lost. */
+		c->unknown = true;
+		c->unknown_since = e->ts;
+	}
 	switch (e->type) {
 	case EV_lock_acquire:
 	case EV_lock_contended:
@@ -511,8 +554,8 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->flags ^= (uint32_t)(e->val >> 32) ^ (uint32_t)e->val;
 		break;
 	case EV_inode_ref:
-		inode_get(m, e->obj)->count += (int32_t)(uint32_t)e->val -
-					       (int32_t)(uint32_t)(e->val >> 32);
+		inode_get(m, e->obj)->count +=
+			(int32_t)(uint32_t)e->val - (int32_t)(uint32_t)(e->val >> 32);
 		break;
 	case EV_inode_list: {
 		struct inode_state *s = inode_get(m, e->obj);
@@ -556,6 +599,8 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
 		break;
 	case EV_op_begin:
+		if (c->unknown && e->ts > m->gap_end)
+			cpu_known_again(m, c);
 		c->in_op = true;
 		c->op = e->a;
 		c->op_obj = e->obj;
@@ -569,7 +614,7 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	case EV_discarded_events:
 	case EV_discarded_packets:
 		m->discards++;
-		m->after_gap = true;
+		model_gap(m, ix, e);
 		break;
 	default:
 		break;
@@ -581,36 +626,13 @@ void model_apply(struct model *m, const struct trace_index *ix)
 
 /* ---- the documented order ---------------------------------------------- */
 
-void model_set_order(struct model *m, const char *text)
+void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n, bool known)
 {
 	memset(&m->order, 0, sizeof(m->order));
-	if (!text || !*text)
-		return;
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s", text);
-	char *save1;
-	for (char *chain = strtok_r(buf, ";", &save1); chain;
-	     chain = strtok_r(NULL, ";", &save1)) {
-		int prev = -1;
-		char *save2;
-		for (char *name = strtok_r(chain, ">", &save2); name;
-		     name = strtok_r(NULL, ">", &save2)) {
-			while (*name == ' ')
-				name++;
-			char *end = name + strlen(name);
-			while (end > name && end[-1] == ' ')
-				*--end = 0;
-			int cls = lock_class_by_name(name);
-			if (cls < 0 || cls >= MODEL_MAX_CLASSES) {
-				prev = -1;
-				continue;
-			}
-			if (prev >= 0)
-				m->order.outer[prev] |= 1ULL << cls;
-			prev = cls;
-			m->order.known = true;
-		}
-	}
+	m->order.known = known;
+	for (uint32_t i = 0; i < n; i++)
+		if (rules[i].outer < MODEL_MAX_CLASSES && rules[i].inner < MODEL_MAX_CLASSES)
+			m->order.outer[rules[i].outer] |= 1ULL << rules[i].inner;
 	/* Transitive closure (Warshall over at most 64 classes). */
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
 		for (int i = 0; i < MODEL_MAX_CLASSES; i++)
@@ -621,7 +643,8 @@ void model_set_order(struct model *m, const char *text)
 /* ---- checkpoints ---------------------------------------------------------- */
 
 struct ckpt_head {
-	uint64_t pos, violations, discards, unmatched;
+	uint64_t pos, violations, discards, unmatched, unmatched_known, gaps;
+	int64_t gap_end;
 	uint32_t ncpu, cpu_cap, nedges, nlocks, ninodes;
 	uint8_t after_gap, bad;
 };
@@ -629,21 +652,26 @@ struct ckpt_head {
 void *model_save(const struct model *m, size_t *size)
 {
 	struct ckpt_head h = {
-		.pos = m->pos, .violations = m->violations,
-		.discards = m->discards, .unmatched = m->unmatched_releases,
-		.ncpu = m->ncpu, .cpu_cap = m->cpu_cap, .nedges = m->nedges,
-		.nlocks = m->locks.n, .ninodes = m->inodes.n,
-		.after_gap = m->after_gap, .bad = m->bad,
+		.pos = m->pos,
+		.violations = m->violations,
+		.discards = m->discards,
+		.unmatched = m->unmatched_releases,
+		.unmatched_known = m->unmatched_known,
+		.gaps = m->gaps,
+		.gap_end = m->gap_end,
+		.ncpu = m->ncpu,
+		.cpu_cap = m->cpu_cap,
+		.nedges = m->nedges,
+		.nlocks = m->locks.n,
+		.ninodes = m->inodes.n,
+		.after_gap = m->after_gap,
+		.bad = m->bad,
 	};
 	size_t lsz = sizeof(uint64_t) + sizeof(struct lock_inst);
 	size_t isz = sizeof(uint64_t) + sizeof(struct inode_state);
-	size_t n = sizeof(h) + sizeof(m->stats) +
-		   m->nedges * sizeof(struct lock_edge) +
-		   (m->cpu_cap + 1) * sizeof(struct cpu_state) + h.nlocks * lsz +
-		   h.ninodes * isz;
-	char *blob = malloc(n), *p = blob;
-	if (!blob)
-		return NULL;
+	size_t n = sizeof(h) + sizeof(m->stats) + m->nedges * sizeof(struct lock_edge) +
+		   (m->cpu_cap + 1) * sizeof(struct cpu_state) + h.nlocks * lsz + h.ninodes * isz;
+	char *blob = xmalloc(n), *p = blob;
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	memcpy(p, m->stats, sizeof(m->stats));
@@ -658,8 +686,7 @@ void *model_save(const struct model *m, size_t *size)
 	for (uint32_t i = 0; i < m->locks.cap; i++)
 		if (m->locks.keys[i]) {
 			memcpy(p, &m->locks.keys[i], sizeof(uint64_t));
-			memcpy(p + sizeof(uint64_t), oval(&m->locks, i),
-			       sizeof(struct lock_inst));
+			memcpy(p + sizeof(uint64_t), oval(&m->locks, i), sizeof(struct lock_inst));
 			p += lsz;
 		}
 	for (uint32_t i = 0; i < m->inodes.cap; i++)
@@ -685,6 +712,9 @@ void model_restore(struct model *m, const void *blob, size_t size)
 	m->violations = h.violations;
 	m->discards = h.discards;
 	m->unmatched_releases = h.unmatched;
+	m->unmatched_known = h.unmatched_known;
+	m->gaps = h.gaps;
+	m->gap_end = h.gap_end;
 	m->after_gap = h.after_gap;
 	m->bad = h.bad;
 	memcpy(m->stats, p, sizeof(m->stats));
@@ -695,7 +725,7 @@ void model_restore(struct model *m, const void *blob, size_t size)
 	for (unsigned i = 0; i < h.nedges; i++)
 		m->edge_ix[m->edges[i].from][m->edges[i].to] = (uint16_t)(i + 1);
 	if (h.cpu_cap > m->cpu_cap) {
-		m->cpu = realloc(m->cpu, h.cpu_cap * sizeof(struct cpu_state));
+		m->cpu = xrealloc(m->cpu, h.cpu_cap * sizeof(struct cpu_state));
 		m->cpu_cap = h.cpu_cap;
 	}
 	for (unsigned i = 0; i < m->cpu_cap; i++)
@@ -709,15 +739,13 @@ void model_restore(struct model *m, const void *blob, size_t size)
 	for (uint32_t i = 0; i < h.nlocks; i++) {
 		uint64_t k;
 		memcpy(&k, p, sizeof(k));
-		memcpy(omap_put(&m->locks, k - 1), p + sizeof(k),
-		       sizeof(struct lock_inst));
+		memcpy(omap_put(&m->locks, k - 1), p + sizeof(k), sizeof(struct lock_inst));
 		p += sizeof(k) + sizeof(struct lock_inst);
 	}
 	for (uint32_t i = 0; i < h.ninodes; i++) {
 		uint64_t k;
 		memcpy(&k, p, sizeof(k));
-		memcpy(omap_put(&m->inodes, k - 1), p + sizeof(k),
-		       sizeof(struct inode_state));
+		memcpy(omap_put(&m->inodes, k - 1), p + sizeof(k), sizeof(struct inode_state));
 		p += sizeof(k) + sizeof(struct inode_state);
 	}
 }

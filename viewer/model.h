@@ -24,8 +24,8 @@
 struct held_lock {
 	uint8_t cls, site, trylock;
 	uint32_t obj;
-	int64_t since;      /* ts when acquired */
-	uint64_t ev;        /* event number of the lock_acquired */
+	int64_t since; /* ts when acquired */
+	uint64_t ev;   /* event number of the lock_acquired */
 };
 
 struct cpu_state {
@@ -36,18 +36,27 @@ struct cpu_state {
 	uint8_t wait_cls, wait_site;
 	uint32_t wait_obj;
 	uint64_t wait_ev;
-	int16_t wait_holder;   /* from lock_contended */
+	int16_t wait_holder; /* from lock_contended */
+	/*
+	 * Events of this CPU may have been lost (a discard record, a stream
+	 * that ended early): what it holds and waits for is unknown, and
+	 * held[] only lists what it was seen to take since.  It is known
+	 * again at its first op_begin after the loss window (gap_end): the
+	 * simulator holds no lock between operations.
+	 */
+	bool unknown;
+	int64_t unknown_since; /* ts of the loss that made it unknown */
 	/* the operation in progress */
 	bool in_op;
 	uint8_t op;
 	uint32_t op_obj;
-	uint64_t last_ev;      /* last event of this CPU, or UINT64_MAX */
+	uint64_t last_ev; /* last event of this CPU, or UINT64_MAX */
 };
 
 struct class_stats {
 	uint64_t acquisitions, contentions, bounces, trylock_failures;
 	uint64_t wait_total, wait_max, hold_total, hold_max;
-	uint64_t wait_min, hold_min;   /* UINT64_MAX until seen */
+	uint64_t wait_min, hold_min; /* UINT64_MAX until seen */
 };
 
 struct lock_edge {
@@ -55,7 +64,9 @@ struct lock_edge {
 	uint8_t first_site, first_held_site;
 	uint32_t count;
 	uint64_t first_ev;
-	int8_t verdict;   /* +1 documented, -1 against the order, 0 unknown */
+	int8_t verdict; /* +1 documented, -1 against the order, 0 unknown */
+	uint8_t lossy;  /* first seen after events were lost: a verdict
+			   * against the order is then not trusted */
 };
 
 struct inode_state {
@@ -63,21 +74,24 @@ struct inode_state {
 	int32_t count;
 	uint32_t nlink;
 	uint32_t sb;
-	uint16_t lists;       /* bit per ICACHE_LISTS entry */
-	uint8_t lives;        /* 2 while a reused number's old life ends */
+	uint16_t lists; /* bit per ICACHE_LISTS entry */
+	uint8_t lives;  /* 2 while a reused number's old life ends */
 	uint64_t alloc_ev;
 };
 
 /* A small open-addressing map from a 64-bit key to a fixed-size value. */
 struct omap {
-	uint64_t *keys;        /* key + 1; 0 = empty */
+	uint64_t *keys; /* key + 1; 0 = empty */
 	void *vals;
 	uint32_t cap, n, vsize;
 };
 
 struct lock_inst {
-	int16_t holder;        /* -1 free */
-	int16_t last_cpu;      /* -1 never taken (lock_stat bounces) */
+	int16_t holder;   /* -1 free */
+	int16_t last_cpu; /* -1 never taken (lock_stat bounces) */
+	uint8_t doubtful; /* taken while its holder's state was unknown
+				* or inside a loss window: its release may be
+				* lost, so a second holder is no proof */
 	uint64_t held_ev;
 };
 
@@ -88,21 +102,24 @@ struct lock_order {
 };
 
 struct model {
-	uint64_t pos;                 /* events applied */
+	uint64_t pos; /* events applied */
 	unsigned ncpu, cpu_cap;
 	struct cpu_state *cpu;
-	struct cpu_state nocpu;       /* events with cpu = 0xffff */
+	struct cpu_state nocpu; /* events with cpu = 0xffff */
 	struct class_stats stats[MODEL_MAX_CLASSES];
 	unsigned nedges;
 	struct lock_edge edges[MODEL_MAX_EDGES];
 	uint16_t edge_ix[MODEL_MAX_CLASSES][MODEL_MAX_CLASSES]; /* 1-based */
-	struct omap locks;            /* (cls<<32|obj) -> lock_inst */
-	struct omap inodes;           /* obj -> inode_state */
+	struct omap locks;                                      /* (cls<<32|obj) -> lock_inst */
+	struct omap inodes;                                     /* obj -> inode_state */
 	struct lock_order order;
-	uint64_t violations;          /* violation events so far */
-	uint64_t discards;            /* discard messages so far */
+	uint64_t violations; /* violation events so far */
+	uint64_t discards;   /* discard messages so far */
 	uint64_t unmatched_releases;
-	bool after_gap;               /* events were lost: tolerate */
+	uint64_t unmatched_known; /* ... by a CPU whose state was known */
+	bool after_gap;           /* events were lost somewhere before */
+	int64_t gap_end;          /* end of the latest loss window */
+	uint64_t gaps;            /* loss windows and stream cuts so far */
 	/* the first inconsistency: two holders of one lock */
 	bool bad;
 	uint64_t bad_ev;
@@ -127,13 +144,14 @@ void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos);
 void *model_save(const struct model *m, size_t *size);
 void model_restore(struct model *m, const void *blob, size_t size);
 
-/* Parse "a > b > c; d > b" into m->order (transitively closed). */
-void model_set_order(struct model *m, const char *text);
+/* Load the documented order (transitively closed) from its rules, as the
+ * trace's order_rule events gave them; known = false: the trace does not
+ * say (every edge is then "undocumented"). */
+void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n, bool known);
 
 /* Lookups. */
 const struct inode_state *model_inode(const struct model *m, uint32_t obj);
-const struct lock_inst *model_lock(const struct model *m, int cls,
-				   uint32_t obj);
+const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj);
 /* A CPU's state (IX_NO_CPU for the thread without one); never NULL. */
 const struct cpu_state *model_cpu(const struct model *m, unsigned cpu);
 /* Iterate the live inodes: *it starts at 0; returns false at the end. */
@@ -144,7 +162,7 @@ bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
 void omap_init(struct omap *m, uint32_t vsize);
 void omap_free(struct omap *m);
 void *omap_get(const struct omap *m, uint64_t key);
-void *omap_put(struct omap *m, uint64_t key);   /* zeroed when new */
+void *omap_put(struct omap *m, uint64_t key); /* zeroed when new */
 void omap_del(struct omap *m, uint64_t key);
 
 #endif

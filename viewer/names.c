@@ -10,8 +10,11 @@
 #include "tracepoints/icache_names.h"
 #include "viewer/names.h"
 
+#define EVN(name, sched, text) #name,
+static const char *const ev_names[] = { ICACHE_EVENTS(EVN) "discarded_events",
+					"discarded_packets" };
+#undef EVN
 #define X(n) #n,
-static const char *const ev_names[] = { IX_EVENT_TYPES(X) };
 static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
 static const char *const site_names[] = { ICACHE_SITES(X) };
 static const char *const list_names[] = { ICACHE_LISTS(X) };
@@ -43,25 +46,61 @@ static const char *unknown_name(const char *kind, int v)
 static const char *pick(const char *const *tab, int n, int v, const char *kind)
 {
 	if (v == 255)
-		return "-";     /* 8-bit enum fields: 255 = not applicable */
+		return "-"; /* 8-bit enum fields: 255 = not applicable */
 	if (v >= 0 && v < n)
 		return tab[v];
 	return unknown_name(kind, v);
 }
 
-const char *ev_type_name(int t) { return pick(ev_names, NELEM(ev_names), t, "ev"); }
-const char *lock_class_label(int c) { return pick(class_names, NELEM(class_names), c, "cls"); }
-const char *site_label(int s) { return pick(site_names, NELEM(site_names), s, "site"); }
-const char *list_label(int l) { return pick(list_names, NELEM(list_names), l, "list"); }
-const char *list_action_label(int a) { return pick(lact_names, NELEM(lact_names), a, "act"); }
-const char *op_label(int o) { return pick(op_names, NELEM(op_names), o, "op"); }
-const char *violation_label(int k) { return pick(viol_names, NELEM(viol_names), k, "viol"); }
+const char *ev_type_name(int t)
+{
+	return pick(ev_names, NELEM(ev_names), t, "ev");
+}
+const char *lock_class_label(int c)
+{
+	return pick(class_names, NELEM(class_names), c, "cls");
+}
+const char *site_label(int s)
+{
+	return pick(site_names, NELEM(site_names), s, "site");
+}
+const char *list_label(int l)
+{
+	return pick(list_names, NELEM(list_names), l, "list");
+}
+const char *list_action_label(int a)
+{
+	return pick(lact_names, NELEM(lact_names), a, "act");
+}
+const char *op_label(int o)
+{
+	return pick(op_names, NELEM(op_names), o, "op");
+}
+const char *violation_label(int k)
+{
+	return pick(viol_names, NELEM(viol_names), k, "viol");
+}
 
-int nr_lock_class_labels(void) { return NELEM(class_names); }
-int nr_site_labels(void) { return NELEM(site_names); }
-int nr_list_labels(void) { return NELEM(list_names); }
-int nr_op_labels(void) { return NELEM(op_names); }
-int nr_violation_labels(void) { return NELEM(viol_names); }
+int nr_lock_class_labels(void)
+{
+	return NELEM(class_names);
+}
+int nr_site_labels(void)
+{
+	return NELEM(site_names);
+}
+int nr_list_labels(void)
+{
+	return NELEM(list_names);
+}
+int nr_op_labels(void)
+{
+	return NELEM(op_names);
+}
+int nr_violation_labels(void)
+{
+	return NELEM(viol_names);
+}
 
 static int find(const char *const *tab, int n, const char *s)
 {
@@ -71,9 +110,18 @@ static int find(const char *const *tab, int n, const char *s)
 	return -1;
 }
 
-int ev_type_by_name(const char *s) { return find(ev_names, NELEM(ev_names), s); }
-int lock_class_by_name(const char *s) { return find(class_names, NELEM(class_names), s); }
-int site_by_name(const char *s) { return find(site_names, NELEM(site_names), s); }
+int ev_type_by_name(const char *s)
+{
+	return find(ev_names, NELEM(ev_names), s);
+}
+int lock_class_by_name(const char *s)
+{
+	return find(class_names, NELEM(class_names), s);
+}
+int site_by_name(const char *s)
+{
+	return find(site_names, NELEM(site_names), s);
+}
 
 int state_flag_by_name(const char *s)
 {
@@ -98,14 +146,12 @@ char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len)
 			continue;
 		flags &= ~(1u << flag_names[i].bit);
 		const char *n = flag_names[i].name + (brief ? 2 : 0);
-		int w = snprintf(buf + off, off < len ? len - off : 0, "%s%s",
-				 off ? "|" : "", n);
+		int w = snprintf(buf + off, off < len ? len - off : 0, "%s%s", off ? "|" : "", n);
 		if (w > 0)
 			off += (size_t)w;
 	}
 	if (flags)
-		snprintf(buf + off, off < len ? len - off : 0, "%s0x%x",
-			 off ? "|" : "", flags);
+		snprintf(buf + off, off < len ? len - off : 0, "%s0x%x", off ? "|" : "", flags);
 	return buf;
 }
 

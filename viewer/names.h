@@ -12,18 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One entry per icache event, in the order of tracepoints/icache_tp.h,
- * plus the two kinds of loss babeltrace2 reports as messages. */
-#define IX_EVENT_TYPES(X)                                                    \
-	X(lock_acquire) X(lock_contended) X(lock_acquired) X(lock_release)   \
-	X(lock_trylock) X(inode_state) X(inode_ref) X(inode_list)            \
-	X(inode_alloc) X(inode_free) X(inode_nlink) X(op_begin) X(op_end)    \
-	X(sched_step) X(violation) X(run_begin) X(run_end)                   \
-	X(discarded_events) X(discarded_packets)
+#include "tracepoints/icache_events.h"
 
-#define X(n) EV_##n,
-enum ix_type { IX_EVENT_TYPES(X) EV__COUNT };
-#undef X
+/* One entry per row of the event table (tracepoints/icache_events.h), in
+ * its order, plus the two kinds of loss babeltrace2 reports as messages. */
+#define IX_EV_ROW_(name, sched, text) EV_##name,
+enum ix_type { ICACHE_EVENTS(IX_EV_ROW_) EV_discarded_events, EV_discarded_packets, EV__COUNT };
+#undef IX_EV_ROW_
+
+/* One rule of a scheme's documented lock order (an order_rule event). */
+struct order_rule {
+	uint8_t outer, inner;
+};
 
 /* Simulated CPU field value meaning "no CPU" (the main thread). */
 #define IX_NO_CPU 0xffffu
@@ -48,7 +48,7 @@ int nr_violation_labels(void);
 int ev_type_by_name(const char *s);
 int lock_class_by_name(const char *s);
 int site_by_name(const char *s);
-int state_flag_by_name(const char *s);   /* "I_FREEING" or "FREEING": bit */
+int state_flag_by_name(const char *s); /* "I_FREEING" or "FREEING": bit */
 
 /* "I_NEW|I_REFERENCED" (or "0"); short=1 drops the "I_" prefixes. */
 char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
@@ -61,7 +62,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	if (r.h < 3)
 		return;
 	int prefix = 19;
-	int nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0);  /* last: no CPU */
+	int nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
 	int lane_w = (r.w - prefix) / (nl ? nl : 1);
 	int first = 0, shown = nl;
 	if (lane_w < 14) {
@@ -122,8 +123,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 			int x = r.x + prefix + (lane - first) * lane_w;
 			canvas_text(c, x, y, lane_w - 1, role, txt);
 		} else {
-			canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM,
-				      "(cpu%d) %s", (int)(int16_t)e->cpu, txt);
+			canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(cpu%d) %s",
+				      (int)(int16_t)e->cpu, txt);
 		}
 		for (int l = first + 1; l < first + shown && l < nl; l++) {
 			int x = r.x + prefix + (l - first) * lane_w - 1;
@@ -142,8 +143,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 
 /* ---- held locks ------------------------------------------------------------ */
 
-static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
-		    unsigned cpu, const struct cpu_state *s)
+static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
+		    const struct cpu_state *s)
 {
 	const struct trace_index *ix = a->ix;
 	int64_t now = ix->ev[a->cur].ts;
@@ -154,6 +155,13 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
 		snprintf(name, sizeof(name), "cpu%u", cpu);
 	if (y >= r.y + r.h)
 		return y;
+	if (s->unknown) {
+		/* Its events may be lost: say so rather than show stale locks. */
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      "%s  STATE UNKNOWN since +%s (events lost): held locks not known",
+			      name, fmt_dur(s->unknown_since - ix_t0(ix), d, sizeof(d)));
+		return y;
+	}
 	if (s->in_op)
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  in %s %" PRIu64 "%s", name,
 			      op_label(s->op), ix_id_value(ix, s->op_obj),
@@ -163,12 +171,10 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
 			      s->nheld ? "" : "idle, no lock held");
 	for (int i = 0; i < s->nheld && y < r.y + r.h; i++) {
 		const struct held_lock *h = &s->held[i];
-		canvas_printf(c, r.x, y++, r.w, R_HOLD,
-			      " %s%d %-18s %-10" PRIu64 " %10s %s%s",
+		canvas_printf(c, r.x, y++, r.w, R_HOLD, " %s%d %-18s %-10" PRIu64 " %10s %s%s",
 			      glyph(c, G_HOLD), i + 1, lock_class_label(h->cls),
-			      ix_id_value(ix, h->obj),
-			      fmt_dur(now - h->since, d, sizeof(d)), site_label(h->site),
-			      h->trylock ? " (trylock)" : "");
+			      ix_id_value(ix, h->obj), fmt_dur(now - h->since, d, sizeof(d)),
+			      site_label(h->site), h->trylock ? " (trylock)" : "");
 	}
 	if (s->waiting && y < r.y + r.h) {
 		const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj);
@@ -178,8 +184,7 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y,
 		canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s %s %s %" PRIu64 " at %s, %s%s",
 			      glyph(c, G_WAIT), s->contended ? "WAITS for" : "acquiring",
 			      lock_class_label(s->wait_cls), ix_id_value(ix, s->wait_obj),
-			      site_label(s->wait_site), who,
-			      s->contended ? " (contended)" : "");
+			      site_label(s->wait_site), who, s->contended ? " (contended)" : "");
 	}
 	return y;
 }
@@ -192,7 +197,7 @@ static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
 		const struct cpu_state *s = model_cpu(a->m, cpu);
 		if (y < r.y) {
-			int lines = 1 + s->nheld + (s->waiting ? 1 : 0);
+			int lines = s->unknown ? 1 : 1 + s->nheld + (s->waiting ? 1 : 0);
 			if (y + lines <= r.y) {
 				y += lines;
 				continue;
@@ -206,21 +211,21 @@ static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 		y = draw_cpu(a, c, clip, y, IX_NO_CPU, n);
 	if (y < r.y + r.h && a->m->discards)
 		canvas_printf(c, r.x, y, r.w, R_BAD,
-			      "%s events were lost before this point: state may be stale",
+			      "%s events were lost before this point: a CPU's state is known "
+			      "again at its next operation",
 			      glyph(c, G_WARN));
 }
 
 /* ---- inode history -------------------------------------------------------------- */
 
-enum { H_ALLOC, H_FREE, H_STATE, H_WILLFREE, H_FREEING, H_REF, H_NLINK,
-       H_WAITED, H_SKIPPED };
+enum { H_ALLOC, H_FREE, H_STATE, H_WILLFREE, H_FREEING, H_REF, H_NLINK, H_WAITED, H_SKIPPED };
 
 static void hist_add(struct inode_hist *h, uint64_t ev, int kind)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? h->cap * 2 : 256;
-		h->ev = realloc(h->ev, h->cap * sizeof(*h->ev));
-		h->kind = realloc(h->kind, h->cap);
+		h->ev = xrealloc(h->ev, h->cap * sizeof(*h->ev));
+		h->kind = xrealloc(h->kind, h->cap);
 	}
 	h->ev[h->n] = ev;
 	h->kind[h->n++] = (uint8_t)kind;
@@ -283,8 +288,10 @@ void inode_hist_build(struct app *a, uint32_t obj)
 		case EV_lock_release:
 			if (e->a == ilock && pending[cpu]) {
 				pending[cpu] = false;
-				hist_add(h, i, !strcmp(site_label(e->site), "wait_on_freeing_inode")
-						       ? H_WAITED : H_SKIPPED);
+				hist_add(h, i,
+					 !strcmp(site_label(e->site), "wait_on_freeing_inode") ?
+						 H_WAITED :
+						 H_SKIPPED);
 			}
 			break;
 		default:
@@ -293,8 +300,7 @@ void inode_hist_build(struct app *a, uint32_t obj)
 	}
 }
 
-static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
-		      uint32_t k, bool future)
+static void hist_line(struct app *a, struct canvas *c, int x, int y, int w, uint32_t k, bool future)
 {
 	const struct trace_index *ix = a->ix;
 	uint64_t i = a->hist.ev[k];
@@ -306,11 +312,13 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 	const char *mark = here ? glyph(c, G_CURSOR) : " ";
 	switch (a->hist.kind[k]) {
 	case H_ALLOC:
-		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d allocated (nlink %u)",
-			      mark, i, cpu, (unsigned)e->val);
+		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE,
+			      "%s%8" PRIu64 " cpu%-2d allocated (nlink %u)", mark, i, cpu,
+			      (unsigned)e->val);
 		break;
 	case H_FREE:
-		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d freed", mark, i, cpu);
+		canvas_printf(c, x, y, w, future ? R_DIM : R_TITLE, "%s%8" PRIu64 " cpu%-2d freed",
+			      mark, i, cpu);
 		break;
 	case H_WILLFREE:
 		canvas_printf(c, x, y, w, future ? R_DIM : R_WILLFREE,
@@ -325,12 +333,12 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 	case H_STATE:
 		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
 		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
-		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d %s>%s %s", mark, i,
-			      cpu, f1, f2, site_label(e->site));
+		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d %s>%s %s", mark, i, cpu, f1,
+			      f2, site_label(e->site));
 		break;
 	case H_REF:
-		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d i_count %d>%d %s", mark, i, cpu,
-			      (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
+		canvas_printf(c, x, y, w, role, "%s%8" PRIu64 " cpu%-2d i_count %d>%d %s", mark, i,
+			      cpu, (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
 			      site_label(e->site));
 		break;
 	case H_NLINK:
@@ -344,8 +352,8 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w,
 		break;
 	case H_SKIPPED:
 		canvas_printf(c, x, y, w, future ? R_DIM : R_WAIT,
-			      "%s%8" PRIu64 " cpu%-2d saw it freeing and SKIPPED it (%s)", mark,
-			      i, cpu, site_label(e->site));
+			      "%s%8" PRIu64 " cpu%-2d saw it freeing and SKIPPED it (%s)", mark, i,
+			      cpu, site_label(e->site));
 		break;
 	}
 	if (here)
@@ -369,8 +377,9 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 	char fl[160];
 	if (s) {
 		state_flags_str(s->flags, 0, fl, sizeof(fl));
-		int role = s->flags & flag_freeing() ? R_FREEING :
-			   s->flags & flag_will_free() ? R_WILLFREE : R_NORMAL;
+		int role = s->flags & flag_freeing()   ? R_FREEING :
+			   s->flags & flag_will_free() ? R_WILLFREE :
+							 R_NORMAL;
 		canvas_printf(c, r.x, y++, r.w, role, "i_state %s", fl);
 		char lists[120] = "";
 		for (int l = 0; l < nr_list_labels() && l < 16; l++)
@@ -380,7 +389,8 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 		canvas_printf(c, r.x, y++, r.w, R_NORMAL, "i_count %d  i_nlink %u  sb %u  lists:%s",
 			      s->count, s->nlink, s->sb, lists[0] ? lists : " none");
 	} else {
-		canvas_text(c, r.x, y++, r.w, R_DIM, "not allocated at the cursor (freed, or not yet)");
+		canvas_text(c, r.x, y++, r.w, R_DIM,
+			    "not allocated at the cursor (freed, or not yet)");
 		y++;
 	}
 	/* The owner: the last I_WILL_FREE / I_FREEING setter at or before the cursor. */
@@ -399,8 +409,10 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 	}
 	if (owner_k >= 0 && s) {
 		const struct ix_event *e = &ix->ev[a->hist.ev[owner_k]];
-		canvas_printf(c, r.x, y++, r.w, a->hist.kind[owner_k] == H_FREEING ? R_FREEING : R_WILLFREE,
-			      "handoff: cpu%d set %s at #%" PRIu64 " in %s; others must skip or wait",
+		canvas_printf(c, r.x, y++, r.w,
+			      a->hist.kind[owner_k] == H_FREEING ? R_FREEING : R_WILLFREE,
+			      "handoff: cpu%d set %s at #%" PRIu64
+			      " in %s; others must skip or wait",
 			      (int)(int16_t)e->cpu,
 			      a->hist.kind[owner_k] == H_FREEING ? "I_FREEING" : "I_WILL_FREE",
 			      a->hist.ev[owner_k], site_label(e->site));
@@ -475,12 +487,21 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 	const struct ix_run *run = ix_run0(a->ix);
 	int y = r.y;
 	canvas_printf(c, r.x, y++, r.w, R_DIM, "documented: %s",
-		      run && *ix_str(a->ix, run->order) ? ix_str(a->ix, run->order) : "(none in trace)");
-	unsigned against = 0;
-	for (unsigned k = 0; k < m->nedges; k++)
+		      !a->ix->order_known ? "(not given as data in this trace)" :
+		      run                 ? ix_str(a->ix, run->order) :
+					    "");
+	unsigned against = 0, lossy = 0;
+	for (unsigned k = 0; k < m->nedges; k++) {
 		against += m->edges[k].verdict < 0;
+		lossy += m->edges[k].lossy && m->edges[k].verdict < 0;
+	}
 	int path[MODEL_MAX_CLASSES + 1];
 	int n = find_cycle(m, path);
+	bool cycle_lossy = false;
+	for (int i = 0; i < n; i++) {
+		uint16_t k = m->edge_ix[path[i]][path[i + 1]];
+		cycle_lossy |= k && m->edges[k - 1].lossy;
+	}
 	if (n) {
 		char buf[300];
 		size_t o = 0;
@@ -488,19 +509,31 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? " --> " : "",
 					      lock_class_label(path[i]));
 		canvas_printf(c, r.x, y++, r.w, R_BAD,
-			      "%s possible circular locking dependency: %s", glyph(c, G_CROSS), buf);
+			      "%s possible circular locking dependency%s: %s", glyph(c, G_CROSS),
+			      cycle_lossy ? " (UNRELIABLE: after lost events)" : "", buf);
 	}
-	canvas_printf(c, r.x, y++, r.w, R_TITLE, "%u edges held -> taken so far, %u against the order",
-		      m->nedges, against);
+	canvas_printf(c, r.x, y++, r.w, R_TITLE,
+		      "%u edges held -> taken so far, %u against the order%s", m->nedges, against,
+		      lossy ? " (some UNRELIABLE: after lost events)" : "");
 	for (unsigned k = (unsigned)a->scroll[3]; k < m->nedges && y < r.y + r.h; k++) {
 		const struct lock_edge *e = &m->edges[k];
 		const char *g = e->verdict > 0 ? glyph(c, G_CHECK) :
-				e->verdict < 0 ? glyph(c, G_CROSS) : "?";
-		canvas_printf(c, r.x, y++, r.w, e->verdict < 0 ? R_BAD : e->verdict > 0 ? R_GOOD : R_NORMAL,
-			      "%s %-18s %s %-18s x%-7u first %s #%" PRIu64 "%s", g,
-			      lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
-			      e->count, site_label(e->first_site), e->first_ev,
-			      e->verdict < 0 ? "  AGAINST THE ORDER" : e->verdict == 0 ? "  undocumented" : "");
+				e->verdict < 0 ? glyph(c, G_CROSS) :
+						 "?";
+		canvas_printf(
+			c, r.x, y++, r.w,
+			e->verdict < 0 ? R_BAD :
+			e->verdict > 0 ? R_GOOD :
+					 R_NORMAL,
+			"%s %-18s %s %-18s x%-7u first %s #%" PRIu64 "%s", g,
+			lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
+			e->count, site_label(e->first_site), e->first_ev,
+			e->lossy && e->verdict < 0 ?
+				"  AGAINST THE ORDER? unreliable (after lost events)" :
+			e->verdict < 0  ? "  AGAINST THE ORDER" :
+			e->verdict == 0 ? (m->order.known ? "  undocumented" : "  order unknown") :
+			e->lossy        ? "  (after lost events)" :
+					  "");
 	}
 }
 
@@ -525,8 +558,8 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 			      "class", "acq", "cont", "bounce", "try-f", "wait-us", "wmax-us",
 			      "hold-us", "hmax-us");
 	else
-		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%-12s %8s %6s %6s %4s %10s",
-			      "class", "acq", "cont", "bounce", "tryf", "wait-us");
+		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%-12s %8s %6s %6s %4s %10s", "class",
+			      "acq", "cont", "bounce", "tryf", "wait-us");
 	for (int k = 0; k < MODEL_MAX_CLASSES && y < r.y + r.h - 1; k++) {
 		const struct class_stats *s = &m->stats[k];
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
@@ -536,19 +569,26 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 			n += 6;
 		if (!wide) {
 			canvas_printf(c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
-				      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64 " %10s",
+				      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64
+				      " %10s",
 				      n, s->acquisitions, s->contentions, s->bounces,
 				      s->trylock_failures, us(s->wait_total, b1, sizeof(b1)));
 			continue;
 		}
 		canvas_printf(c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
-			      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64 " %9s %8s %9s %8s",
+			      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64
+			      " %9s %8s %9s %8s",
 			      n, s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
 			      us(s->wait_total, b1, sizeof(b1)), us(s->wait_max, b2, sizeof(b2)),
 			      us(s->hold_total, b3, sizeof(b3)), us(s->hold_max, b4, sizeof(b4)));
 	}
 	if (y >= r.y + r.h)
 		return;
+	if (!ix_complete(a->ix) && y < r.y + r.h - 1)
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      "%s INCOMPLETE trace: figures cover only "
+			      "what was recorded%s",
+			      glyph(c, G_WARN), m->discards ? "; lost events undercount them" : "");
 	canvas_printf(c, r.x, y++, r.w, m->violations ? R_BAD : R_GOOD,
 		      "validator reports so far: %" PRIu64, m->violations);
 	/* The latest reports at or before the cursor. */
@@ -563,10 +603,7 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 }
 
 const struct pane panes[] = {
-	{ "Events by CPU", draw_lanes },
-	{ "Held locks", draw_locks },
-	{ "Inode", draw_inode },
-	{ "Lock order", draw_graph },
-	{ "lock_stat", draw_stats },
+	{ "Events by CPU", draw_lanes }, { "Held locks", draw_locks }, { "Inode", draw_inode },
+	{ "Lock order", draw_graph },    { "lock_stat", draw_stats },
 };
 const int npanes = sizeof(panes) / sizeof(panes[0]);

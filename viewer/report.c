@@ -12,6 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/json.h"
+#include "lib/lockstat.h"
+#include "lib/xalloc.h"
 #include "viewer/report.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
@@ -27,31 +30,6 @@ char *fmt_dur(int64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s%.6f s", sign, (double)a / 1e9);
 	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_name(FILE *f, const char *s, bool valid)
-{
-	if (valid)
-		json_str(f, s);
-	else
-		fputs("null", f);
 }
 
 static bool class_used(const struct class_stats *s)
@@ -85,10 +63,9 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The live inodes, as (ino, obj) pairs sorted by ino. */
-static uint64_t *sorted_inodes(const struct trace_index *ix,
-			       const struct model *m, uint32_t *n)
+static uint64_t *sorted_inodes(const struct trace_index *ix, const struct model *m, uint32_t *n)
 {
-	uint64_t *v = malloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
+	uint64_t *v = xmalloc((m->inodes.n + 1) * 2 * sizeof(uint64_t));
 	uint32_t it = 0, obj, k = 0;
 	const struct inode_state *st;
 	while (model_next_inode(m, &it, &obj, &st)) {
@@ -101,9 +78,82 @@ static uint64_t *sorted_inodes(const struct trace_index *ix,
 	return v;
 }
 
-static const char *verdict_str(int v)
+static const char *verdict_str(const struct model *m, const struct lock_edge *e)
 {
+	int v = e->verdict;
+	if (!m->order.known)
+		return e->lossy ? "order unknown (first seen after lost events)" : "order unknown";
+	if (e->lossy)
+		return v > 0 ? "documented (first seen after lost events)" :
+		       v < 0 ? "AGAINST THE ORDER? unreliable: first seen after lost events" :
+			       "undocumented (first seen after lost events)";
 	return v > 0 ? "documented" : v < 0 ? "AGAINST THE ORDER" : "undocumented";
+}
+
+/* The completeness verdict and its reasons, one per line. */
+static void summary_health(FILE *f, const struct trace_index *ix)
+{
+	if (ix_complete(ix)) {
+		fprintf(f, "complete   yes\n");
+		return;
+	}
+	fprintf(f,
+		"complete   NO: INCOMPLETE TRACE, %u reason%s (figures and verdicts "
+		"below cover only what was recorded):\n",
+		ix->nreasons, ix->nreasons == 1 ? "" : "s");
+	for (uint32_t i = 0; i < ix->nreasons; i++)
+		fprintf(f, "  - %s\n", ix->reasons[i]);
+}
+
+static void json_health(FILE *f, const struct trace_index *ix)
+{
+	fprintf(f, ",\"complete\":%s,\"incomplete_reasons\":[", ix_complete(ix) ? "true" : "false");
+	for (uint32_t i = 0; i < ix->nreasons; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, ix->reasons[i]);
+	}
+	fprintf(f, "],\"streams\":[");
+	for (uint32_t i = 0; i < ix->nstreams; i++) {
+		const struct ix_stream *s = &ix->streams[i];
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		json_str(f, s->name);
+		fprintf(f,
+			",\"core\":%d,\"events\":%" PRIu64 ",\"end_ns\":%" PRId64
+			",\"missing\":%s,\"cut\":%s,\"ends_early\":%s,\"lost_events\":%" PRIu64
+			",\"loss_windows\":%" PRIu64 "}",
+			s->core, s->events, s->end_ts == INT64_MIN ? 0 : s->end_ts,
+			s->missing ? "true" : "false", s->cut_mid || s->cut_idx ? "true" : "false",
+			s->ends_early ? "true" : "false", s->lost_events, s->windows);
+	}
+	fprintf(f, "],\"loss_windows\":[");
+	for (uint32_t i = 0; i < ix->ndiscards; i++) {
+		const struct ix_discard *d = &ix->discards[i];
+		fprintf(f, "%s{\"stream\":", i ? "," : "");
+		json_str_or_null(f, d->stream >= 0 ? ix->streams[d->stream].name : "",
+				 d->stream >= 0);
+		fprintf(f,
+			",\"kind\":\"%s\",\"from_ns\":%" PRId64 ",\"to_ns\":%" PRId64
+			",\"count\":%" PRIu64 "}",
+			d->cut     ? "stream-ends" :
+			d->packets ? "packets" :
+				     "events",
+			d->begin == INT64_MIN ? 0 : d->begin,
+			d->end == INT64_MIN || d->end == INT64_MAX ? 0 : d->end, d->count);
+	}
+	fprintf(f, "],\"runs\":[");
+	for (uint32_t i = 0; i < ix->nruns; i++) {
+		const struct ix_run *r = &ix->runs[i];
+		fprintf(f, "%s{\"run\":%u,\"scheme\":", i ? "," : "", i + 1);
+		json_str(f, ix_str(ix, r->scheme));
+		fprintf(f,
+			",\"pid\":%" PRId64 ",\"shown\":%s,\"has_run_end\":%s,"
+			"\"interrupted\":%s}",
+			r->pid, r->kept ? "true" : "false",
+			r->end_ts != INT64_MIN ? "true" : "false",
+			r->interrupted ? "true" : "false");
+	}
+	fputc(']', f);
 }
 
 void report_summary(FILE *f, const struct trace_index *ix, const struct model *m)
@@ -119,37 +169,39 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "events     %" PRIu64 "\n", ix->nev - ix->ndiscards);
 	fprintf(f, "cpus       %u\n", ix->ncpus);
 	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
-	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n",
-		ix->discarded_events, ix->discarded_packets,
-		ix->ndiscards ? "  (figures below undercount)" : "");
+	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
+		ix->discarded_packets,
+		ix->discarded_events || ix->discarded_packets ? "  (figures below undercount)" :
+								"");
+	summary_health(f, ix);
 	if (r)
-		fprintf(f, "order      %s\n", ix_str(ix, r->order));
-	fprintf(f, "\n%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class",
-		"acquisitions", "contentions", "bounces", "trylock-f",
-		"wait-total-ns", "wait-max-ns", "hold-total-ns", "hold-max-ns");
+		fprintf(f, "order      %s%s\n", ix_str(ix, r->order),
+			ix->order_known ? "" :
+					  "  (not given as data in this trace: edges not judged)");
+	fputc('\n', f);
+	lockstat_header(f);
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
 		const struct class_stats *s = &m->stats[k];
 		if (!class_used(s))
 			continue;
-		fprintf(f, "%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64 " %9" PRIu64
-			" %14" PRIu64 " %11" PRIu64 " %14" PRIu64 " %11" PRIu64 "\n",
-			lock_class_label(k), s->acquisitions, s->contentions,
-			s->bounces, s->trylock_failures, s->wait_total, s->wait_max,
-			s->hold_total, s->hold_max);
+		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions, s->contentions,
+						     s->bounces,      s->trylock_failures,
+						     s->wait_total,   s->wait_max,
+						     s->hold_total,   s->hold_max };
+		lockstat_print(f, lock_class_label(k), v);
 	}
 	fprintf(f, "\nlock-order edges (held -> taken), %u:\n", m->nedges);
 	for (unsigned i = 0; i < m->nedges; i++) {
 		const struct lock_edge *e = &m->edges[i];
 		fprintf(f, "  %-20s -> %-20s x%-8u first at %s (event #%" PRIu64 ")  %s\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site), e->first_ev, verdict_str(e->verdict));
+			site_label(e->first_site), e->first_ev, verdict_str(m, e));
 	}
 	fprintf(f, "\nviolations: %u\n", ix->nviols);
 	for (uint32_t i = 0; i < ix->nviols; i++) {
 		const struct ix_violation *v = &ix->viols[i];
-		fprintf(f, "  #%-9" PRIu64 " %-18s cpu%d %s\n", v->ev,
-			violation_label(v->kind), (int)(int16_t)v->cpu,
-			ix_str(ix, v->text));
+		fprintf(f, "  #%-9" PRIu64 " %-18s cpu%d %s\n", v->ev, violation_label(v->kind),
+			(int)(int16_t)v->cpu, ix_str(ix, v->text));
 	}
 	uint32_t n;
 	uint64_t *inos = sorted_inodes(ix, m, &n);
@@ -157,7 +209,9 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "\ninodes alive at the end: %u (%" PRIu32 " distinct seen)\n", n, ix->nids);
 	fprintf(f, "index: %.1f bytes/event, %u checkpoints, loaded in %s\n",
 		ix->nev ? (double)(ix->nev * sizeof(struct ix_event) + ix->ckpt_bytes +
-				   ix->nids * 12) / (double)ix->nev : 0,
+				   ix->nids * 12) /
+				  (double)ix->nev :
+			  0,
 		ix->nckpts, fmt_dur((int64_t)ix->load_ns, b2, sizeof(b2)));
 }
 
@@ -168,10 +222,12 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 
 	fprintf(f, "{\"trace\":");
 	json_str(f, ix->path);
-	fprintf(f, ",\"events\":%" PRIu64 ",\"cpus\":%u,\"duration_ns\":%" PRId64
+	fprintf(f,
+		",\"events\":%" PRIu64 ",\"cpus\":%u,\"duration_ns\":%" PRId64
 		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
 		ix->nev - ix->ndiscards, ix->ncpus, dur, ix->discarded_events,
 		ix->discarded_packets);
+	json_health(f, ix);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));
@@ -188,13 +244,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 			continue;
 		fprintf(f, "%s{\"class\":", first ? "" : ",");
 		json_str(f, lock_class_label(k));
-		fprintf(f, ",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
+		fprintf(f,
+			",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
 			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
 			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
 			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
-			s->acquisitions, s->contentions, s->bounces,
-			s->trylock_failures, s->wait_total, s->wait_max,
-			s->hold_total, s->hold_max);
+			s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
+			s->wait_total, s->wait_max, s->hold_total, s->hold_max);
 		first = false;
 	}
 	fprintf(f, "],\"edges\":[");
@@ -206,9 +262,11 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, lock_class_label(e->to));
 		fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
 		json_str(f, site_label(e->first_site));
-		fprintf(f, ",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s}",
+		fprintf(f,
+			",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s,"
+			"\"unreliable\":%s}",
 			e->first_ev, e->verdict < 0 ? "true" : "false",
-			e->verdict > 0 ? "true" : "false");
+			e->verdict > 0 ? "true" : "false", e->lossy ? "true" : "false");
 	}
 	fprintf(f, "],\"violations\":[");
 	for (uint32_t i = 0; i < ix->nviols; i++) {
@@ -217,13 +275,13 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, violation_label(v->kind));
 		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
 			(int)(int16_t)v->cpu);
-		json_name(f, lock_class_label(v->cls_a), v->cls_a != 255);
+		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
 		fputc(',', f);
-		json_name(f, lock_class_label(v->cls_b), v->cls_b != 255);
+		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
 		fprintf(f, "],\"sites\":[");
-		json_name(f, site_label(v->site_a), v->site_a != 255);
+		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
 		fputc(',', f);
-		json_name(f, site_label(v->site_b), v->site_b != 255);
+		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
 		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
 		json_str(f, ix_str(ix, v->text));
 		fputc('}', f);
@@ -238,15 +296,17 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		hashed += h;
 		lru += l;
 		wb += w;
-		fprintf(f, "%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
+		fprintf(f,
+			"%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
 			"\"nlink\":%u,\"hashed\":%s,\"lru\":%s,\"wb\":%s}",
 			i ? "," : "", inos[2 * i], s->sb, s->flags, s->count, s->nlink,
 			h ? "true" : "false", l ? "true" : "false", w ? "true" : "false");
 	}
-	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n,
-		hashed, lru, wb);
+	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n, hashed,
+		lru, wb);
 	free(inos);
-	fprintf(f, ",\"index\":{\"bytes_per_event\":%zu,\"checkpoints\":%u,"
+	fprintf(f,
+		",\"index\":{\"bytes_per_event\":%zu,\"checkpoints\":%u,"
 		"\"checkpoint_bytes\":%zu,\"load_ns\":%" PRIu64 "}}\n",
 		sizeof(struct ix_event), ix->nckpts, ix->ckpt_bytes, ix->load_ns);
 }
@@ -255,8 +315,11 @@ void report_dot(FILE *f, const struct trace_index *ix, const struct model *m)
 {
 	const struct ix_run *r = ix_run0(ix);
 	fprintf(f, "digraph lock_order {\n");
-	fprintf(f, "  label=\"observed lock order%s%s\";\n", r ? ": " : "",
-		r ? ix_str(ix, r->scheme) : "");
+	fprintf(f, "  label=\"observed lock order%s%s%s\";\n", r ? ": " : "",
+		r ? ix_str(ix, r->scheme) : "",
+		ix_complete(ix) ? "" :
+				  "\\nINCOMPLETE TRACE: see icache-view --summary; "
+				  "dotted edges were first seen after lost events (unreliable)");
 	fprintf(f, "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
 	bool seen[MODEL_MAX_CLASSES] = { false };
 	for (unsigned i = 0; i < m->nedges; i++)
@@ -266,11 +329,14 @@ void report_dot(FILE *f, const struct trace_index *ix, const struct model *m)
 			fprintf(f, "  \"%s\";\n", lock_class_label(k));
 	for (unsigned i = 0; i < m->nedges; i++) {
 		const struct lock_edge *e = &m->edges[i];
-		fprintf(f, "  \"%s\" -> \"%s\" [label=\"%u x, first %s\"%s];\n",
+		fprintf(f, "  \"%s\" -> \"%s\" [label=\"%u x, first %s%s\"%s];\n",
 			lock_class_label(e->from), lock_class_label(e->to), e->count,
-			site_label(e->first_site),
-			e->verdict < 0 ? ", color=red, penwidth=2, style=bold" :
-			e->verdict == 0 ? ", style=dashed" : "");
+			site_label(e->first_site), e->lossy ? " (unreliable)" : "",
+			e->lossy        ? (e->verdict < 0 ? ", color=orange, style=dotted" :
+							    ", style=dotted") :
+			e->verdict < 0  ? ", color=red, penwidth=2, style=bold" :
+			e->verdict == 0 ? ", style=dashed" :
+					  "");
 	}
 	fprintf(f, "}\n");
 }
@@ -293,7 +359,7 @@ int report_bench(FILE *f, const char *path)
 		return 2;
 	}
 	struct model *m = model_new();
-	model_set_order(m, ix_run0(ix) ? ix_str(ix, ix_run0(ix)->order) : NULL);
+	ix_apply_order(ix, m);
 	uint64_t t2 = mono_ns();
 	model_seek(m, ix, ix->nev);
 	uint64_t t3 = mono_ns();
@@ -304,14 +370,13 @@ int report_bench(FILE *f, const char *path)
 	double secs = (double)(t1 - t0) / 1e9;
 	size_t idx = ix->nev * sizeof(struct ix_event);
 	size_t side = (size_t)ix->nids * 12 + ix->ckpt_bytes;
-	fprintf(f, "{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
+	fprintf(f,
+		"{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
 		"\"event_bytes\":%zu,\"bytes_per_event\":%.2f,\"checkpoints\":%u,"
 		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f}\n",
-		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0,
-		sizeof(struct ix_event),
+		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0, sizeof(struct ix_event),
 		ix->nev ? (double)(idx + side) / (double)ix->nev : 0, ix->nckpts,
-		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6,
-		(double)(t5 - t4) / 1e6);
+		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6, (double)(t5 - t4) / 1e6);
 	model_free(m);
 	ix_free(ix);
 	return 0;

@@ -3,76 +3,20 @@
  * progress screen while indexing and the key loop.
  *
  * Single-threaded on purpose (curs_threads(3X)): decoding is interleaved
- * with the keyboard through ix_step() and a zero getch() timeout.  The
- * palette is the only place roles become colours; without colours the
- * same roles become bold, reverse and underline.
+ * with the keyboard through ix_step() and a zero getch() timeout.  Roles
+ * become colours (or bold, reverse and underline) in lib/term.c, the
+ * palette the lesson runner shares.
  */
 #include <curses.h>
-#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "lib/term.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
 #include "viewer/tty.h"
-
-bool locale_is_utf8(void)
-{
-	const char *cs = nl_langinfo(CODESET);
-	return cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
-}
-
-bool env_wants_color(void)
-{
-	const char *nc = getenv("NO_COLOR");
-	const char *term = getenv("TERM");
-	if (nc && *nc)
-		return false;
-	if (!term || !strcmp(term, "dumb"))
-		return false;
-	return true;
-}
-
-static attr_t role_attr[R__COUNT];
-static short role_pair[R__COUNT];
-
-static void palette(bool color)
-{
-	static const struct {
-		int role;
-		short fg, bg;
-		attr_t cattr;   /* with colour */
-		attr_t mattr;   /* monochrome */
-	} p[] = {
-		{ R_NORMAL, -1, -1, 0, 0 },
-		{ R_TITLE, -1, -1, A_BOLD, A_BOLD },
-		{ R_FOCUS, COLOR_CYAN, -1, A_BOLD, A_BOLD | A_UNDERLINE },
-		{ R_CURSOR, -1, -1, A_REVERSE, A_REVERSE },
-		{ R_DIM, COLOR_BLUE, -1, 0, A_DIM },
-		{ R_HOLD, COLOR_GREEN, -1, 0, A_BOLD },
-		{ R_WAIT, COLOR_YELLOW, -1, 0, A_UNDERLINE },
-		{ R_BAD, COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE },
-		{ R_GOOD, COLOR_GREEN, -1, 0, 0 },
-		{ R_WILLFREE, COLOR_MAGENTA, -1, A_BOLD, A_BOLD | A_UNDERLINE },
-		{ R_FREEING, COLOR_WHITE, COLOR_RED, A_BOLD, A_BOLD | A_REVERSE },
-		{ R_STATUS, COLOR_BLACK, COLOR_WHITE, 0, A_REVERSE },
-		{ R_HEADER, COLOR_BLACK, COLOR_CYAN, A_BOLD, A_REVERSE | A_BOLD },
-		{ R_MATCH, COLOR_BLACK, COLOR_YELLOW, 0, A_STANDOUT },
-	};
-	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-		int r = p[i].role;
-		if (color) {
-			init_pair((short)(r + 1), p[i].fg, p[i].bg);
-			role_pair[r] = (short)(r + 1);
-			role_attr[r] = p[i].cattr;
-		} else {
-			role_pair[r] = 0;
-			role_attr[r] = p[i].mattr;
-		}
-	}
-}
 
 static void blit(const struct canvas *c)
 {
@@ -81,8 +25,11 @@ static void blit(const struct canvas *c)
 			const struct cell *cl = &c->cells[y * c->w + x];
 			wchar_t wc[2] = { (wchar_t)cl->ch, 0 };
 			cchar_t cc;
-			setcchar(&cc, wc, role_attr[cl->role], role_pair[cl->role], NULL);
-			mvadd_wch(y, x, &cc);   /* the last cell may fail: fine */
+			attr_t attr;
+			short pair;
+			term_role(cl->role, &attr, &pair);
+			setcchar(&cc, wc, attr, pair, NULL);
+			mvadd_wch(y, x, &cc); /* the last cell may fail: fine */
 		}
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -114,8 +61,7 @@ static void draw_progress(struct canvas *c, const struct trace_index *ix)
 		      (unsigned long long)ix->nev);
 }
 
-int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
-	    size_t errlen)
+int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
@@ -130,13 +76,9 @@ int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
-	bool color = !o->no_color && env_wants_color() && has_colors();
-	if (color) {
-		start_color();
-		use_default_colors();
-	}
-	palette(color);
-	bool utf8 = locale_is_utf8() && !o->ascii;
+	term_entered();
+	term_palette_init(!o->no_color && term_env_wants_color() && has_colors());
+	bool utf8 = term_locale_utf8() && !o->ascii;
 
 	struct canvas c;
 	canvas_init(&c, COLS, LINES, utf8);
@@ -150,6 +92,7 @@ int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
 			int k = getch();
 			if (k == 'q' || k == KEY_F(10)) {
 				endwin();
+				term_left();
 				delscreen(scr);
 				canvas_free(&c);
 				return 0;
@@ -166,6 +109,7 @@ int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
 		st = ix_finish(ix, err, errlen);
 	if (st != IX_OK) {
 		endwin();
+		term_left();
 		delscreen(scr);
 		canvas_free(&c);
 		return 2;
@@ -191,6 +135,7 @@ int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
 	}
 	app_free(&a);
 	endwin();
+	term_left();
 	delscreen(scr);
 	canvas_free(&c);
 	return 0;

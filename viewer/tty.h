@@ -11,19 +11,13 @@
 #include "viewer/index.h"
 
 struct tty_opts {
-	bool no_color;     /* forced off (--no-color); NO_COLOR and TERM=dumb too */
-	bool ascii;        /* no UTF-8 glyphs even in a UTF-8 locale */
+	bool no_color; /* forced off (--no-color); NO_COLOR and TERM=dumb too */
+	bool ascii;    /* no UTF-8 glyphs even in a UTF-8 locale */
 };
 
 /* Finish loading ix (already ix_open'ed) on screen, then run the viewer.
  * Returns the exit status; on a load error, err has the one-line message
  * and the result is 2. */
-int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err,
-	    size_t errlen);
-
-/* Is the locale's codeset UTF-8 (after setlocale)? */
-bool locale_is_utf8(void);
-/* Are colours wanted by the environment (NO_COLOR, TERM=dumb)? */
-bool env_wants_color(void);
+int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen);
 
 #endif

@@ -11,11 +11,14 @@
  * and exit status 2.
  */
 #include <locale.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/keys.h"
+#include "lib/term.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 #include "viewer/tty.h"
@@ -36,9 +39,17 @@ static void usage(FILE *f)
 		"  --keys KEYS       type KEYS into the viewer (<Enter> <Tab> <Esc> <Down> ...)\n"
 		"  --screen WxH      render the screen after --keys as text (default 120x40)\n"
 		"  --bench           report index build rate, bytes per event, jump times\n"
+		"  --run N           show run N of a trace holding several (1 = first)\n"
+		"  --pid P           show the run of process P (vpid, or run_begin's tid)\n"
 		"  --ascii           no UTF-8 box drawing or glyphs\n"
 		"  --no-color        no colours (also NO_COLOR=1 or TERM=dumb)\n"
 		"  --help            this text\n"
+		"\n"
+		"A trace with lost events, a cut or missing stream, or no run_begin or\n"
+		"run_end is shown with INCOMPLETE and its reasons (header, summary,\n"
+		"JSON \"complete\": false); verdicts drawn across lost events are marked\n"
+		"unreliable.  Two runs or processes in one trace are never merged:\n"
+		"pick one with --run or --pid.\n"
 		"\n"
 		"In the viewer, h, F1 or ? lists the keys.  Exit status: 0 ok, 1 bad\n"
 		"usage, 2 the trace could not be read (one line on stderr says why).\n"
@@ -46,17 +57,18 @@ static void usage(FILE *f)
 }
 
 /* Load everything for the non-interactive modes. */
+static struct ix_select sel = { 0, -1 };
+
 static struct trace_index *load_or_die(const char *path, struct model **mp)
 {
 	char err[1024];
-	struct trace_index *ix = ix_load(path, err, sizeof(err));
+	struct trace_index *ix = ix_load_sel(path, &sel, err, sizeof(err));
 	if (!ix) {
 		fprintf(stderr, "icache-view: %s\n", err);
 		exit(2);
 	}
 	struct model *m = model_new();
-	const struct ix_run *r = ix_run0(ix);
-	model_set_order(m, r ? ix_str(ix, r->order) : NULL);
+	ix_apply_order(ix, m);
 	model_seek(m, ix, ix->nev);
 	*mp = m;
 	return ix;
@@ -86,6 +98,18 @@ int main(int argc, char **argv)
 			ascii = true;
 		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
 			no_color = true;
+		} else if ((!strcmp(a, "--run") || !strcmp(a, "--pid")) && i + 1 < argc) {
+			char *end;
+			long long v = strtoll(argv[++i], &end, 10);
+			if (*end || end == argv[i] || v < (a[2] == 'r' ? 1 : 0) || v > INT32_MAX) {
+				fprintf(stderr, "icache-view: %s wants a %s number (got %s)\n", a,
+					a[2] == 'r' ? "run (1, 2, ...)" : "process", argv[i]);
+				return 1;
+			}
+			if (a[2] == 'r')
+				sel.run = (unsigned)v;
+			else
+				sel.pid = v;
 		} else if (!strcmp(a, "--keys") && i + 1 < argc) {
 			keys = argv[++i];
 		} else if (!strcmp(a, "--screen") && i + 1 < argc) {
@@ -124,8 +148,8 @@ int main(int argc, char **argv)
 	}
 	if (keys || screen) {
 		int w = 120, h = 40;
-		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 ||
-			       h < 6 || w > 1000 || h > 500)) {
+		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 || h < 6 ||
+			       w > 1000 || h > 500)) {
 			fprintf(stderr, "icache-view: --screen wants WxH, like 120x40 (got %s)\n",
 				screen);
 			return 1;
@@ -136,11 +160,11 @@ int main(int argc, char **argv)
 		struct app a;
 		app_init(&a, ix);
 		int k[4096];
-		int n = keys ? parse_keys(keys, k, 4096) : 0;
+		int n = keys ? keys_parse(keys, k, 4096) : 0;
 		for (int i = 0; i < n && !a.quit; i++)
 			app_key(&a, k[i]);
 		struct canvas c;
-		canvas_init(&c, w, h, locale_is_utf8() && !ascii);
+		canvas_init(&c, w, h, term_locale_utf8() && !ascii);
 		app_draw(&a, &c);
 		char *txt = canvas_to_text(&c);
 		fputs(txt, stdout);
@@ -152,7 +176,7 @@ int main(int argc, char **argv)
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
-			"--keys/--screen (see --help)\n");
+				"--keys/--screen (see --help)\n");
 		return 1;
 	}
 	char err[1024];
@@ -161,6 +185,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "icache-view: %s\n", err);
 		return 2;
 	}
+	ix_select(ix, sel.run, sel.pid);
 	struct tty_opts o = { .no_color = no_color, .ascii = ascii };
 	int rc = tty_run(ix, &o, err, sizeof(err));
 	if (rc == 2)

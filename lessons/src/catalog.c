@@ -12,13 +12,13 @@
 
 #include "lessons/src/catalog.h"
 #include "lessons/src/simexec.h"
+#include "lib/xalloc.h"
 
 static bool is_lesson_name(const char *n)
 {
 	size_t len = strlen(n);
-	return len > 9 && isdigit((unsigned char)n[0]) &&
-	       isdigit((unsigned char)n[1]) && n[2] == '-' &&
-	       strcmp(n + len - 7, ".lesson") == 0;
+	return len > 9 && isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) &&
+	       n[2] == '-' && strcmp(n + len - 7, ".lesson") == 0;
 }
 
 static bool has_lessons(const char *dir)
@@ -62,7 +62,7 @@ char **catalog_list(int *n)
 {
 	*n = 0;
 	const char *dir = catalog_dir();
-	char **list = calloc(1, sizeof(*list));
+	char **list = xcalloc(1, sizeof(*list));
 	if (!dir)
 		return list;
 	DIR *d = opendir(dir);
@@ -72,9 +72,9 @@ char **catalog_list(int *n)
 	while ((e = readdir(d))) {
 		if (!is_lesson_name(e->d_name))
 			continue;
-		list = realloc(list, (size_t)(*n + 2) * sizeof(*list));
+		list = xrealloc(list, (size_t)(*n + 2) * sizeof(*list));
 		size_t len = strlen(dir) + strlen(e->d_name) + 2;
-		list[*n] = malloc(len);
+		list[*n] = xmalloc(len);
 		snprintf(list[*n], len, "%s/%s", dir, e->d_name);
 		list[++*n] = NULL;
 	}
@@ -93,7 +93,7 @@ void catalog_free(char **list)
 char *catalog_find(const char *arg)
 {
 	if (strchr(arg, '/') || strstr(arg, ".lesson"))
-		return access(arg, F_OK) == 0 ? strdup(arg) : NULL;
+		return access(arg, F_OK) == 0 ? xstrdup(arg) : NULL;
 	int n;
 	char **list = catalog_list(&n);
 	char *found = NULL;
@@ -102,9 +102,9 @@ char *catalog_find(const char *arg)
 	for (int i = 0; i < n && !found; i++) {
 		const char *base = strrchr(list[i], '/') + 1;
 		if (end != arg && *end == 0 && atoi(base) == num)
-			found = strdup(list[i]);
+			found = xstrdup(list[i]);
 		else if (strncmp(base, arg, strlen(arg)) == 0)
-			found = strdup(list[i]);
+			found = xstrdup(list[i]);
 	}
 	catalog_free(list);
 	return found;

@@ -16,8 +16,8 @@
 /* Every step that shows the lesson's own scenario: is its moment there? */
 /* Every step that shows the lesson's own scenario: is its moment there,
  * and does time go forward (unless the step says rewind: and why)? */
-static void check_moments(const struct lesson *l, const struct lesson_trace *t,
-			  const char *scn, struct diag *d)
+static void check_moments(const struct lesson *l, const struct lesson_trace *t, const char *scn,
+			  struct diag *d)
 {
 	int64_t last = -1;
 	const struct step *prev = NULL;
@@ -26,26 +26,25 @@ static void check_moments(const struct lesson *l, const struct lesson_trace *t,
 		if (s->kind != STEP_NARRATE || !s->at_text)
 			continue;
 		if (s->at.kind == M_SELECT && s->at.type < 0)
-			continue;          /* did not parse: already reported */
+			continue; /* did not parse: already reported */
 		int64_t pos = lt_find(t, &s->at);
 		if (pos < 0) {
 			ldiag_add(d, l->path, s->at_line,
-				 "at: '%s' never happens in the trace of %s (%llu events)",
-				 s->at_text, scn, (unsigned long long)t->ix->nev);
+				  "at: '%s' never happens in the trace of %s (%llu events)",
+				  s->at_text, scn, (unsigned long long)t->ix->nev);
 			continue;
 		}
 		if (pos < last && !s->rewind)
-			ldiag_add(d, l->path, s->at_line,
-				  "at: '%s' is event %lld, before the previous step's '%s' (event %lld): time goes back without a rewind: line saying why",
-				  s->at_text, (long long)pos, prev->at_text,
-				  (long long)last);
+			ldiag_add(
+				d, l->path, s->at_line,
+				"at: '%s' is event %lld, before the previous step's '%s' (event %lld): time goes back without a rewind: line saying why",
+				s->at_text, (long long)pos, prev->at_text, (long long)last);
 		last = pos;
 		prev = s;
 	}
 }
 
-static void check_drive(const struct lesson *l, const struct step *s,
-			struct diag *d)
+static void check_drive(const struct lesson *l, const struct step *s, struct diag *d)
 {
 	char *scn = lesson_resolve(l, step_scenario(l, s));
 	struct drive *dr = drive_new(scn);
@@ -68,13 +67,11 @@ static void check_drive(const struct lesson *l, const struct step *s,
 		goto out;
 	}
 	if (o.refused)
-		ldiag_add(d, l->path, s->solution_line,
-			 "solution: key %d of '%s' is refused: %s", o.refused_at + 1,
-			 s->solution, o.why);
+		ldiag_add(d, l->path, s->solution_line, "solution: key %d of '%s' is refused: %s",
+			  o.refused_at + 1, s->solution, o.why);
 	else if (!o.reached)
-		ldiag_add(d, l->path, s->solution_line,
-			 "solution: '%s' does not reach '%s' in %s", s->solution,
-			 s->reach_text, scn);
+		ldiag_add(d, l->path, s->solution_line, "solution: '%s' does not reach '%s' in %s",
+			  s->solution, s->reach_text, scn);
 	drive_outcome_free(&o);
 	if (s->compare) {
 		/* The same keys elsewhere must NOT reach it: that is the point. */
@@ -85,12 +82,12 @@ static void check_drive(const struct lesson *l, const struct step *s,
 		} else {
 			drive_copy_keys(d2, dr);
 			if (!drive_replay(d2, &s->reach, &o, err, sizeof(err)))
-				ldiag_add(d, l->path, s->compare_line, "compare: %s",
-					 err);
+				ldiag_add(d, l->path, s->compare_line, "compare: %s", err);
 			else if (o.reached)
-				ldiag_add(d, l->path, s->compare_line,
-					 "compare: the solution reaches '%s' in %s too; the comparison shows nothing",
-					 s->reach_text, other);
+				ldiag_add(
+					d, l->path, s->compare_line,
+					"compare: the solution reaches '%s' in %s too; the comparison shows nothing",
+					s->reach_text, other);
 			drive_outcome_free(&o);
 		}
 		drive_free(d2);
@@ -101,16 +98,14 @@ out:
 	free(scn);
 }
 
-static void check_edit(const struct lesson *l, const struct step *s,
-		       struct diag *d)
+static void check_edit(const struct lesson *l, const struct step *s, struct diag *d)
 {
 	char *sol = lesson_resolve(l, s->solution);
 	struct lesson_trace t;
 	char msg[1200];
 	int v = exercise_judge(s, sol, &t, msg, sizeof(msg));
 	if (v != 1)
-		ldiag_add(d, l->path, s->solution_line, "solution: %s: %s", sol,
-			  msg);
+		ldiag_add(d, l->path, s->solution_line, "solution: %s: %s", sol, msg);
 	if (v >= 0)
 		lt_free(&t);
 	/* The scenario the student starts from must not already pass. */
@@ -118,8 +113,7 @@ static void check_edit(const struct lesson *l, const struct step *s,
 	v = exercise_judge(s, start, &t, msg, sizeof(msg));
 	if (v == 1)
 		ldiag_add(d, l->path, s->scenario_line,
-			  "edit: %s passes as it is: the exercise checks nothing",
-			  start);
+			  "edit: %s passes as it is: the exercise checks nothing", start);
 	if (v >= 0)
 		lt_free(&t);
 	free(start);
@@ -139,20 +133,18 @@ static const char *const outside[][2] = {
 	{ "DESIGN.md", "internal notes" },
 };
 
-static void check_outside(const struct lesson *l, const char *line, int n,
-			  struct diag *d)
+static void check_outside(const struct lesson *l, const char *line, int n, struct diag *d)
 {
-	static const char *const paths[] = { "scenario:", "drive:", "edit:",
-					     "compare:", "solution:" };
+	static const char *const paths[] = { "scenario:", "drive:", "edit:", "compare:",
+					     "solution:" };
 	if (line[0] == '#')
-		return;                 /* a comment is not shown */
+		return; /* a comment is not shown */
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if (strncmp(line, paths[i], strlen(paths[i])) == 0)
-			return;         /* a file the lesson runs: it must exist */
+			return; /* a file the lesson runs: it must exist */
 	for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++)
 		if (strstr(line, outside[i][0]))
-			ldiag_add(d, l->path, n, "'%s' is %s", outside[i][0],
-				  outside[i][1]);
+			ldiag_add(d, l->path, n, "'%s' is %s", outside[i][0], outside[i][1]);
 }
 
 /* The whole text of lesson number `num` beside l (malloc'd), or NULL. */
@@ -193,7 +185,8 @@ static int paragraph_terms(const char *para, char terms[][40], int max)
 	for (const char *p = para; *p && n < max; p++) {
 		if (p != para && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
 			continue;
-		size_t len = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
+		size_t len = strspn(
+			p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
 		if (len < 3 || len >= 40)
 			continue;
 		char w[40];
@@ -212,8 +205,7 @@ static int paragraph_terms(const char *para, char terms[][40], int max)
  * must name what the paragraph around the reference is about (its flags
  * and locks); otherwise it does not show the thing.
  */
-static void check_reference(const struct lesson *l, const char *para,
-			    int line, struct diag *d)
+static void check_reference(const struct lesson *l, const char *para, int line, struct diag *d)
 {
 	for (const char *p = para; (p = strcasestr(p, "lesson ")); p += 7) {
 		if (!isdigit((unsigned char)p[7]))
@@ -289,8 +281,7 @@ int lesson_check(const char *path, bool deep, FILE *err)
 		char *scn = lesson_resolve(l, l->scenario);
 		struct lesson_trace t;
 		if (!lt_play(scn, &t))
-			ldiag_add(&d, l->path, l->scenario_line, "scenario: %s",
-				 t.err);
+			ldiag_add(&d, l->path, l->scenario_line, "scenario: %s", t.err);
 		else
 			check_moments(l, &t, scn, &d);
 		lt_free(&t);

@@ -14,11 +14,12 @@
 #include <unistd.h>
 
 #include "lessons/src/drive.h"
+#include "lib/xalloc.h"
 
 struct drive {
 	char *path;
-	char *keep;              /* the base without its schedule */
-	char *prog[10];          /* "iget 42; unlink 42; iput 42" */
+	char *keep;     /* the base without its schedule */
+	char *prog[10]; /* "iget 42; unlink 42; iput 42" */
 	char scheme[64];
 	int ncpus;
 	int keys[DRIVE_MAX_KEYS];
@@ -27,8 +28,8 @@ struct drive {
 
 struct drive *drive_new(const char *scenario)
 {
-	struct drive *d = calloc(1, sizeof(*d));
-	d->path = strdup(scenario);
+	struct drive *d = xcalloc(1, sizeof(*d));
+	d->path = xstrdup(scenario);
 	return d;
 }
 
@@ -48,7 +49,7 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s)
 	size_t n = strlen(s);
 	if (*len + n + 2 > *cap) {
 		*cap = (*len + n + 2) * 2;
-		*buf = realloc(*buf, *cap);
+		*buf = xrealloc(*buf, *cap);
 	}
 	memcpy(*buf + *len, s, n);
 	*len += n;
@@ -92,7 +93,7 @@ bool drive_load(struct drive *d, char *err, size_t len)
 		if (strcmp(first, "say") == 0 || strcmp(first, "expect") == 0)
 			continue;
 		if (cpu >= 0 && !colon)
-			continue;               /* a schedule line */
+			continue; /* a schedule line */
 		if (strcmp(first, "scheme") == 0)
 			snprintf(d->scheme, sizeof(d->scheme), "%s", second);
 		if (cpu >= 0 && colon) {
@@ -107,10 +108,10 @@ bool drive_load(struct drive *d, char *err, size_t len)
 			while (n && isspace((unsigned char)opt[n - 1]))
 				opt[--n] = 0;
 			if (!d->prog[cpu]) {
-				d->prog[cpu] = strdup(opt);
+				d->prog[cpu] = xstrdup(opt);
 			} else {
 				size_t m = strlen(d->prog[cpu]) + n + 4;
-				d->prog[cpu] = realloc(d->prog[cpu], m);
+				d->prog[cpu] = xrealloc(d->prog[cpu], m);
 				strcat(d->prog[cpu], "; ");
 				strcat(d->prog[cpu], opt);
 			}
@@ -121,8 +122,7 @@ bool drive_load(struct drive *d, char *err, size_t len)
 	}
 	fclose(f);
 	if (!d->ncpus) {
-		snprintf(err, len, "%s has no CPU programs (cpuN: OP lines)",
-			 d->path);
+		snprintf(err, len, "%s has no CPU programs (cpuN: OP lines)", d->path);
 		return false;
 	}
 	return true;
@@ -176,8 +176,7 @@ char *drive_scenario_text(const struct drive *d)
 	size_t len = 0, cap = 0;
 	char *out = NULL;
 	append(&out, &len, &cap, d->keep ? d->keep : "");
-	append(&out, &len, &cap,
-	       "\n# the schedule the student drove, one step per key\n");
+	append(&out, &len, &cap, "\n# the schedule the student drove, one step per key\n");
 	for (int i = 0; i < d->nkeys; i++) {
 		char line[32];
 		snprintf(line, sizeof(line), "cpu%d steps 1\n", d->keys[i]);
@@ -192,8 +191,7 @@ static char *write_temp(const struct drive *d, char *err, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
-	snprintf(path, sizeof(path), "%s/icache-drive.XXXXXX.scn",
-		 tmp && *tmp ? tmp : "/tmp");
+	snprintf(path, sizeof(path), "%s/icache-drive.XXXXXX.scn", tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemps(path, 4);
 	if (fd < 0) {
 		snprintf(err, len, "cannot write a temporary scenario");
@@ -209,7 +207,7 @@ static char *write_temp(const struct drive *d, char *err, size_t len)
 		snprintf(err, len, "cannot write a temporary scenario");
 		return NULL;
 	}
-	return strdup(path);
+	return xstrdup(path);
 }
 
 /* Lines of text (the number of '\n'). */
@@ -236,12 +234,12 @@ static int press_of_line(const struct drive *d, int line)
 enum cpu_run { RUN_READY, RUN_BLOCKED, RUN_DONE };
 
 struct log_facts {
-	int refused;                /* the press play would not run, -1 none */
-	bool refused_done;          /* ... because its CPU had finished */
+	int refused;       /* the press play would not run, -1 none */
+	bool refused_done; /* ... because its CPU had finished */
 	char refused_why[300];
-	bool deadlock;              /* the presses left every CPU blocked */
-	int deadlock_at;            /* the press that did, -1 none (or not a press) */
-	int press;                  /* the press whose step log this is */
+	bool deadlock;   /* the presses left every CPU blocked */
+	int deadlock_at; /* the press that did, -1 none (or not a press) */
+	int press;       /* the press whose step log this is */
 	/* what play's --verbose says each CPU is after each press, and a
 	 * copy taken when a press is refused: the state it met */
 	enum cpu_run run[10];
@@ -249,24 +247,23 @@ struct log_facts {
 	enum cpu_run before[10];
 	char before_park[10][200];
 	bool schedule_over;
-	bool done[10];              /* CPUs done within the presses */
-	char blocked[10][200];      /* each CPU's "blocked:" line standing */
-	char last[200];             /* the last press's step line */
+	bool done[10];         /* CPUs done within the presses */
+	char blocked[10][200]; /* each CPU's "blocked:" line standing */
+	char last[200];        /* the last press's step line */
 };
 
 /* "deadlock: WHY (schedule line N, step S)" */
-static void log_deadlock(const struct drive *d, const char *q,
-			 struct log_facts *f)
+static void log_deadlock(const struct drive *d, const char *q, struct log_facts *f)
 {
 	const char *l = strstr(q, "(schedule line ");
 	if (!l) {
-		f->deadlock = true;    /* after the schedule: not a press */
+		f->deadlock = true; /* after the schedule: not a press */
 		return;
 	}
 	int press = press_of_line(d, atoi(l + 15));
 	int w = (int)(l - q - 11);
 	if (strstr(q, "every CPU with work left is blocked")) {
-		f->deadlock = true;    /* the press ran and made it */
+		f->deadlock = true; /* the press ran and made it */
 		f->deadlock_at = press;
 		return;
 	}
@@ -278,17 +275,14 @@ static void log_deadlock(const struct drive *d, const char *q,
 	/* "cpu1 blocked: waits for X" -> "cpu1 is blocked: it waits for X" */
 	const char *b = strstr(q + 10, " blocked: ");
 	if (b && b < l)
-		snprintf(f->refused_why, sizeof(f->refused_why),
-			 "%.*s is blocked: it %.*s", (int)(b - q - 10), q + 10,
-			 (int)(l - b - 11), b + 10);
+		snprintf(f->refused_why, sizeof(f->refused_why), "%.*s is blocked: it %.*s",
+			 (int)(b - q - 10), q + 10, (int)(l - b - 11), b + 10);
 	else
-		snprintf(f->refused_why, sizeof(f->refused_why), "%.*s",
-			 w < 290 ? w : 290, q + 10);
+		snprintf(f->refused_why, sizeof(f->refused_why), "%.*s", w < 290 ? w : 290, q + 10);
 }
 
 /* "FILE:LINE: cpu0 has already finished its program" */
-static void log_finished(const struct drive *d, const char *line,
-			 struct log_facts *f)
+static void log_finished(const struct drive *d, const char *line, struct log_facts *f)
 {
 	const char *c = strstr(line, ".scn:");
 	int press = c ? press_of_line(d, atoi(c + 5)) : -1;
@@ -299,26 +293,23 @@ static void log_finished(const struct drive *d, const char *line,
 	memcpy(f->before, f->run, sizeof(f->run));
 	memcpy(f->before_park, f->park, sizeof(f->park));
 	snprintf(f->refused_why, sizeof(f->refused_why),
-		 "cpu%d has finished its program: nothing is left for it to run",
-		 d->keys[press]);
+		 "cpu%d has finished its program: nothing is left for it to run", d->keys[press]);
 }
 
-static void read_log_line(const struct drive *d, const char *line,
-			  struct log_facts *f)
+static void read_log_line(const struct drive *d, const char *line, struct log_facts *f)
 {
 	unsigned long long st;
 	int cpu, n;
 	const char *q;
-	if (sscanf(line, " cpu%d holds %d lock", &cpu, &n) == 2 && cpu >= 0 &&
-	    cpu < 10) {
-		f->press = cpu;        /* the CPU whose state follows */
+	if (sscanf(line, " cpu%d holds %d lock", &cpu, &n) == 2 && cpu >= 0 && cpu < 10) {
+		f->press = cpu; /* the CPU whose state follows */
 		return;
 	}
 	if (strncmp(line, "   and ", 7) == 0 && f->press >= 0 && f->press < 10) {
 		const char *w = line + 7;
-		f->run[f->press] = strcmp(w, "is done") == 0    ? RUN_DONE
-				   : strcmp(w, "is ready") == 0 ? RUN_READY
-								: RUN_BLOCKED;
+		f->run[f->press] = strcmp(w, "is done") == 0  ? RUN_DONE :
+				   strcmp(w, "is ready") == 0 ? RUN_READY :
+								RUN_BLOCKED;
 		snprintf(f->park[f->press], sizeof(f->park[0]), "%.190s", w);
 		return;
 	}
@@ -330,22 +321,18 @@ static void read_log_line(const struct drive *d, const char *line,
 		log_deadlock(d, q, f);
 	} else if (f->schedule_over) {
 		return;
-	} else if (sscanf(line, "step %llu: cpu%d", &st, &cpu) == 2 &&
-		   cpu >= 0 && cpu < 10) {
+	} else if (sscanf(line, "step %llu: cpu%d", &st, &cpu) == 2 && cpu >= 0 && cpu < 10) {
 		f->blocked[cpu][0] = 0;
-		snprintf(f->last, sizeof(f->last), "%.190s",
-			 strchr(line, ':') + 2);
+		snprintf(f->last, sizeof(f->last), "%.190s", strchr(line, ':') + 2);
 	} else if (sscanf(line, "   cpu%d", &cpu) == 1 && cpu >= 0 && cpu < 10) {
 		if (strstr(line, " is done"))
 			f->done[cpu] = true;
 		else if (strstr(line, " blocked: "))
-			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]),
-				 "%.190s", line + 3);
+			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s", line + 3);
 	}
 }
 
-static void read_log(const struct drive *d, const char *out,
-		     struct log_facts *f)
+static void read_log(const struct drive *d, const char *out, struct log_facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->refused = f->deadlock_at = f->press = -1;
@@ -381,8 +368,7 @@ static int64_t step_end_event(const struct lesson_trace *t, uint64_t step)
 /* Remove press i from the list. */
 static void drop_press(struct drive *d, int i)
 {
-	memmove(d->keys + i, d->keys + i + 1,
-		(size_t)(d->nkeys - i - 1) * sizeof(d->keys[0]));
+	memmove(d->keys + i, d->keys + i + 1, (size_t)(d->nkeys - i - 1) * sizeof(d->keys[0]));
 	d->nkeys--;
 }
 
@@ -392,8 +378,7 @@ static void drop_press(struct drive *d, int i)
  * stays blocked until another CPU runs): those need no play to refuse.
  * Returns how many went.
  */
-static int drop_refused(struct drive *d, int i, const struct log_facts *f,
-			char *why, size_t len)
+static int drop_refused(struct drive *d, int i, const struct log_facts *f, char *why, size_t len)
 {
 	int dropped = 0;
 	drop_press(d, i);
@@ -403,7 +388,8 @@ static int drop_refused(struct drive *d, int i, const struct log_facts *f,
 		if (cpu >= 10 || f->before[cpu] == RUN_READY)
 			break;
 		if (f->before[cpu] == RUN_DONE)
-			snprintf(why, len, "cpu%d has finished its program: nothing is left for it to run",
+			snprintf(why, len,
+				 "cpu%d has finished its program: nothing is left for it to run",
 				 cpu);
 		else if (strncmp(f->before_park[cpu], "blocked: ", 9) == 0)
 			snprintf(why, len, "cpu%d is blocked: it %.180s", cpu,
@@ -417,8 +403,7 @@ static int drop_refused(struct drive *d, int i, const struct log_facts *f,
 }
 
 /* Play the presses without recording (a few milliseconds). */
-static bool play_log(const struct drive *d, struct log_facts *f, char *err,
-		     size_t len)
+static bool play_log(const struct drive *d, struct log_facts *f, char *err, size_t len)
 {
 	char *scn = write_temp(d, err, len);
 	if (!scn)
@@ -430,8 +415,7 @@ static bool play_log(const struct drive *d, struct log_facts *f, char *err,
 	if (ok)
 		read_log(d, r.output, f);
 	else
-		snprintf(err, len, "icache-sim play did not run (status %d)",
-			 r.status);
+		snprintf(err, len, "icache-sim play did not run (status %d)", r.status);
 	lp_result_free(&r);
 	return ok;
 }
@@ -441,14 +425,13 @@ static bool play_log(const struct drive *d, struct log_facts *f, char *err,
  * refused (and the ones that must be refused for the same reason), again
  * until none is.  Refused presses never reach the trace.
  */
-static bool settle_presses(struct drive *d, struct drive_outcome *o,
-			   struct log_facts *f, char *err, size_t len)
+static bool settle_presses(struct drive *d, struct drive_outcome *o, struct log_facts *f, char *err,
+			   size_t len)
 {
 	for (int round = 0; round <= DRIVE_MAX_KEYS; round++) {
 		if (!play_log(d, f, err, len))
 			return false;
-		if (f->deadlock && f->deadlock_at >= 0 &&
-		    f->deadlock_at + 1 < d->nkeys) {
+		if (f->deadlock && f->deadlock_at >= 0 && f->deadlock_at + 1 < d->nkeys) {
 			/* nothing runs after a deadlock */
 			o->refused = true;
 			o->refused_at = f->deadlock_at + 1;
@@ -465,14 +448,13 @@ static bool settle_presses(struct drive *d, struct drive_outcome *o,
 		snprintf(o->why, sizeof(o->why), "%s", f->refused_why);
 		o->dropped += drop_refused(d, f->refused, f, o->why, sizeof(o->why));
 		if (f->refused == d->nkeys)
-			return true;    /* what is left was played, and ran */
+			return true; /* what is left was played, and ran */
 	}
 	snprintf(err, len, "the presses would not settle");
 	return false;
 }
 
-bool drive_settle(struct drive *d, struct drive_outcome *o, char *err,
-		  size_t len)
+bool drive_settle(struct drive *d, struct drive_outcome *o, char *err, size_t len)
 {
 	memset(o, 0, sizeof(*o));
 	o->reach_ev = o->boundary_ev = -1;
@@ -487,7 +469,7 @@ static int64_t boundary_of(const struct drive *d, const struct lesson_trace *t,
 {
 	uint64_t n = t->ix->nev;
 	if (!f->schedule_over)
-		return (int64_t)n - 1;   /* play stopped inside the presses */
+		return (int64_t)n - 1; /* play stopped inside the presses */
 	if (d->nkeys) {
 		int64_t b = step_end_event(t, (uint64_t)d->nkeys);
 		return b >= 0 ? b : (int64_t)n - 1;
@@ -499,8 +481,8 @@ static int64_t boundary_of(const struct drive *d, const struct lesson_trace *t,
 	return (int64_t)n - 1;
 }
 
-bool drive_replay(struct drive *d, const struct moment *goal,
-		  struct drive_outcome *o, char *err, size_t len)
+bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outcome *o, char *err,
+		  size_t len)
 {
 	memset(o, 0, sizeof(*o));
 	o->reach_ev = o->boundary_ev = -1;
@@ -535,9 +517,8 @@ bool drive_replay(struct drive *d, const struct moment *goal,
 		size_t k = 0;
 		for (int c = 0; c < 10 && k + 4 < sizeof(o->why); c++)
 			if (f.blocked[c][0])
-				k += (size_t)snprintf(o->why + k, sizeof(o->why) - k,
-						      "%s%.190s", k ? "; " : "",
-						      f.blocked[c]);
+				k += (size_t)snprintf(o->why + k, sizeof(o->why) - k, "%s%.190s",
+						      k ? "; " : "", f.blocked[c]);
 	}
 	return true;
 }

@@ -14,6 +14,8 @@
 #include "lessons/src/exercise.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/lesson_trace.h"
+#include "viewer/app.h"
+#include "lib/xalloc.h"
 
 static bool copy_file(const char *from, const char *to)
 {
@@ -39,11 +41,10 @@ char *exercise_copy(const struct lesson *l, const struct step *s)
 	if (!dir)
 		return NULL;
 	size_t n = strlen(dir) + strlen(l->name) + 80;
-	char *path = malloc(n);
+	char *path = xmalloc(n);
 	snprintf(path, n, "%s/work", dir);
 	mkdir(path, 0755);
-	snprintf(path, n, "%s/work/%s-step%d.scn", dir, l->name,
-		 (int)(s - l->steps) + 1);
+	snprintf(path, n, "%s/work/%s-step%d.scn", dir, l->name, (int)(s - l->steps) + 1);
 	free(dir);
 	if (access(path, R_OK) != 0) {
 		char *src = lesson_resolve(l, step_scenario(l, s));
@@ -71,8 +72,7 @@ static char *judged_copy(const char *scn, char *msg, size_t len)
 	}
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
-	snprintf(path, sizeof(path), "%s/icache-exercise.XXXXXX.scn",
-		 tmp && *tmp ? tmp : "/tmp");
+	snprintf(path, sizeof(path), "%s/icache-exercise.XXXXXX.scn", tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemps(path, 4);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
@@ -130,8 +130,8 @@ static size_t say(char *msg, size_t len, size_t k, const char *fmt, ...)
 }
 
 /* Every check the step makes, on the trace; the failures go to msg. */
-static int judge(const struct step *s, const char *scn,
-		 const struct lesson_trace *t, char *msg, size_t len)
+static int judge(const struct step *s, const char *scn, const struct lesson_trace *t, char *msg,
+		 size_t len)
 {
 	size_t k = say(msg, len, 0, "Not yet.");
 	int bad = 0;
@@ -139,17 +139,15 @@ static int judge(const struct step *s, const char *scn,
 		bad++, k = say(msg, len, k, " '%s' does not happen.", s->reach_text);
 	for (int i = 0; i < s->nrequire; i++)
 		if (lt_find(t, &s->require[i]) < 0)
-			bad++, k = say(msg, len, k, " '%s' does not happen.",
-				       s->require_text[i]);
+			bad++, k = say(msg, len, k, " '%s' does not happen.", s->require_text[i]);
 	for (int i = 0; i < s->nforbid; i++) {
 		int64_t e = lt_find(t, &s->forbid[i]);
 		if (e < 0)
 			continue;
 		char what[200];
-		moment_describe_event(&t->ix->ev[e], lt_obj(t, &t->ix->ev[e]),
-				      what, sizeof(what));
-		bad++, k = say(msg, len, k, " '%s' happens (event %lld: %s).",
-			       s->forbid_text[i], (long long)e, what);
+		event_text(t->ix, (uint64_t)e, false, what, sizeof(what));
+		bad++, k = say(msg, len, k, " '%s' happens (event %lld: %s).", s->forbid_text[i],
+			       (long long)e, what);
 	}
 	int cpu = unfinished_cpu(scn, t->play.output);
 	if (cpu >= 0)
@@ -159,8 +157,8 @@ static int judge(const struct step *s, const char *scn,
 	return bad;
 }
 
-int exercise_judge(const struct step *s, const char *scn,
-		   struct lesson_trace *t, char *msg, size_t len)
+int exercise_judge(const struct step *s, const char *scn, struct lesson_trace *t, char *msg,
+		   size_t len)
 {
 	memset(t, 0, sizeof(*t));
 	char *copy = judged_copy(scn, msg, len);
@@ -177,9 +175,8 @@ int exercise_judge(const struct step *s, const char *scn,
 	}
 	if (judge(s, scn, t, msg, len))
 		return 0;
-	snprintf(msg, len,
-		 "Checked: '%s' happens, every CPU finishes%s. Well done.",
-		 s->reach_text, s->nforbid ? ", and nothing forbidden happens" : "");
+	snprintf(msg, len, "Checked: '%s' happens, every CPU finishes%s. Well done.", s->reach_text,
+		 s->nforbid ? ", and nothing forbidden happens" : "");
 	return 1;
 }
 
@@ -202,8 +199,8 @@ static void run_editor(const char *path)
 	}
 }
 
-int exercise_edit(const struct lesson *l, const struct step *s,
-		  struct lesson_trace *t, char *msg, size_t len, bool interactive)
+int exercise_edit(const struct lesson *l, const struct step *s, struct lesson_trace *t, char *msg,
+		  size_t len, bool interactive)
 {
 	memset(t, 0, sizeof(*t));
 	char *path = exercise_copy(l, s);

@@ -23,14 +23,14 @@ char *exercise_copy(const struct lesson *l, const struct step *s);
  * 0 not yet, -1 it did not play; msg says why in full, t keeps the
  * student's run for the panes (free it with lt_free unless -1).
  */
-int exercise_edit(const struct lesson *l, const struct step *s,
-		  struct lesson_trace *t, char *msg, size_t len, bool interactive);
+int exercise_edit(const struct lesson *l, const struct step *s, struct lesson_trace *t, char *msg,
+		  size_t len, bool interactive);
 /*
  * The verdict on a scenario file: its own expect lines are ignored; the
  * step's reach: and require: moments must happen, its forbid: moments
  * must not, and every CPU must finish its program.
  */
-int exercise_judge(const struct step *s, const char *scn,
-		   struct lesson_trace *t, char *msg, size_t len);
+int exercise_judge(const struct step *s, const char *scn, struct lesson_trace *t, char *msg,
+		   size_t len);
 
 #endif

@@ -9,7 +9,7 @@
 
 static bool add_entry(struct glossary *g, const char *line, const char *section)
 {
-	const char *t = line + 4;               /* after "- **" */
+	const char *t = line + 4; /* after "- **" */
 	const char *end = strstr(t, "**");
 	if (!end)
 		return true;

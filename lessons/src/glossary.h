@@ -10,9 +10,9 @@
 #include <stdbool.h>
 
 struct gloss_entry {
-	char *term;       /* without the ** */
-	char *meaning;    /* continuation lines joined */
-	char *section;    /* the heading it is under (shared, not owned) */
+	char *term;    /* without the ** */
+	char *meaning; /* continuation lines joined */
+	char *section; /* the heading it is under (shared, not owned) */
 };
 
 struct glossary {

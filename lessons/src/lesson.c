@@ -18,7 +18,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lessons/src/credit.h"
 #include "lessons/src/lesson.h"
+#include "lib/xalloc.h"
 #include "viewer/names.h"
 
 /* ---- diagnostics ------------------------------------------------------ */
@@ -42,17 +44,17 @@ void ldiag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
 		snprintf(full, sizeof(full), "%s: %s", file, msg);
 	if (d->n == d->cap) {
 		d->cap = d->cap ? 2 * d->cap : 8;
-		d->msg = realloc(d->msg, (size_t)d->cap * sizeof(*d->msg));
-		d->line = realloc(d->line, (size_t)d->cap * sizeof(*d->line));
+		d->msg = xrealloc(d->msg, (size_t)d->cap * sizeof(*d->msg));
+		d->line = xrealloc(d->line, (size_t)d->cap * sizeof(*d->line));
 	}
 	d->line[d->n] = line;
-	d->msg[d->n++] = strdup(full);
+	d->msg[d->n++] = xstrdup(full);
 }
 
 /* In line order (a stable insertion sort: lessons are short). */
 void ldiag_print(const struct diag *d, FILE *f)
 {
-	int *order = malloc((size_t)(d->n ? d->n : 1) * sizeof(*order));
+	int *order = xmalloc((size_t)(d->n ? d->n : 1) * sizeof(*order));
 	for (int i = 0; i < d->n; i++) {
 		int j = i;
 		while (j > 0 && d->line[order[j - 1]] > d->line[i]) {
@@ -77,8 +79,7 @@ void ldiag_free(struct diag *d)
 
 /* ---- panes ------------------------------------------------------------ */
 
-static const char *const pane_names[NR_PANES] = { "lanes", "locks", "inode",
-						  "graph", "stats" };
+static const char *const pane_names[NR_PANES] = { "lanes", "locks", "inode", "graph", "stats" };
 
 const char *lesson_pane_name(int pane)
 {
@@ -104,16 +105,16 @@ struct key_def {
 };
 
 static const struct key_def keys[] = {
-	{ "title", K_HEADER, false },   { "goal", K_HEADER, true },
+	{ "title", K_HEADER, false },    { "goal", K_HEADER, true },
 	{ "scenario", K_HEADER, false }, { "credit", K_HEADER, true },
-	{ "step", K_STEP, false },      { "at", K_STEP, false },
-	{ "show", K_STEP, false },      { "text", K_STEP, false },
-	{ "ask", K_STEP, false },       { "choice", K_STEP, true },
-	{ "answer", K_STEP, false },    { "explain", K_STEP, false },
-	{ "hint", K_STEP, true },      { "drive", K_STEP, false },
-	{ "edit", K_STEP, false },      { "reach", K_STEP, false },
-	{ "solution", K_STEP, false },  { "compare", K_STEP, false },
-	{ "require", K_STEP, true },    { "forbid", K_STEP, true },
+	{ "step", K_STEP, false },       { "at", K_STEP, false },
+	{ "show", K_STEP, false },       { "text", K_STEP, false },
+	{ "ask", K_STEP, false },        { "choice", K_STEP, true },
+	{ "answer", K_STEP, false },     { "explain", K_STEP, false },
+	{ "hint", K_STEP, true },        { "drive", K_STEP, false },
+	{ "edit", K_STEP, false },       { "reach", K_STEP, false },
+	{ "solution", K_STEP, false },   { "compare", K_STEP, false },
+	{ "require", K_STEP, true },     { "forbid", K_STEP, true },
 	{ "rewind", K_STEP, false },
 };
 
@@ -145,7 +146,7 @@ static char *trim(char *s)
 static void append(char **v, const char *s)
 {
 	size_t a = *v ? strlen(*v) : 0, b = strlen(s);
-	*v = realloc(*v, a + b + 2);
+	*v = xrealloc(*v, a + b + 2);
 	if (a)
 		(*v)[a++] = '\n';
 	memcpy(*v + a, s, b + 1);
@@ -155,7 +156,7 @@ struct parser {
 	struct lesson *l;
 	struct diag *d;
 	const char *file;
-	struct step *cur;     /* the step being read, or NULL in the header */
+	struct step *cur; /* the step being read, or NULL in the header */
 	bool seen[sizeof(keys) / sizeof(keys[0])];
 };
 
@@ -175,8 +176,7 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 		if (!*item)
 			continue;
 		if (s->nshow == LESSON_MAX_SHOW) {
-			ldiag_add(p->d, p->file, line, "show: at most %d items",
-				 LESSON_MAX_SHOW);
+			ldiag_add(p->d, p->file, line, "show: at most %d items", LESSON_MAX_SHOW);
 			return;
 		}
 		struct show_item *it = &s->show[s->nshow];
@@ -190,25 +190,25 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 			it->kind = SHOW_PANE;
 			it->value = lesson_pane_by_name(arg);
 			if (it->value < 0) {
-				ldiag_add(p->d, p->file, line,
-					 "show: unknown pane '%s' (lanes, locks, inode, graph, stats)",
-					 arg);
+				ldiag_add(
+					p->d, p->file, line,
+					"show: unknown pane '%s' (lanes, locks, inode, graph, stats)",
+					arg);
 				continue;
 			}
 		} else if (strcmp(what, "lock") == 0) {
 			it->kind = SHOW_LOCK;
 			it->value = lock_class_by_name(arg);
 			if (it->value < 0) {
-				ldiag_add(p->d, p->file, line,
-					 "show: '%s' is not a lock class", arg);
+				ldiag_add(p->d, p->file, line, "show: '%s' is not a lock class",
+					  arg);
 				continue;
 			}
 		} else if (strcmp(what, "inode") == 0 || strcmp(what, "cpu") == 0) {
 			char *end;
 			unsigned long long n = strtoull(arg, &end, 10);
 			if (!*arg || *end) {
-				ldiag_add(p->d, p->file, line,
-					 "show: '%s' needs a number", what);
+				ldiag_add(p->d, p->file, line, "show: '%s' needs a number", what);
 				continue;
 			}
 			it->kind = what[0] == 'i' ? SHOW_INODE : SHOW_CPU;
@@ -216,24 +216,23 @@ static void parse_show(struct parser *p, struct step *s, char *v, int line)
 			it->value = (int)n;
 		} else {
 			ldiag_add(p->d, p->file, line,
-				 "show: unknown item '%s' (pane NAME, lock CLASS, inode N, cpu N)",
-				 what);
+				  "show: unknown item '%s' (pane NAME, lock CLASS, inode N, cpu N)",
+				  what);
 			continue;
 		}
 		s->nshow++;
 	}
 }
 
-static void set_moment(struct parser *p, struct moment *m, const char *key,
-		       const char *text, int line)
+static void set_moment(struct parser *p, struct moment *m, const char *key, const char *text,
+		       int line)
 {
 	char err[300];
 	if (!moment_parse(text, m, err, sizeof(err)))
 		ldiag_add(p->d, p->file, line, "%s: %s", key, err);
 }
 
-static void header_field(struct parser *p, const struct key_def *k,
-			 struct field *f)
+static void header_field(struct parser *p, const struct key_def *k, struct field *f)
 {
 	struct lesson *l = p->l;
 	if (strcmp(k->name, "title") == 0) {
@@ -244,6 +243,9 @@ static void header_field(struct parser *p, const struct key_def *k,
 		else
 			free(f->value);
 	} else if (strcmp(k->name, "credit") == 0) {
+		char why[400];
+		if (!credit_ok(f->value, l->dir, why, sizeof(why)))
+			ldiag_add(p->d, p->file, f->line, "%s", why);
 		if (l->ncredits < 16)
 			l->credits[l->ncredits++] = f->value;
 		else
@@ -256,26 +258,24 @@ static void header_field(struct parser *p, const struct key_def *k,
 }
 
 /* require: / forbid: one more moment an edit exercise is judged by. */
-static void check_field(struct parser *p, struct step *s, bool require,
-			char *v, int line)
+static void check_field(struct parser *p, struct step *s, bool require, char *v, int line)
 {
 	int *n = require ? &s->nrequire : &s->nforbid;
 	if (*n == LESSON_MAX_CHECKS) {
-		ldiag_add(p->d, p->file, line, "at most %d %s: lines",
-			  LESSON_MAX_CHECKS, require ? "require" : "forbid");
+		ldiag_add(p->d, p->file, line, "at most %d %s: lines", LESSON_MAX_CHECKS,
+			  require ? "require" : "forbid");
 		free(v);
 		return;
 	}
 	if (!s->check_line)
 		s->check_line = line;
 	(require ? s->require_text : s->forbid_text)[*n] = v;
-	set_moment(p, &(require ? s->require : s->forbid)[*n],
-		   require ? "require" : "forbid", v, line);
+	set_moment(p, &(require ? s->require : s->forbid)[*n], require ? "require" : "forbid", v,
+		   line);
 	(*n)++;
 }
 
-static void step_field(struct parser *p, const struct key_def *k,
-		       struct field *f)
+static void step_field(struct parser *p, const struct key_def *k, struct field *f)
 {
 	struct step *s = p->cur;
 	const char *n = k->name;
@@ -290,7 +290,7 @@ static void step_field(struct parser *p, const struct key_def *k,
 		s->rewind = v;
 		s->rewind_line = f->line;
 	} else if (strcmp(n, "show") == 0) {
-		char *copy = strdup(v);
+		char *copy = xstrdup(v);
 		parse_show(p, s, copy, f->line);
 		free(copy);
 		free(v);
@@ -302,8 +302,7 @@ static void step_field(struct parser *p, const struct key_def *k,
 		s->ask_line = f->line;
 	} else if (strcmp(n, "choice") == 0) {
 		if (s->nchoice == LESSON_MAX_CHOICES) {
-			ldiag_add(p->d, p->file, f->line, "at most %d choices",
-				 LESSON_MAX_CHOICES);
+			ldiag_add(p->d, p->file, f->line, "at most %d choices", LESSON_MAX_CHOICES);
 			free(v);
 		} else {
 			s->choice[s->nchoice++] = v;
@@ -316,8 +315,7 @@ static void step_field(struct parser *p, const struct key_def *k,
 	} else if (strcmp(n, "hint") == 0) {
 		if (s->nhint == LESSON_MAX_HINTS) {
 			ldiag_add(p->d, p->file, f->line,
-				  "at most %d hint: lines (each one stronger)",
-				  LESSON_MAX_HINTS);
+				  "at most %d hint: lines (each one stronger)", LESSON_MAX_HINTS);
 			free(v);
 		} else {
 			s->hint[s->nhint++] = v;
@@ -325,7 +323,7 @@ static void step_field(struct parser *p, const struct key_def *k,
 	} else if (strcmp(n, "drive") == 0 || strcmp(n, "edit") == 0) {
 		if (s->kind != STEP_NARRATE) {
 			ldiag_add(p->d, p->file, f->line,
-				 "a step is either drive: or edit:, not both");
+				  "a step is either drive: or edit:, not both");
 			free(v);
 			return;
 		}
@@ -361,25 +359,22 @@ static void finish_step(struct parser *p)
 	else if (strchr(s->title, '\n'))
 		ldiag_add(p->d, f, s->line, "step: a title is one line");
 	if (!s->text)
-		ldiag_add(p->d, f, s->line, "step '%.*s' has no text:",
-			 s->title ? (int)strcspn(s->title, "\n") : 0,
-			 s->title ? s->title : "");
-	if (s->kind == STEP_NARRATE && !s->at_text)
 		ldiag_add(p->d, f, s->line,
-			 "step '%.*s' has no at: (which moment it shows)",
-			 s->title ? (int)strcspn(s->title, "\n") : 0,
-			 s->title ? s->title : "");
+			  "step '%.*s' has no text:", s->title ? (int)strcspn(s->title, "\n") : 0,
+			  s->title ? s->title : "");
+	if (s->kind == STEP_NARRATE && !s->at_text)
+		ldiag_add(p->d, f, s->line, "step '%.*s' has no at: (which moment it shows)",
+			  s->title ? (int)strcspn(s->title, "\n") : 0, s->title ? s->title : "");
 	if (s->kind != STEP_NARRATE && !s->at_text)
 		s->at.kind = M_START;
 	if (s->ask) {
 		if (s->nchoice < 2)
-			ldiag_add(p->d, f, s->ask_line,
-				 "ask: needs at least two choice: lines");
+			ldiag_add(p->d, f, s->ask_line, "ask: needs at least two choice: lines");
 		if (!s->answer_text)
 			ldiag_add(p->d, f, s->ask_line, "ask: has no answer:");
 	} else if (s->nchoice || s->answer_text) {
 		ldiag_add(p->d, f, s->nchoice ? s->line : s->answer_line,
-			 "choice:/answer: without an ask:");
+			  "choice:/answer: without an ask:");
 	}
 	s->answer = -1;
 	if (s->answer_text) {
@@ -387,39 +382,38 @@ static void finish_step(struct parser *p)
 			if (strcasecmp(s->choice[i], s->answer_text) == 0)
 				s->answer = i;
 		if (s->answer < 0 && s->ask)
-			ldiag_add(p->d, f, s->answer_line,
-				 "answer: '%s' is not one of the choices",
-				 s->answer_text);
+			ldiag_add(p->d, f, s->answer_line, "answer: '%s' is not one of the choices",
+				  s->answer_text);
 	}
 	if (s->kind != STEP_NARRATE) {
 		const char *k = s->kind == STEP_DRIVE ? "drive" : "edit";
 		if (!s->reach_text)
 			ldiag_add(p->d, f, s->scenario_line,
-				 "%s: needs a reach: (the goal, as a moment)", k);
+				  "%s: needs a reach: (the goal, as a moment)", k);
 		if (!s->solution)
-			ldiag_add(p->d, f, s->scenario_line,
-				 "%s: needs a solution: so --check can prove the goal can be reached",
-				 k);
+			ldiag_add(
+				p->d, f, s->scenario_line,
+				"%s: needs a solution: so --check can prove the goal can be reached",
+				k);
 	} else {
 		if (s->reach_text)
 			ldiag_add(p->d, f, s->reach_line,
-				 "reach: belongs to a drive: or edit: step");
+				  "reach: belongs to a drive: or edit: step");
 		if (s->solution)
 			ldiag_add(p->d, f, s->solution_line,
-				 "solution: belongs to a drive: or edit: step");
+				  "solution: belongs to a drive: or edit: step");
 	}
 	if (s->compare && s->kind != STEP_DRIVE)
-		ldiag_add(p->d, f, s->compare_line,
-			 "compare: belongs to a drive: step");
+		ldiag_add(p->d, f, s->compare_line, "compare: belongs to a drive: step");
 	if ((s->nrequire || s->nforbid) && s->kind != STEP_EDIT)
-		ldiag_add(p->d, f, s->check_line,
-			 "require:/forbid: belong to an edit: step");
+		ldiag_add(p->d, f, s->check_line, "require:/forbid: belong to an edit: step");
 	if (s->kind == STEP_DRIVE && s->solution) {
 		for (const char *c = s->solution; *c; c++)
 			if (!isdigit((unsigned char)*c) && *c != ' ' && *c != 'u') {
-				ldiag_add(p->d, f, s->solution_line,
-					 "solution: of a drive step is CPU keys 0-9 (and u), not '%c'",
-					 *c);
+				ldiag_add(
+					p->d, f, s->solution_line,
+					"solution: of a drive step is CPU keys 0-9 (and u), not '%c'",
+					*c);
 				break;
 			}
 	}
@@ -430,7 +424,7 @@ static void new_step(struct parser *p, struct field *fl)
 {
 	struct lesson *l = p->l;
 	finish_step(p);
-	l->steps = realloc(l->steps, (size_t)(l->nsteps + 1) * sizeof(*l->steps));
+	l->steps = xrealloc(l->steps, (size_t)(l->nsteps + 1) * sizeof(*l->steps));
 	p->cur = &l->steps[l->nsteps++];
 	memset(p->cur, 0, sizeof(*p->cur));
 	p->cur->line = fl->line;
@@ -447,19 +441,19 @@ static void take_field(struct parser *p, struct field *fl)
 {
 	const struct key_def *k = find_key(fl->key);
 	if (!k) {
-		ldiag_add(p->d, p->file, fl->line,
-			 "unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare, require, forbid, rewind)",
-			 fl->key);
+		ldiag_add(
+			p->d, p->file, fl->line,
+			"unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare, require, forbid, rewind)",
+			fl->key);
 		goto out;
 	}
 	if (!fl->value || !*fl->value) {
 		if (strcmp(k->name, "step") != 0) {
-			ldiag_add(p->d, p->file, fl->line, "%s: has no value",
-				 fl->key);
+			ldiag_add(p->d, p->file, fl->line, "%s: has no value", fl->key);
 			goto out;
 		}
 		free(fl->value);
-		fl->value = strdup("");
+		fl->value = xstrdup("");
 	}
 	if (strcmp(k->name, "step") == 0) {
 		new_step(p, fl);
@@ -468,18 +462,16 @@ static void take_field(struct parser *p, struct field *fl)
 	if (k->scope == K_HEADER && p->l->nsteps) {
 		/* a step may name its own scenario through drive:/edit: */
 		ldiag_add(p->d, p->file, fl->line,
-			 "'%s' belongs in the header, before the first step:",
-			 fl->key);
+			  "'%s' belongs in the header, before the first step:", fl->key);
 		goto out;
 	}
 	if (k->scope == K_STEP && !p->cur) {
-		ldiag_add(p->d, p->file, fl->line,
-			 "'%s' comes before any step: line", fl->key);
+		ldiag_add(p->d, p->file, fl->line, "'%s' comes before any step: line", fl->key);
 		goto out;
 	}
 	if (!k->repeat && key_seen(p, k)) {
 		ldiag_add(p->d, p->file, fl->line, "%s: given twice%s", fl->key,
-			 k->scope == K_STEP ? " in one step" : "");
+			  k->scope == K_STEP ? " in one step" : "");
 		goto out;
 	}
 	p->seen[k - keys] = true;
@@ -498,13 +490,13 @@ static char *read_file(const char *path, size_t *len)
 	if (!f)
 		return NULL;
 	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
+	char *buf = xmalloc(cap);
 	size_t r;
 	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += r;
 		if (cap - n < 1024) {
 			cap *= 2;
-			buf = realloc(buf, cap);
+			buf = xrealloc(buf, cap);
 		}
 	}
 	fclose(f);
@@ -515,15 +507,15 @@ static char *read_file(const char *path, size_t *len)
 
 static void lesson_names(struct lesson *l, const char *path)
 {
-	l->path = strdup(path);
+	l->path = xstrdup(path);
 	const char *slash = strrchr(path, '/');
 	if (slash)
-		l->dir = strndup(path, (size_t)(slash - path));
+		l->dir = xstrndup(path, (size_t)(slash - path));
 	else
-		l->dir = strdup(".");
+		l->dir = xstrdup(".");
 	const char *base = slash ? slash + 1 : path;
 	const char *dot = strstr(base, ".lesson");
-	l->name = dot ? strndup(base, (size_t)(dot - base)) : strdup(base);
+	l->name = dot ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
 	if (isdigit((unsigned char)base[0]) && isdigit((unsigned char)base[1]))
 		l->number = (base[0] - '0') * 10 + (base[1] - '0');
 }
@@ -536,17 +528,16 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
 		return NULL;
 	}
-	struct lesson *l = calloc(1, sizeof(*l));
+	struct lesson *l = xcalloc(1, sizeof(*l));
 	lesson_names(l, path);
 	/* A NUL or a run of control bytes: not a text file at all. */
 	size_t ctl = 0;
 	for (size_t i = 0; i < len; i++)
-		if (buf[i] == 0 || ((unsigned char)buf[i] < 0x20 &&
-				    !strchr("\n\t\r", buf[i])))
+		if (buf[i] == 0 || ((unsigned char)buf[i] < 0x20 && !strchr("\n\t\r", buf[i])))
 			ctl++;
 	if (ctl) {
 		ldiag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
-			 ctl);
+			  ctl);
 		free(buf);
 		return l;
 	}
@@ -573,8 +564,9 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		}
 		if (line[0] == ' ' || line[0] == '\t') {
 			if (!infield) {
-				ldiag_add(d, l->path, lineno,
-					 "indented line outside a value (continuation lines follow a 'key:' line)");
+				ldiag_add(
+					d, l->path, lineno,
+					"indented line outside a value (continuation lines follow a 'key:' line)");
 				continue;
 			}
 			for (; pending_blank; pending_blank--)
@@ -589,20 +581,18 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		char *colon = strchr(line, ':');
 		char *k = line;
 		if (!colon) {
-			ldiag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
-				 line);
+			ldiag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'", line);
 			continue;
 		}
 		*colon = 0;
 		k = trim(k);
 		if (!*k || strlen(k) >= sizeof(fl.key) || strpbrk(k, " \t")) {
-			ldiag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'",
-				 line);
+			ldiag_add(d, l->path, lineno, "expected 'key: value', got '%.40s'", line);
 			continue;
 		}
 		snprintf(fl.key, sizeof(fl.key), "%s", k);
 		char *v = trim(colon + 1);
-		fl.value = *v ? strdup(v) : NULL;
+		fl.value = *v ? xstrdup(v) : NULL;
 		fl.line = lineno;
 		infield = true;
 	}
@@ -610,8 +600,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		take_field(&p, &fl);
 	/* A file cut short most often ends inside a step, without a newline. */
 	if (cut)
-		ldiag_add(d, l->path, lineno,
-			 "the file ends in the middle of a line: truncated?");
+		ldiag_add(d, l->path, lineno, "the file ends in the middle of a line: truncated?");
 	finish_step(&p);
 	free(buf);
 
@@ -620,13 +609,11 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 	if (!l->scenario)
 		ldiag_add(d, l->path, 1, "no scenario: line (which .scn file the lesson plays)");
 	if (!l->nsteps)
-		ldiag_add(d, l->path, lineno ? lineno : 1,
-			 "no step: (is the file truncated?)");
+		ldiag_add(d, l->path, lineno ? lineno : 1, "no step: (is the file truncated?)");
 	if (l->scenario) {
 		char *sc = lesson_resolve(l, l->scenario);
 		if (access(sc, R_OK) != 0)
-			ldiag_add(d, l->path, l->scenario_line,
-				 "scenario: cannot read '%s'", sc);
+			ldiag_add(d, l->path, l->scenario_line, "scenario: cannot read '%s'", sc);
 		free(sc);
 	}
 	for (int i = 0; i < l->nsteps; i++) {
@@ -634,23 +621,22 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		if (s->scenario && strcmp(s->scenario, "same") != 0) {
 			char *sc = lesson_resolve(l, s->scenario);
 			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->scenario_line,
-					 "%s: cannot read '%s'",
-					 s->kind == STEP_DRIVE ? "drive" : "edit", sc);
+				ldiag_add(d, l->path, s->scenario_line, "%s: cannot read '%s'",
+					  s->kind == STEP_DRIVE ? "drive" : "edit", sc);
 			free(sc);
 		}
 		if (s->compare) {
 			char *sc = lesson_resolve(l, s->compare);
 			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->compare_line,
-					 "compare: cannot read '%s'", sc);
+				ldiag_add(d, l->path, s->compare_line, "compare: cannot read '%s'",
+					  sc);
 			free(sc);
 		}
 		if (s->kind == STEP_EDIT && s->solution) {
 			char *sc = lesson_resolve(l, s->solution);
 			if (access(sc, R_OK) != 0)
 				ldiag_add(d, l->path, s->solution_line,
-					 "solution: cannot read '%s'", sc);
+					  "solution: cannot read '%s'", sc);
 			free(sc);
 		}
 	}
@@ -703,10 +689,10 @@ char *lesson_resolve(const struct lesson *l, const char *rel)
 {
 	char *out;
 	if (rel[0] == '/') {
-		out = strdup(rel);
+		out = xstrdup(rel);
 	} else {
 		size_t n = strlen(l->dir) + strlen(rel) + 2;
-		out = malloc(n);
+		out = xmalloc(n);
 		snprintf(out, n, "%s/%s", l->dir, rel);
 	}
 	return out;

@@ -24,12 +24,11 @@
 
 /* What a step asks the student to look at. */
 enum show_kind { SHOW_PANE, SHOW_LOCK, SHOW_INODE, SHOW_CPU };
-enum pane_id { PANE_LANES, PANE_LOCKS, PANE_INODE, PANE_GRAPH, PANE_STATS,
-	       NR_PANES };
+enum pane_id { PANE_LANES, PANE_LOCKS, PANE_INODE, PANE_GRAPH, PANE_STATS, NR_PANES };
 
 struct show_item {
 	enum show_kind kind;
-	int value;          /* pane id, lock class, cpu */
+	int value; /* pane id, lock class, cpu */
 	unsigned long long ino;
 };
 
@@ -37,28 +36,28 @@ struct show_item {
 #define LESSON_MAX_HINTS 3
 
 enum step_kind {
-	STEP_NARRATE,       /* text at a moment */
-	STEP_DRIVE,         /* you are the scheduler */
-	STEP_EDIT           /* edit a scenario; the tool runs it */
+	STEP_NARRATE, /* text at a moment */
+	STEP_DRIVE,   /* you are the scheduler */
+	STEP_EDIT     /* edit a scenario; the tool runs it */
 };
 
 struct step {
-	int line;                   /* the "step:" line */
+	int line; /* the "step:" line */
 	char *title;
 	enum step_kind kind;
 
-	char *at_text;              /* moment selector as written */
+	char *at_text; /* moment selector as written */
 	int at_line;
 	struct moment at;
 
-	char *rewind;               /* why this moment comes before the last */
+	char *rewind; /* why this moment comes before the last */
 	int rewind_line;
 
 	struct show_item show[LESSON_MAX_SHOW];
 	int nshow;
 	int show_line;
 
-	char *text;                 /* narrative, lines joined with '\n' */
+	char *text; /* narrative, lines joined with '\n' */
 	int text_line;
 
 	/* Predict first: ask, then the choices, then the answer. */
@@ -66,24 +65,24 @@ struct step {
 	int ask_line;
 	char *choice[LESSON_MAX_CHOICES];
 	int nchoice;
-	char *answer_text;          /* as written */
-	int answer;                 /* index into choice, -1 none */
+	char *answer_text; /* as written */
+	int answer;        /* index into choice, -1 none */
 	int answer_line;
-	char *explain;              /* shown once the student answered */
+	char *explain; /* shown once the student answered */
 	/* Graded hints, shown one more per i: what to look for, then where;
 	 * a drive step's last level is its solution. */
 	char *hint[LESSON_MAX_HINTS];
 	int nhint;
 
 	/* drive / edit */
-	char *scenario;             /* path as written, relative to lesson */
+	char *scenario; /* path as written, relative to lesson */
 	int scenario_line;
-	char *reach_text;           /* the goal, a moment selector */
+	char *reach_text; /* the goal, a moment selector */
 	int reach_line;
 	struct moment reach;
-	char *solution;             /* drive: keys; edit: a scenario path */
+	char *solution; /* drive: keys; edit: a scenario path */
 	int solution_line;
-	char *compare;              /* drive: rerun the keys on this scenario */
+	char *compare; /* drive: rerun the keys on this scenario */
 	int compare_line;
 	/* edit: more moments that must all happen (require:) and moments
 	 * that must not (forbid:); every CPU must also finish its program */
@@ -93,14 +92,14 @@ struct step {
 	char *forbid_text[LESSON_MAX_CHECKS];
 	struct moment forbid[LESSON_MAX_CHECKS];
 	int nforbid;
-	int check_line;             /* the first require:/forbid: */
+	int check_line; /* the first require:/forbid: */
 };
 
 struct lesson {
-	char *path;                 /* as given */
-	char *dir;                  /* its directory, for relative paths */
-	char *name;                 /* basename without .lesson */
-	int number;                 /* NN of NN-name, or 0 */
+	char *path; /* as given */
+	char *dir;  /* its directory, for relative paths */
+	char *name; /* basename without .lesson */
+	int number; /* NN of NN-name, or 0 */
 
 	char *title;
 	char *goals[16];
@@ -121,8 +120,8 @@ struct diag {
 	int n, cap;
 };
 
-void ldiag_add(struct diag *d, const char *file, int line, const char *fmt,
-	      ...) __attribute__((format(printf, 4, 5)));
+void ldiag_add(struct diag *d, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void ldiag_print(const struct diag *d, FILE *f);
 void ldiag_free(struct diag *d);
 

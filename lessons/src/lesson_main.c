@@ -19,6 +19,7 @@
 #include "lessons/src/progress.h"
 #include "lessons/src/runner.h"
 #include "lessons/src/session.h"
+#include "lib/xalloc.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"
@@ -70,7 +71,8 @@ static int list_lessons(void)
 	int n;
 	char **list = catalog_list(&n);
 	if (!n) {
-		fprintf(stderr, "icache-lesson: no lessons found (set ICACHE_LESSONS to the lessons directory)\n");
+		fprintf(stderr,
+			"icache-lesson: no lessons found (set ICACHE_LESSONS to the lessons directory)\n");
 		catalog_free(list);
 		return 2;
 	}
@@ -82,15 +84,13 @@ static int list_lessons(void)
 		char state[48] = "new";
 		if (l && progress_get(l->name, &p)) {
 			if (p.done)
-				snprintf(state, sizeof(state), "done%s",
-					 p.asked ? "" : "");
+				snprintf(state, sizeof(state), "done%s", p.asked ? "" : "");
 			else
-				snprintf(state, sizeof(state), "%d/%d steps",
-					 p.seen, p.total);
+				snprintf(state, sizeof(state), "%d/%d steps", p.seen, p.total);
 			if (p.asked) {
 				size_t k = strlen(state);
-				snprintf(state + k, sizeof(state) - k,
-					 ", %d/%d right", p.right, p.asked);
+				snprintf(state + k, sizeof(state) - k, ", %d/%d right", p.right,
+					 p.asked);
 			}
 		}
 		printf("  %2d  %-58.58s %s\n", l ? l->number : 0,
@@ -119,11 +119,12 @@ static void summary_line(const struct lesson *l, char *buf, size_t len)
 	int questions = 0;
 	for (int i = 0; i < l->nsteps; i++)
 		questions += l->steps[i].ask != NULL;
-	size_t k = (size_t)snprintf(buf, len, "%-8s steps %2d/%-2d", p.done ? "finished" : "started",
-				    p.seen, l->nsteps);
+	size_t k = (size_t)snprintf(buf, len, "%-8s steps %2d/%-2d",
+				    p.done ? "finished" : "started", p.seen, l->nsteps);
 	if (questions)
-		k += (size_t)snprintf(buf + k, len - k, "  questions %d/%d right first time (%d answered)",
-				      p.right, questions, p.asked);
+		k += (size_t)snprintf(buf + k, len - k,
+				      "  questions %d/%d right first time (%d answered)", p.right,
+				      questions, p.asked);
 	if (all)
 		snprintf(buf + k, len - k, "  exercises %d/%d solved", solved, all);
 }
@@ -143,7 +144,8 @@ static int progress_summary(void)
 		if (l) {
 			char line[200];
 			summary_line(l, line, sizeof(line));
-			printf("  %02d  %-44.44s %s\n", l->number, l->title ? l->title : l->name, line);
+			printf("  %02d  %-44.44s %s\n", l->number, l->title ? l->title : l->name,
+			       line);
 			struct progress p;
 			if (progress_get(l->name, &p)) {
 				finished += p.done;
@@ -162,8 +164,7 @@ static int progress_summary(void)
 
 static bool parse_screen(const char *s, int *w, int *h)
 {
-	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 &&
-	       *h >= 20 && *h <= 500;
+	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 && *h >= 20 && *h <= 500;
 }
 
 int main(int argc, char **argv)
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
 	int start = 0;
 	const char *keys = NULL, *which = NULL;
 	int w = 120, h = 40;
-	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
 	int nfiles = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -195,7 +196,8 @@ int main(int argc, char **argv)
 			char *end = NULL;
 			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
 			if (!end || *end || v < 1 || v > 999) {
-				fprintf(stderr, "icache-lesson: --step needs a step number (1, 2, ...)\n");
+				fprintf(stderr,
+					"icache-lesson: --step needs a step number (1, 2, ...)\n");
 				free(files);
 				return 2;
 			}
@@ -210,7 +212,8 @@ int main(int argc, char **argv)
 			if (a[2] == 'k') {
 				keys = argv[++i];
 			} else if (!parse_screen(argv[++i], &w, &h)) {
-				fprintf(stderr, "icache-lesson: --screen: '%s' is not WxH (at least 60x20)\n",
+				fprintf(stderr,
+					"icache-lesson: --screen: '%s' is not WxH (at least 60x20)\n",
 					argv[i]);
 				free(files);
 				return 2;
@@ -238,8 +241,7 @@ int main(int argc, char **argv)
 		session_begin();
 		for (int i = 0; i < nfiles; i++) {
 			char *path = catalog_find(files[i]);
-			int problems = lesson_check(path ? path : files[i],
-						    !static_only, stderr);
+			int problems = lesson_check(path ? path : files[i], !static_only, stderr);
 			if (!problems)
 				printf("%s: ok\n", path ? path : files[i]);
 			bad += problems;
@@ -280,8 +282,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ldiag_free(&d);
-	struct runner_opts o = { .keys = keys, .width = w, .height = h,
-				 .start = start };
+	struct runner_opts o = { .keys = keys, .width = w, .height = h, .start = start };
 	session_begin();
 	int rc = lesson_run(l, &o);
 	session_end();

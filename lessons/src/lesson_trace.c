@@ -18,7 +18,7 @@ static uint64_t value_of(const void *ctx, uint32_t id)
  */
 static void telling_line(const char *out, char *buf, size_t len)
 {
-	static const char *const marks[] = { ".scn:", "error", "Error",
+	static const char *const marks[] = { ".scn:",  "error",  "Error",
 					     "cannot", "failed", "record:" };
 	const char *best = NULL, *last = NULL;
 	for (const char *p = out ? out : ""; *p;) {
@@ -72,9 +72,9 @@ bool lt_play(const char *scn, struct lesson_trace *t)
 		 * a scenario's own errors name its FILE:LINE instead. */
 		bool recorder = !scenario_error(out, scn);
 		if (t->ix == NULL && t->play.status <= 1 && t->play.status >= 0)
-			recorder = true;        /* it played; the trace did not load */
+			recorder = true; /* it played; the trace did not load */
 		if (t->play.status == 127 || !recorder || attempt == 2)
-			return false;   /* no icache-sim, or the scenario itself */
+			return false; /* no icache-sim, or the scenario itself */
 		lt_free(t);
 		usleep(300000 * (unsigned)(attempt + 1));
 	}
@@ -86,20 +86,18 @@ static bool lt_play_once(const char *scn, struct lesson_trace *t)
 	char line[300];
 	if (!lp_run(scn, true, &t->play)) {
 		telling_line(t->play.output, line, sizeof(line));
-		snprintf(t->err, sizeof(t->err), "icache-sim play did not run: %s",
-			 line);
+		snprintf(t->err, sizeof(t->err), "icache-sim play did not run: %s", line);
 		return false;
 	}
 	if (t->play.status != 0 && t->play.status != 1) {
 		telling_line(t->play.output, line, sizeof(line));
-		snprintf(t->err, sizeof(t->err), "icache-sim play %s exited %d: %s",
-			 scn, t->play.status, line);
+		snprintf(t->err, sizeof(t->err), "icache-sim play %s exited %d: %s", scn,
+			 t->play.status, line);
 		return false;
 	}
 	t->ix = ix_load(t->play.trace_dir, line, sizeof(line));
 	if (!t->ix) {
-		snprintf(t->err, sizeof(t->err), "the trace of %s does not load: %s",
-			 scn, line);
+		snprintf(t->err, sizeof(t->err), "the trace of %s does not load: %s", scn, line);
 		return false;
 	}
 	return true;

@@ -1,9 +1,9 @@
 /*
  * moment.c - parsing moment selectors and finding them in a trace.
  *
- * The words follow the scenario files' schedule lines ("cpu0 until release
- * i_lock in iput_final"), so a teacher writes a moment the same way in a
- * lesson and in a scenario.
+ * A moment is start, end, step N, event N, or a selector in the grammar
+ * the scenario files' schedule lines use too (lib/selector.h): a teacher
+ * writes "release i_lock in iput_final" the same way in both.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lessons/src/moment.h"
+#include "lib/selector.h"
 #include "viewer/names.h"
 
 #define MAX_WORDS 24
@@ -18,8 +19,7 @@
 static int split_words(char *s, char **w)
 {
 	int n = 0;
-	for (char *p = strtok(s, " \t,"); p && n < MAX_WORDS;
-	     p = strtok(NULL, " \t,"))
+	for (char *p = strtok(s, " \t,"); p && n < MAX_WORDS; p = strtok(NULL, " \t,"))
 		w[n++] = p;
 	return n;
 }
@@ -36,237 +36,59 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
-/* first, second, ..., last, 1st, 2nd, 3rd, 4th ... */
-static bool parse_ordinal(const char *s, int *nth)
-{
-	static const char *const words[] = { "first", "second", "third",
-					     "fourth", "fifth", "sixth",
-					     "seventh", "eighth", "ninth",
-					     "tenth" };
-	for (int i = 0; i < 10; i++)
-		if (strcmp(s, words[i]) == 0) {
-			*nth = i + 1;
-			return true;
-		}
-	if (strcmp(s, "last") == 0) {
-		*nth = -1;
-		return true;
-	}
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end != s && v > 0 && v < 1000000 &&
-	    (strcmp(end, "st") == 0 || strcmp(end, "nd") == 0 ||
-	     strcmp(end, "rd") == 0 || strcmp(end, "th") == 0)) {
-		*nth = (int)v;
-		return true;
-	}
-	return false;
-}
-
-static int list_by_name(const char *s)
-{
-	for (int i = 0; i < nr_list_labels(); i++)
-		if (strcmp(s, list_label(i)) == 0)
-			return i;
-	return -1;
-}
-
-static int op_by_name(const char *s)
-{
-	/* The scenario files' operation names, as the trace records them
-	 * (lock and unlock are both "test" in a trace, so neither is an
-	 * alias: say "test", or name the lock event instead). */
-	static const struct {
-		const char *scn, *op;
-	} alias[] = { { "deactivate", "umount" }, { "invalidate", "umount" },
-		      { "mark-dirty", "mark_dirty" }, { "iget-locked", "iget" },
-		      { "unlock-new", "iget" },   { "ihold", "igrab" } };
-	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
-		if (strcmp(s, alias[i].scn) == 0)
-			s = alias[i].op;
-	for (int i = 0; i < nr_op_labels(); i++)
-		if (strcmp(s, op_label(i)) == 0)
-			return i;
-	return -1;
-}
-
-static int viol_by_name(const char *s)
-{
-	for (int i = 0; i < nr_violation_labels(); i++)
-		if (strcmp(s, violation_label(i)) == 0)
-			return i;
-	return -1;
-}
-
-static int action_by_name(const char *s)
-{
-	for (int i = 0; i < 4; i++)
-		if (strcmp(s, list_action_label(i)) == 0)
-			return i;
-	return -1;
-}
-
-static bool parse_cpu(const char *s, int *cpu)
-{
-	uint64_t v;
-	if (strncmp(s, "cpu", 3) == 0)
-		s += 3;
-	if (!parse_u64(s, &v) || v > 255)
-		return false;
-	*cpu = (int)v;
-	return true;
-}
-
-/* The words that start a qualifier, after which a verb's argument ends. */
-static bool is_qual(const char *w)
-{
-	static const char *const q[] = { "in", "on", "inode", "of", "times",
-					 "after" };
-	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
-		if (strcmp(w, q[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The lock verbs and the event each names. */
-static const struct {
-	const char *word;
-	int type;
-	int trylock_ok;
-} lock_verbs[] = {
-	{ "acquire", EV_lock_acquire, -1 },
-	{ "contended", EV_lock_contended, -1 },
-	{ "acquired", EV_lock_acquired, -1 },
-	{ "take", EV_lock_acquired, -1 },
-	{ "lock", EV_lock_acquired, -1 },
-	{ "release", EV_lock_release, -1 },
-	{ "unlock", EV_lock_release, -1 },
-	{ "trylock", EV_lock_trylock, -1 },
-	{ "trylock-ok", EV_lock_trylock, 1 },
-	{ "trylock-fail", EV_lock_trylock, 0 },
-	{ "trylock-failed", EV_lock_trylock, 0 },   /* the scenario word */
-};
-
 static bool fail(char *err, size_t len, const char *fmt, const char *a)
 {
 	snprintf(err, len, fmt, a);
 	return false;
 }
 
-/* The verb and its argument, from w[*i] on; advances *i. */
-static bool parse_verb(char **w, int n, int *i, struct moment *m, char *err,
-		       size_t len)
+/* A selector (lib/selector.h) as a moment of a trace. */
+static bool from_selector(const struct selector *sel, struct moment *m, char *err, size_t len)
 {
-	const char *v = w[(*i)++];
-	/* (v may be re-pointed below for the scenario spellings) */
-	const char *arg = *i < n ? w[*i] : NULL;
-
-	for (size_t k = 0; k < sizeof(lock_verbs) / sizeof(lock_verbs[0]); k++) {
-		if (strcmp(v, lock_verbs[k].word) != 0)
-			continue;
-		m->type = lock_verbs[k].type;
-		m->trylock_ok = lock_verbs[k].trylock_ok;
-		if (arg && !is_qual(arg)) {
-			m->cls = lock_class_by_name(arg);
-			if (m->cls < 0)
-				return fail(err, len,
-					    "'%s' is not a lock class (i_lock, inode_lru_lock, ...)",
-					    arg);
-			(*i)++;
-		}
-		return true;
-	}
-	/* The scenario files' words: "state I_FREEING", "list add lru". */
-	if (strcmp(v, "state") == 0)
-		v = "set";
-	if (strcmp(v, "list") == 0 && arg && action_by_name(arg) >= 0) {
-		v = w[(*i)++];
-		arg = *i < n ? w[*i] : NULL;
-	}
-	if (strcmp(v, "set") == 0 || strcmp(v, "clear") == 0) {
-		m->type = EV_inode_state;
-		m->flag_set = v[0] == 's';
-		if (!arg)
-			return fail(err, len, "'%s' needs a flag (I_FREEING, ...)", v);
-		m->flag_bit = state_flag_by_name(arg);
-		if (m->flag_bit < 0)
-			return fail(err, len, "'%s' is not an i_state flag", arg);
-		(*i)++;
-		return true;
-	}
-	int act = action_by_name(v);
-	if (act >= 0) {
-		m->type = EV_inode_list;
-		m->action = act;
-		if (arg) {
-			m->list = list_by_name(arg);
-			if (m->list >= 0)
-				(*i)++;
-			else if (!is_qual(arg))
-				return fail(err, len,
-					    "'%s' is not a list (hash, sb, lru, b_dirty, ...)",
-					    arg);
-		}
-		return true;
-	}
-	if (strcmp(v, "ref") == 0 || strcmp(v, "nlink") == 0) {
-		m->type = v[0] == 'r' ? EV_inode_ref : EV_inode_nlink;
-		uint64_t c;
-		if (arg && parse_u64(arg, &c)) {
-			m->has_count = true;
-			m->count = (int64_t)c;
-			(*i)++;
-		}
-		return true;
-	}
-	if (strcmp(v, "alloc") == 0 || strcmp(v, "free") == 0) {
-		m->type = v[0] == 'a' ? EV_inode_alloc : EV_inode_free;
-		return true;
-	}
-	if (strcmp(v, "begin") == 0 || strcmp(v, "end") == 0) {
-		m->type = v[0] == 'b' ? EV_op_begin : EV_op_end;
-		if (arg && (m->op = op_by_name(arg)) >= 0)
-			(*i)++;
-		else if (arg && !is_qual(arg))
-			return fail(err, len, "'%s' is not an operation (iget, iput, unlink, ...)",
-				    arg);
-		return true;
-	}
-	if (strcmp(v, "violation") == 0) {
-		m->type = EV_violation;
-		if (arg && (m->viol = viol_by_name(arg)) >= 0)
-			(*i)++;
-		else if (arg && !is_qual(arg))
-			return fail(err, len, "'%s' is not a violation kind", arg);
-		return true;
-	}
-	return fail(err, len,
-		    "unknown moment '%s' (want start, end, step N, event N, or a verb: acquire, acquired, release, trylock-fail, set, clear, add, del, rotate, ref, alloc, free, begin, end, violation)",
-		    v);
+	if (sel->ev < 0)
+		return fail(err, len, "'%s' leaves no event in a trace (name the event around it)",
+			    sel->verb);
+	if (sel->has_sb)
+		return fail(err, len, "%s",
+			    "'sb N' is for scenarios: in a trace, 'inode N' is enough");
+	m->kind = M_SELECT;
+	m->type = sel->ev; /* the viewer's EV_* are the table's numbers */
+	m->classes = sel->classes;
+	m->site = sel->site;
+	m->cpu = sel->cpu;
+	m->flags = sel->flags;
+	m->flag_set = sel->flag_set;
+	m->list = sel->list;
+	m->action = sel->action;
+	m->op = sel->op;
+	m->viol = sel->viol;
+	m->trylock_ok = sel->trylock_ok;
+	m->has_count = sel->has_count;
+	m->count = sel->count;
+	m->has_after = sel->has_after;
+	m->after_step = sel->after_step;
+	m->nth = sel->nth;
+	m->has_ino = sel->inode != NULL;
+	if (m->has_ino && !parse_u64(sel->inode, &m->ino))
+		return fail(err, len, "'inode' needs a number, not '%s'", sel->inode);
+	return true;
 }
 
 bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
 {
 	char buf[512];
 	char *w[MAX_WORDS];
+	struct selector sel;
+
 	memset(m, 0, sizeof(*m));
-	m->type = m->cls = m->site = m->cpu = m->flag_bit = -1;
-	m->list = m->action = m->op = m->viol = m->trylock_ok = -1;
-	m->nth = 1;
 	if (!text || strlen(text) >= sizeof(buf))
 		return fail(err, len, "%s", text ? "moment too long" : "empty moment");
 	snprintf(buf, sizeof(buf), "%s", text);
 	int n = split_words(buf, w);
 	if (n == 0)
 		return fail(err, len, "%s", "empty moment");
-	int i = 0;
-
-	if (n == 1 && strcmp(w[0], "start") == 0) {
-		m->kind = M_START;
-		return true;
-	}
-	if (n == 1 && strcmp(w[0], "end") == 0) {
-		m->kind = M_END;
+	if (n == 1 && (strcmp(w[0], "start") == 0 || strcmp(w[0], "end") == 0)) {
+		m->kind = w[0][0] == 's' ? M_START : M_END;
 		return true;
 	}
 	if (n == 2 && (strcmp(w[0], "step") == 0 || strcmp(w[0], "event") == 0)) {
@@ -275,60 +97,17 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
 		m->kind = w[0][0] == 's' ? M_STEP : M_EVENT;
 		return true;
 	}
-	m->kind = M_SELECT;
-	if (parse_ordinal(w[0], &m->nth))
-		i++;
-	if (i >= n)
-		return fail(err, len, "%s", "an ordinal needs an event after it");
-	if (!parse_verb(w, n, &i, m, err, len))
+	if (!selector_parse(w, n, &sel, err, len)) {
+		/* say what else a moment can be */
+		size_t l = strlen(err);
+		if (strncmp(err, "unknown event", 13) == 0 && l + 40 < len)
+			snprintf(err + l, len - l, "; or start, end, step N, event N");
 		return false;
-	while (i < n) {
-		const char *q = w[i++];
-		const char *a = i < n ? w[i] : NULL;
-		if (strcmp(q, "in") == 0) {
-			if (!a)
-				return fail(err, len, "%s", "'in' needs a function name");
-			m->site = site_by_name(a);
-			if (m->site < 0)
-				return fail(err, len, "'%s' is not a call site (iput_final, prune_icache, ...)",
-					    a);
-			i++;
-		} else if (strcmp(q, "on") == 0) {
-			if (!a || !parse_cpu(a, &m->cpu))
-				return fail(err, len, "'on' needs a CPU like cpu0, not '%s'",
-					    a ? a : "");
-			i++;
-		} else if (strcmp(q, "inode") == 0 || strcmp(q, "of") == 0) {
-			if (q[0] == 'o' && a && strcmp(a, "inode") == 0)
-				a = ++i < n ? w[i] : NULL;
-			if (!a || !parse_u64(a, &m->ino))
-				return fail(err, len, "'inode' (or 'of inode') needs a number, not '%s'",
-					    a ? a : "");
-			m->has_ino = true;
-			i++;
-		} else if (strcmp(q, "times") == 0) {
-			uint64_t t;
-			if (!a || !parse_u64(a, &t) || t == 0 || t > 1000000)
-				return fail(err, len, "'times' needs a count, not '%s'",
-					    a ? a : "");
-			m->nth = (int)t;
-			i++;
-		} else if (strcmp(q, "after") == 0) {
-			if (!a || strcmp(a, "step") || i + 1 >= n ||
-			    !parse_u64(w[i + 1], &m->after_step))
-				return fail(err, len, "%s", "'after' wants 'step N'");
-			m->has_after = true;
-			i += 2;
-		} else {
-			return fail(err, len, "unexpected '%s' (qualifiers: in SITE, on cpuN, inode N, times N, after step N)",
-				    q);
-		}
 	}
-	return true;
+	return from_selector(&sel, m, err, len);
 }
 
-bool moment_match_event(const struct moment *m, const struct ix_event *e,
-			uint64_t obj_value)
+bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64_t obj_value)
 {
 	if (m->kind != M_SELECT || e->type != m->type)
 		return false;
@@ -342,7 +121,7 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e,
 	case EV_lock_acquired:
 	case EV_lock_release:
 	case EV_lock_trylock:
-		if (m->cls >= 0 && e->a != m->cls)
+		if (m->classes && !(e->a < 32 && (m->classes >> e->a & 1)))
 			return false;
 		if (m->trylock_ok >= 0 && e->b != m->trylock_ok)
 			return false;
@@ -352,11 +131,10 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e,
 		return true;
 	case EV_inode_state: {
 		uint32_t old = (uint32_t)(e->val >> 32), nw = (uint32_t)e->val;
-		uint32_t f = 1u << m->flag_bit;
+		uint32_t f = m->flags;
 		if (m->has_ino && obj_value != m->ino)
 			return false;
-		return m->flag_set ? (!(old & f) && (nw & f))
-				   : ((old & f) && !(nw & f));
+		return m->flag_set ? (!(old & f) && (nw & f)) : ((old & f) && !(nw & f));
 	}
 	case EV_inode_list:
 		if (m->list >= 0 && e->a != m->list)
@@ -389,15 +167,12 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e,
 
 static bool has_obj_value(int type)
 {
-	return type != EV_sched_step && type != EV_violation &&
-	       type != EV_run_begin && type != EV_run_end &&
-	       type != EV_discarded_events && type != EV_discarded_packets;
+	return type != EV_sched_step && type != EV_violation && type != EV_run_begin &&
+	       type != EV_run_end && type != EV_discarded_events && type != EV_discarded_packets;
 }
 
-int64_t moment_find(const struct moment *m, const struct ix_event *ev,
-		    uint64_t n, uint64_t (*value_of)(const void *ctx,
-						     uint32_t id),
-		    const void *ctx)
+int64_t moment_find(const struct moment *m, const struct ix_event *ev, uint64_t n,
+		    uint64_t (*value_of)(const void *ctx, uint32_t id), const void *ctx)
 {
 	switch (m->kind) {
 	case M_START:
@@ -424,8 +199,7 @@ int64_t moment_find(const struct moment *m, const struct ix_event *ev,
 				armed = true;
 			continue;
 		}
-		uint64_t v = has_obj_value(e->type) && value_of
-				     ? value_of(ctx, e->obj) : 0;
+		uint64_t v = has_obj_value(e->type) && value_of ? value_of(ctx, e->obj) : 0;
 		if (!moment_match_event(m, e, v))
 			continue;
 		last = (int64_t)i;
@@ -433,78 +207,4 @@ int64_t moment_find(const struct moment *m, const struct ix_event *ev,
 			return last;
 	}
 	return m->nth < 0 ? last : -1;
-}
-
-void moment_describe_event(const struct ix_event *e, uint64_t obj_value,
-			   char *buf, size_t len)
-{
-	char who[16];
-	if (e->cpu == IX_NO_CPU)
-		snprintf(who, sizeof(who), "main");
-	else
-		snprintf(who, sizeof(who), "cpu%u", e->cpu);
-	switch (e->type) {
-	case EV_lock_acquire:
-	case EV_lock_contended:
-	case EV_lock_acquired:
-	case EV_lock_release:
-		snprintf(buf, len, "%s %s %s #%llu in %s", who,
-			 e->type == EV_lock_acquire     ? "acquire"
-			 : e->type == EV_lock_contended ? "contended"
-			 : e->type == EV_lock_acquired  ? "acquired"
-							: "release",
-			 lock_class_label(e->a), (unsigned long long)obj_value,
-			 site_label(e->site));
-		break;
-	case EV_lock_trylock:
-		snprintf(buf, len, "%s trylock %s #%llu in %s: %s", who,
-			 lock_class_label(e->a), (unsigned long long)obj_value,
-			 site_label(e->site), e->b ? "ok" : "FAILED");
-		break;
-	case EV_inode_state: {
-		char o[96], nw[96];
-		state_flags_str((uint32_t)(e->val >> 32), 1, o, sizeof(o));
-		state_flags_str((uint32_t)e->val, 1, nw, sizeof(nw));
-		snprintf(buf, len, "%s inode %llu state %s -> %s in %s", who,
-			 (unsigned long long)obj_value, o, nw, site_label(e->site));
-		break;
-	}
-	case EV_inode_ref:
-		snprintf(buf, len, "%s inode %llu i_count %d -> %d in %s", who,
-			 (unsigned long long)obj_value, (int)(int32_t)(e->val >> 32),
-			 (int)(int32_t)(uint32_t)e->val, site_label(e->site));
-		break;
-	case EV_inode_list:
-		snprintf(buf, len, "%s inode %llu %s %s in %s", who,
-			 (unsigned long long)obj_value, list_action_label(e->b),
-			 list_label(e->a), site_label(e->site));
-		break;
-	case EV_inode_alloc:
-		snprintf(buf, len, "%s alloc inode %llu", who,
-			 (unsigned long long)obj_value);
-		break;
-	case EV_inode_free:
-		snprintf(buf, len, "%s free inode %llu", who,
-			 (unsigned long long)obj_value);
-		break;
-	case EV_inode_nlink:
-		snprintf(buf, len, "%s inode %llu nlink %llu", who,
-			 (unsigned long long)obj_value, (unsigned long long)e->val);
-		break;
-	case EV_op_begin:
-	case EV_op_end:
-		snprintf(buf, len, "%s %s %s inode %llu", who,
-			 e->type == EV_op_begin ? "begin" : "end", op_label(e->a),
-			 (unsigned long long)obj_value);
-		break;
-	case EV_sched_step:
-		snprintf(buf, len, "step %llu: %s", (unsigned long long)e->val, who);
-		break;
-	case EV_violation:
-		snprintf(buf, len, "%s VIOLATION %s", who, violation_label(e->a));
-		break;
-	default:
-		snprintf(buf, len, "%s %s", who, ev_type_name(e->type));
-		break;
-	}
 }

@@ -4,18 +4,14 @@
  *
  * A lesson step shows the machine at one moment of its scenario's trace,
  * and a "you are the scheduler" goal is a moment the student must make
- * happen.  Both are written as selectors (the grammar is in
- * lessons/README.md):
+ * happen.  A moment is
  *
- *   start | end | step N | event N
- *   [first|second|...|last|Nth] VERB [ARG] [in SITE] [on cpuN] [inode N]
- *                                          [after step N]
+ *   start | end | step N | event N | SELECTOR
  *
- * with VERB one of acquire, contended, acquired (take, lock), release
- * (unlock), trylock, trylock-ok, trylock-fail (each with a lock class),
- * set / clear (an i_state flag), add / del / move / rotate (a list),
- * ref [N], nlink [N], alloc, free, begin / end (an operation),
- * violation [KIND].
+ * where SELECTOR is the event grammar shared with the scenario files'
+ * schedule lines (lib/selector.h, lessons/README.md): "second
+ * trylock-failed i_lock inode 42 in find_inode_fast on cpu0".  A trace
+ * has no "wake" or "blocked" event, and "sb N" is not needed in it.
  *
  * Parsing needs only the names; matching works on the viewer's decoded
  * events (viewer/index.h), one at a time, so it costs no trace library.
@@ -33,25 +29,25 @@ enum moment_kind { M_START, M_END, M_STEP, M_EVENT, M_SELECT };
 
 struct moment {
 	enum moment_kind kind;
-	uint64_t number;        /* step N / event N */
+	uint64_t number; /* step N / event N */
 	/* M_SELECT */
-	int type;               /* EV_* */
-	int cls;                /* lock class, -1 any */
-	int site;               /* -1 any */
-	int cpu;                /* -1 any */
+	int type;         /* EV_* */
+	uint32_t classes; /* bit per lock class, 0 any */
+	int site;         /* -1 any */
+	int cpu;          /* -1 any */
 	bool has_ino;
 	uint64_t ino;
-	int flag_bit;           /* set / clear */
+	unsigned flags; /* set / clear: these i_state bits */
 	bool flag_set;
-	int list, action;       /* add / del / move / rotate */
-	int op;                 /* begin / end, -1 any */
-	int viol;               /* violation kind, -1 any */
-	int trylock_ok;         /* -1 any, 0 failed, 1 succeeded */
-	bool has_count;         /* ref N / nlink N */
+	int list, action; /* add / del / move / rotate */
+	int op;           /* begin / end, -1 any */
+	int viol;         /* violation kind, -1 any */
+	int trylock_ok;   /* -1 any, 0 failed, 1 succeeded */
+	bool has_count;   /* ref N / nlink N */
 	int64_t count;
-	bool has_after;         /* after step N */
+	bool has_after; /* after step N */
 	uint64_t after_step;
-	int nth;                /* 1-based; -1 = last */
+	int nth; /* 1-based; -1 = last */
 };
 
 /* Parse text; on error false and a message (without FILE:LINE) in err. */
@@ -62,22 +58,14 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len);
  * stands for) match the selector, leaving aside nth and "after"?  Those
  * two depend on the events before: moment_find handles them.
  */
-bool moment_match_event(const struct moment *m, const struct ix_event *e,
-			uint64_t obj_value);
+bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64_t obj_value);
 
 /*
  * The event a moment names in a sequence of events: its index, or -1 if
  * it never comes.  value_of turns an event's obj id into its value.
  * For start the result is 0 and for end it is n (one past the last).
  */
-int64_t moment_find(const struct moment *m, const struct ix_event *ev,
-		    uint64_t n, uint64_t (*value_of)(const void *ctx,
-						     uint32_t id),
-		    const void *ctx);
-
-/* One line describing an event, as a lesson's narrative would name it:
- * "cpu0 release i_lock (inode 42) in iput_final". */
-void moment_describe_event(const struct ix_event *e, uint64_t obj_value,
-			   char *buf, size_t len);
+int64_t moment_find(const struct moment *m, const struct ix_event *ev, uint64_t n,
+		    uint64_t (*value_of)(const void *ctx, uint32_t id), const void *ctx);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lessons/src/progress.h"
+#include "lib/xalloc.h"
 
 static void mkdir_p(char *path)
 {
@@ -38,7 +39,7 @@ char *progress_dir(bool create)
 		return NULL;
 	if (create)
 		mkdir_p(buf);
-	return strdup(buf);
+	return xstrdup(buf);
 }
 
 static char *progress_file(bool create)
@@ -47,7 +48,7 @@ static char *progress_file(bool create)
 	if (!dir)
 		return NULL;
 	size_t n = strlen(dir) + 16;
-	char *f = malloc(n);
+	char *f = xmalloc(n);
 	snprintf(f, n, "%s/progress", dir);
 	free(dir);
 	return f;
@@ -68,12 +69,11 @@ bool progress_get(const char *name, struct progress *p)
 	while (fgets(line, sizeof(line), f)) {
 		int seen, total, done, right, asked, last = 0;
 		char marks[PROGRESS_MAX_STEPS + 1] = "";
-		if (sscanf(line, "%255s %d %d %d %d %d %d %64s", n, &seen, &total,
-			   &done, &right, &asked, &last, marks) >= 6 &&
+		if (sscanf(line, "%255s %d %d %d %d %d %d %64s", n, &seen, &total, &done, &right,
+			   &asked, &last, marks) >= 6 &&
 		    strcmp(n, name) == 0) {
-			*p = (struct progress){ seen, total, done != 0, right, asked,
-						last, "" };
-			if (strcmp(marks, "~") != 0)    /* "~": no marks */
+			*p = (struct progress){ seen, total, done != 0, right, asked, last, "" };
+			if (strcmp(marks, "~") != 0) /* "~": no marks */
 				snprintf(p->marks, sizeof(p->marks), "%s", marks);
 			found = true;
 		}
@@ -88,7 +88,7 @@ bool progress_put(const char *name, const struct progress *p)
 	if (!path)
 		return false;
 	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
+	char *tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.%d", path, (int)getpid());
 	FILE *in = fopen(path, "r");
 	FILE *out = fopen(tmp, "w");
@@ -109,9 +109,8 @@ bool progress_put(const char *name, const struct progress *p)
 	}
 	if (in)
 		fclose(in);
-	fprintf(out, "%s %d %d %d %d %d %d %s\n", name, p->seen, p->total,
-		p->done ? 1 : 0, p->right, p->asked, p->last,
-		p->marks[0] ? p->marks : "~");
+	fprintf(out, "%s %d %d %d %d %d %d %s\n", name, p->seen, p->total, p->done ? 1 : 0,
+		p->right, p->asked, p->last, p->marks[0] ? p->marks : "~");
 	bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
 	if (!ok)
 		unlink(tmp);

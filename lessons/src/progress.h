@@ -25,7 +25,7 @@ struct progress {
 	int seen, total;
 	bool done;
 	int right, asked;
-	int last;                        /* step to resume at, 1-based; 0 none */
+	int last; /* step to resume at, 1-based; 0 none */
 	char marks[PROGRESS_MAX_STEPS + 1];
 };
 

@@ -25,17 +25,18 @@
 #include "lessons/src/lesson_trace.h"
 #include "lessons/src/screen.h"
 #include "lessons/src/session.h"
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
 
 struct step_state {
-	int answer;          /* the choice picked last, -1 none */
-	int first;           /* the first choice picked (progress), -1 none */
-	int tries;           /* 2 wrong tries reveal the answer */
-	bool skipped_warn;   /* n pressed once on an unanswered question */
+	int answer;        /* the choice picked last, -1 none */
+	int first;         /* the first choice picked (progress), -1 none */
+	int tries;         /* 2 wrong tries reveal the answer */
+	bool skipped_warn; /* n pressed once on an unanswered question */
 	bool seen;
-	int hint;            /* hints shown: 0 none, up to 3 (graded) */
-	bool solved;         /* a drive goal reached / an exercise passed */
+	int hint;    /* hints shown: 0 none, up to 3 (graded) */
+	bool solved; /* a drive goal reached / an exercise passed */
 };
 
 /* A question is open until it is answered right or tried twice. */
@@ -61,34 +62,34 @@ struct runner {
 	const struct runner_opts *o;
 	struct lesson_trace t;
 	bool have_trace;
-	struct view main;        /* the lesson's trace, up to the step's moment */
-	int64_t *pos;            /* per step: its event, -1 not found */
+	struct view main; /* the lesson's trace, up to the step's moment */
+	int64_t *pos;     /* per step: its event, -1 not found */
 	struct step_state *ss;
 	int cur;
 	char msg[300];
 	bool quit;
 
 	/* the drive step under way */
-	int drive_step;          /* -1 none */
+	int drive_step; /* -1 none */
 	struct drive *dr;
 	struct drive_outcome out;
 	bool have_out;
-	struct view dview;       /* the presses' trace, up to the last press */
-	bool compare;            /* showing the same keys on the compare scenario */
+	struct view dview; /* the presses' trace, up to the last press */
+	bool compare;      /* showing the same keys on the compare scenario */
 	struct drive_outcome cmp;
 	bool have_cmp;
 	struct view cview;
-	bool reached;            /* the goal was reached at least once */
-	bool stale;              /* presses not played yet */
+	bool reached; /* the goal was reached at least once */
+	bool stale;   /* presses not played yet */
 
 	/* the glossary (lessons/GLOSSARY.md), shown over the panes */
 	struct glossary gl;
 	bool gl_loaded, gl_open;
-	int gl_start, gl_next;   /* this page's first entry, the next page's */
+	int gl_start, gl_next; /* this page's first entry, the next page's */
 
 	/* the edit exercise's last verdict: the student's own run */
-	int ex_step;             /* -1 none */
-	int ex_verdict;          /* 1 passed, 0 not yet, -1 did not play */
+	int ex_step;    /* -1 none */
+	int ex_verdict; /* 1 passed, 0 not yet, -1 did not play */
 	char ex_msg[1200];
 	struct lesson_trace ex_trace;
 	bool have_ex;
@@ -105,8 +106,7 @@ static void view_close(struct view *v)
 }
 
 /* The view of `full` up to event `upto` (-1: nothing yet). */
-static void view_open(struct view *v, const struct trace_index *full,
-		      int64_t upto)
+static void view_open(struct view *v, const struct trace_index *full, int64_t upto)
 {
 	view_close(v);
 	if (!full || upto < 0 || !full->nev)
@@ -122,10 +122,8 @@ static void view_open(struct view *v, const struct trace_index *full,
 static int viewer_pane(int ours)
 {
 	static const char *const want[NR_PANES][2] = {
-		[PANE_LANES] = { "events", "lanes" },
-		[PANE_LOCKS] = { "held", "locks" },
-		[PANE_INODE] = { "inode", NULL },
-		[PANE_GRAPH] = { "order", "graph" },
+		[PANE_LANES] = { "events", "lanes" },   [PANE_LOCKS] = { "held", "locks" },
+		[PANE_INODE] = { "inode", NULL },       [PANE_GRAPH] = { "order", "graph" },
 		[PANE_STATS] = { "lock_stat", "stat" },
 	};
 	for (int k = 0; k < 2 && want[ours][k]; k++)
@@ -135,8 +133,7 @@ static int viewer_pane(int ours)
 	return -1;
 }
 
-static void app_point(struct app *a, const struct trace_index *ix,
-		      const struct step *s, int64_t ev)
+static void app_point(struct app *a, const struct trace_index *ix, const struct step *s, int64_t ev)
 {
 	if (ev < 0)
 		ev = 0;
@@ -175,8 +172,8 @@ static void app_point(struct app *a, const struct trace_index *ix,
  * A '|' line is shown as written; one too long for the column goes on
  * over the next lines (indented, broken at a space), never cut off.
  */
-static bool draw_verbatim(struct canvas *c, struct rect r, int *y,
-			  const char *p, size_t n, int indent, int width)
+static bool draw_verbatim(struct canvas *c, struct rect r, int *y, const char *p, size_t n,
+			  int indent, int width)
 {
 	const char *v = p + 1, *end = p + n;
 	if (*v == ' ')
@@ -194,8 +191,7 @@ static bool draw_verbatim(struct canvas *c, struct rect r, int *y,
 			if (!take)
 				take = (size_t)room;
 		}
-		canvas_printf(c, r.x + indent + lead, (*y)++, room, R_HEADER, "%.*s",
-			      (int)take, v);
+		canvas_printf(c, r.x + indent + lead, (*y)++, room, R_HEADER, "%.*s", (int)take, v);
 		v += take;
 		while (v < end && *v == ' ')
 			v++;
@@ -210,8 +206,8 @@ static bool draw_verbatim(struct canvas *c, struct rect r, int *y,
  * '|' is kept as written (for small diagrams).  Returns false when it ran
  * out of room.
  */
-static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
-			 const char *text, int indent)
+static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role, const char *text,
+			 int indent)
 {
 	char para[4096];
 	size_t pn = 0;
@@ -258,7 +254,7 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
 		if (verbatim && !draw_verbatim(c, r, y, p, n, indent, width))
 			return false;
 		if (!n && nl && *y < r.y + r.h)
-			(*y)++;       /* paragraph break */
+			(*y)++; /* paragraph break */
 		if (!nl)
 			break;
 		p = nl + 1;
@@ -267,8 +263,8 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role,
 }
 
 /* A prefix ("b) ") then text wrapped under the text, not the prefix. */
-static void draw_hanging(struct canvas *c, struct rect r, int *y, int role,
-			 const char *prefix, const char *text)
+static void draw_hanging(struct canvas *c, struct rect r, int *y, int role, const char *prefix,
+			 const char *text)
 {
 	if (*y >= r.y + r.h)
 		return;
@@ -278,8 +274,8 @@ static void draw_hanging(struct canvas *c, struct rect r, int *y, int role,
 
 /* ---- the narrative pane ---------------------------------------------- */
 
-static void draw_question(struct runner *rn, const struct step *s,
-			  struct canvas *c, struct rect r, int *y)
+static void draw_question(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+			  int *y)
 {
 	const struct step_state *st = &rn->ss[rn->cur];
 	bool open = question_open(s, st);
@@ -300,16 +296,18 @@ static void draw_question(struct runner *rn, const struct step *s,
 		draw_hanging(c, r, y, role, prefix, s->choice[i]);
 	}
 	if (st->answer < 0) {
-		draw_wrapped(c, r, y, R_DIM,
-			     "Predict first: press a letter. The panes never show what comes after this moment.",
-			     0);
+		draw_wrapped(
+			c, r, y, R_DIM,
+			"Predict first: press a letter. The panes never show what comes after this moment.",
+			0);
 		return;
 	}
 	(*y)++;
 	if (open) {
-		draw_wrapped(c, r, y, R_BAD,
-			     "Not this one. Look at the panes again and pick another letter (one more try).",
-			     0);
+		draw_wrapped(
+			c, r, y, R_BAD,
+			"Not this one. Look at the panes again and pick another letter (one more try).",
+			0);
 		return;
 	}
 	char line[300];
@@ -330,8 +328,8 @@ static void draw_question(struct runner *rn, const struct step *s,
  * the op_end / op_begin events of the presses' trace (the setup's run
  * before the first scheduler step and do not count).
  */
-static void program_progress(const struct runner *rn, int cpu,
-			     const struct canvas *c, char *buf, size_t len)
+static void program_progress(const struct runner *rn, int cpu, const struct canvas *c, char *buf,
+			     size_t len)
 {
 	const char *prog = drive_program(rn->dr, cpu);
 	int done = 0;
@@ -343,8 +341,7 @@ static void program_progress(const struct runner *rn, int cpu,
 		uint64_t start = 0;
 		while (start < ix->nev && ix->ev[start].type != EV_sched_step)
 			start++;
-		if (start > 0 && start < ix->nev &&
-		    ix->ev[start - 1].type == EV_op_begin)
+		if (start > 0 && start < ix->nev && ix->ev[start - 1].type == EV_op_begin)
 			start--;
 		for (uint64_t i = start; i < ix->nev; i++) {
 			const struct ix_event *e = &ix->ev[i];
@@ -364,10 +361,11 @@ static void program_progress(const struct runner *rn, int cpu,
 	for (const char *p = prog; *p && k + 8 < len; op++) {
 		const char *semi = strstr(p, "; ");
 		size_t n = semi ? (size_t)(semi - p) : strlen(p);
-		const char *mark = op < done ? glyph(c, G_CHECK)
-				   : op == done && inside ? glyph(c, G_CURSOR) : "";
-		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "",
-				      mark, (int)n, p);
+		const char *mark = op < done            ? glyph(c, G_CHECK) :
+				   op == done && inside ? glyph(c, G_CURSOR) :
+							  "";
+		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "", mark, (int)n,
+				      p);
 		p = semi ? semi + 2 : p + n;
 	}
 }
@@ -379,8 +377,8 @@ static int hint_levels(const struct step *s)
 	return s->nhint + (s->kind == STEP_DRIVE && s->solution);
 }
 
-static void draw_hints(struct runner *rn, const struct step *s,
-		       struct canvas *c, struct rect r, int *y)
+static void draw_hints(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+		       int *y)
 {
 	int shown = rn->ss[rn->cur].hint;
 	for (int i = 0; i < shown && i < hint_levels(s); i++) {
@@ -388,15 +386,14 @@ static void draw_hints(struct runner *rn, const struct step *s,
 		if (i < s->nhint)
 			snprintf(line, sizeof(line), "Hint %d: %s", i + 1, s->hint[i]);
 		else
-			snprintf(line, sizeof(line), "The answer: press %s",
-				 s->solution);
+			snprintf(line, sizeof(line), "The answer: press %s", s->solution);
 		(*y)++;
 		draw_wrapped(c, r, y, R_DIM, line, 0);
 	}
 }
 
-static void draw_drive(struct runner *rn, const struct step *s,
-		       struct canvas *c, struct rect r, int *y)
+static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+		       int *y)
 {
 	char line[600];
 	(*y)++;
@@ -409,8 +406,8 @@ static void draw_drive(struct runner *rn, const struct step *s,
 	}
 	int n = drive_ncpus(rn->dr);
 	snprintf(line, sizeof(line),
-		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.",
-		 n - 1, s->compare ? "; c shows the same schedule under the other scenario" : "");
+		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.", n - 1,
+		 s->compare ? "; c shows the same schedule under the other scenario" : "");
 	draw_wrapped(c, r, y, R_DIM, line, 0);
 	for (int i = 0; i < n && *y < r.y + r.h; i++) {
 		char prefix[24], prog[400];
@@ -421,17 +418,17 @@ static void draw_drive(struct runner *rn, const struct step *s,
 	int k = drive_nkeys(rn->dr);
 	size_t len = (size_t)snprintf(line, sizeof(line), "Your schedule (%d): ", k);
 	for (int i = k > 40 ? k - 40 : 0; i < k && len < sizeof(line) - 4; i++)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%d",
-					drive_key(rn->dr, i));
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%d", drive_key(rn->dr, i));
 	if (!k)
 		snprintf(line + len, sizeof(line) - len, "(nothing yet)");
 	draw_wrapped(c, r, y, R_NORMAL, line, 0);
-	const struct drive_outcome *o = rn->compare && rn->have_cmp ? &rn->cmp
-				      : rn->have_out ? &rn->out : NULL;
+	const struct drive_outcome *o = rn->compare && rn->have_cmp ? &rn->cmp :
+					rn->have_out                ? &rn->out :
+								      NULL;
 	if (rn->compare && rn->have_cmp) {
 		snprintf(line, sizeof(line), "Same schedule on %s: %s", s->compare,
-			 o->reached ? "the goal is reached here too"
-				    : "the goal cannot be reached here");
+			 o->reached ? "the goal is reached here too" :
+				      "the goal cannot be reached here");
 		draw_wrapped(c, r, y, o->reached ? R_BAD : R_GOOD, line, 0);
 	}
 	if (o && o->last[0]) {
@@ -446,8 +443,7 @@ static void draw_drive(struct runner *rn, const struct step *s,
 		draw_wrapped(c, r, y, R_DIM, o->why, 0);
 	}
 	if (o && o->deadlock)
-		draw_wrapped(c, r, y, R_BAD,
-			     "Every CPU with work left is blocked: a deadlock.", 0);
+		draw_wrapped(c, r, y, R_BAD, "Every CPU with work left is blocked: a deadlock.", 0);
 	if (o && o->reached && !rn->compare) {
 		(*y)++;
 		draw_wrapped(c, r, y, R_GOOD,
@@ -455,37 +451,37 @@ static void draw_drive(struct runner *rn, const struct step *s,
 		if (s->explain)
 			draw_wrapped(c, r, y, R_NORMAL, s->explain, 0);
 	} else if (o && o->finished && !o->reached) {
-		draw_wrapped(c, r, y, R_BAD,
-			     "Every CPU has finished and the goal did not happen. Undo (u) or start over (r).",
-			     0);
+		draw_wrapped(
+			c, r, y, R_BAD,
+			"Every CPU has finished and the goal did not happen. Undo (u) or start over (r).",
+			0);
 	}
 	draw_hints(rn, s, c, r, y);
 }
 
-static void draw_edit(struct runner *rn, const struct step *s,
-		      struct canvas *c, struct rect r, int *y)
+static void draw_edit(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+		      int *y)
 {
 	char line[600];
 	(*y)++;
-	snprintf(line, sizeof(line),
-		 "EXERCISE: press e to edit a copy of %s in $EDITOR. When you save and quit, the tool plays it under the checker (your own expect lines do not count) and checks that '%s' happens and every CPU finishes.",
-		 s->scenario, s->reach_text);
+	snprintf(
+		line, sizeof(line),
+		"EXERCISE: press e to edit a copy of %s in $EDITOR. When you save and quit, the tool plays it under the checker (your own expect lines do not count) and checks that '%s' happens and every CPU finishes.",
+		s->scenario, s->reach_text);
 	draw_wrapped(c, r, y, R_HEADER, line, 0);
 	if (rn->ex_step != rn->cur)
 		return;
 	(*y)++;
 	draw_wrapped(c, r, y, rn->ex_verdict == 1 ? R_GOOD : R_BAD, rn->ex_msg, 0);
 	if (rn->have_ex)
-		draw_wrapped(c, r, y, R_DIM,
-			     "The panes show your run, to its last event.", 0);
+		draw_wrapped(c, r, y, R_DIM, "The panes show your run, to its last event.", 0);
 }
 
 static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
 	char title[200];
-	snprintf(title, sizeof(title), "Step %d/%d: %s", rn->cur + 1,
-		 rn->l->nsteps, s->title);
+	snprintf(title, sizeof(title), "Step %d/%d: %s", rn->cur + 1, rn->l->nsteps, s->title);
 	canvas_box(c, r, title, true);
 	struct rect in = { r.x + 2, r.y + 1, r.w - 4, r.h - 2 };
 	int y = in.y;
@@ -537,15 +533,15 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	const struct step *s = &rn->l->steps[rn->cur];
 	struct app *a = rn->main.ok ? &rn->main.app : NULL;
 	if (s->kind == STEP_DRIVE)
-		a = rn->compare && rn->cview.ok ? &rn->cview.app
-		    : rn->dview.ok ? &rn->dview.app : NULL;
+		a = rn->compare && rn->cview.ok ? &rn->cview.app :
+		    rn->dview.ok                ? &rn->dview.app :
+						  NULL;
 	else if (s->kind == STEP_EDIT && rn->ex_step == rn->cur && rn->eview.ok)
 		a = &rn->eview.app;
 	if (!a) {
 		canvas_box(c, r, "trace", false);
 		canvas_text(c, r.x + 2, r.y + 2, r.w - 4, R_DIM,
-			    s->kind == STEP_DRIVE ? "Press a CPU number to start."
-						  : "No trace.");
+			    s->kind == STEP_DRIVE ? "Press a CPU number to start." : "No trace.");
 		return;
 	}
 	/* The panes this step asks for, then the lanes and the locks. */
@@ -559,8 +555,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	bool inodes = false;
 	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
 		inodes = a->ix->ev[i].type == EV_inode_alloc;
-	const int deflt[] = { PANE_LANES, PANE_LOCKS,
-			      inodes ? PANE_INODE : PANE_GRAPH };
+	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH };
 	for (int i = 0; i < 3 && n < 3; i++)
 		if (!used[deflt[i]]) {
 			used[deflt[i]] = true;
@@ -584,8 +579,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			canvas_box(c, box, panes[vp].name, focus);
 			int saved = a->focus;
 			a->focus = focus ? vp : -1;
-			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2,
-							   hh - 2 });
+			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2, hh - 2 });
 			a->focus = saved;
 		}
 		y += hh;
@@ -598,7 +592,8 @@ static void glossary_open(struct runner *rn)
 		char *path = lesson_resolve(rn->l, "GLOSSARY.md");
 		rn->gl_loaded = glossary_load(path, &rn->gl);
 		if (!rn->gl_loaded)
-			snprintf(rn->msg, sizeof(rn->msg), " No glossary: cannot read %.200s", path);
+			snprintf(rn->msg, sizeof(rn->msg), " No glossary: cannot read %.200s",
+				 path);
 		free(path);
 	}
 	rn->gl_open = rn->gl_loaded && rn->gl.n;
@@ -629,7 +624,7 @@ static void draw_glossary(struct runner *rn, struct canvas *c, struct rect r)
 		if (y >= in.y + in.h)
 			break;
 		int pw = canvas_text(c, in.x, y, in.w, R_FOCUS, prefix);
-		if (pw > 16) {          /* a long term: its meaning below it */
+		if (pw > 16) { /* a long term: its meaning below it */
 			probe++;
 			rest.y++;
 			rest.h--;
@@ -650,16 +645,14 @@ static void draw(struct runner *rn, struct canvas *c)
 {
 	canvas_clear(c);
 	char head[300];
-	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number,
-		 rn->l->title);
+	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number, rn->l->title);
 	canvas_fill(c, 0, 0, c->w, R_TITLE, ' ');
 	canvas_text(c, 0, 0, c->w, R_TITLE, head);
 	const struct step *s = &rn->l->steps[rn->cur];
 	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
 		char where[120];
-		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ",
-			 s->at_text, (long long)rn->pos[rn->cur],
-			 (unsigned long long)rn->t.ix->nev);
+		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ", s->at_text,
+			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev);
 		int wl = (int)strlen(where);
 		canvas_text(c, c->w - wl, 0, wl, R_TITLE, where);
 	}
@@ -674,10 +667,12 @@ static void draw(struct runner *rn, struct canvas *c)
 		draw_glossary(rn, c, right);
 	else
 		draw_right(rn, c, right);
-	const char *keys = s->kind == STEP_DRIVE
-				   ? " 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  ? glossary  q quit"
-			   : s->ask ? " a-h answer  space/n next  Left back  r replay  i hint  ? glossary  q quit"
-				    : " space/n next  b back  r replay  i hint  ? glossary  q quit";
+	const char *keys =
+		s->kind == STEP_DRIVE ?
+			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  ? glossary  q quit" :
+		s->ask ?
+			" a-h answer  space/n next  Left back  r replay  i hint  ? glossary  q quit" :
+			" space/n next  b back  r replay  i hint  ? glossary  q quit";
 	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
 	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
 }
@@ -709,7 +704,7 @@ static void save_progress(struct runner *rn)
 	char old[PROGRESS_MAX_STEPS + 1];
 	snprintf(old, sizeof(old), "%s", p.marks);
 	if ((int)strlen(old) != n)
-		old[0] = 0;     /* the lesson changed: start the marks over */
+		old[0] = 0; /* the lesson changed: start the marks over */
 	p.right = p.asked = 0;
 	for (int i = 0; i < n; i++) {
 		seen += rn->ss[i].seen;
@@ -750,8 +745,7 @@ static void drive_stop(struct runner *rn)
 
 /* What ran after the presses (play runs the rest to the end) is not the
  * student's doing: the panes end at the last press. */
-static void drive_show(struct drive_outcome *o, struct view *v,
-		       const struct step *s)
+static void drive_show(struct drive_outcome *o, struct view *v, const struct step *s)
 {
 	view_open(v, o->have_trace ? o->t.ix : NULL, o->boundary_ev);
 	if (v->ok)
@@ -850,8 +844,8 @@ static bool load_trace(struct runner *rn)
 	bool ok = lt_play(scn, &rn->t);
 	free(scn);
 	if (!ok) {
-		fprintf(stderr, "%s:%d: scenario: %s\n", rn->l->path,
-			rn->l->scenario_line, rn->t.err);
+		fprintf(stderr, "%s:%d: scenario: %s\n", rn->l->path, rn->l->scenario_line,
+			rn->t.err);
 		lt_free(&rn->t);
 		return false;
 	}
@@ -884,24 +878,22 @@ static void exercise_drop(struct runner *rn)
 static void edit_exercise(struct runner *rn, const struct step *s)
 {
 	exercise_drop(rn);
-	rn->ex_verdict = exercise_edit(rn->l, s, &rn->ex_trace, rn->ex_msg,
-				       sizeof(rn->ex_msg), rn->o->keys == NULL);
+	rn->ex_verdict = exercise_edit(rn->l, s, &rn->ex_trace, rn->ex_msg, sizeof(rn->ex_msg),
+				       rn->o->keys == NULL);
 	rn->ex_step = rn->cur;
 	rn->have_ex = rn->ex_verdict >= 0;
 	if (rn->have_ex) {
-		view_open(&rn->eview, rn->ex_trace.ix,
-			  (int64_t)rn->ex_trace.ix->nev - 1);
+		view_open(&rn->eview, rn->ex_trace.ix, (int64_t)rn->ex_trace.ix->nev - 1);
 		if (rn->eview.ok)
-			app_point(&rn->eview.app, &rn->eview.ix, s,
-				  (int64_t)rn->eview.ix.nev - 1);
+			app_point(&rn->eview.app, &rn->eview.ix, s, (int64_t)rn->eview.ix.nev - 1);
 	}
 	if (rn->ex_verdict == 1) {
 		rn->ss[rn->cur].solved = true;
 		save_progress(rn);
 	}
 	snprintf(rn->msg, sizeof(rn->msg), " %s",
-		 rn->ex_verdict == 1 ? "Passed: the verdict is on the left."
-				     : "Not passed: the verdict is on the left; e edits again.");
+		 rn->ex_verdict == 1 ? "Passed: the verdict is on the left." :
+				       "Not passed: the verdict is on the left; e edits again.");
 }
 
 static void key(struct runner *rn, int k)
@@ -922,7 +914,7 @@ static void key(struct runner *rn, int k)
 		 * here; Left still goes back).  The first answer is the one
 		 * progress keeps; a second try is for understanding. */
 		if (k - 'a' == st->answer)
-			return;         /* the same wrong letter again */
+			return; /* the same wrong letter again */
 		st->answer = k - 'a';
 		if (st->first < 0)
 			st->first = st->answer;
@@ -942,8 +934,9 @@ static void key(struct runner *rn, int k)
 		if (rn->cur + 1 < rn->l->nsteps)
 			enter_step(rn, rn->cur + 1);
 		else
-			snprintf(rn->msg, sizeof(rn->msg),
-				 " That was the last step. q quits; icache-lesson lists the others.");
+			snprintf(
+				rn->msg, sizeof(rn->msg),
+				" That was the last step. q quits; icache-lesson lists the others.");
 	} else if (k == 'b' || k == SCR_LEFT) {
 		settle(rn);
 		if (rn->cur > 0)
@@ -960,7 +953,7 @@ static void key(struct runner *rn, int k)
 			return;
 		}
 		for (int i = 0; i < rn->l->nsteps; i++) {
-			rn->ss[i].answer = -1;   /* the first answers stay */
+			rn->ss[i].answer = -1; /* the first answers stay */
 			rn->ss[i].tries = 0;
 		}
 		enter_step(rn, 0);
@@ -978,13 +971,13 @@ static void key(struct runner *rn, int k)
 	} else if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
 		int cpu = k - '0';
 		if (cpu >= drive_ncpus(rn->dr)) {
-			snprintf(rn->msg, sizeof(rn->msg), " There is no cpu%d here (0-%d).",
-				 cpu, drive_ncpus(rn->dr) - 1);
+			snprintf(rn->msg, sizeof(rn->msg), " There is no cpu%d here (0-%d).", cpu,
+				 drive_ncpus(rn->dr) - 1);
 			return;
 		}
 		rn->compare = false;
 		drive_push(rn->dr, cpu);
-		rn->stale = true;       /* played before the next frame */
+		rn->stale = true; /* played before the next frame */
 	} else if (s->kind == STEP_DRIVE && rn->dr && k == 'u') {
 		rn->compare = false;
 		if (drive_nkeys(rn->dr)) {
@@ -1028,26 +1021,19 @@ static int first_step(struct runner *rn)
 	if (o->start > 0)
 		return (o->start <= n ? o->start : n) - 1;
 	struct progress p;
-	if (o->keys || !progress_get(rn->l->name, &p) || p.last < 2 ||
-	    p.last > n || (p.done && p.last == n))
+	if (o->keys || !progress_get(rn->l->name, &p) || p.last < 2 || p.last > n ||
+	    (p.done && p.last == n))
 		return 0;
 	snprintf(rn->msg, sizeof(rn->msg),
-		 " Resumed at step %d, where you left off: b goes back, r starts over.",
-		 p.last);
+		 " Resumed at step %d, where you left off: b goes back, r starts over.", p.last);
 	return p.last - 1;
 }
 
 int lesson_run(struct lesson *l, const struct runner_opts *o)
 {
 	struct runner rn = { .l = l, .o = o, .drive_step = -1, .ex_step = -1 };
-	rn.pos = calloc((size_t)l->nsteps, sizeof(*rn.pos));
-	rn.ss = calloc((size_t)l->nsteps, sizeof(*rn.ss));
-	if (!rn.pos || !rn.ss) {
-		fprintf(stderr, "icache-lesson: out of memory\n");
-		free(rn.pos);
-		free(rn.ss);
-		return 2;
-	}
+	rn.pos = xcalloc((size_t)l->nsteps, sizeof(*rn.pos));
+	rn.ss = xcalloc((size_t)l->nsteps, sizeof(*rn.ss));
 	for (int i = 0; i < l->nsteps; i++)
 		rn.ss[i].answer = rn.ss[i].first = -1;
 	int rc = 0;
@@ -1057,7 +1043,8 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 	}
 	for (int i = 0; i < l->nsteps; i++)
 		if (l->steps[i].kind == STEP_NARRATE && rn.pos[i] < 0)
-			fprintf(stderr, "%s:%d: at: '%s' never happens in this trace (showing the start)\n",
+			fprintf(stderr,
+				"%s:%d: at: '%s' never happens in this trace (showing the start)\n",
 				l->path, l->steps[i].at_line, l->steps[i].at_text);
 	enter_step(&rn, first_step(&rn));
 
@@ -1082,7 +1069,8 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 		struct scr *t = scr_open(why, sizeof(why));
 		session_catch();
 		if (!t) {
-			fprintf(stderr, "icache-lesson: %s.\nWithout a terminal, --keys KEYS --screen WxH prints the screen after KEYS.\n",
+			fprintf(stderr,
+				"icache-lesson: %s.\nWithout a terminal, --keys KEYS --screen WxH prints the screen after KEYS.\n",
 				why);
 			rc = 2;
 			goto out;

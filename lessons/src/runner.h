@@ -7,9 +7,9 @@
 #include "lessons/src/lesson.h"
 
 struct runner_opts {
-	const char *keys;   /* non-NULL: no terminal; press these, print */
-	int width, height;  /* the screen for keys */
-	int start;          /* the step to begin at (1-based); 0: where the
+	const char *keys;  /* non-NULL: no terminal; press these, print */
+	int width, height; /* the screen for keys */
+	int start;         /* the step to begin at (1-based); 0: where the
 			     * student left off in a terminal, 1 with keys */
 };
 

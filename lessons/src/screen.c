@@ -13,49 +13,14 @@
 #include <wchar.h>
 
 #include "lessons/src/screen.h"
+#include "lib/keys.h"
+#include "lib/term.h"
+#include "lib/xalloc.h"
 
 struct scr {
 	bool utf8;
-	bool color;
 	bool suspended;
-	attr_t attr[R__COUNT];
 };
-
-static void palette(struct scr *t)
-{
-	/* Without colour every role that matters still looks different. */
-	static const attr_t mono[R__COUNT] = {
-		[R_TITLE] = A_REVERSE,   [R_FOCUS] = A_BOLD,
-		[R_CURSOR] = A_REVERSE,  [R_DIM] = A_DIM,
-		[R_HOLD] = A_BOLD,       [R_WAIT] = A_UNDERLINE,
-		[R_BAD] = A_BOLD | A_UNDERLINE, [R_GOOD] = A_BOLD,
-		[R_WILLFREE] = A_UNDERLINE, [R_FREEING] = A_BOLD | A_REVERSE,
-		[R_STATUS] = A_REVERSE,  [R_HEADER] = A_BOLD,
-		[R_MATCH] = A_STANDOUT,
-	};
-	for (int i = 0; i < R__COUNT; i++)
-		t->attr[i] = mono[i];
-	if (!t->color)
-		return;
-	static const short fg[R__COUNT] = {
-		[R_TITLE] = COLOR_BLACK, [R_FOCUS] = COLOR_CYAN,
-		[R_CURSOR] = COLOR_BLACK, [R_DIM] = -1, [R_HOLD] = COLOR_GREEN,
-		[R_WAIT] = COLOR_YELLOW, [R_BAD] = COLOR_RED,
-		[R_GOOD] = COLOR_GREEN, [R_WILLFREE] = COLOR_YELLOW,
-		[R_FREEING] = COLOR_MAGENTA, [R_STATUS] = COLOR_BLACK,
-		[R_HEADER] = COLOR_CYAN, [R_MATCH] = COLOR_BLACK,
-	};
-	static const short bg[R__COUNT] = {
-		[R_TITLE] = COLOR_CYAN, [R_CURSOR] = COLOR_WHITE,
-		[R_STATUS] = COLOR_WHITE, [R_MATCH] = COLOR_YELLOW,
-	};
-	start_color();
-	use_default_colors();
-	for (int i = 1; i < R__COUNT; i++) {
-		init_pair((short)i, fg[i] ? fg[i] : -1, bg[i] ? bg[i] : -1);
-		t->attr[i] |= COLOR_PAIR(i);
-	}
-}
 
 /*
  * Can this terminal draw the lesson?  initscr() on an unknown TERM prints
@@ -67,19 +32,25 @@ static bool usable_term(char *why, size_t len)
 	const char *term = getenv("TERM");
 	int err = 0;
 	if (!term || !*term) {
-		snprintf(why, len, "TERM is not set: set it to your terminal's type (e.g. TERM=xterm-256color)");
+		snprintf(
+			why, len,
+			"TERM is not set: set it to your terminal's type (e.g. TERM=xterm-256color)");
 		return false;
 	}
 	if (setupterm(term, 1, &err) != OK) {
-		snprintf(why, len, "the terminal type TERM=%s is unknown here (no terminfo entry; try TERM=xterm-256color)",
-			 term);
+		snprintf(
+			why, len,
+			"the terminal type TERM=%s is unknown here (no terminfo entry; try TERM=xterm-256color)",
+			term);
 		return false;
 	}
 	bool ok = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
 	del_curterm(cur_term);
 	if (!ok)
-		snprintf(why, len, "the terminal type TERM=%s cannot move the cursor, so the lesson cannot be drawn (run it in a terminal like xterm, or see --keys)",
-			 term);
+		snprintf(
+			why, len,
+			"the terminal type TERM=%s cannot move the cursor, so the lesson cannot be drawn (run it in a terminal like xterm, or see --keys)",
+			term);
 	return ok;
 }
 
@@ -92,15 +63,10 @@ struct scr *scr_open(char *why, size_t len)
 	if (!usable_term(why, len))
 		return NULL;
 	setlocale(LC_ALL, "");
-	struct scr *t = calloc(1, sizeof(*t));
-	if (!t) {
-		snprintf(why, len, "out of memory");
-		return NULL;
-	}
-	t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	const char *term = getenv("TERM");
+	struct scr *t = xcalloc(1, sizeof(*t));
+	t->utf8 = term_locale_utf8();
 	if (!newterm(NULL, stdout, stdin)) {
-		snprintf(why, len, "ncurses cannot open the terminal TERM=%s", term);
+		snprintf(why, len, "ncurses cannot open the terminal TERM=%s", getenv("TERM"));
 		free(t);
 		return NULL;
 	}
@@ -109,9 +75,8 @@ struct scr *scr_open(char *why, size_t len)
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
-	t->color = has_colors() && !getenv("NO_COLOR") &&
-		   !(term && strcmp(term, "dumb") == 0);
-	palette(t);
+	term_entered();
+	term_palette_init(has_colors() && term_env_wants_color());
 	return t;
 }
 
@@ -120,6 +85,7 @@ void scr_close(struct scr *t)
 	if (!t)
 		return;
 	endwin();
+	term_left();
 	free(t);
 }
 
@@ -150,18 +116,19 @@ void scr_show(struct scr *t, const struct canvas *c)
 			if (!t->utf8 && cl->ch > 0x7e)
 				wc[0] = '?';
 			cchar_t cc;
-			setcchar(&cc, wc, t->attr[cl->role < R__COUNT ? cl->role : 0],
-				 0, NULL);
+			attr_t attr;
+			short pair;
+			term_role(cl->role, &attr, &pair);
+			setcchar(&cc, wc, attr, pair, NULL);
 			mvadd_wch(y, x, &cc);
 		}
 	}
 	refresh();
 }
 
-int scr_getkey(struct scr *t)
+/* A curses key code as the runner knows it. */
+static int from_curses(int k)
 {
-	(void)t;
-	int k = getch();
 	switch (k) {
 	case ERR:
 		return SCR_EOF;
@@ -181,6 +148,12 @@ int scr_getkey(struct scr *t)
 	default:
 		return k;
 	}
+}
+
+int scr_getkey(struct scr *t)
+{
+	(void)t;
+	return from_curses(getch());
 }
 
 int scr_pending(struct scr *t)
@@ -207,29 +180,26 @@ void scr_resume(struct scr *t)
 	t->suspended = false;
 }
 
+/* lib/keys.h's notation, plus <Print> (the lesson's own: print the
+ * screen at this point of --keys). */
 int scr_parse_keys(const char *s, int *out, int max)
 {
-	static const struct {
-		const char *name;
-		int code;
-	} names[] = { { "<Enter>", '\n' }, { "<Space>", ' ' },
-		      { "<Left>", SCR_LEFT }, { "<Right>", SCR_RIGHT },
-		      { "<Up>", SCR_UP }, { "<Down>", SCR_DOWN },
-		      { "<lt>", '<' }, { "<Print>", SCR_PRINT } };
+	static const char print[] = "<Print>";
 	int n = 0;
 	while (*s && n < max) {
-		bool named = false;
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			size_t len = strlen(names[i].name);
-			if (strncmp(s, names[i].name, len) == 0) {
-				out[n++] = names[i].code;
-				s += len;
-				named = true;
-				break;
-			}
-		}
-		if (!named)
-			out[n++] = (unsigned char)*s++;
+		const char *p = strstr(s, print);
+		size_t len = p ? (size_t)(p - s) : strlen(s);
+		char *part = xstrndup(s, len);
+		int k = keys_parse(part, out + n, max - n);
+		free(part);
+		for (int i = n; i < n + k; i++)
+			out[i] = from_curses(out[i]);
+		n += k;
+		if (!p)
+			break;
+		if (n < max)
+			out[n++] = SCR_PRINT;
+		s = p + sizeof(print) - 1;
 	}
 	return n;
 }

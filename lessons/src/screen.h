@@ -2,20 +2,27 @@
  * screen.h - the lesson's terminal: a canvas copied to ncurses, keys back.
  *
  * The viewer draws every frame into a canvas; this copies one to the
- * screen with the palette below (colours, or under NO_COLOR and on
- * terminals without colour, bold / reverse / underline, never colour
- * alone), and reads keys with a short escape delay.
+ * screen with the viewer's palette (lib/term.h: colours, or under NO_COLOR
+ * and on terminals without colour, bold / reverse / underline, never
+ * colour alone), and reads keys with a short escape delay.
  */
 #ifndef LESSON_SCREEN_H
 #define LESSON_SCREEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "viewer/canvas.h"
 
-enum { SCR_EOF = -1, SCR_RESIZE = -2, SCR_LEFT = -3, SCR_RIGHT = -4,
-       SCR_UP = -5, SCR_DOWN = -6,
-       SCR_PRINT = -7 /* --keys only: print the screen here */ };
+enum {
+	SCR_EOF = -1,
+	SCR_RESIZE = -2,
+	SCR_LEFT = -3,
+	SCR_RIGHT = -4,
+	SCR_UP = -5,
+	SCR_DOWN = -6,
+	SCR_PRINT = -7 /* --keys only: <Print> prints the screen here */
+};
 
 struct scr;
 
@@ -32,7 +39,8 @@ int scr_pending(struct scr *t);
 void scr_suspend(struct scr *t);
 void scr_resume(struct scr *t);
 
-/* --keys: "nn a<Enter><Left>" -> key codes; returns how many. */
+/* --keys (lib/keys.h): "nn a<Enter><Left>" -> key codes as scr_getkey()
+ * returns them; returns how many. */
 int scr_parse_keys(const char *s, int *out, int max);
 
 #endif

@@ -13,9 +13,9 @@
 #include "lessons/src/simexec.h"
 
 static char dir[PATH_MAX];
-static pid_t owner;             /* children inherit the handlers: not theirs */
-static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-			    SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static pid_t owner; /* children inherit the handlers: not theirs */
+static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV,
+			    SIGBUS, SIGABRT, SIGFPE, SIGILL };
 #define NSIGS (sizeof(sigs) / sizeof(sigs[0]))
 static struct sigaction prev[NSIGS];
 
@@ -80,8 +80,7 @@ void session_release(void)
 bool session_begin(void)
 {
 	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/icache-lesson-run.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/icache-lesson-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "icache-lesson: cannot make a temporary directory in %s\n",
 			tmp && *tmp ? tmp : "/tmp");

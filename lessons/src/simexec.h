@@ -11,9 +11,9 @@
 #include <stdbool.h>
 
 struct play_result {
-	int status;        /* play's exit status; -1 it did not run */
-	char *output;      /* stdout and stderr, malloc'd */
-	char *trace_dir;   /* the directory given to -o, malloc'd (or NULL) */
+	int status;      /* play's exit status; -1 it did not run */
+	char *output;    /* stdout and stderr, malloc'd */
+	char *trace_dir; /* the directory given to -o, malloc'd (or NULL) */
 };
 
 /* The icache-sim to run: $ICACHE_SIM, else next to this program, else
@@ -28,8 +28,7 @@ const char *lp_exe_dir(void);
  */
 bool lp_run(const char *scn, bool record, struct play_result *r);
 /* ... with one more argument for play (NULL: none), e.g. "--verbose". */
-bool lp_run_args(const char *scn, bool record, const char *extra,
-		 struct play_result *r);
+bool lp_run_args(const char *scn, bool record, const char *extra, struct play_result *r);
 /* Remove the trace directory and free the strings. */
 void lp_result_free(struct play_result *r);
 

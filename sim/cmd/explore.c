@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/violation.h"
 #include "sim/script/scenario.h"
@@ -34,7 +35,7 @@ struct segment {
 	int cpu;
 	uint64_t steps;
 	enum seg_end end;
-	char why[120];          /* the step it stopped after, or the block */
+	char why[120]; /* the step it stopped after, or the block */
 };
 
 struct explorer {
@@ -45,15 +46,15 @@ struct explorer {
 	uint64_t rng;
 	/* The try under way. */
 	long prio[SCHED_MAX_CPUS];
-	long low;                       /* next "yield" priority, going down */
-	uint64_t change[4];             /* candidate-step numbers, ascending */
+	long low;           /* next "yield" priority, going down */
+	uint64_t change[4]; /* candidate-step numbers, ascending */
 	int nchange, next_change;
-	uint64_t candidates;            /* candidate steps so far */
-	uint64_t k_estimate;            /* candidates per try, running max */
+	uint64_t candidates; /* candidate steps so far */
+	uint64_t k_estimate; /* candidates per try, running max */
 	struct segment seg[MAX_SEGMENTS];
 	int nseg;
 	bool overflow;
-	char stop_text[120];    /* the step the segment under way stopped at */
+	char stop_text[120]; /* the step the segment under way stopped at */
 };
 
 static uint64_t rnd(struct explorer *x)
@@ -73,14 +74,14 @@ static uint64_t below(struct explorer *x, uint64_t n)
 /* ---- programs from a workload ------------------------------------------- */
 
 enum group {
-	G_lookup,       /* iget X; iput X */
-	G_unlink,       /* iget X; unlink X; iput X */
-	G_dirty,        /* iget X; mark-dirty X; iput X */
-	G_hold,         /* iget X; ihold X; iput X; iput X */
-	G_create,       /* create fN; unlink fN; iput fN */
-	G_writeback,    /* writeback */
-	G_prune,        /* prune */
-	G_umount,       /* iget Y sb 1; iput Y sb 1; umount sb 1 */
+	G_lookup,    /* iget X; iput X */
+	G_unlink,    /* iget X; unlink X; iput X */
+	G_dirty,     /* iget X; mark-dirty X; iput X */
+	G_hold,      /* iget X; ihold X; iput X; iput X */
+	G_create,    /* create fN; unlink fN; iput fN */
+	G_writeback, /* writeback */
+	G_prune,     /* prune */
+	G_umount,    /* iget Y sb 1; iput Y sb 1; umount sb 1 */
 	NR_GROUPS
 };
 
@@ -96,13 +97,13 @@ struct mix {
  */
 static const struct mix mixes[] = {
 	/*                  lookup unlink dirty hold create wb prune umount */
-	{ "lookup",        { 6, 0, 0, 2, 0, 0, 0, 0 } },
+	{ "lookup", { 6, 0, 0, 2, 0, 0, 0, 0 } },
 	{ "create-unlink", { 0, 0, 0, 0, 4, 1, 0, 0 } },
-	{ "writeback",     { 2, 0, 4, 0, 0, 2, 0, 0 } },
-	{ "pressure",      { 4, 0, 0, 1, 0, 0, 2, 0 } },
-	{ "umount",        { 2, 0, 1, 0, 0, 1, 1, 3 } },
-	{ "iput-race",     { 3, 3, 0, 0, 0, 0, 0, 0 } },
-	{ "mixed",         { 4, 3, 2, 1, 1, 1, 1, 1 } },
+	{ "writeback", { 2, 0, 4, 0, 0, 2, 0, 0 } },
+	{ "pressure", { 4, 0, 0, 1, 0, 0, 2, 0 } },
+	{ "umount", { 2, 0, 1, 0, 0, 1, 1, 3 } },
+	{ "iput-race", { 3, 3, 0, 0, 0, 0, 0, 0 } },
+	{ "mixed", { 4, 3, 2, 1, 1, 1, 1, 1 } },
 };
 
 static const struct mix *mix_find(const char *name)
@@ -133,7 +134,7 @@ static enum group pick_group(struct explorer *x, const struct mix *m)
 struct plan_item {
 	int cpu;
 	enum group g;
-	uint64_t hot;           /* which hot inode: 1 or 2 */
+	uint64_t hot; /* which hot inode: 1 or 2 */
 };
 
 struct plan {
@@ -141,8 +142,7 @@ struct plan {
 	struct plan_item item[MAX_PLAN];
 };
 
-static void add(struct scenario *scn, int cpu, enum scn_op_kind k, int inode,
-		long n)
+static void add(struct scenario *scn, int cpu, enum scn_op_kind k, int inode, long n)
 {
 	struct scn_op op = { .kind = k, .line = 0, .inode = inode, .n = n };
 	if (k == OPK_mark_dirty)
@@ -160,8 +160,7 @@ static int new_name(struct scenario *scn, int *serial)
 	return scn->ninodes++;
 }
 
-static void add_group(struct scenario *scn, const struct plan_item *pi,
-		      int *serial)
+static void add_group(struct scenario *scn, const struct plan_item *pi, int *serial)
 {
 	int cpu = pi->cpu;
 	enum group g = pi->g;
@@ -204,8 +203,7 @@ static void add_group(struct scenario *scn, const struct plan_item *pi,
 	case G_umount: {
 		/* The umount races on a second superblock, so the lookups of
 		 * sb 0 keep an active sb to cache their inodes in. */
-		int Y = scn_inode_index(scn, 1, X == scn_inode_index(scn, 0, 1)
-					? 1 : 2);
+		int Y = scn_inode_index(scn, 1, X == scn_inode_index(scn, 0, 1) ? 1 : 2);
 		struct scn_op op = { .kind = OPK_umount, .inode = -1, .sb = 1 };
 		add(scn, cpu, OPK_iget, Y, 0);
 		add(scn, cpu, OPK_iput, Y, 0);
@@ -217,8 +215,7 @@ static void add_group(struct scenario *scn, const struct plan_item *pi,
 	}
 }
 
-static void plan_random(struct explorer *x, const struct mix *m,
-			struct plan *p)
+static void plan_random(struct explorer *x, const struct mix *m, struct plan *p)
 {
 	p->n = 0;
 	for (int c = 0; c < x->ncpus; c++)
@@ -231,10 +228,9 @@ static void plan_random(struct explorer *x, const struct mix *m,
 		}
 }
 
-static struct scenario *plan_build(const struct explorer *x,
-				   const struct plan *p)
+static struct scenario *plan_build(const struct explorer *x, const struct plan *p)
 {
-	struct scenario *scn = calloc(1, sizeof(*scn));
+	struct scenario *scn = xcalloc(1, sizeof(*scn));
 	int serial = 0;
 
 	snprintf(scn->file, sizeof(scn->file), "explore");
@@ -269,16 +265,14 @@ static bool higher_ready(struct sched *s, const struct explorer *x, int me)
 	return false;
 }
 
-static bool pct_decide(struct sched *s, struct sched_cpu *sc,
-		       const struct sched_event *ev, struct explorer *x)
+static bool pct_decide(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev,
+		       struct explorer *x)
 {
-
 	if (x->random_walk)
-		return true;    /* one step at a time; the controller picks */
+		return true; /* one step at a time; the controller picks */
 	if (candidate(ev)) {
 		x->candidates++;
-		if (x->next_change < x->nchange &&
-		    x->candidates == x->change[x->next_change]) {
+		if (x->next_change < x->nchange && x->candidates == x->change[x->next_change]) {
 			/* The j-th change point: below every initial priority. */
 			x->prio[sc->idx] = x->depth - 1 - x->next_change;
 			x->next_change++;
@@ -292,8 +286,7 @@ static bool pct_decide(struct sched *s, struct sched_cpu *sc,
 	return higher_ready(s, x, sc->idx);
 }
 
-static bool pct_stop(struct sched *s, struct sched_cpu *sc,
-		     const struct sched_event *ev, void *arg)
+static bool pct_stop(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev, void *arg)
 {
 	struct explorer *x = arg;
 
@@ -320,8 +313,7 @@ static int pick_cpu(struct sched *s, struct explorer *x)
 	return best;
 }
 
-static void record_segment(struct explorer *x, struct sched *s, int cpu,
-			   enum seg_end end)
+static void record_segment(struct explorer *x, struct sched *s, int cpu, enum seg_end end)
 {
 	if (x->nseg == MAX_SEGMENTS) {
 		x->overflow = true;
@@ -347,8 +339,7 @@ static enum drive_result drive(struct sched *s, void *arg)
 		int cpu = pick_cpu(s, x);
 		if (cpu < 0)
 			return DRIVE_STUCK;
-		enum seg_end end = sched_run_segment(s, cpu, pct_stop, x,
-						     TRY_STEP_LIMIT);
+		enum seg_end end = sched_run_segment(s, cpu, pct_stop, x, TRY_STEP_LIMIT);
 		record_segment(x, s, cpu, end);
 		total += s->seg_steps;
 		if (end == SEG_FAILED)
@@ -396,8 +387,7 @@ static void write_schedule(FILE *f, const struct segment *seg, int nseg)
 		uint64_t steps = g->steps;
 		/* A segment that merely stopped merges into the next of the
 		 * same CPU: "steps" then adds up, or the later end wins. */
-		while (i + 1 < nseg && seg[i + 1].cpu == g->cpu &&
-		       g->end == SEG_STOPPED) {
+		while (i + 1 < nseg && seg[i + 1].cpu == g->cpu && g->end == SEG_STOPPED) {
 			g = &seg[++i];
 			steps += g->steps;
 		}
@@ -424,14 +414,14 @@ struct finding {
 	struct segment *seg;
 	int nseg;
 	struct play_result res;
-	uint32_t kinds;                 /* bit per violation kind seen */
-	enum violation_kind first;      /* the first one reported */
+	uint32_t kinds;            /* bit per violation kind seen */
+	enum violation_kind first; /* the first one reported */
 	long try_no;
-	int groups_found;               /* groups before shrinking */
+	int groups_found; /* groups before shrinking */
 };
 
-static int write_found(const char *path, const struct explorer *x,
-		       const struct finding *fd, uint64_t seed)
+static int write_found(const char *path, const struct explorer *x, const struct finding *fd,
+		       uint64_t seed)
 {
 	struct scenario *scn = plan_build(x, &fd->plan);
 	FILE *f = fopen(path, "w");
@@ -446,17 +436,21 @@ static int write_found(const char *path, const struct explorer *x,
 		snprintf(how, sizeof(how), "random walk");
 	else
 		snprintf(how, sizeof(how), "PCT, depth %d", x->depth);
-	fprintf(f, "# Found by icache-sim explore --scheme %s --workload %s "
+	fprintf(f,
+		"# Found by icache-sim explore --scheme %s --workload %s "
 		"--seed %llu\n# (try %ld; %s; %d CPUs; %llu steps).\n",
-		x->scheme->name, x->workload, (unsigned long long)seed,
-		fd->try_no, how, scn->ncpus, (unsigned long long)fd->res.steps);
+		x->scheme->name, x->workload, (unsigned long long)seed, fd->try_no, how, scn->ncpus,
+		(unsigned long long)fd->res.steps);
 	if (fd->plan.n < fd->groups_found)
-		fprintf(f, "# Shrunk from %d operation groups to %d, found again "
-			"each time.\n", fd->groups_found, fd->plan.n);
+		fprintf(f,
+			"# Shrunk from %d operation groups to %d, found again "
+			"each time.\n",
+			fd->groups_found, fd->plan.n);
 	fprintf(f, "# Replay it: icache-sim play %s\n", path);
-	fprintf(f, "scheme %s\ntitle found by explore (%s, seed %llu, try %ld)"
-		"\n\n", x->scheme->name, x->workload,
-		(unsigned long long)seed, fd->try_no);
+	fprintf(f,
+		"scheme %s\ntitle found by explore (%s, seed %llu, try %ld)"
+		"\n\n",
+		x->scheme->name, x->workload, (unsigned long long)seed, fd->try_no);
 	for (int c = 0; c < scn->ncpus; c++)
 		for (int i = 0; i < scn->prog[c].nops; i++) {
 			fprintf(f, "cpu%d: ", c);
@@ -479,12 +473,11 @@ static int write_found(const char *path, const struct explorer *x,
 /* ---- tries and shrinking ---------------------------------------------------- */
 
 /* One try of a plan; true if it found something.  *st: play's status. */
-static bool run_try(struct explorer *x, const struct plan *p,
-		    struct play_result *res, uint32_t *kinds, int *st)
+static bool run_try(struct explorer *x, const struct plan *p, struct play_result *res,
+		    uint32_t *kinds, int *st)
 {
 	struct scenario *scn = plan_build(x, p);
-	struct play_opts o = { .silent = true, .driver = drive,
-			       .driver_arg = x, .result = res };
+	struct play_opts o = { .silent = true, .driver = drive, .driver_arg = x, .result = res };
 
 	memset(res, 0, sizeof(*res));
 	new_try(x);
@@ -499,9 +492,8 @@ static bool run_try(struct explorer *x, const struct plan *p,
 	return *st != 2 && !x->overflow && (res->violations || res->deadlock);
 }
 
-static void keep(struct finding *fd, const struct explorer *x,
-		 const struct plan *p, const struct play_result *res,
-		 uint32_t kinds)
+static void keep(struct finding *fd, const struct explorer *x, const struct plan *p,
+		 const struct play_result *res, uint32_t kinds)
 {
 	fd->plan = *p;
 	fd->res = *res;
@@ -575,8 +567,7 @@ static const char explore_help[] =
 	"exit status: 0 nothing found, 1 a violation or deadlock was found,\n"
 	"2 bad usage\n";
 
-static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi,
-		    uint64_t *out)
+static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	char *end;
 	if (!v || !*v || *v == '-') {
@@ -585,17 +576,16 @@ static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi,
 	}
 	unsigned long long n = strtoull(v, &end, 10);
 	if (*end || n < lo || n > hi) {
-		fprintf(stderr, "icache-sim explore: %s: '%s' is not in %llu..%llu\n",
-			flag, v, (unsigned long long)lo, (unsigned long long)hi);
+		fprintf(stderr, "icache-sim explore: %s: '%s' is not in %llu..%llu\n", flag, v,
+			(unsigned long long)lo, (unsigned long long)hi);
 		return false;
 	}
 	*out = n;
 	return true;
 }
 
-static int parse_args(int argc, char **argv, struct explorer *x,
-		      uint64_t *schedules, uint64_t *seed, const char **out,
-		      bool *quiet, bool *do_shrink)
+static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *schedules,
+		      uint64_t *seed, const char **out, bool *quiet, bool *do_shrink)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -606,7 +596,8 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 		} else if (!strcmp(a, "--scheme")) {
 			x->scheme = v ? scheme_find(v) : NULL;
 			if (!x->scheme) {
-				fprintf(stderr, "icache-sim explore: --scheme: '%s' "
+				fprintf(stderr,
+					"icache-sim explore: --scheme: '%s' "
 					"is not a scheme (try `icache-sim schemes`)\n",
 					v ? v : "");
 				return 2;
@@ -614,10 +605,12 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 			i++;
 		} else if (!strcmp(a, "--workload")) {
 			if (!v || !mix_find(v)) {
-				fprintf(stderr, "icache-sim explore: --workload: '%s' "
+				fprintf(stderr,
+					"icache-sim explore: --workload: '%s' "
 					"is not a workload explore knows (lookup, "
 					"create-unlink, writeback, pressure, umount, "
-					"iput-race, mixed)\n", v ? v : "");
+					"iput-race, mixed)\n",
+					v ? v : "");
 				return 2;
 			}
 			x->workload = v;
@@ -648,7 +641,7 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 		} else if (!strcmp(a, "--strategy")) {
 			if (!v || (strcmp(v, "pct") && strcmp(v, "random"))) {
 				fprintf(stderr, "icache-sim explore: --strategy: "
-					"pct or random\n");
+						"pct or random\n");
 				return 2;
 			}
 			x->random_walk = !strcmp(v, "random");
@@ -656,7 +649,7 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 		} else if (!strcmp(a, "-o")) {
 			if (!v) {
 				fprintf(stderr, "icache-sim explore: -o needs a "
-					"file\n");
+						"file\n");
 				return 2;
 			}
 			*out = v;
@@ -666,8 +659,10 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 		} else if (!strcmp(a, "--no-shrink")) {
 			*do_shrink = false;
 		} else {
-			fprintf(stderr, "icache-sim explore: unknown option '%s' "
-				"(see icache-sim explore --help)\n", a);
+			fprintf(stderr,
+				"icache-sim explore: unknown option '%s' "
+				"(see icache-sim explore --help)\n",
+				a);
 			return 2;
 		}
 	}
@@ -676,7 +671,7 @@ static int parse_args(int argc, char **argv, struct explorer *x,
 
 int cmd_explore(int argc, char **argv)
 {
-	struct explorer *x = calloc(1, sizeof(*x));
+	struct explorer *x = xcalloc(1, sizeof(*x));
 	uint64_t schedules = 1000, seed = 1;
 	const char *out = NULL;
 	bool quiet = false, do_shrink = true;
@@ -687,8 +682,7 @@ int cmd_explore(int argc, char **argv)
 	x->ncpus = 2;
 	x->groups = 3;
 	x->depth = 3;
-	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet,
-			   &do_shrink);
+	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet, &do_shrink);
 	if (r >= 0) {
 		free(x);
 		return r;
@@ -697,8 +691,8 @@ int cmd_explore(int argc, char **argv)
 	x->rng = seed * 0x2545f4914f6cdd1dull + 17;
 	x->k_estimate = 16;
 
-	struct finding *fd = calloc(1, sizeof(*fd));
-	fd->seg = calloc(MAX_SEGMENTS, sizeof(*fd->seg));
+	struct finding *fd = xcalloc(1, sizeof(*fd));
+	fd->seg = xcalloc(MAX_SEGMENTS, sizeof(*fd->seg));
 	for (uint64_t t = 1; t <= schedules; t++) {
 		struct plan p;
 		struct play_result res;
@@ -708,7 +702,8 @@ int cmd_explore(int argc, char **argv)
 		plan_random(x, m, &p);
 		bool found = run_try(x, &p, &res, &kinds, &st);
 		if (st == 2) {
-			fprintf(stderr, "icache-sim explore: try %llu: the "
+			fprintf(stderr,
+				"icache-sim explore: try %llu: the "
 				"generated programs are wrong (a bug in explore)\n",
 				(unsigned long long)t);
 			status = 2;
@@ -717,10 +712,9 @@ int cmd_explore(int argc, char **argv)
 		if (!found) {
 			if (t == schedules)
 				printf(quiet ? "explore: nothing found\n" :
-				       "explore: nothing found in %llu schedules "
-				       "(%s, %s, seed %llu)\n",
-				       (unsigned long long)schedules,
-				       x->scheme->name, x->workload,
+					       "explore: nothing found in %llu schedules "
+					       "(%s, %s, seed %llu)\n",
+				       (unsigned long long)schedules, x->scheme->name, x->workload,
 				       (unsigned long long)seed);
 			continue;
 		}
@@ -729,28 +723,25 @@ int cmd_explore(int argc, char **argv)
 		fd->try_no = (long)t;
 		fd->groups_found = p.n;
 		keep(fd, x, &p, &res, kinds);
-		printf("explore: try %llu of %llu found %s",
-		       (unsigned long long)t, (unsigned long long)schedules,
-		       res.deadlock ? "a deadlock" : "a violation");
+		printf("explore: try %llu of %llu found %s", (unsigned long long)t,
+		       (unsigned long long)schedules, res.deadlock ? "a deadlock" : "a violation");
 		for (int k = 0; k < NR_VIOLATIONS; k++)
 			if (kinds & (1u << k))
 				printf(" %s", violation_kind_name(k));
-		printf(" (%s, %s, seed %llu, %llu steps)\n", x->scheme->name,
-		       x->workload, (unsigned long long)seed,
-		       (unsigned long long)res.steps);
+		printf(" (%s, %s, seed %llu, %llu steps)\n", x->scheme->name, x->workload,
+		       (unsigned long long)seed, (unsigned long long)res.steps);
 		bool alive = !res.deadlock;
 		if (out && alive && do_shrink) {
 			alive = shrink(x, fd);
 			if (fd->plan.n < fd->groups_found)
 				printf("explore: shrunk it from %d operation groups "
-				       "to %d (%llu steps)\n", fd->groups_found,
-				       fd->plan.n,
+				       "to %d (%llu steps)\n",
+				       fd->groups_found, fd->plan.n,
 				       (unsigned long long)fd->res.steps);
 		}
 		status = out ? write_found(out, x, fd, seed) : 0;
 		if (out && status == 0)
-			printf("explore: wrote %s (icache-sim play %s replays it)\n",
-			       out, out);
+			printf("explore: wrote %s (icache-sim play %s replays it)\n", out, out);
 		if (status == 0)
 			status = 1;
 		/* After a deadlock, parked threads still use the cache. */

@@ -24,20 +24,22 @@
 
 #include <sys/stat.h>
 
+#include "lib/json.h"
+#include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/trace.h"
 #include "sim/cmd/record.h"
 #include "sim/core/violation.h"
 #include "sim/script/scenario.h"
 
-#define SEGMENT_LIMIT 200000    /* steps in one segment: livelock beyond */
+#define SEGMENT_LIMIT 200000 /* steps in one segment: livelock beyond */
 
 struct play {
 	const struct scenario *scn;
 	const struct play_opts *o;
-	FILE *log;                      /* the step log; NULL: none */
-	FILE *out;                      /* the verdicts; NULL: none */
-	struct sim_cpu cpus[SCHED_MAX_CPUS + 1];        /* + main */
+	FILE *log;                               /* the step log; NULL: none */
+	FILE *out;                               /* the verdicts; NULL: none */
+	struct sim_cpu cpus[SCHED_MAX_CPUS + 1]; /* + main */
 	struct sim_cpu *cpu_ptrs[SCHED_MAX_CPUS + 1];
 	char names[SCHED_MAX_CPUS + 1][16];
 	struct sched s;
@@ -58,8 +60,9 @@ struct play {
 	/* Expectations. */
 	int passed, failed;
 	bool *exp_ok;
-	char json_exp[8192];
-	size_t json_off;
+	/* The expectations in the order they were checked, for --json. */
+	int *checked;
+	int nchecked, capchecked;
 };
 
 static int row_of(const struct play *pl, int cpu)
@@ -67,10 +70,8 @@ static int row_of(const struct play *pl, int cpu)
 	return cpu < 0 ? pl->scn->ncpus : cpu;
 }
 
-static void say(struct play *pl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say_log(struct play *pl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void say(struct play *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_log(struct play *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void say(struct play *pl, const char *fmt, ...)
 {
@@ -92,11 +93,10 @@ static void say_log(struct play *pl, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool fail_op(struct play *pl, const struct scn_op *op, const char *fmt,
-		    ...) __attribute__((format(printf, 3, 4)));
+static bool fail_op(struct play *pl, const struct scn_op *op, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static bool fail_op(struct play *pl, const struct scn_op *op, const char *fmt,
-		    ...)
+static bool fail_op(struct play *pl, const struct scn_op *op, const char *fmt, ...)
 {
 	va_list ap;
 	pl->err_line = op->line;
@@ -190,59 +190,22 @@ static struct inode *need_held(struct play *pl, int row, const struct scn_op *op
 	if (pl->refs[row][op->inode] > 0)
 		return pl->held[row][op->inode];
 	scn_op_text(pl->scn, op, in, sizeof(in));
-	fail_op(pl, op, "%s: %s holds no reference to that inode (iget, "
-		"ilookup, igrab or create it first)", in, cpu_word(pl, row));
+	fail_op(pl, op,
+		"%s: %s holds no reference to that inode (iget, "
+		"ilookup, igrab or create it first)",
+		in, cpu_word(pl, row));
 	return NULL;
 }
 
-static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op,
-			  int64_t *result)
+/* The operations that take a reference, or drop one, or change an inode
+ * held: ihold, iput, unlink (nlink), mark-dirty, create. */
+static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int64_t *result)
 {
 	const struct scheme *S = pl->scn->scheme;
 	const struct scn_inode *si = &pl->scn->inodes[op->inode];
-	struct super_block *sb = &icache.sbs[si->sb];
-	uint64_t ino = pl->ino[op->inode];
 	struct inode *inode;
 
-	if (!ino && op->kind != OPK_create)
-		return fail_op(pl, op, "inode %s has not been created yet",
-			       si->name);
 	switch (op->kind) {
-	case OPK_iget:
-	case OPK_iget_locked:
-		inode = S->iget_locked(sb, ino);
-		*result = (inode_state(inode) & I_NEW) != 0;
-		if (op->kind == OPK_iget && (inode_state(inode) & I_NEW))
-			S->unlock_new_inode(inode);
-		took_ref(pl, row, op->inode, inode);
-		return true;
-	case OPK_unlock_new:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
-		if (!(inode_state(inode) & I_NEW))
-			return fail_op(pl, op, "unlock-new: inode %llu is not "
-				       "I_NEW (use iget-locked to keep it new)",
-				       (unsigned long long)ino);
-		S->unlock_new_inode(inode);
-		return true;
-	case OPK_ilookup:
-		inode = S->ilookup(sb, ino);
-		*result = inode != NULL;
-		if (inode)
-			took_ref(pl, row, op->inode, inode);
-		return true;
-	case OPK_igrab:
-		inode = pl->refs[row][op->inode] ? pl->held[row][op->inode]
-						 : pl->last[op->inode];
-		if (!inode)
-			return fail_op(pl, op, "igrab: nobody has seen inode %llu "
-				       "yet, so there is no pointer to grab",
-				       (unsigned long long)ino);
-		inode = S->igrab(inode);
-		*result = inode != NULL;
-		if (inode)
-			took_ref(pl, row, op->inode, inode);
-		return true;
 	case OPK_ihold:
 		if (!(inode = need_held(pl, row, op)))
 			return false;
@@ -282,6 +245,59 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op,
 	}
 }
 
+/* One operation on a scenario inode; *result is what the op returns. */
+static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int64_t *result)
+{
+	const struct scheme *S = pl->scn->scheme;
+	const struct scn_inode *si = &pl->scn->inodes[op->inode];
+	struct super_block *sb = &icache.sbs[si->sb];
+	uint64_t ino = pl->ino[op->inode];
+	struct inode *inode;
+
+	if (!ino && op->kind != OPK_create)
+		return fail_op(pl, op, "inode %s has not been created yet", si->name);
+	switch (op->kind) {
+	case OPK_iget:
+	case OPK_iget_locked:
+		inode = S->iget_locked(sb, ino);
+		*result = (inode_state(inode) & I_NEW) != 0;
+		if (op->kind == OPK_iget && (inode_state(inode) & I_NEW))
+			S->unlock_new_inode(inode);
+		took_ref(pl, row, op->inode, inode);
+		return true;
+	case OPK_unlock_new:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		if (!(inode_state(inode) & I_NEW))
+			return fail_op(pl, op,
+				       "unlock-new: inode %llu is not "
+				       "I_NEW (use iget-locked to keep it new)",
+				       (unsigned long long)ino);
+		S->unlock_new_inode(inode);
+		return true;
+	case OPK_ilookup:
+		inode = S->ilookup(sb, ino);
+		*result = inode != NULL;
+		if (inode)
+			took_ref(pl, row, op->inode, inode);
+		return true;
+	case OPK_igrab:
+		inode = pl->refs[row][op->inode] ? pl->held[row][op->inode] : pl->last[op->inode];
+		if (!inode)
+			return fail_op(pl, op,
+				       "igrab: nobody has seen inode %llu "
+				       "yet, so there is no pointer to grab",
+				       (unsigned long long)ino);
+		inode = S->igrab(inode);
+		*result = inode != NULL;
+		if (inode)
+			took_ref(pl, row, op->inode, inode);
+		return true;
+	default:
+		return exec_held_op(pl, row, op, result);
+	}
+}
+
 static bool exec_op(struct play *pl, int row, const struct scn_op *op)
 {
 	const struct scheme *S = pl->scn->scheme;
@@ -299,13 +315,15 @@ static bool exec_op(struct play *pl, int row, const struct scn_op *op)
 		result = S->prune_icache(op->n);
 		break;
 	case OPK_umount:
+		/* evict_inodes, then the "Busy inodes after unmount" check. */
+		result = generic_shutdown_super(&icache.sbs[op->sb]);
+		break;
 	case OPK_deactivate:
 		atomic_fetch_and(&icache.sbs[op->sb].s_flags, ~MS_ACTIVE);
-		if (op->kind == OPK_umount)
-			result = S->invalidate_inodes(&icache.sbs[op->sb]);
 		break;
 	case OPK_invalidate:
-		result = S->invalidate_inodes(&icache.sbs[op->sb]);
+		/* invalidate_inodes(sb, kill_dirty = 0): the result is busy. */
+		result = S->invalidate_inodes(&icache.sbs[op->sb], false);
 		break;
 	case OPK_iunique:
 		result = (int64_t)S->iunique(&icache.sbs[op->sb], 1000);
@@ -358,8 +376,7 @@ static void op_text(struct sched_cpu *sc, char *buf, size_t len, void *arg)
 	snprintf(buf, len, "%s (line %d)", t, pg->ops[i].line);
 }
 
-static void on_step(struct sched *s, struct sched_cpu *sc,
-		    const struct sched_event *ev, void *arg)
+static void on_step(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev, void *arg)
 {
 	struct play *pl = arg;
 	char text[256];
@@ -407,20 +424,25 @@ static bool pattern_match(const struct play *pl, const struct scn_pattern *pat,
 		if (!(pat->classes & (1u << ev->lock->cls)))
 			return false;
 		/* An inode names an i_lock instance; other locks have none. */
-		if (pat->inode >= 0 && ev->lock->cls == LC_i_lock &&
-		    ev->lock->inst != want)
+		if (pat->inode >= 0 && ev->lock->cls == LC_i_lock && ev->lock->inst != want)
 			return false;
 		return true;
-	case SEV_state:
-		if (!(ev->b & pat->flag) || (ev->a & pat->flag))
+	case SEV_state: {
+		/* set: some of the bits appear; clear: some go */
+		uint64_t before = pat->flag_set ? ev->a : ev->b;
+		uint64_t after = pat->flag_set ? ev->b : ev->a;
+		if (!(after & pat->flag) || (before & pat->flag))
 			return false;
 		break;
+	}
 	case SEV_ref:
+	case SEV_nlink:
 		if (pat->count >= 0 && ev->b != pat->count)
 			return false;
 		break;
 	case SEV_list:
-		if (ev->a != pat->list || ev->b != pat->action)
+		if ((pat->list >= 0 && ev->a != pat->list) ||
+		    (pat->action >= 0 && ev->b != pat->action))
 			return false;
 		break;
 	default:
@@ -429,15 +451,14 @@ static bool pattern_match(const struct play *pl, const struct scn_pattern *pat,
 	return pat->inode < 0 || ev->ino == want;
 }
 
-static bool stop_rule(struct sched *s, struct sched_cpu *sc,
-		      const struct sched_event *ev, void *arg)
+static bool stop_rule(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev,
+		      void *arg)
 {
 	struct seg *g = arg;
 
 	switch (g->it->kind) {
 	case SI_until:
-		if (pattern_match(g->pl, &g->it->pat, ev) &&
-		    ++g->matches >= g->it->pat.times)
+		if (pattern_match(g->pl, &g->it->pat, ev) && ++g->matches >= g->it->pat.times)
 			return true;
 		return false;
 	case SI_steps:
@@ -471,8 +492,8 @@ static struct inode *find_inode(const struct play *pl, int idx)
 	}
 	/* Off every list but not yet freed: half way through evict. */
 	inode = pl->last[idx];
-	if (inode && inode->i_magic == INODE_MAGIC &&
-	    inode->i_generation == pl->last_gen[idx] && inode->i_ino == ino)
+	if (inode && inode->i_magic == INODE_MAGIC && inode->i_generation == pl->last_gen[idx] &&
+	    inode->i_ino == ino)
 		return inode;
 	return NULL;
 }
@@ -498,19 +519,16 @@ static void describe_inode(const struct inode *inode, char *buf, size_t len)
 	unsigned on = lists_of(inode);
 
 	inode_flags_text(inode_state(inode), flags, sizeof(flags));
-	off = (size_t)snprintf(buf, len, "state %s, refs %d, nlink %u, on",
-			       flags, atomic_load(&inode->i_count),
-			       atomic_load(&inode->i_nlink));
+	off = (size_t)snprintf(buf, len, "state %s, refs %d, nlink %u, on", flags,
+			       atomic_load(&inode->i_count), atomic_load(&inode->i_nlink));
 	if (!on && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " no list");
 	for (int i = 0; i < NR_INODE_LISTS && off < len; i++)
 		if (on & (1u << i))
-			off += (size_t)snprintf(buf + off, len - off, " %s",
-						list_id_name(i));
+			off += (size_t)snprintf(buf + off, len - off, " %s", list_id_name(i));
 }
 
-static bool inode_expect_holds(const struct play *pl,
-			       const struct scn_inode_expect *x, char *why,
+static bool inode_expect_holds(const struct play *pl, const struct scn_inode_expect *x, char *why,
 			       size_t len)
 {
 	struct inode *inode = find_inode(pl, x->inode);
@@ -524,8 +542,8 @@ static bool inode_expect_holds(const struct play *pl,
 		return false;
 	unsigned st = inode_state(inode);
 	int refs = atomic_load(&inode->i_count);
-	if (x->want_cached && (refs != 0 || !inode_hashed(inode) ||
-			       (st & (I_NEW | I_FREEING | I_WILL_FREE))))
+	if (x->want_cached &&
+	    (refs != 0 || !inode_hashed(inode) || (st & (I_NEW | I_FREEING | I_WILL_FREE))))
 		return false;
 	if (x->want_state && st != x->state)
 		return false;
@@ -545,22 +563,6 @@ static bool inode_expect_holds(const struct play *pl,
 	return true;
 }
 
-static void json_str(char *buf, size_t len, size_t *off, const char *s)
-{
-	if (*off < len)
-		*off += (size_t)snprintf(buf + *off, len - *off, "\"");
-	for (; *s && *off + 8 < len; s++) {
-		if (*s == '"' || *s == '\\')
-			*off += (size_t)snprintf(buf + *off, len - *off, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			*off += (size_t)snprintf(buf + *off, len - *off, " ");
-		else
-			buf[(*off)++] = *s;
-	}
-	if (*off < len)
-		*off += (size_t)snprintf(buf + *off, len - *off, "\"");
-}
-
 static void check_expect(struct play *pl, int i)
 {
 	const struct scn_expect *e = &pl->scn->expects[i];
@@ -575,16 +577,14 @@ static void check_expect(struct play *pl, int i)
 		snprintf(why, sizeof(why), "%llu reported", (unsigned long long)n);
 		break;
 	case EXP_no_violation:
-		n = e->vkind >= 0 ? violations_of_kind(e->vkind)
-				  : violations_total();
+		n = e->vkind >= 0 ? violations_of_kind(e->vkind) : violations_total();
 		ok = n == 0;
 		snprintf(why, sizeof(why), "%llu reported", (unsigned long long)n);
 		break;
 	case EXP_deadlock:
 	case EXP_no_deadlock:
 		ok = pl->deadlock == (e->kind == EXP_deadlock);
-		snprintf(why, sizeof(why), "%s", pl->deadlock ? "it deadlocked"
-				: "no deadlock");
+		snprintf(why, sizeof(why), "%s", pl->deadlock ? "it deadlocked" : "no deadlock");
 		break;
 	case EXP_inode:
 		ok = inode_expect_holds(pl, &e->in, why, sizeof(why));
@@ -597,16 +597,11 @@ static void check_expect(struct play *pl, int i)
 		pl->failed++;
 	say(pl, "%s line %d: expect %s  [%s]\n", ok ? "ok  " : "FAIL", e->line,
 	    e->text + (strncmp(e->text, "expect ", 7) == 0 ? 7 : 0), why);
-	size_t *o = &pl->json_off;
-	size_t cap = sizeof(pl->json_exp);
-	if (*o < cap)
-		*o += (size_t)snprintf(pl->json_exp + *o, cap - *o,
-				       "%s{\"line\":%d,\"ok\":%s,\"text\":",
-				       *o ? "," : "", e->line,
-				       ok ? "true" : "false");
-	json_str(pl->json_exp, cap, o, e->text);
-	if (*o < cap)
-		*o += (size_t)snprintf(pl->json_exp + *o, cap - *o, "}");
+	if (pl->nchecked == pl->capchecked) {
+		pl->capchecked = pl->capchecked ? 2 * pl->capchecked : 16;
+		pl->checked = xreallocarray(pl->checked, (size_t)pl->capchecked, sizeof(int));
+	}
+	pl->checked[pl->nchecked++] = i;
 }
 
 /* A violation kind that happened and that no line expects is a failure. */
@@ -624,10 +619,10 @@ static int unexpected_violations(struct play *pl)
 				expected = true;
 		}
 		if (!expected) {
-			say(pl, "FAIL unexpected violation: %s (%llu reported; "
+			say(pl,
+			    "FAIL unexpected violation: %s (%llu reported; "
 			    "add 'expect violation %s' if it is the point)\n",
-			    violation_kind_name(k),
-			    (unsigned long long)violations_of_kind(k),
+			    violation_kind_name(k), (unsigned long long)violations_of_kind(k),
 			    violation_kind_name(k));
 			bad++;
 		}
@@ -646,9 +641,10 @@ static enum outcome report_deadlock(struct play *pl, const char *why, int line)
 
 	sched_cpus_text(&pl->s, text, sizeof(text));
 	if (line)
-		snprintf(all, sizeof(all), "deadlock: %s (schedule line %d, "
-			 "step %llu)\n%s", why, line,
-			 (unsigned long long)pl->s.step, text);
+		snprintf(all, sizeof(all),
+			 "deadlock: %s (schedule line %d, "
+			 "step %llu)\n%s",
+			 why, line, (unsigned long long)pl->s.step, text);
 	else
 		snprintf(all, sizeof(all), "deadlock: %s (step %llu)\n%s", why,
 			 (unsigned long long)pl->s.step, text);
@@ -658,11 +654,10 @@ static enum outcome report_deadlock(struct play *pl, const char *why, int line)
 	return STOP_DEADLOCK;
 }
 
-static enum outcome runtime_error(struct play *pl, int line, const char *fmt,
-				  ...) __attribute__((format(printf, 3, 4)));
+static enum outcome runtime_error(struct play *pl, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static enum outcome runtime_error(struct play *pl, int line, const char *fmt,
-				  ...)
+static enum outcome runtime_error(struct play *pl, int line, const char *fmt, ...)
 {
 	va_list ap;
 	pl->err_line = line;
@@ -691,15 +686,16 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 			say_log(pl, "   %s is already done\n", sc->cpu->name);
 			return GO_ON;
 		}
-		return runtime_error(pl, it->line, "%s has already finished its "
-				     "program", sc->cpu->name);
+		return runtime_error(pl, it->line,
+				     "%s has already finished its "
+				     "program",
+				     sc->cpu->name);
 	}
 	if (!sched_runnable(s, it->cpu)) {
 		sched_park_text(s, sc, park, sizeof(park));
 		return report_deadlock(pl, park, it->line);
 	}
-	enum seg_end end = sched_run_segment(s, it->cpu, stop_rule, &g,
-					     SEGMENT_LIMIT);
+	enum seg_end end = sched_run_segment(s, it->cpu, stop_rule, &g, SEGMENT_LIMIT);
 	flush_violations(pl);
 	switch (end) {
 	case SEG_STOPPED:
@@ -707,29 +703,34 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 		break;
 	case SEG_BLOCKED:
 	case SEG_SLEEPING:
-		break;          /* on_park said why */
+		break; /* on_park said why */
 	case SEG_DONE:
 		if (it->kind == SI_until && !it->pat.blocked)
-			return runtime_error(pl, it->line, "%s finished its "
+			return runtime_error(pl, it->line,
+					     "%s finished its "
 					     "program without '%s' happening",
 					     sc->cpu->name, pattern_words(it));
 		if (it->kind == SI_until)
-			return runtime_error(pl, it->line, "%s finished its "
+			return runtime_error(pl, it->line,
+					     "%s finished its "
 					     "program without blocking",
 					     sc->cpu->name);
 		if (it->kind == SI_ops)
-			return runtime_error(pl, it->line, "%s finished its "
+			return runtime_error(pl, it->line,
+					     "%s finished its "
 					     "program after %llu of %llu "
-					     "operations", sc->cpu->name,
-					     (unsigned long long)(sc->ops_done -
-								  g.start_ops),
+					     "operations",
+					     sc->cpu->name,
+					     (unsigned long long)(sc->ops_done - g.start_ops),
 					     (unsigned long long)it->n);
 		say_log(pl, "   %s is done\n", sc->cpu->name);
 		break;
 	case SEG_LIMIT: {
 		char why[200];
-		snprintf(why, sizeof(why), "livelock: %s ran %d steps without "
-			 "its segment ending", sc->cpu->name, SEGMENT_LIMIT);
+		snprintf(why, sizeof(why),
+			 "livelock: %s ran %d steps without "
+			 "its segment ending",
+			 sc->cpu->name, SEGMENT_LIMIT);
 		return report_deadlock(pl, why, it->line);
 	}
 	case SEG_FAILED:
@@ -741,8 +742,7 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 		fputs(text, pl->log);
 	}
 	if (sched_stuck(s))
-		return report_deadlock(pl, "every CPU with work left is blocked",
-				       it->line);
+		return report_deadlock(pl, "every CPU with work left is blocked", it->line);
 	return GO_ON;
 }
 
@@ -758,24 +758,26 @@ static enum outcome run_rest(struct play *pl)
 			if (sched_runnable(s, i))
 				next = i;
 		if (next < 0)
-			return report_deadlock(pl, "every CPU with work left is "
-					       "blocked", 0);
+			return report_deadlock(pl,
+					       "every CPU with work left is "
+					       "blocked",
+					       0);
 		if (!said)
 			say_log(pl, "-- the schedule is over: the rest runs to the "
-			    "end\n");
+				    "end\n");
 		said = true;
 		struct scn_item it = { .kind = SI_end, .cpu = next };
 		struct seg g = { pl, &it, 0, 0 };
-		enum seg_end end = sched_run_segment(s, next, stop_rule, &g,
-						     SEGMENT_LIMIT);
+		enum seg_end end = sched_run_segment(s, next, stop_rule, &g, SEGMENT_LIMIT);
 		flush_violations(pl);
 		if (end == SEG_FAILED)
 			return STOP_ERROR;
 		if (end == SEG_LIMIT) {
 			char why[200];
-			snprintf(why, sizeof(why), "livelock: %s ran %d steps "
-				 "without finishing", s->cpu[next].cpu->name,
-				 SEGMENT_LIMIT);
+			snprintf(why, sizeof(why),
+				 "livelock: %s ran %d steps "
+				 "without finishing",
+				 s->cpu[next].cpu->name, SEGMENT_LIMIT);
 			return report_deadlock(pl, why, 0);
 		}
 		if (end == SEG_DONE)
@@ -788,11 +790,9 @@ static enum outcome run_driver(struct play *pl)
 {
 	switch (pl->o->driver(&pl->s, pl->o->driver_arg)) {
 	case DRIVE_STUCK:
-		return report_deadlock(pl, "every CPU with work left is blocked",
-				       0);
+		return report_deadlock(pl, "every CPU with work left is blocked", 0);
 	case DRIVE_LIMIT:
-		return report_deadlock(pl, "livelock: the schedule ran too long",
-				       0);
+		return report_deadlock(pl, "livelock: the schedule ran too long", 0);
 	default:
 		return pl->err_line ? STOP_ERROR : GO_ON;
 	}
@@ -852,9 +852,10 @@ static int setup_line;
 
 static void setup_stuck(const char *why)
 {
-	fprintf(stderr, "%s:%d: setup would %s, and setup runs alone, before "
-		"any CPU: nobody could ever let it go\n", setup_scn->file,
-		setup_line, why);
+	fprintf(stderr,
+		"%s:%d: setup would %s, and setup runs alone, before "
+		"any CPU: nobody could ever let it go\n",
+		setup_scn->file, setup_line, why);
 	fflush(stdout);
 	_exit(2);
 }
@@ -908,10 +909,12 @@ static bool run_setup(struct play *pl)
 static void print_header(struct play *pl)
 {
 	const struct scenario *scn = pl->scn;
-	say_log(pl, "scenario %s%s%s\n", scn->file, scn->title[0] ? ": " : "",
-	    scn->title);
-	say_log(pl, "scheme %s (%s); %d CPU%s\n", scn->scheme->name,
-	    scn->scheme->era, scn->ncpus, scn->ncpus == 1 ? "" : "s");
+	say_log(pl, "scenario %s%s%s\n", scn->file, scn->title[0] ? ": " : "", scn->title);
+	say_log(pl, "scheme %s (%s); %d CPU%s\n", scn->scheme->name, scn->scheme->era, scn->ncpus,
+		scn->ncpus == 1 ? "" : "s");
+	if (scn->no_iprune_sem)
+		say_log(pl, "variant no-iprune-sem: iprune_sem is switched "
+			    "off (a test variant, not the kernel)\n");
 	for (int c = 0; c < scn->ncpus; c++) {
 		say_log(pl, "%s:", pl->names[c]);
 		for (int i = 0; i < scn->prog[c].nops; i++) {
@@ -927,12 +930,10 @@ static void play_json(struct play *pl, int status)
 {
 	const struct scenario *scn = pl->scn;
 	printf("{\"scenario\":");
-	char buf[600];
-	size_t off = 0;
-	json_str(buf, sizeof(buf), &off, scn->file);
-	printf("%s,\"scheme\":\"%s\",\"cpus\":%d,\"steps\":%llu,"
-	       "\"deadlock\":%s,\"violations\":{", buf, scn->scheme->name,
-	       scn->ncpus, (unsigned long long)pl->s.step,
+	json_str(stdout, scn->file);
+	printf(",\"scheme\":\"%s\",\"cpus\":%d,\"steps\":%llu,"
+	       "\"deadlock\":%s,\"violations\":{",
+	       scn->scheme->name, scn->ncpus, (unsigned long long)pl->s.step,
 	       pl->deadlock ? "true" : "false");
 	bool first = true;
 	for (int k = 0; k < NR_VIOLATIONS; k++) {
@@ -943,27 +944,37 @@ static void play_json(struct play *pl, int status)
 		       (unsigned long long)n);
 		first = false;
 	}
-	printf("},\"expectations\":[%s],\"passed\":%d,\"failed\":%d,"
-	       "\"status\":%d}\n", pl->json_exp, pl->passed, pl->failed, status);
+	printf("},\"expectations\":[");
+	for (int c = 0; c < pl->nchecked; c++) {
+		const struct scn_expect *e = &scn->expects[pl->checked[c]];
+		printf("%s{\"line\":%d,\"ok\":%s,\"text\":", c ? "," : "", e->line,
+		       pl->exp_ok[pl->checked[c]] ? "true" : "false");
+		json_str(stdout, e->text);
+		printf("}");
+	}
+	printf("],\"passed\":%d,\"failed\":%d,\"status\":%d}\n", pl->passed, pl->failed, status);
 }
 
-int scenario_play(const struct scenario *scn, const struct play_opts *o)
+/* A fresh cache for the scenario, its CPUs, and the run_begin event. */
+static struct play *play_setup(const struct scenario *scn, const struct play_opts *o)
 {
-	struct play *pl = calloc(1, sizeof(*pl));
-	int status;
+	struct play *pl = xcalloc(1, sizeof(*pl));
 
 	pl->scn = scn;
 	pl->o = o;
 	pl->out = o->json || o->silent ? NULL : stdout;
-	pl->log = o->silent ? NULL : o->json ? (o->verbose ? stderr : NULL) :
-		  o->log ? stdout : NULL;
-	pl->exp_ok = calloc((size_t)scn->nexpects + 1, sizeof(bool));
+	pl->log = o->silent ? NULL :
+		  o->json   ? (o->verbose ? stderr : NULL) :
+		  o->log    ? stdout :
+			      NULL;
+	pl->exp_ok = xcalloc((size_t)scn->nexpects + 1, sizeof(bool));
 	for (int i = 0; i < scn->ninodes; i++)
 		pl->ino[i] = scn->inodes[i].ino;
 	make_cpus(pl);
 
 	struct icache_config cfg = { .nsbs = (int)scn->nsbs, .hash_bits = 6 };
 	icache_init(scn->scheme, &cfg, pl->cpu_ptrs, scn->ncpus + 1);
+	icache.iprune_sem.off = scn->no_iprune_sem;
 	lockdep_reset(scn->scheme->order, scn->scheme->norder);
 	violations_reset();
 	violations_set_quiet(true);
@@ -971,35 +982,39 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	sim_lock_init(&pl->test_locks[1], LC_test_lock_b, 0);
 	this_cpu = &pl->cpus[scn->ncpus];
 	trace_run_begin(scn->scheme->name, "scenario", scn->ncpus, 0,
-			scn->scheme->order_text);
+			scheme_order_text(scn->scheme), scn->scheme->order, scn->scheme->norder);
 	print_header(pl);
+	return pl;
+}
 
-	enum outcome r = GO_ON;
-	if (!run_setup(pl)) {
-		r = STOP_ERROR;
-	} else {
-		flush_violations(pl);
-		sched_init(&pl->s, scn->ncpus, pl->cpu_ptrs);
-		for (int i = 0; i < scn->ncpus; i++) {
-			pl->s.cpu[i].body = cpu_body;
-			pl->s.cpu[i].arg = pl;
-		}
-		pl->s.on_step = on_step;
-		pl->s.on_park = on_park;
-		pl->s.op_text = op_text;
-		pl->s.obs_arg = pl;
-		pl->s.trace = true;
-		sched_start(&pl->s);
-		r = run_schedule(pl);
-	}
+/* The setup lines, then the CPUs under the scheduler. */
+static enum outcome play_run(struct play *pl)
+{
+	const struct scenario *scn = pl->scn;
 
-	if (r == STOP_ERROR) {
-		fprintf(stderr, "%s:%d: %s\n", scn->file, pl->err_line, pl->err);
-		if (pl->s.ncpus)
-			sched_abandon(&pl->s);
-		status = 2;
-		goto out;
+	if (!run_setup(pl))
+		return STOP_ERROR;
+	flush_violations(pl);
+	sched_init(&pl->s, scn->ncpus, pl->cpu_ptrs);
+	for (int i = 0; i < scn->ncpus; i++) {
+		pl->s.cpu[i].body = cpu_body;
+		pl->s.cpu[i].arg = pl;
 	}
+	pl->s.on_step = on_step;
+	pl->s.on_park = on_park;
+	pl->s.op_text = op_text;
+	pl->s.obs_arg = pl;
+	pl->s.trace = true;
+	sched_start(&pl->s);
+	return run_schedule(pl);
+}
+
+/* After the run: the invariants if it finished, the end-of-run
+ * expectations, the verdict (0 pass, 1 fail) and run_end. */
+static int play_verdict(struct play *pl, enum outcome r)
+{
+	const struct scenario *scn = pl->scn;
+
 	if (r == GO_ON) {
 		sched_finish(&pl->s);
 		this_cpu = &pl->cpus[scn->ncpus];
@@ -1012,21 +1027,36 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 	} else {
 		sched_abandon(&pl->s);
 	}
-	say_log(pl, "-- %llu steps; expectations:\n",
-	    (unsigned long long)pl->s.step);
+	say_log(pl, "-- %llu steps; expectations:\n", (unsigned long long)pl->s.step);
 	for (int i = 0; i < scn->nexpects; i++)
 		if (scn->expects[i].at_end)
 			check_expect(pl, i);
 	int bad = unexpected_violations(pl);
-	status = pl->failed || bad ? 1 : 0;
-	say(pl, "%s: %d of %d expectations hold%s\n", status ? "FAILED" : "PASS",
-	    pl->passed, pl->passed + pl->failed,
-	    bad ? ", and something nobody expected happened" : "");
+	int status = pl->failed || bad ? 1 : 0;
+	say(pl, "%s: %d of %d expectations hold%s\n", status ? "FAILED" : "PASS", pl->passed,
+	    pl->passed + pl->failed, bad ? ", and something nobody expected happened" : "");
 	/* Every op_end in the trace: the setup's operations and the CPUs'. */
 	uint64_t ops = (uint64_t)scn->nsetup;
 	for (int i = 0; i < pl->s.ncpus; i++)
 		ops += pl->s.cpu[i].ops_done;
 	trace_run_end(ops, (uint32_t)violations_total());
+	return status;
+}
+
+int scenario_play(const struct scenario *scn, const struct play_opts *o)
+{
+	struct play *pl = play_setup(scn, o);
+	enum outcome r = play_run(pl);
+	int status;
+
+	if (r == STOP_ERROR) {
+		fprintf(stderr, "%s:%d: %s\n", scn->file, pl->err_line, pl->err);
+		if (pl->s.ncpus)
+			sched_abandon(&pl->s);
+		status = 2;
+		goto out;
+	}
+	status = play_verdict(pl, r);
 	if (o->result) {
 		o->result->steps = pl->s.step;
 		o->result->deadlock = pl->deadlock;
@@ -1041,6 +1071,7 @@ int scenario_play(const struct scenario *scn, const struct play_opts *o)
 out:
 	fflush(stdout);
 	free(pl->exp_ok);
+	free(pl->checked);
 	/* After a deadlock parked threads still use pl: it stays. */
 	if (r == GO_ON)
 		free(pl);
@@ -1089,8 +1120,7 @@ static int trace_dir(const char *dir, char *abs)
 			}
 		}
 		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return play_fail("-o %s: cannot create: %s", dir,
-					 strerror(errno));
+			return play_fail("-o %s: cannot create: %s", dir, strerror(errno));
 	}
 	if (!realpath(dir, abs))
 		return play_fail("-o %s: %s", dir, strerror(errno));
@@ -1102,11 +1132,9 @@ static int trace_dir(const char *dir, char *abs)
  * channels: only one simulated CPU runs at a time, so a writer waiting for
  * buffer space stalls no lock anybody else wants, and no event is lost.
  */
-static int play_recorded(struct scenario *scn, struct play_opts *o, int argc,
-			 char **argv)
+static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, char **argv)
 {
-	struct recorder_opts ro = { .blocking = true,
-				    .subbuf_size = 256 * 1024, .num_subbuf = 4 };
+	struct recorder_opts ro = { .blocking = true, .subbuf_size = 256 * 1024, .num_subbuf = 4 };
 	struct recorder rec;
 	struct trace_counts counts;
 	char abs[PATH_MAX];
@@ -1119,7 +1147,7 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc,
 		return 2;
 	ro.dir = abs;
 	/* Main's argv again, for recorder_prepare's re-exec. */
-	char **again = calloc((size_t)argc + 3, sizeof(*again));
+	char **again = xcalloc((size_t)argc + 3, sizeof(*again));
 	again[0] = program_invocation_name;
 	again[1] = (char *)"play";
 	memcpy(again + 2, argv, (size_t)argc * sizeof(*again));
@@ -1137,13 +1165,11 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc,
 	recorder_stop_sessiond(&rec);
 	if (rs)
 		return rs;
-	fprintf(o->json ? stderr : stdout,
-		"trace: %s (%llu events, %llu discarded)\n", abs,
-		(unsigned long long)counts.events,
-		(unsigned long long)counts.discarded_events);
+	fprintf(o->json ? stderr : stdout, "trace: %s (%llu events, %llu discarded)\n", abs,
+		(unsigned long long)counts.events, (unsigned long long)counts.discarded_events);
 	if (trace_counts_lossy(&counts)) {
 		fprintf(stderr, "icache-sim play: the trace lost events even "
-			"with blocking channels\n");
+				"with blocking channels\n");
 		if (status == 0)
 			status = 1;
 	}
@@ -1190,17 +1216,21 @@ int cmd_play(int argc, char **argv)
 		} else if (strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "icache-sim play: -o needs a "
-					"directory\n");
+						"directory\n");
 				return 2;
 			}
 			o.trace_dir = argv[++i];
 		} else if (a[0] == '-') {
-			fprintf(stderr, "icache-sim play: unknown option '%s' "
-				"(see icache-sim play --help)\n", a);
+			fprintf(stderr,
+				"icache-sim play: unknown option '%s' "
+				"(see icache-sim play --help)\n",
+				a);
 			return 2;
 		} else if (file) {
-			fprintf(stderr, "icache-sim play: one scenario at a time "
-				"('%s' and '%s')\n", file, a);
+			fprintf(stderr,
+				"icache-sim play: one scenario at a time "
+				"('%s' and '%s')\n",
+				file, a);
 			return 2;
 		} else {
 			file = a;
@@ -1208,7 +1238,7 @@ int cmd_play(int argc, char **argv)
 	}
 	if (!file) {
 		fprintf(stderr, "icache-sim play: which scenario? (icache-sim "
-			"play FILE)\n");
+				"play FILE)\n");
 		return 2;
 	}
 	scn = scenario_load(file);

@@ -48,20 +48,21 @@
 
 #include <lttng/lttng.h>
 
+#include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/clock.h"
 #include "sim/core/trace.h"
 #include "sim/cmd/record.h"
 
-#define ENV_OWN "ICACHE_RECORD_SESSIOND"        /* "pid:wfd:wpid:dir" */
-#define ENV_REEXEC "ICACHE_RECORD_REEXEC"       /* loop guard */
+#define ENV_OWN "ICACHE_RECORD_SESSIOND"  /* "pid:wfd:wpid:dir" */
+#define ENV_REEXEC "ICACHE_RECORD_REEXEC" /* loop guard */
 #define CHANNEL "icache"
 #define MiB (1024ull * 1024)
 
 static const char *cmd_name = "record";
 
-static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
-			 const char *dir, bool across_exec, int *wpid);
+static int spawn_watcher(int sessiond_pid, const char *sessiond_dir, const char *dir,
+			 bool across_exec, int *wpid);
 static void stop_watcher(struct recorder *r);
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -142,8 +143,8 @@ static int spawn_sessiond(const char *dir)
 			dup2(nul, 0);
 		for (int i = 3; i < 1024; i++)
 			close(i);
-		execlp("lttng-sessiond", "lttng-sessiond", "--daemonize",
-		       "--no-kernel", pidarg, (char *)NULL);
+		execlp("lttng-sessiond", "lttng-sessiond", "--daemonize", "--no-kernel", pidarg,
+		       (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
@@ -170,8 +171,7 @@ static void show_log(const char *dir)
 		return;
 	/* One line is the rule; the daemon's own first error helps most. */
 	if (fgets(line, sizeof(line), f))
-		fprintf(stderr, "icache-sim %s: lttng-sessiond said: %s", cmd_name,
-			line);
+		fprintf(stderr, "icache-sim %s: lttng-sessiond said: %s", cmd_name, line);
 	fclose(f);
 }
 
@@ -294,7 +294,8 @@ static int start_private_sessiond(const struct recorder_opts *o, char **argv)
 	if (pid < 0) {
 		show_log(dir);
 		remove_dir(dir);
-		return fail("no LTTng session daemon runs and lttng-sessiond could not be started (is lttng-tools installed?)");
+		return fail(
+			"no LTTng session daemon runs and lttng-sessiond could not be started (is lttng-tools installed?)");
 	}
 	/* Watch from now on: a Ctrl-C before recorder_start must not leak it. */
 	int wpid = 0;
@@ -317,8 +318,7 @@ int recorder_prepare(const struct recorder_opts *o, char **argv)
 		if (o->blocking && !getenv("LTTNG_UST_ALLOW_BLOCKING") && !again) {
 			setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
 			reexec(argv);
-			return fail("cannot re-execute /proc/self/exe: %s",
-				    strerror(errno));
+			return fail("cannot re-execute /proc/self/exe: %s", strerror(errno));
 		}
 		return 0;
 	}
@@ -337,8 +337,7 @@ static bool registered(struct lttng_handle *h)
 	bool found = false;
 
 	for (int i = 0; i < n && !found; i++)
-		found = evs[i].pid == getpid() &&
-			strncmp(evs[i].name, "icache:", 7) == 0;
+		found = evs[i].pid == getpid() && strncmp(evs[i].name, "icache:", 7) == 0;
 	free(evs);
 	return found;
 }
@@ -387,8 +386,7 @@ static void size_channel(struct recorder *r, const struct recorder_opts *o)
 			budget = avail;
 	}
 	r->subbuf_size = 8 * MiB;
-	while (r->subbuf_size > 256 * 1024 &&
-	       r->subbuf_size * r->num_subbuf * ncpu > budget)
+	while (r->subbuf_size > 256 * 1024 && r->subbuf_size * r->num_subbuf * ncpu > budget)
 		r->subbuf_size /= 2;
 }
 
@@ -397,13 +395,13 @@ static int track_only_us(const char *session)
 	struct lttng_process_attr_tracker_handle *t = NULL;
 
 	if (lttng_session_get_tracker_handle(session, LTTNG_DOMAIN_UST,
-			LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &t) != LTTNG_OK)
+					     LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &t) != LTTNG_OK)
 		return -1;
-	int ok = lttng_process_attr_tracker_handle_set_tracking_policy(t,
-			LTTNG_TRACKING_POLICY_INCLUDE_SET) ==
-		 LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
-		 lttng_process_attr_virtual_process_id_tracker_handle_add_pid(t,
-			getpid()) == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
+	int ok = lttng_process_attr_tracker_handle_set_tracking_policy(
+			 t, LTTNG_TRACKING_POLICY_INCLUDE_SET) ==
+			 LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+		 lttng_process_attr_virtual_process_id_tracker_handle_add_pid(t, getpid()) ==
+			 LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
 	lttng_process_attr_tracker_handle_destroy(t);
 	return ok ? 0 : -1;
 }
@@ -418,12 +416,12 @@ static int enable_channel(struct lttng_handle *h, struct lttng_domain *dom,
 		return -LTTNG_ERR_NOMEM;
 	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
 	ch->enabled = 1;
-	ch->attr.overwrite = 0;         /* discard mode: losses are counted */
+	ch->attr.overwrite = 0; /* discard mode: losses are counted */
 	ch->attr.subbuf_size = r->subbuf_size;
 	ch->attr.num_subbuf = r->num_subbuf;
 	ch->attr.output = LTTNG_EVENT_MMAP;
 	if (o->blocking)
-		lttng_channel_set_blocking_timeout(ch, -1);     /* infinite */
+		lttng_channel_set_blocking_timeout(ch, -1); /* infinite */
 	ret = lttng_enable_channel(h, ch);
 	lttng_channel_destroy(ch);
 	return ret;
@@ -485,8 +483,8 @@ static int setup_session(struct recorder *r, const struct recorder_opts *o)
 	ret = lttng_create_session(r->session, o->dir);
 	if (ret < 0) {
 		lttng_destroy_handle(h);
-		return fail("-o %s: cannot create an LTTng session writing there: %s",
-			    o->dir, lttng_strerror(ret));
+		return fail("-o %s: cannot create an LTTng session writing there: %s", o->dir,
+			    lttng_strerror(ret));
 	}
 	const char *what = "track this process";
 	if (track_only_us(r->session) == 0) {
@@ -525,8 +523,7 @@ static void own_sessiond_from_env(struct recorder *r)
 	}
 	if (r->watch_fd >= 0)
 		fcntl(r->watch_fd, F_SETFD, FD_CLOEXEC);
-	snprintf(r->sessiond_dir, sizeof(r->sessiond_dir), "%s",
-		 colon ? colon + 1 : "");
+	snprintf(r->sessiond_dir, sizeof(r->sessiond_dir), "%s", colon ? colon + 1 : "");
 	unsetenv(ENV_OWN);
 	unsetenv(ENV_REEXEC);
 }
@@ -542,33 +539,30 @@ int recorder_start(struct recorder *r, const struct recorder_opts *o)
 	if (!r->own_sessiond && !o->no_watcher)
 		r->watch_fd = spawn_watcher(0, "", o->dir, false, &r->watcher_pid);
 	/* The watcher finds our sessions by this prefix: keep it. */
-	snprintf(r->session, sizeof(r->session), "icache-rec-%d-%" PRIu64,
-		 (int)getpid(), (uint64_t)(now_ns() % 1000000000ull));
+	snprintf(r->session, sizeof(r->session), "icache-rec-%d-%" PRIu64, (int)getpid(),
+		 (uint64_t)(now_ns() % 1000000000ull));
 	size_channel(r, o);
 	if (setup_session(r, o))
 		return 2;
 	ret = lttng_start_tracing(r->session);
 	if (ret < 0) {
 		destroy_session(r->session);
-		return fail("cannot start LTTng session %s: %s", r->session,
-			    lttng_strerror(ret));
+		return fail("cannot start LTTng session %s: %s", r->session, lttng_strerror(ret));
 	}
 	r->start_s = secs_since(t0);
 	return 0;
 }
 
-int recorder_finish(struct recorder *r, const struct recorder_opts *o,
-		    struct trace_counts *counts)
+int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct trace_counts *counts)
 {
 	char err[512];
 	uint64_t t0 = now_ns();
-	int ret = lttng_stop_tracing(r->session);       /* waits for data */
+	int ret = lttng_stop_tracing(r->session); /* waits for data */
 
 	destroy_session(r->session);
 	r->stop_s = secs_since(t0);
 	if (ret < 0)
-		return fail("cannot stop LTTng session %s: %s", r->session,
-			    lttng_strerror(ret));
+		return fail("cannot stop LTTng session %s: %s", r->session, lttng_strerror(ret));
 	if (trace_read(o->dir, NULL, NULL, counts, err, sizeof(err)) < 0)
 		return fail("cannot read the trace back: %s", err);
 	return 0;
@@ -588,8 +582,8 @@ int recorder_finish(struct recorder *r, const struct recorder_opts *o,
  * it too.  When we start the daemon, the watcher starts right after it and
  * its pipe survives the re-exec (across_exec).
  */
-static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
-			 const char *dir, bool across_exec, int *wpid)
+static int spawn_watcher(int sessiond_pid, const char *sessiond_dir, const char *dir,
+			 bool across_exec, int *wpid)
 {
 	int fds[2];
 	char self[PATH_MAX], fdarg[16], pidarg[16], recarg[16];
@@ -609,7 +603,7 @@ static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
 	}
 	if (pid == 0) {
 		/* Only async-signal-safe calls between fork and exec. */
-		int fd = dup(fds[0]);           /* without O_CLOEXEC */
+		int fd = dup(fds[0]); /* without O_CLOEXEC */
 		int nul = open("/dev/null", O_RDWR);
 		if (nul >= 0) {
 			dup2(nul, 0);
@@ -617,8 +611,8 @@ static int spawn_watcher(int sessiond_pid, const char *sessiond_dir,
 		}
 		setsid();
 		snprintf(fdarg, sizeof(fdarg), "%d", fd);
-		execl(self, "icache-sim", "record", "--watch", fdarg, recarg,
-		      dir ? dir : "", pidarg, sessiond_dir, (char *)NULL);
+		execl(self, "icache-sim", "record", "--watch", fdarg, recarg, dir ? dir : "",
+		      pidarg, sessiond_dir, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[0]);
@@ -650,7 +644,7 @@ static int destroy_sessions_of(const char *rec)
 	for (int i = 0; i < n; i++) {
 		if (strncmp(s[i].name, prefix, strlen(prefix)) != 0)
 			continue;
-		lttng_stop_tracing(s[i].name);  /* flushes what was written */
+		lttng_stop_tracing(s[i].name); /* flushes what was written */
 		/*
 		 * A writer killed in the middle of an event leaves a
 		 * sub-buffer that is never committed, and the consumer may
@@ -677,13 +671,15 @@ int recorder_watch_main(int argc, char **argv)
 	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
 		;
 	if (n == 1)
-		return 0;                       /* the recorder is done */
+		return 0; /* the recorder is done */
 	int found = destroy_sessions_of(argv[2]);
 	if (sessiond > 0)
 		stop_own_sessiond(sessiond, argv[5], 0);
 	if (found)
-		fprintf(stderr, "icache-sim record: the run did not finish; the trace in %s "
-			"keeps what was recorded until then\n", argv[3]);
+		fprintf(stderr,
+			"icache-sim record: the run did not finish; the trace in %s "
+			"keeps what was recorded until then\n",
+			argv[3]);
 	return 0;
 }
 
@@ -798,8 +794,7 @@ static const char record_help[] =
 	"exit status: 0 ok, 1 a violation was found or events were lost,\n"
 	"2 bad usage or tracing unavailable\n";
 
-static void print_text_summary(const struct recorder_opts *o,
-			       const struct trace_counts *c,
+static void print_text_summary(const struct recorder_opts *o, const struct trace_counts *c,
 			       const struct run_result *res)
 {
 	printf("\ntrace: %s\n", o->dir);
@@ -815,12 +810,12 @@ static void warn_lossy(const struct trace_counts *c, const struct recorder *r)
 		"discarded %" PRIu64 " events (%" PRIu64 " packets, %" PRIu64
 		" discard records) with %u x %" PRIu64 " KiB sub-buffers per CPU; "
 		"rerun with a larger --subbuf-size or with --blocking\n",
-		c->discarded_events, c->discarded_packets, c->discard_msgs,
-		r->num_subbuf, r->subbuf_size / 1024);
+		c->discarded_events, c->discarded_packets, c->discard_msgs, r->num_subbuf,
+		r->subbuf_size / 1024);
 }
 
-static char *extra_json(const struct recorder_opts *o,
-			const struct trace_counts *c, const struct recorder *r)
+static char *extra_json(const struct recorder_opts *o, const struct trace_counts *c,
+			const struct recorder *r)
 {
 	static char buf[PATH_MAX * 2 + 512];
 	char path[PATH_MAX * 2];
@@ -834,22 +829,22 @@ static char *extra_json(const struct recorder_opts *o,
 	}
 	path[k] = 0;
 	snprintf(buf, sizeof(buf),
-		 "\"trace\":\"%s\",\"events\":%" PRIu64
-		 ",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64
-		 ",\"subbuf_size\":%" PRIu64 ",\"num_subbuf\":%u,\"blocking\":%s"
+		 "\"trace\":\"%s\",\"events\":%" PRIu64 ",\"discarded_events\":%" PRIu64
+		 ",\"discarded_packets\":%" PRIu64 ",\"subbuf_size\":%" PRIu64
+		 ",\"num_subbuf\":%u,\"blocking\":%s"
 		 ",\"sessiond\":\"%s\",\"sessiond_pid\":%d"
 		 ",\"record_start_s\":%.3f,\"record_stop_s\":%.3f",
-		 path, c->events, c->discarded_events, c->discarded_packets,
-		 r->subbuf_size, r->num_subbuf, o->blocking ? "true" : "false",
-		 r->own_sessiond ? "started" : "existing",
-		 r->own_sessiond ? r->sessiond_pid : 0, r->start_s, r->stop_s);
+		 path, c->events, c->discarded_events, c->discarded_packets, r->subbuf_size,
+		 r->num_subbuf, o->blocking ? "true" : "false",
+		 r->own_sessiond ? "started" : "existing", r->own_sessiond ? r->sessiond_pid : 0,
+		 r->start_s, r->stop_s);
 	return buf;
 }
 
 /* Main's argv again, for the re-exec: "icache-sim record args...". */
 static char **full_argv(int argc, char **argv)
 {
-	char **v = calloc((size_t)argc + 3, sizeof(*v));
+	char **v = xcalloc((size_t)argc + 3, sizeof(*v));
 
 	v[0] = program_invocation_name;
 	v[1] = (char *)"record";
@@ -900,12 +895,12 @@ int cmd_record(int argc, char **argv)
 		return recorder_watch_main(argc, argv);
 	for (int i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf(record_help, run_options_help);
+			printf(record_help, run_options_help());
 			return 0;
 		}
 	if (!ICACHE_TRACE)
 		return fail("this icache-sim was built with TRACE=0: tracepoints are compiled out");
-	char **again = full_argv(argc, argv);     /* before argv is filtered */
+	char **again = full_argv(argc, argv); /* before argv is filtered */
 	int n = take_record_flags(argc, argv, &o);
 	run_config_defaults(&cfg);
 	if (n < 0 || !parse_run_flags(cmd_name, n, argv, &cfg, &fl)) {

@@ -24,10 +24,10 @@
 #include "sim/cmd/trace_count.h"
 
 struct recorder_opts {
-	const char *dir;                /* absolute trace directory */
-	bool blocking;                  /* writers wait instead of discarding */
-	uint64_t subbuf_size;           /* bytes per sub-buffer, 0 = computed */
-	unsigned num_subbuf;            /* sub-buffers per CPU ring, 0 = 4 */
+	const char *dir;      /* absolute trace directory */
+	bool blocking;        /* writers wait instead of discarding */
+	uint64_t subbuf_size; /* bytes per sub-buffer, 0 = computed */
+	unsigned num_subbuf;  /* sub-buffers per CPU ring, 0 = 4 */
 	/*
 	 * No watcher process.  By default recorder_start leaves behind a
 	 * small process (this program re-executed as `icache-sim record
@@ -41,15 +41,15 @@ struct recorder_opts {
 
 struct recorder {
 	char session[64];
-	bool own_sessiond;              /* we started the daemon: stop it */
+	bool own_sessiond; /* we started the daemon: stop it */
 	bool sessiond_stopped;
 	int sessiond_pid;
-	char sessiond_dir[256];         /* its pidfile, log and LTTNG_HOME */
+	char sessiond_dir[256]; /* its pidfile, log and LTTNG_HOME */
 	uint64_t subbuf_size;
 	unsigned num_subbuf;
-	double start_s, stop_s;         /* time spent in start and stop */
-	int watch_fd;                   /* write end of the watcher's pipe, or -1 */
-	int watcher_pid;                /* it registers with the daemon too */
+	double start_s, stop_s; /* time spent in start and stop */
+	int watch_fd;           /* write end of the watcher's pipe, or -1 */
+	int watcher_pid;        /* it registers with the daemon too */
 };
 
 /*
@@ -63,8 +63,7 @@ struct recorder {
 int recorder_prepare(const struct recorder_opts *o, char **full_argv);
 
 int recorder_start(struct recorder *r, const struct recorder_opts *o);
-int recorder_finish(struct recorder *r, const struct recorder_opts *o,
-		    struct trace_counts *counts);
+int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct trace_counts *counts);
 
 /* `icache-sim record --watch ...`: the watcher itself (cmd_record calls it). */
 int recorder_watch_main(int argc, char **argv);

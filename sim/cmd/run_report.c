@@ -7,45 +7,78 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "lib/json.h"
+#include "lib/lockstat.h"
 #include "sim/core/violation.h"
+#include "sim/engine/costs.h"
 #include "sim/engine/run.h"
 
 static void print_lock_table(FILE *f, const struct run_result *r)
 {
-	fprintf(f, "%-20s %13s %12s %10s %9s %14s %11s %14s %11s\n", "class",
-		"acquisitions", "contentions", "bounces", "trylock-f",
-		"wait-total-ns", "wait-max-ns", "hold-total-ns", "hold-max-ns");
+	lockstat_header(f);
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
 		const struct lock_class_stats *s = &r->locks[k];
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
 			continue;
-		fprintf(f, "%-20s %13" PRIu64 " %12" PRIu64 " %10" PRIu64
-			" %9" PRIu64 " %14" PRIu64 " %11" PRIu64 " %14" PRIu64
-			" %11" PRIu64 "\n",
-			lock_class_name(k), s->acquisitions, s->contentions,
-			s->bounces, s->trylock_failures, s->wait_ns_total,
-			s->wait_ns_max, s->hold_ns_total, s->hold_ns_max);
+		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions,  s->contentions,
+						     s->bounces,       s->trylock_failures,
+						     s->wait_ns_total, s->wait_ns_max,
+						     s->hold_ns_total, s->hold_ns_max };
+		lockstat_print(f, lock_class_name(k), v);
 	}
 }
 
-void print_report(FILE *f, const struct run_config *cfg,
-		  const struct run_result *r)
+static const char *lock_kind_why(const struct run_config *cfg)
+{
+	if (cfg->locks != LOCKS_AUTO)
+		return "";
+	if (cfg->virtual_time)
+		return " (the default in virtual mode: the kernel's)";
+	if (run_lock_kind(cfg) == LOCK_TICKET)
+		return " (the default: every simulated CPU has a core, so they spin)";
+	return " (the default: more simulated CPUs than cores, so they sleep)";
+}
+
+static void print_header(FILE *f, const struct run_config *cfg, const struct run_result *r)
 {
 	double ops_s = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 
-	fprintf(f, "scheme %s (%s), workload %s, %d CPUs on %d cores (%s)\n",
-		cfg->scheme->name, cfg->scheme->era, cfg->workload->name,
-		cfg->ncpus, host_cpus(), host_cpu_model());
-	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops,
-		r->seconds, ops_s);
+	if (cfg->virtual_time)
+		fprintf(f, "scheme %s (%s), workload %s, %d virtual CPUs (on one thread of %s)\n",
+			cfg->scheme->name, cfg->scheme->era, cfg->workload->name, cfg->ncpus,
+			host_cpu_model());
+	else
+		fprintf(f, "scheme %s (%s), workload %s, %d CPUs on %d cores (%s)\n",
+			cfg->scheme->name, cfg->scheme->era, cfg->workload->name, cfg->ncpus,
+			host_cpus(), host_cpu_model());
+	fprintf(f, "locks %s%s\n", lock_kind_name(run_lock_kind(cfg)), lock_kind_why(cfg));
+	if (cfg->virtual_time) {
+		fprintf(f, "virtual time: costs measured on %s\n", cfg->costs->source);
+		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",
+			r->vpoints, r->host_seconds,
+			r->host_seconds > 0 ? (double)r->vpoints / r->host_seconds : 0);
+		fprintf(f,
+			"%" PRIu64 " ops in %.6f virtual s: %.0f ops/s, %.2f lock and list "
+			"line transfers per op\n\n",
+			r->ops, r->seconds, ops_s,
+			r->ops ? (double)r->line_xfers / (double)r->ops : 0);
+		return;
+	}
+	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops, r->seconds, ops_s);
+}
+
+void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r)
+{
+	print_header(f, cfg, r);
 	print_lock_table(f, r);
-	fprintf(f, "\nat the end: %ld inodes, %ld unused (LRU %ld), %ld hashed, "
+	fprintf(f,
+		"\nat the end: %ld inodes, %ld unused (LRU %ld), %ld hashed, "
 		"writeback b_dirty %ld b_io %ld b_more_io %ld\n",
-		r->nr_inodes, r->nr_unused, r->lru_len, r->hashed, r->b_dirty,
-		r->b_io, r->b_more_io);
-	fprintf(f, "invariants: %d check%s, %d failure%s\n",
-		r->invariant_checks, r->invariant_checks == 1 ? "" : "s",
-		r->invariant_failures, r->invariant_failures == 1 ? "" : "s");
+		r->nr_inodes, r->nr_unused, r->lru_len, r->hashed, r->b_dirty, r->b_io,
+		r->b_more_io);
+	fprintf(f, "invariants: %d check%s, %d failure%s\n", r->invariant_checks,
+		r->invariant_checks == 1 ? "" : "s", r->invariant_failures,
+		r->invariant_failures == 1 ? "" : "s");
 	int n = violations_distinct();
 	if (n == 0) {
 		fprintf(f, "violations: none\n");
@@ -54,96 +87,73 @@ void print_report(FILE *f, const struct run_config *cfg,
 	fprintf(f, "violations: %" PRIu64 " (%d distinct)\n", r->violations, n);
 	for (int i = 0; i < n; i++) {
 		const struct violation *v = violation_get(i);
-		fprintf(f, "  %-20s x%-6" PRIu64 " %.*s\n",
-			violation_kind_name(v->kind), v->count, 100, v->text);
+		fprintf(f, "  %-20s x%-6" PRIu64 " %.*s\n", violation_kind_name(v->kind), v->count,
+			100, v->text);
 	}
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void json_name_or_null(FILE *f, const char *name, int valid)
-{
-	if (valid)
-		json_string(f, name);
-	else
-		fputs("null", f);
-}
-
-void print_json(FILE *f, const struct run_config *cfg,
-		const struct run_result *r, const char *extra_json)
+void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
+		const char *extra_json)
 {
 	double ops_s = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 
 	fprintf(f, "{\"scheme\":");
-	json_string(f, cfg->scheme->name);
+	json_str(f, cfg->scheme->name);
 	fprintf(f, ",\"workload\":");
-	json_string(f, cfg->workload->name);
-	fprintf(f, ",\"cpus\":%d,\"host_cpus\":%d,\"host_cpu_model\":",
-		cfg->ncpus, host_cpus());
-	json_string(f, host_cpu_model());
-	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64
-		",\"seconds\":%.6f,\"ops_per_s\":%.1f", cfg->seed, r->ops,
-		r->seconds, ops_s);
+	json_str(f, cfg->workload->name);
+	fprintf(f, ",\"cpus\":%d,\"host_cpus\":%d,\"host_cpu_model\":", cfg->ncpus, host_cpus());
+	json_str(f, host_cpu_model());
+	fprintf(f, ",\"lock_kind\":\"%s\"", lock_kind_name(run_lock_kind(cfg)));
+	if (cfg->virtual_time) {
+		fprintf(f, ",\"virtual\":true,\"costs_source\":");
+		json_str(f, cfg->costs->source);
+		fprintf(f, ",\"points\":%" PRIu64 ",\"host_seconds\":%.3f,\"line_xfers\":%" PRIu64,
+			r->vpoints, r->host_seconds, r->line_xfers);
+	}
+	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
+		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"order\":");
-	json_string(f, cfg->scheme->order_text);
+	json_str(f, scheme_order_text(cfg->scheme));
 	fprintf(f, ",\"locks\":[");
 	bool first = true;
 	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
 		const struct lock_class_stats *s = &r->locks[k];
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
 			continue;
-		fprintf(f, "%s{\"class\":\"%s\",\"acquisitions\":%" PRIu64
-			",\"contentions\":%" PRIu64 ",\"bounces\":%" PRIu64
-			",\"trylock_failures\":%" PRIu64
+		fprintf(f,
+			"%s{\"class\":\"%s\",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
+			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
 			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
 			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
-			first ? "" : ",", lock_class_name(k), s->acquisitions,
-			s->contentions, s->bounces, s->trylock_failures,
-			s->wait_ns_total, s->wait_ns_max, s->hold_ns_total,
-			s->hold_ns_max);
+			first ? "" : ",", lock_class_name(k), s->acquisitions, s->contentions,
+			s->bounces, s->trylock_failures, s->wait_ns_total, s->wait_ns_max,
+			s->hold_ns_total, s->hold_ns_max);
 		first = false;
 	}
-	fprintf(f, "],\"final\":{\"nr_inodes\":%ld,\"nr_unused\":%ld,\"lru\":%ld,"
+	fprintf(f,
+		"],\"final\":{\"nr_inodes\":%ld,\"nr_unused\":%ld,\"lru\":%ld,"
 		"\"hashed\":%ld,\"b_dirty\":%ld,\"b_io\":%ld,\"b_more_io\":%ld,"
 		"\"inodes_allocated\":%" PRIu64 "}",
-		r->nr_inodes, r->nr_unused, r->lru_len, r->hashed, r->b_dirty,
-		r->b_io, r->b_more_io, r->inodes_allocated);
-	fprintf(f, ",\"invariants\":{\"checks\":%d,\"failures\":%d,\"ok\":%s}",
-		r->invariant_checks, r->invariant_failures,
-		r->invariant_failures ? "false" : "true");
+		r->nr_inodes, r->nr_unused, r->lru_len, r->hashed, r->b_dirty, r->b_io,
+		r->b_more_io, r->inodes_allocated);
+	fprintf(f, ",\"invariants\":{\"checks\":%d,\"failures\":%d,\"ok\":%s}", r->invariant_checks,
+		r->invariant_failures, r->invariant_failures ? "false" : "true");
 	fprintf(f, ",\"violations\":[");
 	int n = violations_distinct();
 	for (int i = 0; i < n; i++) {
 		const struct violation *v = violation_get(i);
-		fprintf(f, "%s{\"kind\":\"%s\",\"count\":%" PRIu64 ",\"classes\":[",
-			i ? "," : "", violation_kind_name(v->kind), v->count);
-		json_name_or_null(f, lock_class_name(v->cls_a), v->cls_a >= 0);
+		fprintf(f, "%s{\"kind\":\"%s\",\"count\":%" PRIu64 ",\"classes\":[", i ? "," : "",
+			violation_kind_name(v->kind), v->count);
+		json_str_or_null(f, lock_class_name(v->cls_a), v->cls_a >= 0);
 		fputc(',', f);
-		json_name_or_null(f, lock_class_name(v->cls_b), v->cls_b >= 0);
+		json_str_or_null(f, lock_class_name(v->cls_b), v->cls_b >= 0);
 		fprintf(f, "],\"sites\":[");
-		json_name_or_null(f, site_name(v->site_a), v->site_a >= 0);
+		json_str_or_null(f, site_name(v->site_a), v->site_a >= 0);
 		fputc(',', f);
-		json_name_or_null(f, site_name(v->site_b), v->site_b >= 0);
-		fprintf(f, "],\"cpus\":[%d,%d],\"ino\":%" PRIu64 ",\"text\":",
-			v->cpu_a, v->cpu_b, v->ino);
-		json_string(f, v->text);
+		json_str_or_null(f, site_name(v->site_b), v->site_b >= 0);
+		fprintf(f, "],\"cpus\":[%d,%d],\"ino\":%" PRIu64 ",\"text\":", v->cpu_a, v->cpu_b,
+			v->ino);
+		json_str(f, v->text);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"violations_total\":%" PRIu64, r->violations);
@@ -151,12 +161,12 @@ void print_json(FILE *f, const struct run_config *cfg,
 		fprintf(f, ",\"inodes\":[");
 		for (size_t i = 0; i < r->ninodes; i++) {
 			const struct run_inode *ri = &r->inodes[i];
-			fprintf(f, "%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,"
+			fprintf(f,
+				"%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,"
 				"\"count\":%d,\"nlink\":%u,\"hashed\":%s,\"lru\":%s,"
 				"\"wb\":%s}",
-				i ? "," : "", ri->ino, ri->sb, ri->state, ri->count,
-				ri->nlink, ri->hashed ? "true" : "false",
-				ri->on_lru ? "true" : "false",
+				i ? "," : "", ri->ino, ri->sb, ri->state, ri->count, ri->nlink,
+				ri->hashed ? "true" : "false", ri->on_lru ? "true" : "false",
 				ri->on_wb ? "true" : "false");
 		}
 		fputc(']', f);

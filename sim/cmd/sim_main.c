@@ -37,7 +37,7 @@ static int cmd_run(int argc, char **argv)
 		       "checker runs at the end; the lock-order validator runs throughout.\n\n"
 		       "options:\n%s\n"
 		       "exit status: 0 ok, 1 a violation was found, 2 bad usage\n",
-		       run_options_help);
+		       run_options_help());
 		return 0;
 	}
 	run_config_defaults(&cfg);
@@ -63,7 +63,7 @@ static int cmd_schemes(int argc, char **argv)
 		const struct scheme *s = all_schemes[i];
 		printf("%-15s %s\n", s->name, s->era);
 		printf("%-15s %s\n", "", s->summary);
-		printf("%-15s order: %s\n\n", "", s->order_text);
+		printf("%-15s order: %s\n\n", "", scheme_order_text(s));
 	}
 	return 0;
 }
@@ -94,6 +94,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a workload while LTTng records it into a trace" },
 	{ "play", cmd_play, "replay a scenario: a scripted interleaving, step by step" },
 	{ "explore", cmd_explore, "search randomized schedules for a violation" },
+	{ "calibrate", cmd_calibrate, "measure this host's costs for run --virtual" },
 	{ "schemes", cmd_schemes, "list the locking schemes and their lock order" },
 	{ "workloads", cmd_workloads, "list the workloads" },
 };
@@ -113,7 +114,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "icache-sim: no command given; usage: icache-sim COMMAND [options] (see icache-sim --help)\n");
+		fprintf(stderr,
+			"icache-sim: no command given; usage: icache-sim COMMAND [options] (see icache-sim --help)\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -128,7 +130,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 2, argv + 2);
-	fprintf(stderr, "icache-sim: unknown command '%s' (see icache-sim --help)\n",
-		argv[1]);
+	fprintf(stderr, "icache-sim: unknown command '%s' (see icache-sim --help)\n", argv[1]);
 	return 2;
 }

@@ -22,9 +22,9 @@
 
 struct trace_counts {
 	uint64_t events;
-	uint64_t discarded_events;      /* sum of the known counts */
+	uint64_t discarded_events; /* sum of the known counts */
 	uint64_t discarded_packets;
-	uint64_t discard_msgs;          /* discarded-events/packets messages */
+	uint64_t discard_msgs; /* discarded-events/packets messages */
 };
 
 /*
@@ -37,8 +37,8 @@ typedef int (*trace_event_fn)(const bt_message *msg, void *user);
  * Read every trace under dir.  Returns 0 on success, -1 if the trace cannot
  * be read (err gets one line saying why), or what fn returned to stop.
  */
-int trace_read(const char *dir, trace_event_fn fn, void *user,
-	       struct trace_counts *out, char *err, size_t errlen);
+int trace_read(const char *dir, trace_event_fn fn, void *user, struct trace_counts *out, char *err,
+	       size_t errlen);
 
 /* Any loss at all?  A discard message without a count still is one. */
 static inline int trace_counts_lossy(const struct trace_counts *c)

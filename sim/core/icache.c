@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/core/icache.h"
 #include "sim/core/scheme.h"
@@ -29,10 +30,10 @@ struct icache icache;
 #define QUARANTINE 4096
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct list_head pool_free = LIST_HEAD_INIT(pool_free);  /* FIFO */
-static struct list_head pool_all = LIST_HEAD_INIT(pool_all);    /* unused */
+static struct list_head pool_free = LIST_HEAD_INIT(pool_free); /* FIFO */
+static struct list_head pool_all = LIST_HEAD_INIT(pool_all);   /* unused */
 static size_t pool_nfree;
-static uint64_t pool_allocated;  /* distinct inode structures ever made */
+static uint64_t pool_allocated; /* distinct inode structures ever made */
 static struct inode **pool_blocks;
 static size_t pool_nblocks, pool_capblocks;
 
@@ -50,22 +51,13 @@ static struct inode *pool_get(void)
 	if (inode)
 		return inode;
 
-	inode = calloc(1, sizeof(*inode));
-	if (!inode) {
-		fprintf(stderr, "icache-sim: out of memory allocating an inode\n");
-		exit(2);
-	}
+	inode = xcalloc(1, sizeof(*inode));
 	INIT_LIST_HEAD(&inode->i_pool);
 	sim_lock_init(&inode->i_lock, LC_i_lock, 0);
 	pthread_mutex_lock(&pool_lock);
 	if (pool_nblocks == pool_capblocks) {
 		pool_capblocks = pool_capblocks ? pool_capblocks * 2 : 1024;
-		pool_blocks = realloc(pool_blocks,
-				      pool_capblocks * sizeof(*pool_blocks));
-		if (!pool_blocks) {
-			fprintf(stderr, "icache-sim: out of memory\n");
-			exit(2);
-		}
+		pool_blocks = xrealloc(pool_blocks, pool_capblocks * sizeof(*pool_blocks));
 	}
 	pool_blocks[pool_nblocks++] = inode;
 	pool_allocated++;
@@ -100,8 +92,8 @@ static void pool_release_all(void)
 
 /* ---- set-up ----------------------------------------------------------- */
 
-void icache_init(const struct scheme *s, const struct icache_config *cfg,
-		 struct sim_cpu **cpus, int ncpus)
+void icache_init(const struct scheme *s, const struct icache_config *cfg, struct sim_cpu **cpus,
+		 int ncpus)
 {
 	memset(&icache, 0, sizeof(icache));
 	icache.scheme = s;
@@ -113,10 +105,11 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg,
 	sim_lock_init(&icache.wb_list_lock, LC_inode_wb_list_lock, 0);
 	sim_lock_init(&icache.lru_lock, LC_inode_lru_lock, 0);
 	sim_lock_init(&icache.iunique_lock, LC_iunique_lock, 0);
+	sim_rwsem_init(&icache.iprune_sem, LC_iprune_sem);
 
 	icache.hash_bits = cfg->hash_bits;
 	size_t nb = (size_t)1 << cfg->hash_bits;
-	icache.hash = calloc(nb, sizeof(*icache.hash));
+	icache.hash = xcalloc(nb, sizeof(*icache.hash));
 	for (size_t i = 0; i < nb; i++)
 		sim_lock_init(&icache.hash[i].lock, LC_hash_bucket, i);
 
@@ -128,15 +121,15 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg,
 	sim_lock_init(&icache.wb.list_lock, LC_inode_wb_list_lock, 1);
 
 	icache.nsbs = cfg->nsbs;
-	icache.sbs = calloc((size_t)cfg->nsbs, sizeof(*icache.sbs));
+	icache.sbs = xcalloc((size_t)cfg->nsbs, sizeof(*icache.sbs));
 	for (int i = 0; i < cfg->nsbs; i++) {
 		struct super_block *sb = &icache.sbs[i];
 		sb->s_id = (uint32_t)i;
 		atomic_init(&sb->s_flags, MS_ACTIVE);
 		atomic_init(&sb->s_nr_inodes, 0);
 		INIT_LIST_HEAD(&sb->s_inodes);
-		sim_lock_init(&sb->s_inode_list_lock, LC_inode_sb_list_lock,
-			      (uint64_t)i + 1);
+		sim_lock_init(&sb->s_inode_list_lock, LC_inode_sb_list_lock, (uint64_t)i + 1);
+		sim_rwsem_init(&sb->s_umount, LC_s_umount);
 		sb->s_bdi = &icache.wb;
 	}
 	atomic_init(&icache.shared_last_ino, 0);
@@ -150,8 +143,10 @@ void icache_destroy(void)
 	for (size_t i = 0; i < nb; i++)
 		sim_lock_destroy(&icache.hash[i].lock);
 	free(icache.hash);
-	for (int i = 0; i < icache.nsbs; i++)
+	for (int i = 0; i < icache.nsbs; i++) {
 		sim_lock_destroy(&icache.sbs[i].s_inode_list_lock);
+		sim_lock_destroy(&icache.sbs[i].s_umount);
+	}
 	free(icache.sbs);
 	sim_lock_destroy(&icache.inode_lock);
 	sim_lock_destroy(&icache.hash_lock);
@@ -159,6 +154,7 @@ void icache_destroy(void)
 	sim_lock_destroy(&icache.wb_list_lock);
 	sim_lock_destroy(&icache.lru_lock);
 	sim_lock_destroy(&icache.iunique_lock);
+	sim_lock_destroy(&icache.iprune_sem);
 	sim_lock_destroy(&icache.wb.list_lock);
 	pool_release_all();
 	memset(&icache, 0, sizeof(icache));
@@ -180,17 +176,14 @@ bool inode_alive(struct inode *inode, enum site site, const char *what)
 {
 	if (inode->i_magic == INODE_MAGIC)
 		return true;
-	report_violation(VIOL_use_after_free, -1, -1, site, -1, cpu_id(), -1,
-			 inode->i_ino,
-			 "use after free: %s %s inode %llu in %s after it was freed",
-			 cpu_name(), what, (unsigned long long)inode->i_ino,
-			 site_name(site));
+	report_violation(VIOL_use_after_free, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
+			 "use after free: %s %s inode %llu in %s after it was freed", cpu_name(),
+			 what, (unsigned long long)inode->i_ino, site_name(site));
 	return false;
 }
 
 /* A freed inode being put on a list is its own, sharper, report. */
-static bool alive_for_list(struct inode *inode, enum inode_list_id list,
-			   enum site site)
+static bool alive_for_list(struct inode *inode, enum inode_list_id list, enum site site)
 {
 	static const char *const names[] = {
 #define X(n) #n,
@@ -199,8 +192,7 @@ static bool alive_for_list(struct inode *inode, enum inode_list_id list,
 	};
 	if (inode->i_magic == INODE_MAGIC)
 		return true;
-	report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(), -1,
-			 inode->i_ino,
+	report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 			 "freed inode on a list: %s puts inode %llu on the %s list "
 			 "in %s, but that inode has already been freed",
 			 cpu_name(), (unsigned long long)inode->i_ino, names[list],
@@ -214,16 +206,14 @@ void assert_lock_held(struct sim_lock *l, enum site site, const char *what,
 	if (!l || !this_cpu || sim_lock_held(l))
 		return;
 	report_violation(VIOL_invariant, l->cls, -1, site, -1, cpu_id(), -1,
-			 inode ? inode->i_ino : 0,
-			 "%s changes %s in %s without holding %s",
+			 inode ? inode->i_ino : 0, "%s changes %s in %s without holding %s",
 			 cpu_name(), what, site_name(site), lock_class_name(l->cls));
 }
 
-static void assert_list_lock(enum inode_list_id list, struct inode *inode,
-			     enum site site, const char *what)
+static void assert_list_lock(enum inode_list_id list, struct inode *inode, enum site site,
+			     const char *what)
 {
-	assert_lock_held(icache.scheme->list_lock(list, inode), site, what,
-			 inode);
+	assert_lock_held(icache.scheme->list_lock(list, inode), site, what, inode);
 }
 
 /* ---- allocation --------------------------------------------------------- */
@@ -244,8 +234,8 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	INIT_LIST_HEAD(&inode->i_sb_list);
 	INIT_LIST_HEAD(&inode->i_wb_list);
 	INIT_LIST_HEAD(&inode->i_lru);
-	inode->i_wb_on = (enum inode_list_id)-1;
-	inode->i_lru_on = (enum inode_list_id)-1;
+	inode->i_wb_on = (enum inode_list_id) - 1;
+	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
 	inode->i_generation++;
 	inode->i_lock.inst = ino;
@@ -258,27 +248,22 @@ void inode_publish(struct inode *inode)
 	if (inode->i_published)
 		return;
 	inode->i_published = true;
-	trace_inode_alloc(this_cpu, inode->i_ino, inode->i_sb->s_id,
-			  atomic_load(&inode->i_nlink));
+	trace_inode_alloc(this_cpu, inode->i_ino, inode->i_sb->s_id, atomic_load(&inode->i_nlink));
 }
 
 void destroy_inode(struct inode *inode, enum site site)
 {
 	if (!inode_alive(inode, site, "destroys"))
 		return;
-	bool listed = !hlist_unhashed(&inode->i_hash) ||
-		      !list_empty(&inode->i_sb_list) ||
+	bool listed = !hlist_unhashed(&inode->i_hash) || !list_empty(&inode->i_sb_list) ||
 		      !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru);
 	if (listed)
-		report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(),
-				 -1, inode->i_ino,
+		report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 				 "%s frees inode %llu in %s while it is still on a list"
 				 " (hash %d, sb %d, wb %d, lru %d)",
-				 cpu_name(), (unsigned long long)inode->i_ino,
-				 site_name(site), !hlist_unhashed(&inode->i_hash),
-				 !list_empty(&inode->i_sb_list),
-				 !list_empty(&inode->i_wb_list),
-				 !list_empty(&inode->i_lru));
+				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
+				 !hlist_unhashed(&inode->i_hash), !list_empty(&inode->i_sb_list),
+				 !list_empty(&inode->i_wb_list), !list_empty(&inode->i_lru));
 	if (inode->i_published)
 		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id);
 	nr_inodes_dec();
@@ -311,16 +296,14 @@ void inode_state_assign(struct inode *inode, unsigned state, enum site site)
 	struct sim_lock *l = icache.scheme->state_lock(inode);
 	if (l && this_cpu && !sim_lock_held(l)) {
 		bool freeing = (state & I_FREEING) && !(inode_state(inode) & I_FREEING);
-		report_violation(freeing ? VIOL_freeing_unlocked : VIOL_invariant,
-				 l->cls, -1, site, -1, cpu_id(), -1, inode->i_ino,
+		report_violation(freeing ? VIOL_freeing_unlocked : VIOL_invariant, l->cls, -1, site,
+				 -1, cpu_id(), -1, inode->i_ino,
 				 "%s changes i_state of inode %llu in %s%s without "
 				 "holding %s",
-				 cpu_name(), (unsigned long long)inode->i_ino,
-				 site_name(site), freeing ? " (sets I_FREEING)" : "",
-				 lock_class_name(l->cls));
+				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
+				 freeing ? " (sets I_FREEING)" : "", lock_class_name(l->cls));
 	}
-	unsigned old = atomic_exchange_explicit(&inode->i_state, state,
-						memory_order_acq_rel);
+	unsigned old = atomic_exchange_explicit(&inode->i_state, state, memory_order_acq_rel);
 	if (old != state)
 		trace_inode_state(this_cpu, inode->i_ino, old, state, site);
 }
@@ -343,35 +326,30 @@ void inode_ref_get(struct inode *inode, enum site site)
 		return;
 	unsigned state = inode_state(inode);
 	if (state & (I_FREEING | I_WILL_FREE))
-		report_violation(VIOL_walker_took_freeing, -1, -1, site, -1,
-				 cpu_id(), -1, inode->i_ino,
+		report_violation(VIOL_walker_took_freeing, -1, -1, site, -1, cpu_id(), -1,
+				 inode->i_ino,
 				 "%s takes a reference to inode %llu in %s although "
 				 "it is marked %s: it belongs to whoever set that flag",
-				 cpu_name(), (unsigned long long)inode->i_ino,
-				 site_name(site),
+				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
 				 state & I_FREEING ? "I_FREEING" : "I_WILL_FREE");
-	int old = atomic_fetch_add_explicit(&inode->i_count, 1,
-					    memory_order_acq_rel);
+	int old = atomic_fetch_add_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, old, old + 1, site);
 }
 
 int inode_ref_put(struct inode *inode, enum site site)
 {
-	int old = atomic_fetch_sub_explicit(&inode->i_count, 1,
-					    memory_order_acq_rel);
+	int old = atomic_fetch_sub_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
 	if (old <= 0)
-		report_violation(VIOL_invariant, -1, -1, site, -1, cpu_id(), -1,
-				 inode->i_ino,
+		report_violation(VIOL_invariant, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 				 "%s drops a reference to inode %llu in %s that it "
 				 "does not have (count was %d)",
-				 cpu_name(), (unsigned long long)inode->i_ino,
-				 site_name(site), old);
+				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
+				 old);
 	return old - 1;
 }
 
-bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l,
-			    enum site site)
+bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l, enum site site)
 {
 	int old = atomic_load_explicit(&inode->i_count, memory_order_relaxed);
 
@@ -379,8 +357,9 @@ bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l,
 		return false;
 	/* Not the last reference: no lock needed. */
 	while (old > 1) {
-		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old,
-				old - 1, memory_order_acq_rel, memory_order_relaxed)) {
+		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old, old - 1,
+							  memory_order_acq_rel,
+							  memory_order_relaxed)) {
 			trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
 			return false;
 		}
@@ -397,8 +376,7 @@ void inode_drop_nlink(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "unlinks"))
 		return;
 	unsigned old = atomic_load(&inode->i_nlink);
-	while (old > 0 && !atomic_compare_exchange_weak(&inode->i_nlink, &old,
-							old - 1))
+	while (old > 0 && !atomic_compare_exchange_weak(&inode->i_nlink, &old, old - 1))
 		;
 	if (old > 0)
 		trace_inode_nlink(this_cpu, inode->i_ino, old - 1);
@@ -423,8 +401,7 @@ void inode_hash_add(struct inode *inode, enum site site)
 	assert_list_lock(LIST_hash, inode, site, "the hash");
 	if (!alive_for_list(inode, LIST_hash, site) || inode_hashed(inode))
 		return;
-	hlist_add_head(&inode->i_hash,
-		       &inode_hash_bucket(inode->i_sb, inode->i_ino)->head);
+	hlist_add_head(&inode->i_hash, &inode_hash_bucket(inode->i_sb, inode->i_ino)->head);
 	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
 }
@@ -439,8 +416,7 @@ void inode_hash_del(struct inode *inode, enum site site)
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_del, site);
 }
 
-struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb,
-			      uint64_t ino)
+struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 {
 	struct hlist_node *n;
 	hlist_for_each(n, &b->head) {
@@ -451,8 +427,7 @@ struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb,
 	return NULL;
 }
 
-bool hash_chain_has(struct hash_bucket *b, struct super_block *sb,
-		    uint64_t ino)
+bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 {
 	return hash_chain_find(b, sb, ino) != NULL;
 }
@@ -472,8 +447,7 @@ void inode_sb_list_add(struct inode *inode, enum site site)
 void inode_sb_list_del(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
-	if (!inode_alive(inode, site, "removes from s_inodes") ||
-	    list_empty(&inode->i_sb_list))
+	if (!inode_alive(inode, site, "removes from s_inodes") || list_empty(&inode->i_sb_list))
 		return;
 	list_del_init(&inode->i_sb_list);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
@@ -494,12 +468,18 @@ void inode_lru_add(struct inode *inode, enum site site)
 		return;
 	if (inode->i_lru_on == LIST_lru)
 		return;
+	/*
+	 * 2.6.39's inode_lru_list_add does nothing when i_lru is in use: an
+	 * inode on a private dispose list belongs to whoever is freeing it,
+	 * and taking it back would lose it from that list.
+	 */
+	if (inode->i_lru_on == LIST_dispose)
+		return;
 	enum list_action act = LACT_add;
 	if (!list_empty(&inode->i_lru)) {
 		/* 2.6.36: moving from inode_in_use to inode_unused. */
 		if (inode->i_lru_on == LIST_in_use)
-			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use,
-					 LACT_del, site);
+			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
 		list_del_init(&inode->i_lru);
 	}
 	list_add(&inode->i_lru, &icache.inode_lru);
@@ -511,11 +491,10 @@ void inode_lru_add(struct inode *inode, enum site site)
 void inode_lru_del(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_lru, inode, site, "the LRU");
-	if (!inode_alive(inode, site, "removes from the LRU") ||
-	    inode->i_lru_on != LIST_lru)
+	if (!inode_alive(inode, site, "removes from the LRU") || inode->i_lru_on != LIST_lru)
 		return;
 	list_del_init(&inode->i_lru);
-	inode->i_lru_on = (enum inode_list_id)-1;
+	inode->i_lru_on = (enum inode_list_id) - 1;
 	atomic_fetch_sub_explicit(&icache.nr_unused, 1, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
 }
@@ -539,8 +518,7 @@ struct inode *inode_lru_oldest(void)
 void inode_in_use_add(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
-	if (!alive_for_list(inode, LIST_in_use, site) ||
-	    inode->i_lru_on == LIST_in_use)
+	if (!alive_for_list(inode, LIST_in_use, site) || inode->i_lru_on == LIST_in_use)
 		return;
 	if (inode->i_lru_on == LIST_lru)
 		inode_lru_del(inode, site);
@@ -556,12 +534,11 @@ void inode_in_use_del(struct inode *inode, enum site site)
 	    inode->i_lru_on != LIST_in_use)
 		return;
 	list_del_init(&inode->i_lru);
-	inode->i_lru_on = (enum inode_list_id)-1;
+	inode->i_lru_on = (enum inode_list_id) - 1;
 	trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
 }
 
-void inode_dispose_add(struct inode *inode, struct list_head *dispose,
-		       enum site site)
+void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
 {
 	if (!alive_for_list(inode, LIST_dispose, site))
 		return;
@@ -570,8 +547,7 @@ void inode_dispose_add(struct inode *inode, struct list_head *dispose,
 	else if (!list_empty(&inode->i_lru)) {
 		if (inode->i_lru_on == LIST_in_use) {
 			assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
-			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use,
-					 LACT_del, site);
+			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
 		}
 		list_del_init(&inode->i_lru);
 	}
@@ -586,15 +562,14 @@ struct inode *inode_dispose_pop(struct list_head *dispose, enum site site)
 		return NULL;
 	struct inode *inode = list_first_entry(dispose, struct inode, i_lru);
 	list_del_init(&inode->i_lru);
-	inode->i_lru_on = (enum inode_list_id)-1;
+	inode->i_lru_on = (enum inode_list_id) - 1;
 	trace_inode_list(this_cpu, inode->i_ino, LIST_dispose, LACT_del, site);
 	return inode;
 }
 
 /* ---- writeback lists --------------------------------------------------------- */
 
-static struct list_head *wb_list_head(struct bdi_writeback *wb,
-				      enum inode_list_id id)
+static struct list_head *wb_list_head(struct bdi_writeback *wb, enum inode_list_id id)
 {
 	switch (id) {
 	case LIST_b_dirty:
@@ -611,16 +586,15 @@ bool inode_on_wb(const struct inode *inode)
 	return !list_empty(&inode->i_wb_list);
 }
 
-void inode_wb_move(struct inode *inode, struct bdi_writeback *wb,
-		   enum inode_list_id to, enum site site)
+void inode_wb_move(struct inode *inode, struct bdi_writeback *wb, enum inode_list_id to,
+		   enum site site)
 {
 	assert_list_lock(to, inode, site, "the writeback lists");
 	if (!alive_for_list(inode, to, site))
 		return;
 	bool was_on = inode_on_wb(inode);
 	if (was_on)
-		trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del,
-				 site);
+		trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del, site);
 	if (to == LIST_b_dirty)
 		inode->dirtied_when = now_ns();
 	list_move(&inode->i_wb_list, wb_list_head(wb, to));
@@ -637,7 +611,7 @@ void inode_wb_del(struct inode *inode, enum site site)
 		return;
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del, site);
 	list_del_init(&inode->i_wb_list);
-	inode->i_wb_on = (enum inode_list_id)-1;
+	inode->i_wb_on = (enum inode_list_id) - 1;
 }
 
 void wb_queue_io(struct bdi_writeback *wb, enum site site)
@@ -796,4 +770,55 @@ void wait_on_inode(struct inode *inode)
 			break;
 		wait_inode_token(inode, token, __site);
 	}
+}
+
+/* ---- umount ----------------------------------------------------------- */
+
+/*
+ * Inodes of sb still in the cache that nobody holds a reference to.  One
+ * that is referenced would have kept the mount busy: umount fails with
+ * EBUSY long before generic_shutdown_super, which we do not model (the
+ * explorer's programs may unmount a sb another CPU still uses), so only
+ * unreferenced ones count: those are the ones umount should have freed.
+ */
+static long sb_unused_left(struct super_block *sb)
+{
+	/* The schemes name a list's lock from an inode on it; a probe that
+	 * points at sb stands for any inode of sb. */
+	struct inode probe = { .i_sb = sb };
+	struct sim_lock *l = icache.scheme->list_lock(LIST_sb, &probe);
+	struct list_head *pos;
+	long n = 0;
+	SITE(generic_shutdown_super);
+
+	spin_lock(l);
+	list_for_each(pos, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+		if (atomic_load(&inode->i_count) == 0)
+			n++;
+	}
+	spin_unlock(l);
+	return n;
+}
+
+long generic_shutdown_super(struct super_block *sb)
+{
+	SITE(generic_shutdown_super);
+	long freed, left;
+
+	/* deactivate_locked_super holds s_umount for write: one umount of
+	 * a sb at a time. */
+	down_write(&sb->s_umount);
+	atomic_fetch_and(&sb->s_flags, ~MS_ACTIVE);
+	freed = icache.scheme->evict_inodes(sb);
+	left = sb_unused_left(sb);
+	up_write(&sb->s_umount);
+	if (left)
+		report_violation(VIOL_busy_inodes, -1, -1, SITE_generic_shutdown_super, -1,
+				 cpu_id(), -1, 0,
+				 "VFS: Busy inodes after unmount of sb %u: %s "
+				 "returns from umount with %ld unused inode%s of it "
+				 "still in the cache",
+				 sb->s_id, cpu_name(), left, left == 1 ? "" : "s");
+	return freed;
 }

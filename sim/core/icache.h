@@ -33,14 +33,14 @@
 struct super_block;
 
 struct inode {
-	uint32_t i_magic;               /* INODE_MAGIC while alive */
+	uint32_t i_magic; /* INODE_MAGIC while alive */
 	uint64_t i_ino;
 	struct super_block *i_sb;
-	atomic_uint i_state;            /* I_* flags; see scheme->state_lock */
-	atomic_int i_count;             /* references */
-	atomic_uint i_nlink;            /* links; 0 means unlinked */
+	atomic_uint i_state; /* I_* flags; see scheme->state_lock */
+	atomic_int i_count;  /* references */
+	atomic_uint i_nlink; /* links; 0 means unlinked */
 	struct sim_lock i_lock;
-	struct hlist_node i_hash;       /* hash chain */
+	struct hlist_node i_hash; /* hash chain */
 	/*
 	 * Is it hashed?  Set and cleared with i_hash, but read by code that
 	 * holds only i_lock (generic_drop_inode in iput_final): a neighbour's
@@ -49,26 +49,27 @@ struct inode {
 	 * hlist_unhashed_lockless(); we keep the answer apart.
 	 */
 	atomic_bool i_hashed;
-	struct list_head i_sb_list;     /* sb->s_inodes */
-	struct list_head i_wb_list;     /* b_dirty, b_io or b_more_io */
-	struct list_head i_lru;         /* the LRU, a dispose list, or (2.6.36)
+	struct list_head i_sb_list; /* sb->s_inodes */
+	struct list_head i_wb_list; /* b_dirty, b_io or b_more_io */
+	struct list_head i_lru;     /* the LRU, a dispose list, or (2.6.36)
 					   inode_in_use / inode_unused */
 	/* Which list each link is on; written with the link itself. */
-	enum inode_list_id i_wb_on;     /* LIST_b_* or -1 */
-	enum inode_list_id i_lru_on;    /* LIST_lru, LIST_in_use, LIST_dispose or -1 */
-	uint64_t dirtied_when;          /* protected like i_wb_list */
-	uint64_t i_generation;          /* bumped at each reuse of the memory */
-	bool i_published;               /* its birth is in the trace */
-	uint32_t i_check;               /* scratch for the invariant checker */
-	struct list_head i_pool;        /* allocator's quarantine (pool lock) */
+	enum inode_list_id i_wb_on;  /* LIST_b_* or -1 */
+	enum inode_list_id i_lru_on; /* LIST_lru, LIST_in_use, LIST_dispose or -1 */
+	uint64_t dirtied_when;       /* protected like i_wb_list */
+	uint64_t i_generation;       /* bumped at each reuse of the memory */
+	bool i_published;            /* its birth is in the trace */
+	uint32_t i_check;            /* scratch for the invariant checker */
+	struct list_head i_pool;     /* allocator's quarantine (pool lock) */
 };
 
 struct super_block {
 	uint32_t s_id;
-	atomic_uint s_flags;            /* MS_ACTIVE; umount clears it */
+	atomic_uint s_flags; /* MS_ACTIVE; umount clears it */
 	struct list_head s_inodes;
-	atomic_long s_nr_inodes;        /* length of s_inodes, for umount */
+	atomic_long s_nr_inodes;           /* length of s_inodes, for umount */
 	struct sim_lock s_inode_list_lock; /* per-sb list lock (v4 era) */
+	struct sim_lock s_umount;          /* rw-lock: umount holds it for write */
 	struct bdi_writeback *s_bdi;
 };
 
@@ -80,7 +81,7 @@ struct bdi_writeback {
 
 struct hash_bucket {
 	struct hlist_head head;
-	struct sim_lock lock;           /* per-bucket lock (hlist_bl style) */
+	struct sim_lock lock; /* per-bucket lock (hlist_bl style) */
 };
 
 struct icache {
@@ -92,25 +93,33 @@ struct icache {
 	struct sim_lock wb_list_lock;
 	struct sim_lock lru_lock;
 	struct sim_lock iunique_lock;
+	/*
+	 * Every era: a sleeping rw-lock.  prune_icache holds it for read from
+	 * its scan until its dispose list is freed; umount takes it for write
+	 * so that no inode of the dying sb is still on such a list when it
+	 * returns (2.6.36 over all of invalidate_inodes; 2.6.39 evict_inodes
+	 * cycles through it after its own dispose, commit bab1d9444d9).
+	 */
+	struct sim_lock iprune_sem;
 
 	struct hash_bucket *hash;
 	unsigned hash_bits;
 
-	struct list_head inode_lru;     /* unused inodes; head = young end */
+	struct list_head inode_lru; /* unused inodes; head = young end */
 	/* Changed only with inode_lru's lock held; read without it by the
 	 * shrinker, as the kernel does, hence atomic (relaxed). */
 	atomic_long nr_unused;
-	struct list_head inode_in_use;  /* 2.6.36 only */
+	struct list_head inode_in_use; /* 2.6.36 only */
 
-	struct bdi_writeback wb;        /* one backing device */
+	struct bdi_writeback wb; /* one backing device */
 	struct super_block *sbs;
 	int nsbs;
 
-	atomic_uint_fast64_t shared_last_ino;   /* get_next_ino's batches */
-	uint64_t last_ino;              /* 2.6.36 counter (inode_lock) */
-	uint64_t iunique_counter;       /* protected by the scheme's lock */
+	atomic_uint_fast64_t shared_last_ino; /* get_next_ino's batches */
+	uint64_t last_ino;                    /* 2.6.36 counter (inode_lock) */
+	uint64_t iunique_counter;             /* protected by the scheme's lock */
 
-	struct sim_cpu **cpus;          /* every simulated CPU, for counters */
+	struct sim_cpu **cpus; /* every simulated CPU, for counters */
 	int ncpus;
 	const struct scheme *scheme;
 };
@@ -123,8 +132,8 @@ struct icache_config {
 	unsigned hash_bits;
 };
 
-void icache_init(const struct scheme *s, const struct icache_config *cfg,
-		 struct sim_cpu **cpus, int ncpus);
+void icache_init(const struct scheme *s, const struct icache_config *cfg, struct sim_cpu **cpus,
+		 int ncpus);
 void icache_destroy(void);
 
 /* ---- allocation ---------------------------------------------------- */
@@ -153,14 +162,13 @@ void inode_state_assign(struct inode *inode, unsigned state, enum site site);
 
 /* i_count changes; no lock checks (the schemes differ on what they need). */
 void inode_ref_get(struct inode *inode, enum site site);
-int inode_ref_put(struct inode *inode, enum site site);   /* returns new */
+int inode_ref_put(struct inode *inode, enum site site); /* returns new */
 /*
  * Drop a reference.  If it was the last, return true with l held: the
  * kernel's atomic_dec_and_lock(), on which iput() is built, so the final
  * put arrives holding the lock that guards the 1 -> 0 transition.
  */
-bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l,
-			    enum site site);
+bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l, enum site site);
 
 void inode_drop_nlink(struct inode *inode, enum site site);
 
@@ -171,11 +179,9 @@ void inode_hash_add(struct inode *inode, enum site site);
 void inode_hash_del(struct inode *inode, enum site site);
 bool inode_hashed(const struct inode *inode);
 /* Find (sb, ino) on its chain; the chain's lock must be held. */
-struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb,
-			      uint64_t ino);
+struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
 /* Is ino used on its chain? For iunique. */
-bool hash_chain_has(struct hash_bucket *b, struct super_block *sb,
-		    uint64_t ino);
+bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
 
 void inode_sb_list_add(struct inode *inode, enum site site);
 void inode_sb_list_del(struct inode *inode, enum site site);
@@ -193,13 +199,12 @@ void inode_in_use_add(struct inode *inode, enum site site);
 void inode_in_use_del(struct inode *inode, enum site site);
 
 /* Private dispose lists are threaded through i_lru; no lock needed. */
-void inode_dispose_add(struct inode *inode, struct list_head *dispose,
-		       enum site site);
+void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site site);
 struct inode *inode_dispose_pop(struct list_head *dispose, enum site site);
 
 /* Writeback lists: move to b_dirty, b_io or b_more_io, or off them. */
-void inode_wb_move(struct inode *inode, struct bdi_writeback *wb,
-		   enum inode_list_id to, enum site site);
+void inode_wb_move(struct inode *inode, struct bdi_writeback *wb, enum inode_list_id to,
+		   enum site site);
 void inode_wb_del(struct inode *inode, enum site site);
 bool inode_on_wb(const struct inode *inode);
 /* queue_io: b_more_io and b_dirty move onto b_io. */
@@ -213,7 +218,7 @@ uint64_t get_next_ino_percpu(void);
 
 void nr_inodes_inc(void);
 void nr_inodes_dec(void);
-long get_nr_inodes(void);       /* summed over CPUs */
+long get_nr_inodes(void); /* summed over CPUs */
 long get_nr_unused(void);
 
 /* ---- waiting on an inode (bit waitqueues) ---------------------------- */

@@ -14,14 +14,16 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) { &(name), &(name) }
+#define LIST_HEAD_INIT(name)     \
+	{                        \
+		&(name), &(name) \
+	}
 
 static inline void INIT_LIST_HEAD(struct list_head *h)
 {
@@ -34,8 +36,7 @@ static inline bool list_empty(const struct list_head *h)
 	return h->next == h;
 }
 
-static inline void __list_link(struct list_head *n, struct list_head *prev,
-			       struct list_head *next)
+static inline void __list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
 {
 	next->prev = n;
 	n->next = next;
@@ -93,11 +94,9 @@ static inline void list_splice_init(struct list_head *from, struct list_head *to
 #define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
 
 /* Walk a list; the _safe form allows the current node to be unlinked. */
-#define list_for_each(pos, head) \
-	for (pos = (head)->next; pos != (head); pos = pos->next)
+#define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
 #define list_for_each_safe(pos, tmp, head) \
-	for (pos = (head)->next, tmp = pos->next; pos != (head); \
-	     pos = tmp, tmp = pos->next)
+	for (pos = (head)->next, tmp = pos->next; pos != (head); pos = tmp, tmp = pos->next)
 
 static inline size_t list_count(const struct list_head *head)
 {
@@ -150,7 +149,6 @@ static inline void hlist_del_init(struct hlist_node *n)
 	INIT_HLIST_NODE(n);
 }
 
-#define hlist_for_each(pos, head) \
-	for (pos = (head)->first; pos; pos = pos->next)
+#define hlist_for_each(pos, head) for (pos = (head)->first; pos; pos = pos->next)
 
 #endif /* SIM_LIST_H */

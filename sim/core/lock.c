@@ -1,15 +1,21 @@
 /*
  * lock.c - instrumented spinlocks: held-lock stacks, lock_stat counters,
- * validator calls and tracepoints around a pthread mutex.
+ * validator calls and tracepoints around a ticket lock, an MCS lock or a
+ * pthread mutex (lock.h says why three).
  *
  * The order of events is the contract of tracepoints/EVENTS.md:
  *   lock_acquire  -> [lock_contended] -> (mutex taken) -> lock_acquired
  *   lock_release  -> (mutex given up)
  *   lock_trylock(success) -> [lock_acquired]
- * "acquired" is fired only once the mutex is ours and "release" while it
+ * "acquired" is fired only once the lock is ours and "release" while it
  * still is, so in a trace the holders of one lock never overlap.
+ *
+ * Under a scheduler (scenario or virtual mode) only one simulated CPU runs
+ * at a time, so nobody may spin: a waiter parks in sim_sched->blocked()
+ * and looks again when it is resumed.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,50 @@
 
 __thread struct sim_cpu *this_cpu;
 const struct sched_hooks *sim_sched;
+enum lock_kind sim_lock_kind = LOCK_MUTEX;
+bool sim_virtual_time;
+
+static const char *const lock_kind_names[NR_LOCK_KINDS] = {
+	[LOCK_MUTEX] = "mutex",
+	[LOCK_TICKET] = "ticket",
+	[LOCK_MCS] = "mcs",
+};
+
+const char *lock_kind_name(enum lock_kind k)
+{
+	return (unsigned)k < NR_LOCK_KINDS ? lock_kind_names[k] : "?";
+}
+
+bool lock_kind_parse(const char *s, enum lock_kind *out)
+{
+	for (int k = 0; k < NR_LOCK_KINDS; k++) {
+		if (strcmp(s, lock_kind_names[k]) == 0) {
+			*out = (enum lock_kind)k;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Wall time, or the CPU's virtual time in virtual mode. */
+static inline uint64_t lock_now(const struct sim_cpu *c)
+{
+	return sim_virtual_time ? c->vclock : now_ns();
+}
+
+/* What a spinning CPU does between two looks at the lock word. */
+static inline void cpu_pause(unsigned *spins)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+	/* A kernel CPU spinning is never preempted; a host thread's lock
+	 * holder can be, so an oversubscribed host gives way now and then. */
+	if (++*spins % 128 == 0)
+		sched_yield();
+}
 
 #define X(n) #n,
 static const char *const lock_class_names[] = { ICACHE_LOCK_CLASSES(X) };
@@ -44,31 +94,49 @@ const char *site_name(enum site s)
 
 void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
 {
+	l->kind = sim_lock_kind;
 	pthread_mutex_init(&l->mu, NULL);
+	atomic_init(&l->tk_next, 0);
+	atomic_init(&l->tk_owner, 0);
+	atomic_init(&l->mcs_tail, NULL);
+	l->mcs_mine = NULL;
 	l->cls = cls;
 	l->inst = inst;
 	atomic_init(&l->holder, -1);
+	atomic_init(&l->readers, 0);
+	l->is_rwsem = false;
+	l->off = false;
 	l->last_cpu = -1;
+	l->prev_cpu = -1;
 	l->acquired_ns = 0;
+}
+
+void sim_rwsem_init(struct sim_lock *l, enum lock_class cls)
+{
+	sim_lock_init(l, cls, 0);
+	pthread_rwlock_init(&l->rw, NULL);
+	l->is_rwsem = true;
 }
 
 void sim_lock_destroy(struct sim_lock *l)
 {
 	pthread_mutex_destroy(&l->mu);
+	if (l->is_rwsem)
+		pthread_rwlock_destroy(&l->rw);
 }
 
-static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site,
-		      bool trylock)
+static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, bool trylock)
 {
 	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
 	if (n >= MAX_HELD_LOCKS) {
-		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n",
-			c->name, MAX_HELD_LOCKS, site_name(site));
+		fprintf(stderr, "icache-sim: %s holds more than %d locks at %s\n", c->name,
+			MAX_HELD_LOCKS, site_name(site));
 		abort();
 	}
 	c->held[n].lock = l;
 	c->held[n].site = site;
 	c->held[n].trylock = trylock;
+	c->held[n].since_ns = now_ns();
 	atomic_store_explicit(&c->nheld, n + 1, memory_order_release);
 }
 
@@ -79,8 +147,7 @@ static bool pop_held(struct sim_cpu *c, struct sim_lock *l)
 	for (int i = n - 1; i >= 0; i--) {
 		if (c->held[i].lock != l)
 			continue;
-		memmove(&c->held[i], &c->held[i + 1],
-			(size_t)(n - 1 - i) * sizeof(c->held[0]));
+		memmove(&c->held[i], &c->held[i + 1], (size_t)(n - 1 - i) * sizeof(c->held[0]));
 		atomic_store_explicit(&c->nheld, n - 1, memory_order_release);
 		return true;
 	}
@@ -97,17 +164,24 @@ bool sim_lock_held(const struct sim_lock *l)
 	return false;
 }
 
+bool sim_lock_busy(const struct sim_lock *l)
+{
+	return atomic_load_explicit(&l->holder, memory_order_relaxed) >= 0 ||
+	       atomic_load_explicit(&l->readers, memory_order_relaxed) > 0;
+}
+
 /* Bookkeeping once the mutex is ours. */
-static void lock_acquired(struct sim_cpu *c, struct sim_lock *l,
-			  enum site site, uint64_t wait_ns, bool trylock)
+static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site, uint64_t wait_ns,
+			  bool trylock)
 {
 	struct lock_class_stats *st = &c->stats[l->cls];
-	uint64_t now = now_ns();
+	uint64_t now = lock_now(c);
 
 	push_held(c, l, site, trylock);
 	atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
 	if (l->last_cpu >= 0 && l->last_cpu != c->id)
 		st->bounces++;
+	l->prev_cpu = l->last_cpu;
 	l->last_cpu = c->id;
 	l->acquired_ns = now;
 	st->acquisitions++;
@@ -118,6 +192,150 @@ static void lock_acquired(struct sim_cpu *c, struct sim_lock *l,
 	trace_lock_acquired(c, l, site, wait_ns);
 }
 
+/* ---- the three kinds: take, look again, try, give up ----------------- */
+
+static struct mcs_node *mcs_node_get(struct sim_cpu *c)
+{
+	for (int i = 0; i <= MAX_HELD_LOCKS; i++) {
+		if (!(c->mcs_busy & (1u << i))) {
+			c->mcs_busy |= 1u << i;
+			return &c->mcs_nodes[i];
+		}
+	}
+	fprintf(stderr, "icache-sim: %s has no free MCS node\n", c->name);
+	abort();
+}
+
+static void mcs_node_put(struct sim_cpu *c, struct mcs_node *n)
+{
+	c->mcs_busy &= ~(1u << (n - c->mcs_nodes));
+}
+
+/* Join the lock's line of waiters; true if the lock is ours at once. */
+static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
+{
+	switch (l->kind) {
+	case LOCK_TICKET:
+		c->wait_ticket = atomic_fetch_add_explicit(&l->tk_next, 1, memory_order_relaxed);
+		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) == c->wait_ticket;
+	case LOCK_MCS: {
+		struct mcs_node *n = mcs_node_get(c), *prev;
+		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+		atomic_store_explicit(&n->locked, 1, memory_order_relaxed);
+		c->wait_node = n;
+		prev = atomic_exchange_explicit(&l->mcs_tail, n, memory_order_acq_rel);
+		if (!prev)
+			return true;
+		atomic_store_explicit(&prev->next, n, memory_order_release);
+		return false;
+	}
+	default:
+		return pthread_mutex_trylock(&l->mu) == 0;
+	}
+}
+
+/* Is it our turn now?  For the mutex, looking is trying. */
+static bool kind_ready(struct sim_cpu *c, struct sim_lock *l)
+{
+	switch (l->kind) {
+	case LOCK_TICKET:
+		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) == c->wait_ticket;
+	case LOCK_MCS:
+		return !atomic_load_explicit(&c->wait_node->locked, memory_order_acquire);
+	default:
+		return pthread_mutex_trylock(&l->mu) == 0;
+	}
+}
+
+bool sim_lock_turn(struct sim_cpu *c, const struct sim_lock *l)
+{
+	if (l->kind == LOCK_MUTEX)
+		return atomic_load_explicit(&l->holder, memory_order_relaxed) < 0;
+	return kind_ready(c, (struct sim_lock *)l);
+}
+
+/* Wait in line: park under a scheduler, else spin (or sleep: mutex). */
+static void kind_wait(struct sim_cpu *c, struct sim_lock *l, enum site site)
+{
+	unsigned spins = 0;
+
+	if (sim_sched) {
+		while (!kind_ready(c, l))
+			sim_sched->blocked(c, l, site);
+	} else if (l->kind == LOCK_MUTEX) {
+		pthread_mutex_lock(&l->mu);
+	} else {
+		while (!kind_ready(c, l))
+			cpu_pause(&spins);
+	}
+}
+
+/* Take it only if nobody holds it nor waits for it. */
+static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
+{
+	switch (l->kind) {
+	case LOCK_TICKET: {
+		unsigned t = atomic_load_explicit(&l->tk_owner, memory_order_acquire);
+		if (!atomic_compare_exchange_strong_explicit(
+			    &l->tk_next, &t, t + 1, memory_order_acquire, memory_order_relaxed))
+			return false;
+		c->wait_ticket = t;
+		return true;
+	}
+	case LOCK_MCS: {
+		struct mcs_node *n = mcs_node_get(c), *none = NULL;
+		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+		if (!atomic_compare_exchange_strong_explicit(
+			    &l->mcs_tail, &none, n, memory_order_acquire, memory_order_relaxed)) {
+			mcs_node_put(c, n);
+			return false;
+		}
+		c->wait_node = n;
+		return true;
+	}
+	default:
+		return pthread_mutex_trylock(&l->mu) == 0;
+	}
+}
+
+/* Hand the lock to the next in line, or leave it free. */
+static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
+{
+	switch (l->kind) {
+	case LOCK_TICKET:
+		/* Only the holder writes tk_owner. */
+		atomic_store_explicit(&l->tk_owner,
+				      atomic_load_explicit(&l->tk_owner, memory_order_relaxed) + 1,
+				      memory_order_release);
+		break;
+	case LOCK_MCS: {
+		struct mcs_node *n = l->mcs_mine, *next, *self = n;
+		unsigned spins = 0;
+		l->mcs_mine = NULL;
+		next = atomic_load_explicit(&n->next, memory_order_acquire);
+		if (!next) {
+			if (atomic_compare_exchange_strong_explicit(&l->mcs_tail, &self, NULL,
+								    memory_order_release,
+								    memory_order_relaxed)) {
+				mcs_node_put(c, n);
+				break;
+			}
+			/* A successor swapped the tail but has not linked in:
+			 * under a scheduler it did both in one step. */
+			while (!(next = atomic_load_explicit(&n->next, memory_order_acquire)))
+				cpu_pause(&spins);
+		}
+		atomic_store_explicit(&next->locked, 0, memory_order_release);
+		mcs_node_put(c, n);
+		break;
+	}
+	default:
+		pthread_mutex_unlock(&l->mu);
+	}
+}
+
+/* ---- what callers use ----------------------------------------------------- */
+
 void sim_spin_lock(struct sim_lock *l, enum site site)
 {
 	struct sim_cpu *c = this_cpu;
@@ -126,24 +344,20 @@ void sim_spin_lock(struct sim_lock *l, enum site site)
 	sched_point(SEV_acquire, site, l, 0, 0, 0);
 	lockdep_acquire(c, l, site);
 	trace_lock_acquire(c, l, site);
-	if (pthread_mutex_trylock(&l->mu) != 0) {
+	if (!kind_enter(c, l)) {
 		int holder = atomic_load_explicit(&l->holder, memory_order_relaxed);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = lock_now(c);
 
 		c->stats[l->cls].contentions++;
 		trace_lock_contended(c, l, site, holder);
 		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
-		if (sim_sched) {
-			/* Scenario mode: park until the scheduler frees us. */
-			while (pthread_mutex_trylock(&l->mu) != 0)
-				sim_sched->blocked(c, l, site);
-		} else {
-			pthread_mutex_lock(&l->mu);
-		}
+		kind_wait(c, l, site);
 		atomic_store_explicit(&c->waiting_for, NULL, memory_order_release);
-		wait_ns = now_ns() - t0;
+		wait_ns = lock_now(c) - t0;
 	}
+	if (l->kind == LOCK_MCS)
+		l->mcs_mine = c->wait_node;
 	lock_acquired(c, l, site, wait_ns, false);
 	sched_point(SEV_acquired, site, l, 0, 0, 0);
 }
@@ -154,12 +368,14 @@ bool sim_spin_trylock(struct sim_lock *l, enum site site)
 
 	/* The step comes after the attempt: a trylock never waits, and the
 	 * scheduler wants to know how it went. */
-	if (pthread_mutex_trylock(&l->mu) != 0) {
+	if (!kind_try(c, l)) {
 		c->stats[l->cls].trylock_failures++;
 		trace_lock_trylock(c, l, site, 0);
 		sched_point(SEV_trylock_failed, site, l, 0, 0, 0);
 		return false;
 	}
+	if (l->kind == LOCK_MCS)
+		l->mcs_mine = c->wait_node;
 	trace_lock_trylock(c, l, site, 1);
 	lock_acquired(c, l, site, 0, true);
 	sched_point(SEV_trylock, site, l, 0, 0, 0);
@@ -172,25 +388,23 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	struct lock_class_stats *st = &c->stats[l->cls];
 
 	if (!pop_held(c, l)) {
-		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id,
-				 -1, 0,
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
 				 "%s releases %s (instance %llu) at %s but does not hold it",
-				 c->name, lock_class_name(l->cls),
-				 (unsigned long long)l->inst, site_name(site));
+				 c->name, lock_class_name(l->cls), (unsigned long long)l->inst,
+				 site_name(site));
 		return;
 	}
-	uint64_t hold_ns = now_ns() - l->acquired_ns;
+	uint64_t hold_ns = lock_now(c) - l->acquired_ns;
 	st->hold_ns_total += hold_ns;
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;
 	trace_lock_release(c, l, site, hold_ns);
 	atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
-	pthread_mutex_unlock(&l->mu);
+	kind_leave(c, l);
 	sched_point(SEV_release, site, l, 0, 0, 0);
 }
 
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out)
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out)
 {
 	memset(out, 0, sizeof(*out) * NR_LOCK_CLASSES);
 	for (int i = 0; i < n; i++) {
@@ -209,4 +423,123 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n,
 				o->hold_ns_max = s->hold_ns_max;
 		}
 	}
+}
+
+/* ---- sleeping rw-locks (rw_semaphore) ------------------------------------ */
+
+/*
+ * The rw-lock's events follow the spinlock's order (acquire, [contended],
+ * acquired ... release).  Read holds overlap, so each is traced as its own
+ * instance (1 + CPU id); the write hold is instance 0.  Hold times and
+ * bounces live in the held-lock entry, not in the lock, because several
+ * readers hold it at once.
+ */
+static uint64_t rwsem_inst(const struct sim_cpu *c, bool write)
+{
+	return write ? 0 : 1 + (uint64_t)c->id;
+}
+
+static int rwsem_try(struct sim_lock *l, bool write)
+{
+	return write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
+}
+
+static void rwsem_wait(struct sim_cpu *c, struct sim_lock *l, bool write, enum site site)
+{
+	if (sim_sched) {
+		/* Scenario mode: park until the scheduler frees us. */
+		while (rwsem_try(l, write) != 0)
+			sim_sched->blocked(c, l, site);
+	} else if (write) {
+		pthread_rwlock_wrlock(&l->rw);
+	} else {
+		pthread_rwlock_rdlock(&l->rw);
+	}
+}
+
+static void sim_down(struct sim_lock *l, enum site site, bool write)
+{
+	struct sim_cpu *c = this_cpu;
+	uint64_t inst = rwsem_inst(c, write), wait_ns = 0;
+
+	if (l->off)
+		return;
+	sched_point(SEV_acquire, site, l, 0, 0, 0);
+	lockdep_acquire(c, l, site);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site);
+	if (rwsem_try(l, write) != 0) {
+		uint64_t t0 = now_ns();
+
+		c->stats[l->cls].contentions++;
+		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
+					atomic_load_explicit(&l->holder, memory_order_relaxed));
+		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
+		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
+		rwsem_wait(c, l, write, site);
+		atomic_store_explicit(&c->waiting_for, NULL, memory_order_release);
+		wait_ns = now_ns() - t0;
+	}
+	push_held(c, l, site, false);
+	if (write)
+		atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
+	c->stats[l->cls].acquisitions++;
+	c->stats[l->cls].wait_ns_total += wait_ns;
+	if (wait_ns > c->stats[l->cls].wait_ns_max)
+		c->stats[l->cls].wait_ns_max = wait_ns;
+	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns);
+	sched_point(SEV_acquired, site, l, 0, 0, 0);
+}
+
+static void sim_up(struct sim_lock *l, enum site site, bool write)
+{
+	struct sim_cpu *c = this_cpu;
+	struct lock_class_stats *st = &c->stats[l->cls];
+	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
+	uint64_t since = 0;
+
+	if (l->off)
+		return;
+	for (int i = n - 1; i >= 0; i--)
+		if (c->held[i].lock == l)
+			since = c->held[i].since_ns;
+	if (!pop_held(c, l)) {
+		report_violation(VIOL_double_unlock, l->cls, -1, site, -1, c->id, -1, 0,
+				 "%s releases %s at %s but does not hold it", c->name,
+				 lock_class_name(l->cls), site_name(site));
+		return;
+	}
+	uint64_t hold_ns = now_ns() - since;
+	st->hold_ns_total += hold_ns;
+	if (hold_ns > st->hold_ns_max)
+		st->hold_ns_max = hold_ns;
+	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns);
+	if (write)
+		atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
+	else
+		atomic_fetch_sub_explicit(&l->readers, 1, memory_order_relaxed);
+	pthread_rwlock_unlock(&l->rw);
+	sched_point(SEV_release, site, l, 0, 0, 0);
+}
+
+void sim_down_read(struct sim_lock *l, enum site site)
+{
+	sim_down(l, site, false);
+}
+
+void sim_up_read(struct sim_lock *l, enum site site)
+{
+	sim_up(l, site, false);
+}
+
+void sim_down_write(struct sim_lock *l, enum site site)
+{
+	sim_down(l, site, true);
+}
+
+void sim_up_write(struct sim_lock *l, enum site site)
+{
+	sim_up(l, site, true);
 }

@@ -1,9 +1,19 @@
 /*
  * lock.h - instrumented locks and the simulated CPUs that take them.
  *
- * A struct sim_lock stands for a kernel spinlock.  It is built on a pthread
- * mutex, so ThreadSanitizer and Helgrind understand it, and every operation
- * on it does four things the kernel's lockdep and lock_stat do:
+ * A struct sim_lock stands for a kernel spinlock.  It comes in three kinds,
+ * chosen for a whole run (--locks):
+ *
+ *   ticket  the x86 ticket spinlock of 2.6.25..3.x: FIFO, the waiters spin
+ *           (with a pause) on one shared word, so each release is seen by
+ *           every spinner at once;
+ *   mcs     a queued lock, the heart of today's qspinlock: FIFO, each
+ *           waiter spins on its own node, a release touches one waiter;
+ *   mutex   a pthread mutex: waiters sleep, the lock is unfair.  Helgrind
+ *           only understands this kind (ThreadSanitizer all three).
+ *
+ * Whatever the kind, every operation on it does four things the kernel's
+ * lockdep and lock_stat do:
  *
  *   - keeps the taking CPU's held-locks stack (for the validator, for the
  *     deadlock watchdog's dump and for "is this lock held?" assertions);
@@ -29,24 +39,53 @@
 #include <stdint.h>
 
 #include "tracepoints/icache_enums.h"
+#include "tracepoints/icache_events.h"
 
 #define MAX_HELD_LOCKS 16
 #define MAX_SIM_CPUS 256
 
+enum lock_kind { LOCK_MUTEX, LOCK_TICKET, LOCK_MCS, NR_LOCK_KINDS };
+
+/* The kind the next sim_lock_init() gives; a run sets it before its locks. */
+extern enum lock_kind sim_lock_kind;
+const char *lock_kind_name(enum lock_kind k);
+bool lock_kind_parse(const char *s, enum lock_kind *out);
+
+/* An MCS waiter's node: it spins on its own line, not the lock's. */
+struct mcs_node {
+	_Atomic(struct mcs_node *) next;
+	atomic_int locked; /* 1 until the previous holder hands over */
+} __attribute__((aligned(64)));
+
 struct sim_lock {
-	pthread_mutex_t mu;
+	enum lock_kind kind;
+	pthread_mutex_t mu;                  /* LOCK_MUTEX */
+	atomic_uint tk_next, tk_owner;       /* LOCK_TICKET: next ticket, now served */
+	_Atomic(struct mcs_node *) mcs_tail; /* LOCK_MCS: last in the queue */
+	pthread_rwlock_t rw;                 /* sleeping rw-locks (sim_rwsem_init) */
+	bool is_rwsem;
+	/*
+	 * Set by a test variant that removes this lock from its scheme (the
+	 * "variant no-iprune-sem" scenario line): every operation on it is
+	 * then a no-op, so the scheme runs as if the lock did not exist.
+	 */
+	bool off;
 	enum lock_class cls;
-	uint64_t inst;          /* which one: bucket, sb, or inode number */
-	atomic_int holder;      /* simulated CPU holding it, -1 when free */
+	uint64_t inst;      /* which one: bucket, sb, or inode number */
+	atomic_int holder;  /* simulated CPU holding it (for write), -1 */
+	atomic_int readers; /* rw-locks: how many hold it for read */
 	/* The fields below are protected by the lock itself. */
-	int last_cpu;           /* for bounces */
-	uint64_t acquired_ns;   /* for hold times */
+	int last_cpu;              /* for bounces */
+	int prev_cpu;              /* last_cpu before the holder took it */
+	uint64_t acquired_ns;      /* for hold times */
+	struct mcs_node *mcs_mine; /* LOCK_MCS: the holder's node */
 };
 
 struct held_lock {
 	struct sim_lock *lock;
 	enum site site;
 	bool trylock;
+	uint64_t since_ns; /* rw-locks: when this hold began */
 };
 
 /* lock_stat's columns, per lock class. */
@@ -65,19 +104,31 @@ struct lock_class_stats {
  */
 struct sim_cpu {
 	int id;
-	const char *name;               /* "cpu0", "flusher", "main" */
+	const char *name; /* "cpu0", "flusher", "main" */
 	atomic_int nheld;
 	struct held_lock held[MAX_HELD_LOCKS];
 	_Atomic(struct sim_lock *) waiting_for;
 	atomic_int waiting_site;
-	atomic_uint_fast64_t progress;  /* locks taken: the watchdog's pulse */
-	atomic_uint_fast64_t ops_done;  /* operations finished */
+	atomic_uint_fast64_t progress; /* locks taken: the watchdog's pulse */
+	atomic_uint_fast64_t ops_done; /* operations finished */
 	struct lock_class_stats stats[NR_LOCK_CLASSES];
-	int64_t nr_inodes;              /* this CPU's share of nr_inodes */
-	uint64_t last_ino, last_ino_end;/* get_next_ino's per-CPU batch */
-	uint64_t rng;                   /* workload random state */
-	int sched_blocked;              /* scenario mode: parked on a lock */
+	int64_t nr_inodes;               /* this CPU's share of nr_inodes */
+	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
+	uint64_t rng;                    /* workload random state */
+	int sched_blocked;               /* scenario mode: parked on a lock */
+	/* The acquisition under way (ticket taken, MCS node queued). */
+	unsigned wait_ticket;
+	struct mcs_node *wait_node;
+	struct mcs_node mcs_nodes[MAX_HELD_LOCKS + 1];
+	unsigned mcs_busy; /* bitmap of mcs_nodes in use */
+	uint64_t vclock;   /* virtual mode: this CPU's time, ns */
 };
+
+/* Virtual-time mode (sim/engine/vrun.c): lock times are CPUs' vclocks. */
+extern bool sim_virtual_time;
+
+/* Could c, parked waiting for l, take it now?  (Schedulers ask.) */
+bool sim_lock_turn(struct sim_cpu *c, const struct sim_lock *l);
 
 /* The CPU the calling thread simulates. */
 extern __thread struct sim_cpu *this_cpu;
@@ -89,19 +140,37 @@ void sim_spin_lock(struct sim_lock *l, enum site site);
 bool sim_spin_trylock(struct sim_lock *l, enum site site);
 void sim_spin_unlock(struct sim_lock *l, enum site site);
 bool sim_lock_held(const struct sim_lock *l);
+/* Is it held by anyone, for read or write? (A waiter may not go on.) */
+bool sim_lock_busy(const struct sim_lock *l);
+
+/*
+ * A sleeping reader-writer lock, the kernel's rw_semaphore (iprune_sem).
+ * Traced and validated like a spinlock, with one difference: readers
+ * share it, so a read hold is traced as instance 1 + CPU id and the write
+ * hold as instance 0, which keeps "one holder per instance" true in the
+ * trace (tracepoints/EVENTS.md).
+ */
+void sim_rwsem_init(struct sim_lock *l, enum lock_class cls);
+void sim_down_read(struct sim_lock *l, enum site site);
+void sim_up_read(struct sim_lock *l, enum site site);
+void sim_down_write(struct sim_lock *l, enum site site);
+void sim_up_write(struct sim_lock *l, enum site site);
 
 /* Name the function that is about to take locks: SITE(iput_final); */
 #define SITE(fn) const enum site __site = SITE_##fn
 #define spin_lock(l) sim_spin_lock((l), __site)
 #define spin_trylock(l) sim_spin_trylock((l), __site)
 #define spin_unlock(l) sim_spin_unlock((l), __site)
+#define down_read(l) sim_down_read((l), __site)
+#define up_read(l) sim_up_read((l), __site)
+#define down_write(l) sim_down_write((l), __site)
+#define up_write(l) sim_up_write((l), __site)
 
 const char *lock_class_name(enum lock_class c);
 const char *site_name(enum site s);
 
 /* Merge every CPU's counters into out[NR_LOCK_CLASSES]. */
-void lock_stats_sum(struct sim_cpu *const *cpus, int n,
-		    struct lock_class_stats *out);
+void lock_stats_sum(struct sim_cpu *const *cpus, int n, struct lock_class_stats *out);
 
 /*
  * Scenario mode (sim/script/sched.c installs the hooks).  Every instrumentation
@@ -112,30 +181,19 @@ void lock_stats_sum(struct sim_cpu *const *cpus, int n,
  * wait() until some CPU calls wake() for that inode.  With sim_sched NULL
  * (every other mode) each point costs a load and a predicted branch.
  */
-enum sched_event_kind {
-	SEV_acquire,            /* about to take a lock (it may be busy) */
-	SEV_acquired,           /* the lock is now ours */
-	SEV_release,            /* the lock has been given up */
-	SEV_trylock,            /* a trylock that took the lock */
-	SEV_trylock_failed,     /* a trylock that found it busy */
-	SEV_state,              /* i_state changed: a = old, b = new */
-	SEV_ref,                /* i_count changed: a = old, b = new */
-	SEV_nlink,              /* i_nlink changed: b = new */
-	SEV_list,               /* a = enum inode_list_id, b = enum list_action */
-	SEV_alloc,              /* an inode became visible */
-	SEV_free,               /* an inode's memory was given back */
-	SEV_wake,               /* sleepers on an inode were woken */
-	SEV_op_begin,           /* a = enum op_kind */
-	SEV_op_end,             /* a = enum op_kind, b = result */
-	NR_SCHED_EVENTS
-};
+/* The step kinds (enum sched_event_kind, SEV_*) are generated from the
+ * event table, tracepoints/icache_events.h: a row's SCHED(kind) column,
+ * plus SEV_trylock_failed and SEV_wake, which have no event of their own.
+ * The a and b of a step: state and ref old -> new; list a = enum
+ * inode_list_id, b = enum list_action; nlink b = new; alloc a = sb;
+ * op_begin a = enum op_kind, op_end also b = result. */
 
 struct sched_event {
 	enum sched_event_kind kind;
 	enum site site;
-	const struct sim_lock *lock;    /* lock events, else NULL */
-	uint64_t ino;                   /* the inode concerned, or 0 */
-	int64_t a, b;                   /* see the kinds above */
+	const struct sim_lock *lock; /* lock events, else NULL */
+	uint64_t ino;                /* the inode concerned, or 0 */
+	int64_t a, b;                /* see the kinds above */
 };
 
 struct sched_hooks {
@@ -147,9 +205,8 @@ struct sched_hooks {
 extern const struct sched_hooks *sim_sched;
 
 /* Report a step to the scheduler, if there is one. */
-static inline void sched_point(enum sched_event_kind kind, enum site site,
-			       const struct sim_lock *l, uint64_t ino,
-			       int64_t a, int64_t b)
+static inline void sched_point(enum sched_event_kind kind, enum site site, const struct sim_lock *l,
+			       uint64_t ino, int64_t a, int64_t b)
 {
 	if (__builtin_expect(sim_sched != NULL, 0)) {
 		struct sched_event ev = { kind, site, l, ino, a, b };

@@ -52,8 +52,7 @@ bool lockdep_documented(enum lock_class a, enum lock_class b)
 	return before[a][b];
 }
 
-const struct lockdep_edge *lockdep_edge(enum lock_class from,
-					enum lock_class to)
+const struct lockdep_edge *lockdep_edge(enum lock_class from, enum lock_class to)
 {
 	static __thread struct lockdep_edge e;
 	if (!atomic_load(&seen[from][to]))
@@ -88,8 +87,8 @@ static int find_path(int from, int to, int path[NR_LOCK_CLASSES])
 			return len;
 		}
 		for (int m = 0; m < NR_LOCK_CLASSES; m++) {
-			if (!visited[m] && atomic_load_explicit(&seen[n][m],
-						memory_order_relaxed)) {
+			if (!visited[m] &&
+			    atomic_load_explicit(&seen[n][m], memory_order_relaxed)) {
 				visited[m] = true;
 				prev[m] = n;
 				queue[tail++] = m;
@@ -105,17 +104,16 @@ static void held_text(const struct sim_cpu *c, char *buf, size_t len)
 	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
 	buf[0] = 0;
 	for (int i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off,
-				"\n   #%d: %s (instance %llu), taken in %s%s", i,
-				lock_class_name(c->held[i].lock->cls),
-				(unsigned long long)c->held[i].lock->inst,
-				site_name(c->held[i].site),
-				c->held[i].trylock ? " by trylock" : "");
+		off += (size_t)snprintf(
+			buf + off, len - off, "\n   #%d: %s (instance %llu), taken in %s%s", i,
+			lock_class_name(c->held[i].lock->cls),
+			(unsigned long long)c->held[i].lock->inst, site_name(c->held[i].site),
+			c->held[i].trylock ? " by trylock" : "");
 }
 
 /* Called with graph_lock held, for the first a -> b edge. */
-static void check_new_edge(struct sim_cpu *c, const struct held_lock *h,
-			   struct sim_lock *l, enum site site)
+static void check_new_edge(struct sim_cpu *c, const struct held_lock *h, struct sim_lock *l,
+			   enum site site)
 {
 	int a = h->lock->cls, b = l->cls;
 	char held[512];
@@ -123,14 +121,13 @@ static void check_new_edge(struct sim_cpu *c, const struct held_lock *h,
 	held_text(c, held, sizeof(held));
 	if (before[b][a]) {
 		edges[a][b].against_order = true;
-		report_violation(VIOL_lock_order, a, b, h->site, site, c->id, -1,
-			0,
-			"lock order violation: %s takes %s in %s while holding %s "
-			"(taken in %s), but the scheme's order puts %s before %s\n"
-			" %s holds:%s",
-			c->name, lock_class_name(b), site_name(site),
-			lock_class_name(a), site_name(h->site), lock_class_name(b),
-			lock_class_name(a), c->name, held);
+		report_violation(VIOL_lock_order, a, b, h->site, site, c->id, -1, 0,
+				 "lock order violation: %s takes %s in %s while holding %s "
+				 "(taken in %s), but the scheme's order puts %s before %s\n"
+				 " %s holds:%s",
+				 c->name, lock_class_name(b), site_name(site), lock_class_name(a),
+				 site_name(h->site), lock_class_name(b), lock_class_name(a),
+				 c->name, held);
 	}
 
 	int path[NR_LOCK_CLASSES];
@@ -146,26 +143,24 @@ static void check_new_edge(struct sim_cpu *c, const struct held_lock *h,
 	snprintf(chain + off, sizeof(chain) - off, "%s", lock_class_name(b));
 	edges[a][b].closes_cycle = true;
 	const struct lockdep_edge *old = &edges[path[0]][path[1]];
-	report_violation(VIOL_lock_cycle, a, b, h->site, site, c->id,
-		old->first_cpu, 0,
-		"possible circular locking dependency detected\n"
-		" %s is trying to acquire %s in %s while holding %s (taken in %s);\n"
-		" the existing dependency %s --> %s was first made by cpu%d in %s -> %s.\n"
-		" Chain exists of:\n   %s\n"
-		" Possible unsafe locking scenario:\n"
-		"       CPU0                    CPU1\n"
-		"       lock(%s);\n"
-		"                               lock(%s);\n"
-		"                               lock(%s);\n"
-		"       lock(%s);\n"
-		"   *** DEADLOCK ***\n"
-		" %s holds:%s",
-		c->name, lock_class_name(b), site_name(site), lock_class_name(a),
-		site_name(h->site), lock_class_name(path[0]),
-		lock_class_name(path[1]), old->first_cpu,
-		site_name(old->first_site_outer), site_name(old->first_site_inner),
-		chain, lock_class_name(a), lock_class_name(b), lock_class_name(a),
-		lock_class_name(b), c->name, held);
+	report_violation(VIOL_lock_cycle, a, b, h->site, site, c->id, old->first_cpu, 0,
+			 "possible circular locking dependency detected\n"
+			 " %s is trying to acquire %s in %s while holding %s (taken in %s);\n"
+			 " the existing dependency %s --> %s was first made by cpu%d in %s -> %s.\n"
+			 " Chain exists of:\n   %s\n"
+			 " Possible unsafe locking scenario:\n"
+			 "       CPU0                    CPU1\n"
+			 "       lock(%s);\n"
+			 "                               lock(%s);\n"
+			 "                               lock(%s);\n"
+			 "       lock(%s);\n"
+			 "   *** DEADLOCK ***\n"
+			 " %s holds:%s",
+			 c->name, lock_class_name(b), site_name(site), lock_class_name(a),
+			 site_name(h->site), lock_class_name(path[0]), lock_class_name(path[1]),
+			 old->first_cpu, site_name(old->first_site_outer),
+			 site_name(old->first_site_inner), chain, lock_class_name(a),
+			 lock_class_name(b), lock_class_name(a), lock_class_name(b), c->name, held);
 }
 
 void lockdep_acquire(struct sim_cpu *c, struct sim_lock *l, enum site site)
@@ -178,17 +173,15 @@ void lockdep_acquire(struct sim_cpu *c, struct sim_lock *l, enum site site)
 		int a = h->lock->cls, b = l->cls;
 
 		if (h->lock == l) {
-			report_violation(VIOL_lock_cycle, a, b, h->site, site,
-				c->id, c->id, 0,
-				"recursive locking: %s takes %s (instance %llu) in %s "
-				"but already holds it (taken in %s)",
-				c->name, lock_class_name(b),
-				(unsigned long long)l->inst, site_name(site),
-				site_name(h->site));
+			report_violation(VIOL_lock_cycle, a, b, h->site, site, c->id, c->id, 0,
+					 "recursive locking: %s takes %s (instance %llu) in %s "
+					 "but already holds it (taken in %s)",
+					 c->name, lock_class_name(b), (unsigned long long)l->inst,
+					 site_name(site), site_name(h->site));
 			continue;
 		}
 		if (a == b)
-			continue;       /* two instances of one class */
+			continue; /* two instances of one class */
 		counts[cpu][a][b]++;
 		if (atomic_load_explicit(&seen[a][b], memory_order_acquire))
 			continue;
@@ -198,8 +191,7 @@ void lockdep_acquire(struct sim_cpu *c, struct sim_lock *l, enum site site)
 			edges[a][b].first_site_inner = site;
 			edges[a][b].first_cpu = c->id;
 			check_new_edge(c, h, l, site);
-			atomic_store_explicit(&seen[a][b], true,
-					      memory_order_release);
+			atomic_store_explicit(&seen[a][b], true, memory_order_release);
 		}
 		pthread_mutex_unlock(&graph_lock);
 	}
@@ -217,15 +209,14 @@ void lockdep_write_dot(FILE *f, const char *title)
 				continue;
 			/* Red: breaks the documented order or closes a
 			 * cycle; black: documented; gray: merely observed. */
-			const char *style =
-				e->against_order || e->closes_cycle
-					? "color=red, penwidth=2"
-				: before[a][b] ? "color=black"
-				: "color=gray, style=dashed";
+			const char *style = e->against_order || e->closes_cycle ?
+						    "color=red, penwidth=2" :
+					    before[a][b] ? "color=black" :
+							   "color=gray, style=dashed";
 			fprintf(f, "  \"%s\" -> \"%s\" [label=\"%llu\\n%s\", %s];\n",
 				lock_class_name(a), lock_class_name(b),
-				(unsigned long long)e->count,
-				site_name(e->first_site_inner), style);
+				(unsigned long long)e->count, site_name(e->first_site_inner),
+				style);
 		}
 	}
 	fprintf(f, "}\n");

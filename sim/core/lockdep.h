@@ -38,13 +38,12 @@ struct lockdep_edge {
 	uint64_t count;
 	enum site first_site_outer, first_site_inner;
 	int first_cpu;
-	bool against_order;     /* contradicts the documented order */
-	bool closes_cycle;      /* completed a circular dependency */
+	bool against_order; /* contradicts the documented order */
+	bool closes_cycle;  /* completed a circular dependency */
 };
 
 /* Read the observed graph (for --graph and the report). */
-const struct lockdep_edge *lockdep_edge(enum lock_class from,
-					enum lock_class to);
+const struct lockdep_edge *lockdep_edge(enum lock_class from, enum lock_class to);
 
 /* Write the observed graph as Graphviz DOT. */
 void lockdep_write_dot(FILE *f, const char *title);

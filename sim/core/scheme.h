@@ -23,9 +23,14 @@
 struct scheme {
 	const char *name;
 	const char *era;
-	const char *summary;            /* one line */
-	const char *order_text;         /* the documented order, for humans */
-	const struct lock_rule *order;  /* the same, for the validator */
+	const char *summary; /* one line */
+	/*
+	 * The documented lock order, declared once, as data: the validator
+	 * checks it, `icache-sim schemes` and the run_begin event print it
+	 * (scheme_order_text) and every trace carries it as order_rule
+	 * events, from which the viewer judges each edge it sees.
+	 */
+	const struct lock_rule *order;
 	int norder;
 	/*
 	 * 2.6.36: one i_list per inode, on exactly one of inode_in_use, the
@@ -33,11 +38,15 @@ struct scheme {
 	 * I_REFERENCED.  The invariant checker holds such a scheme to it.
 	 */
 	bool single_i_list;
+	/*
+	 * Built with a race the checkers are meant to catch (inode-scale-v4's
+	 * iput_final): tests expect its reports instead of failing on them.
+	 */
+	bool known_racy;
 
 	/* Which lock protects i_state, and each list, for the core's checks. */
 	struct sim_lock *(*state_lock)(struct inode *inode);
-	struct sim_lock *(*list_lock)(enum inode_list_id list,
-				      struct inode *inode);
+	struct sim_lock *(*list_lock)(enum inode_list_id list, struct inode *inode);
 
 	/* Allocation and lookup. */
 	struct inode *(*new_inode)(struct super_block *sb);
@@ -55,9 +64,18 @@ struct scheme {
 	void (*mark_inode_dirty)(struct inode *inode, unsigned flags);
 	long (*writeback_inodes)(struct bdi_writeback *wb, long nr);
 
-	/* Reclaim: the shrinker, and umount. Both return inodes freed. */
+	/*
+	 * Reclaim.  prune_icache is the shrinker; evict_inodes is what
+	 * umount calls (2.6.36 called it invalidate_inodes, with the comment
+	 * "bad name - it should be evict_inodes()"; commit 63997e98a3b,
+	 * "split invalidate_inodes()", gave it that name in 2.6.37).  Both
+	 * return the inodes they freed.  invalidate_inodes is the other half
+	 * of that split: free what is unused, treat dirty inodes as busy
+	 * unless kill_dirty, and return whether any inode was busy.
+	 */
 	long (*prune_icache)(long nr);
-	long (*invalidate_inodes)(struct super_block *sb);
+	long (*evict_inodes)(struct super_block *sb);
+	int (*invalidate_inodes)(struct super_block *sb, bool kill_dirty);
 
 	/* Inode numbers. */
 	uint64_t (*iunique)(struct super_block *sb, uint64_t max_reserved);
@@ -75,11 +93,23 @@ extern const struct scheme *const all_schemes[];
 
 const struct scheme *scheme_find(const char *name);
 
+/*
+ * generic_shutdown_super, the inode part (fs/super.c): with MS_ACTIVE
+ * cleared, evict the sb's inodes, then complain if an unused one is left:
+ * "VFS: Busy inodes after unmount" becomes a VIOL_busy_inodes report.
+ * Returns the inodes freed.  Simplified: the dcache, sync_filesystem and
+ * put_super are not modelled, and every era checks s_inodes as 2.6.37 on
+ * did (2.6.36 asked a second invalidate_inodes).
+ */
+long generic_shutdown_super(struct super_block *sb);
+
+/* The documented order as one line: "a > b; c > d" (a static buffer). */
+const char *scheme_order_text(const struct scheme *s);
+
 /* Shared by the schemes: has the superblock been deactivated by umount? */
 static inline bool sb_active(const struct super_block *sb)
 {
-	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) &
-	       MS_ACTIVE;
+	return atomic_load_explicit(&sb->s_flags, memory_order_acquire) & MS_ACTIVE;
 }
 
 /*

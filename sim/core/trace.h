@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "sim/core/lock.h"
+#include "sim/core/lockdep.h"
 
 #ifndef ICACHE_TRACE
 #define ICACHE_TRACE 1
@@ -29,109 +30,119 @@
 #include "tracepoints/icache_tp.h"
 #define ICACHE_TP(name, ...) lttng_ust_tracepoint(icache, name, __VA_ARGS__)
 #else
-#define ICACHE_TP(name, ...) do { } while (0)
+#include "tracepoints/icache_events.h"
+#define ICACHE_TP(name, ...) \
+	do {                 \
+	} while (0)
 #endif
+
+/*
+ * The raw emitters, one per row of tracepoints/icache_events.h:
+ * trace_ev_NAME(field, field, ...) in the event's field order.  The
+ * functions below give them the simulator's types; a new event can be
+ * fired with its trace_ev_ function directly.
+ */
+#define TRACE_EV_PARAM_(kind, type, name, slot) , ICACHE_CTYPE_##kind(type) name
+#define TRACE_EV_NAME_(kind, type, name, slot) , name
+#define TRACE_EV_FN_(name, sched, text)                                                        \
+	static inline void trace_ev_##name(ICACHE_LIST(ICACHE_FIELDS_##name, TRACE_EV_PARAM_)) \
+	{                                                                                      \
+		ICACHE_TP(name, ICACHE_LIST(ICACHE_FIELDS_##name, TRACE_EV_NAME_));            \
+	}
+ICACHE_EVENTS(TRACE_EV_FN_)
+#undef TRACE_EV_FN_
 
 static inline uint16_t trace_cpu(const struct sim_cpu *c)
 {
 	return c ? (uint16_t)c->id : 0xffff;
 }
 
-static inline void trace_lock_acquire(const struct sim_cpu *c,
-				      const struct sim_lock *l, enum site s)
+static inline void trace_lock_acquire(const struct sim_cpu *c, const struct sim_lock *l,
+				      enum site s)
 {
-	ICACHE_TP(lock_acquire, trace_cpu(c), l->cls, l->inst, s);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, l->inst, s);
 }
 
-static inline void trace_lock_contended(const struct sim_cpu *c,
-					const struct sim_lock *l, enum site s,
-					int holder)
+static inline void trace_lock_contended(const struct sim_cpu *c, const struct sim_lock *l,
+					enum site s, int holder)
 {
-	ICACHE_TP(lock_contended, trace_cpu(c), l->cls, l->inst, s, holder);
+	trace_ev_lock_contended(trace_cpu(c), l->cls, l->inst, s, holder);
 }
 
-static inline void trace_lock_acquired(const struct sim_cpu *c,
-				       const struct sim_lock *l, enum site s,
-				       uint64_t wait_ns)
+static inline void trace_lock_acquired(const struct sim_cpu *c, const struct sim_lock *l,
+				       enum site s, uint64_t wait_ns)
 {
-	ICACHE_TP(lock_acquired, trace_cpu(c), l->cls, l->inst, s, wait_ns);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, l->inst, s, wait_ns);
 }
 
-static inline void trace_lock_release(const struct sim_cpu *c,
-				      const struct sim_lock *l, enum site s,
-				      uint64_t hold_ns)
+static inline void trace_lock_release(const struct sim_cpu *c, const struct sim_lock *l,
+				      enum site s, uint64_t hold_ns)
 {
-	ICACHE_TP(lock_release, trace_cpu(c), l->cls, l->inst, s, hold_ns);
+	trace_ev_lock_release(trace_cpu(c), l->cls, l->inst, s, hold_ns);
 }
 
-static inline void trace_lock_trylock(const struct sim_cpu *c,
-				      const struct sim_lock *l, enum site s,
-				      int success)
+static inline void trace_lock_trylock(const struct sim_cpu *c, const struct sim_lock *l,
+				      enum site s, int success)
 {
-	ICACHE_TP(lock_trylock, trace_cpu(c), l->cls, l->inst, s, success);
+	trace_ev_lock_trylock(trace_cpu(c), l->cls, l->inst, s, success);
 }
 
-static inline void trace_inode_state(const struct sim_cpu *c, uint64_t ino,
-				     unsigned old_state, unsigned new_state,
-				     enum site s)
+static inline void trace_inode_state(const struct sim_cpu *c, uint64_t ino, unsigned old_state,
+				     unsigned new_state, enum site s)
 {
-	ICACHE_TP(inode_state, trace_cpu(c), ino, old_state, new_state, s);
+	trace_ev_inode_state(trace_cpu(c), ino, old_state, new_state, s);
 	sched_point(SEV_state, s, NULL, ino, old_state, new_state);
 }
 
-static inline void trace_inode_ref(const struct sim_cpu *c, uint64_t ino,
-				   int old_count, int new_count, enum site s)
+static inline void trace_inode_ref(const struct sim_cpu *c, uint64_t ino, int old_count,
+				   int new_count, enum site s)
 {
-	ICACHE_TP(inode_ref, trace_cpu(c), ino, old_count, new_count, s);
+	trace_ev_inode_ref(trace_cpu(c), ino, old_count, new_count, s);
 	sched_point(SEV_ref, s, NULL, ino, old_count, new_count);
 }
 
-static inline void trace_inode_list(const struct sim_cpu *c, uint64_t ino,
-				    enum inode_list_id list,
+static inline void trace_inode_list(const struct sim_cpu *c, uint64_t ino, enum inode_list_id list,
 				    enum list_action action, enum site s)
 {
-	ICACHE_TP(inode_list, trace_cpu(c), ino, list, action, s);
+	trace_ev_inode_list(trace_cpu(c), ino, list, action, s);
 	sched_point(SEV_list, s, NULL, ino, list, action);
 }
 
-static inline void trace_inode_alloc(const struct sim_cpu *c, uint64_t ino,
-				     uint32_t sb, uint32_t nlink)
+static inline void trace_inode_alloc(const struct sim_cpu *c, uint64_t ino, uint32_t sb,
+				     uint32_t nlink)
 {
-	ICACHE_TP(inode_alloc, trace_cpu(c), ino, sb, nlink);
+	trace_ev_inode_alloc(trace_cpu(c), ino, sb, nlink);
 	sched_point(SEV_alloc, SITE_unknown, NULL, ino, sb, nlink);
 }
 
-static inline void trace_inode_free(const struct sim_cpu *c, uint64_t ino,
-				    uint32_t sb)
+static inline void trace_inode_free(const struct sim_cpu *c, uint64_t ino, uint32_t sb)
 {
-	ICACHE_TP(inode_free, trace_cpu(c), ino, sb);
+	trace_ev_inode_free(trace_cpu(c), ino, sb);
 	sched_point(SEV_free, SITE_unknown, NULL, ino, sb, 0);
 }
 
-static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino,
-				     uint32_t nlink)
+static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino, uint32_t nlink)
 {
-	ICACHE_TP(inode_nlink, trace_cpu(c), ino, nlink);
+	trace_ev_inode_nlink(trace_cpu(c), ino, nlink);
 	sched_point(SEV_nlink, SITE_unknown, NULL, ino, 0, nlink);
 }
 
-static inline void trace_op_begin(const struct sim_cpu *c, enum op_kind op,
-				  uint64_t ino)
+static inline void trace_op_begin(const struct sim_cpu *c, enum op_kind op, uint64_t ino)
 {
-	ICACHE_TP(op_begin, trace_cpu(c), op, ino);
+	trace_ev_op_begin(trace_cpu(c), op, ino);
 	sched_point(SEV_op_begin, SITE_workload, NULL, ino, op, 0);
 }
 
-static inline void trace_op_end(const struct sim_cpu *c, enum op_kind op,
-				uint64_t ino, int64_t result)
+static inline void trace_op_end(const struct sim_cpu *c, enum op_kind op, uint64_t ino,
+				int64_t result)
 {
-	ICACHE_TP(op_end, trace_cpu(c), op, ino, result);
+	trace_ev_op_end(trace_cpu(c), op, ino, result);
 	sched_point(SEV_op_end, SITE_workload, NULL, ino, op, result);
 }
 
 static inline void trace_sched_step(uint64_t step, int cpu, const char *what)
 {
-	ICACHE_TP(sched_step, step, (uint16_t)cpu, what);
+	trace_ev_sched_step(step, (uint16_t)cpu, what);
 }
 
 /* Is anyone recording sched_step?  Saves formatting its text for nobody. */
@@ -144,23 +155,29 @@ static inline bool trace_sched_step_enabled(void)
 #endif
 }
 
-static inline void trace_violation(int cpu, int kind, int cls_a, int cls_b,
-				   int site_a, int site_b, uint64_t ino,
-				   const char *text)
+static inline void trace_violation(int cpu, int kind, int cls_a, int cls_b, int site_a, int site_b,
+				   uint64_t ino, const char *text)
 {
-	ICACHE_TP(violation, (uint16_t)cpu, kind, cls_a, cls_b, site_a, site_b,
-		  ino, text);
+	trace_ev_violation((uint16_t)cpu, kind, cls_a, cls_b, site_a, site_b, ino, text);
 }
 
-static inline void trace_run_begin(const char *scheme, const char *workload,
-				   int cpus, uint64_t seed, const char *order)
+/*
+ * The first events of a run: run_begin, then the scheme's documented lock
+ * order as data, one order_rule event per rule (outer before inner), so a
+ * reader never has to parse the order text.
+ */
+static inline void trace_run_begin(const char *scheme, const char *workload, int cpus,
+				   uint64_t seed, const char *order, const struct lock_rule *rules,
+				   int nrules)
 {
-	ICACHE_TP(run_begin, scheme, workload, (uint16_t)cpus, seed, order);
+	trace_ev_run_begin(scheme, workload, (uint16_t)cpus, seed, order, (uint16_t)nrules);
+	for (int i = 0; i < nrules; i++)
+		trace_ev_order_rule(rules[i].outer, rules[i].inner);
 }
 
 static inline void trace_run_end(uint64_t ops, uint32_t violations)
 {
-	ICACHE_TP(run_end, ops, violations);
+	trace_ev_run_end(ops, violations);
 }
 
 #endif /* SIM_TRACE_H */

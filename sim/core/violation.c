@@ -11,10 +11,10 @@
 #include "sim/core/violation.h"
 
 static pthread_mutex_t vlock = PTHREAD_MUTEX_INITIALIZER;
-static struct violation kept[MAX_VIOLATIONS];   /* under vlock */
-static int nkept;                               /* under vlock */
-static uint64_t total;                          /* under vlock */
-static uint64_t per_kind[NR_VIOLATIONS];        /* under vlock */
+static struct violation kept[MAX_VIOLATIONS]; /* under vlock */
+static int nkept;                             /* under vlock */
+static uint64_t total;                        /* under vlock */
+static uint64_t per_kind[NR_VIOLATIONS];      /* under vlock */
 static bool quiet;
 
 #define X(n) #n,
@@ -40,16 +40,15 @@ void violations_set_quiet(bool q)
 	quiet = q;
 }
 
-static bool same_report(const struct violation *v, enum violation_kind kind,
-			int cls_a, int cls_b, int site_a, int site_b)
+static bool same_report(const struct violation *v, enum violation_kind kind, int cls_a, int cls_b,
+			int site_a, int site_b)
 {
-	return v->kind == kind && v->cls_a == cls_a && v->cls_b == cls_b &&
-	       v->site_a == site_a && v->site_b == site_b;
+	return v->kind == kind && v->cls_a == cls_a && v->cls_b == cls_b && v->site_a == site_a &&
+	       v->site_b == site_b;
 }
 
-void report_violation(enum violation_kind kind, int cls_a, int cls_b,
-		      int site_a, int site_b, int cpu_a, int cpu_b,
-		      uint64_t ino, const char *fmt, ...)
+void report_violation(enum violation_kind kind, int cls_a, int cls_b, int site_a, int site_b,
+		      int cpu_a, int cpu_b, uint64_t ino, const char *fmt, ...)
 {
 	char text[VIOLATION_TEXT];
 	va_list ap;

@@ -21,11 +21,11 @@
 
 struct violation {
 	enum violation_kind kind;
-	int cls_a, cls_b;       /* lock classes involved, -1 if none */
-	int site_a, site_b;     /* sites involved, -1 if none */
-	int cpu_a, cpu_b;       /* CPUs involved, -1 if none */
-	uint64_t ino;           /* inode involved, 0 if none */
-	uint64_t count;         /* how many times it was seen */
+	int cls_a, cls_b;   /* lock classes involved, -1 if none */
+	int site_a, site_b; /* sites involved, -1 if none */
+	int cpu_a, cpu_b;   /* CPUs involved, -1 if none */
+	uint64_t ino;       /* inode involved, 0 if none */
+	uint64_t count;     /* how many times it was seen */
 	char text[VIOLATION_TEXT];
 };
 
@@ -33,9 +33,8 @@ void violations_reset(void);
 void violations_set_quiet(bool quiet);
 
 /* Record one report; text is the human explanation (printf style). */
-void report_violation(enum violation_kind kind, int cls_a, int cls_b,
-		      int site_a, int site_b, int cpu_a, int cpu_b,
-		      uint64_t ino, const char *fmt, ...)
+void report_violation(enum violation_kind kind, int cls_a, int cls_b, int site_a, int site_b,
+		      int cpu_a, int cpu_b, uint64_t ino, const char *fmt, ...)
 	__attribute__((format(printf, 9, 10)));
 
 /* Distinct reports kept, and every report counted. */

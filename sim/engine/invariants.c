@@ -20,16 +20,15 @@
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
 
-static uint32_t pass;           /* stamp for i_check, one per walk */
+static uint32_t pass; /* stamp for i_check, one per walk */
 static int failures;
-static bool corrupt;            /* some list does not come back to its head */
-static long walk_limit;         /* no list can be longer than this */
+static bool corrupt;    /* some list does not come back to its head */
+static long walk_limit; /* no list can be longer than this */
 
-#define FAIL(ino, ...)                                                       \
-	do {                                                                 \
-		failures++;                                                  \
-		report_violation(VIOL_invariant, -1, -1, -1, -1, -1, -1, ino, \
-				 __VA_ARGS__);                               \
+#define FAIL(ino, ...)                                                                      \
+	do {                                                                                \
+		failures++;                                                                 \
+		report_violation(VIOL_invariant, -1, -1, -1, -1, -1, -1, ino, __VA_ARGS__); \
 	} while (0)
 
 /*
@@ -46,7 +45,8 @@ static bool walked_too_far(long *steps, const char *where)
 	corrupt = true;
 	report_violation(VIOL_invariant, -1, -1, -1, -1, -1, -1, 0,
 			 "invariant: %s is corrupt: its links do not lead back to "
-			 "its head", where);
+			 "its head",
+			 where);
 	return true;
 }
 
@@ -60,9 +60,8 @@ static bool live(const struct inode *inode, const char *where)
 	if (inode->i_magic == INODE_MAGIC)
 		return true;
 	failures++;
-	corrupt = true;         /* its links cannot be trusted past here */
-	report_violation(VIOL_freed_on_list, -1, -1, -1, -1, -1, -1,
-			 inode->i_ino,
+	corrupt = true; /* its links cannot be trusted past here */
+	report_violation(VIOL_freed_on_list, -1, -1, -1, -1, -1, -1, inode->i_ino,
 			 "invariant: freed inode %llu is still on %s",
 			 (unsigned long long)inode->i_ino, where);
 	return false;
@@ -75,20 +74,22 @@ static bool live(const struct inode *inode, const char *where)
  */
 static void check_single_i_list(const struct inode *inode, bool quiescent)
 {
-	bool on_lru_link = inode->i_lru_on == LIST_lru ||
-			   inode->i_lru_on == LIST_in_use;
+	bool on_lru_link = inode->i_lru_on == LIST_lru || inode->i_lru_on == LIST_in_use;
 
 	if (on_lru_link && inode_on_wb(inode))
-		FAIL(inode->i_ino, "invariant: inode %llu is on %s and on a "
+		FAIL(inode->i_ino,
+		     "invariant: inode %llu is on %s and on a "
 		     "writeback list at once, but it has only one i_list",
 		     (unsigned long long)inode->i_ino,
 		     inode->i_lru_on == LIST_lru ? "the LRU" : "inode_in_use");
 	if (inode_state(inode) & I_REFERENCED)
-		FAIL(inode->i_ino, "invariant: inode %llu has I_REFERENCED, "
+		FAIL(inode->i_ino,
+		     "invariant: inode %llu has I_REFERENCED, "
 		     "which this era's strict LRU does not have",
 		     (unsigned long long)inode->i_ino);
 	if (quiescent && inode->i_lru_on == LIST_in_use)
-		FAIL(inode->i_ino, "invariant: unused inode %llu is still on "
+		FAIL(inode->i_ino,
+		     "invariant: unused inode %llu is still on "
 		     "inode_in_use after the run",
 		     (unsigned long long)inode->i_ino);
 }
@@ -102,8 +103,7 @@ static long walk_sb_lists(bool quiescent)
 		struct list_head *pos;
 		long len = 0, steps = 0;
 		list_for_each(pos, &sb->s_inodes) {
-			struct inode *inode = list_entry(pos, struct inode,
-							 i_sb_list);
+			struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 			if (walked_too_far(&steps, "an sb's s_inodes"))
 				break;
 			len++;
@@ -111,14 +111,15 @@ static long walk_sb_lists(bool quiescent)
 				continue;
 			inode->i_check = pass;
 			if (inode->i_sb != sb)
-				FAIL(inode->i_ino, "invariant: inode %llu is on the "
+				FAIL(inode->i_ino,
+				     "invariant: inode %llu is on the "
 				     "s_inodes of sb %d but belongs to sb %u",
-				     (unsigned long long)inode->i_ino, s,
-				     inode->i_sb->s_id);
+				     (unsigned long long)inode->i_ino, s, inode->i_sb->s_id);
 			if (icache.scheme->single_i_list)
 				check_single_i_list(inode, quiescent);
 			if (inode_hashed(inode) != !hlist_unhashed(&inode->i_hash))
-				FAIL(inode->i_ino, "invariant: inode %llu says it is "
+				FAIL(inode->i_ino,
+				     "invariant: inode %llu says it is "
 				     "%shashed but its hash link says otherwise",
 				     (unsigned long long)inode->i_ino,
 				     inode_hashed(inode) ? "" : "not ");
@@ -127,32 +128,39 @@ static long walk_sb_lists(bool quiescent)
 			unsigned st = inode_state(inode);
 			int count = atomic_load(&inode->i_count);
 			if (count != 0)
-				FAIL(inode->i_ino, "invariant: inode %llu still has "
+				FAIL(inode->i_ino,
+				     "invariant: inode %llu still has "
 				     "%d references after the run (refcounts do "
-				     "not balance)", (unsigned long long)inode->i_ino,
-				     count);
+				     "not balance)",
+				     (unsigned long long)inode->i_ino, count);
 			if (st & (I_NEW | I_FREEING | I_WILL_FREE | I_CLEAR | I_SYNC))
-				FAIL(inode->i_ino, "invariant: inode %llu is left in "
+				FAIL(inode->i_ino,
+				     "invariant: inode %llu is left in "
 				     "state 0x%x after the run",
 				     (unsigned long long)inode->i_ino, st);
-			if ((st & I_DIRTY) && inode_hashed(inode) &&
-			    !inode_on_wb(inode))
-				FAIL(inode->i_ino, "invariant: inode %llu is dirty "
+			if ((st & I_DIRTY) && inode_hashed(inode) && !inode_on_wb(inode))
+				FAIL(inode->i_ino,
+				     "invariant: inode %llu is dirty "
 				     "but on no writeback list",
 				     (unsigned long long)inode->i_ino);
 			if (!inode_hashed(inode))
-				FAIL(inode->i_ino, "invariant: unhashed inode %llu "
+				FAIL(inode->i_ino,
+				     "invariant: unhashed inode %llu "
 				     "with no users was never evicted",
 				     (unsigned long long)inode->i_ino);
-			if (count == 0 && !(st & I_DIRTY) && inode_hashed(inode) &&
-			    sb_active(sb) && !inode_on_lru(inode))
-				FAIL(inode->i_ino, "invariant: unused clean inode "
+			if (count == 0 && !(st & I_DIRTY) && inode_hashed(inode) && sb_active(sb) &&
+			    !inode_on_lru(inode))
+				FAIL(inode->i_ino,
+				     "invariant: unused clean inode "
 				     "%llu is not on the LRU: reclaim can never "
-				     "find it", (unsigned long long)inode->i_ino);
+				     "find it",
+				     (unsigned long long)inode->i_ino);
 		}
 		if (len != atomic_load(&sb->s_nr_inodes))
-			FAIL(0, "invariant: sb %d counts %ld inodes but its list "
-			     "has %ld", s, (long)atomic_load(&sb->s_nr_inodes), len);
+			FAIL(0,
+			     "invariant: sb %d counts %ld inodes but its list "
+			     "has %ld",
+			     s, (long)atomic_load(&sb->s_nr_inodes), len);
 		n += len;
 	}
 	return n;
@@ -169,15 +177,17 @@ static void walk_hash(void)
 			if (walked_too_far(&steps, "a hash chain"))
 				break;
 			if (!live(inode, "a hash chain"))
-				break;  /* its links cannot be trusted */
-			if (inode_hash_bucket(inode->i_sb, inode->i_ino) !=
-			    &icache.hash[i])
-				FAIL(inode->i_ino, "invariant: inode %llu is on the "
+				break; /* its links cannot be trusted */
+			if (inode_hash_bucket(inode->i_sb, inode->i_ino) != &icache.hash[i])
+				FAIL(inode->i_ino,
+				     "invariant: inode %llu is on the "
 				     "wrong hash chain",
 				     (unsigned long long)inode->i_ino);
 			if (inode->i_check != pass)
-				FAIL(inode->i_ino, "invariant: hashed inode %llu is "
-				     "on no sb list", (unsigned long long)inode->i_ino);
+				FAIL(inode->i_ino,
+				     "invariant: hashed inode %llu is "
+				     "on no sb list",
+				     (unsigned long long)inode->i_ino);
 		}
 	}
 }
@@ -194,19 +204,24 @@ static long walk_lru(void)
 		if (!live(inode, "the LRU"))
 			break;
 		if (inode->i_lru_on != LIST_lru)
-			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on the LRU "
 			     "but its link says list %d",
 			     (unsigned long long)inode->i_ino, inode->i_lru_on);
 		if (inode_state(inode) & I_FREEING)
-			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
-			     "with I_FREEING set", (unsigned long long)inode->i_ino);
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on the LRU "
+			     "with I_FREEING set",
+			     (unsigned long long)inode->i_ino);
 		if (inode->i_check != pass)
-			FAIL(inode->i_ino, "invariant: inode %llu is on the LRU "
-			     "but on no sb list", (unsigned long long)inode->i_ino);
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on the LRU "
+			     "but on no sb list",
+			     (unsigned long long)inode->i_ino);
 	}
 	if (len != get_nr_unused())
-		FAIL(0, "invariant: nr_unused is %ld but the LRU holds %ld inodes",
-		     get_nr_unused(), len);
+		FAIL(0, "invariant: nr_unused is %ld but the LRU holds %ld inodes", get_nr_unused(),
+		     len);
 	return len;
 }
 
@@ -222,18 +237,19 @@ static void walk_in_use(void)
 		if (!live(inode, "inode_in_use"))
 			break;
 		if (inode->i_lru_on != LIST_in_use)
-			FAIL(inode->i_ino, "invariant: inode %llu is on "
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on "
 			     "inode_in_use but its link says list %d",
 			     (unsigned long long)inode->i_ino, inode->i_lru_on);
 		if (inode->i_check != pass)
-			FAIL(inode->i_ino, "invariant: inode %llu is on "
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on "
 			     "inode_in_use but on no sb list",
 			     (unsigned long long)inode->i_ino);
 	}
 }
 
-static void walk_wb(struct list_head *head, enum inode_list_id id,
-		    const char *name)
+static void walk_wb(struct list_head *head, enum inode_list_id id, const char *name)
 {
 	struct list_head *pos;
 	long steps = 0;
@@ -244,12 +260,15 @@ static void walk_wb(struct list_head *head, enum inode_list_id id,
 		if (!live(inode, name))
 			break;
 		if (inode->i_wb_on != id)
-			FAIL(inode->i_ino, "invariant: inode %llu is on %s but its "
-			     "link says list %d", (unsigned long long)inode->i_ino,
-			     name, inode->i_wb_on);
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on %s but its "
+			     "link says list %d",
+			     (unsigned long long)inode->i_ino, name, inode->i_wb_on);
 		if (inode->i_check != pass)
-			FAIL(inode->i_ino, "invariant: inode %llu is on %s but on "
-			     "no sb list", (unsigned long long)inode->i_ino, name);
+			FAIL(inode->i_ino,
+			     "invariant: inode %llu is on %s but on "
+			     "no sb list",
+			     (unsigned long long)inode->i_ino, name);
 	}
 }
 
@@ -268,7 +287,9 @@ int check_invariants(bool quiescent)
 	walk_wb(&icache.wb.b_more_io, LIST_b_more_io, "b_more_io");
 	long nr = get_nr_inodes();
 	if (nr != n)
-		FAIL(0, "invariant: nr_inodes is %ld but the sb lists hold %ld "
-		     "inodes", nr, n);
+		FAIL(0,
+		     "invariant: nr_inodes is %ld but the sb lists hold %ld "
+		     "inodes",
+		     nr, n);
 	return failures;
 }

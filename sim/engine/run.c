@@ -20,16 +20,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/core/trace.h"
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
+#include "sim/engine/vrun.h"
 
 struct run_ctx {
 	const struct run_config *cfg;
-	struct sim_cpu *cpus;           /* ncpus workers, then flusher, main */
+	struct sim_cpu *cpus; /* ncpus workers, then flusher, main */
 	struct sim_cpu **cpu_ptrs;
-	int nthreads;                   /* workers + flusher + main */
+	int nthreads; /* workers + flusher + main */
 	atomic_bool stop;
 	atomic_bool stop_flusher;
 	atomic_bool watchdog_stop;
@@ -39,8 +41,8 @@ struct run_ctx {
 	pthread_mutex_t pause_m;
 	pthread_cond_t pause_c;
 	atomic_bool pause_req;
-	int parked;                     /* under pause_m */
-	int workers_running;            /* under pause_m */
+	int parked;          /* under pause_m */
+	int workers_running; /* under pause_m */
 };
 
 const struct run_config *run_cfg(struct run_ctx *ctx)
@@ -85,6 +87,18 @@ void run_config_defaults(struct run_config *cfg)
 	cfg->watchdog_s = 5.0;
 	cfg->pin = true;
 	cfg->trace_run = true;
+	cfg->locks = LOCKS_AUTO;
+}
+
+enum lock_kind run_lock_kind(const struct run_config *cfg)
+{
+	if (cfg->locks != LOCKS_AUTO)
+		return (enum lock_kind)cfg->locks;
+	if (cfg->virtual_time)
+		return LOCK_TICKET; /* the kernel's, and nothing is preempted */
+	/* A spinner whose lock holder is preempted spins for a time slice:
+	 * spin only when no simulated CPU has to share a core. */
+	return cfg->ncpus <= host_cpus() ? LOCK_TICKET : LOCK_MUTEX;
 }
 
 int host_cpus(void)
@@ -151,8 +165,7 @@ static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
 	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
 		return true;
 	if (ctx->cfg->ops) {
-		uint64_t mine = ctx->ops_per_cpu +
-				((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
+		uint64_t mine = ctx->ops_per_cpu + ((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
 		return done >= mine;
 	}
 	return (done & 15) == 0 && now_ns() >= ctx->deadline_ns;
@@ -211,16 +224,15 @@ static void dump_cpu(FILE *f, const struct sim_cpu *c)
 	if (n == 0)
 		fprintf(f, " holds no lock");
 	for (int i = 0; i < n; i++)
-		fprintf(f, "%s holds %s (instance %llu, taken in %s)",
-			i ? ";" : "", lock_class_name(c->held[i].lock->cls),
-			(unsigned long long)c->held[i].lock->inst,
-			site_name(c->held[i].site));
+		fprintf(f, "%s holds %s (instance %llu, taken in %s)", i ? ";" : "",
+			lock_class_name(c->held[i].lock->cls),
+			(unsigned long long)c->held[i].lock->inst, site_name(c->held[i].site));
 	if (w) {
 		int holder = atomic_load(&w->holder);
 		fprintf(f, "; waits for %s (instance %llu) in %s, held by %s%d",
 			lock_class_name(w->cls), (unsigned long long)w->inst,
-			site_name(atomic_load(&c->waiting_site)),
-			holder >= 0 ? "cpu" : "nobody", holder >= 0 ? holder : 0);
+			site_name(atomic_load(&c->waiting_site)), holder >= 0 ? "cpu" : "nobody",
+			holder >= 0 ? holder : 0);
 	}
 	fprintf(f, "\n");
 }
@@ -258,16 +270,14 @@ static void *watchdog_main(void *p)
 			continue;
 		char buf[4096];
 		FILE *m = fmemopen(buf, sizeof(buf), "w");
-		fprintf(m, "%s: no %s for %.1f s\n",
-			dead ? "deadlock" : "livelock",
+		fprintf(m, "%s: no %s for %.1f s\n", dead ? "deadlock" : "livelock",
 			dead ? "CPU took a lock" : "operation finished",
 			(double)(t - (dead ? still_since : idle_ops_since)) / 1e9);
 		for (int i = 0; i < ctx->nthreads - 1; i++)
 			dump_cpu(m, &ctx->cpus[i]);
 		fclose(m);
 		buf[sizeof(buf) - 1] = 0;
-		report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s",
-				 buf);
+		report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
 		fflush(stderr);
 		fflush(stdout);
 		_exit(1);
@@ -302,12 +312,10 @@ static void collect_inodes(struct run_result *r)
 	for (int s = 0; s < icache.nsbs; s++) {
 		struct list_head *pos;
 		list_for_each(pos, &icache.sbs[s].s_inodes) {
-			struct inode *inode = list_entry(pos, struct inode,
-							 i_sb_list);
+			struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 			if (r->ninodes == cap) {
 				cap = cap ? cap * 2 : 256;
-				r->inodes = realloc(r->inodes,
-						    cap * sizeof(*r->inodes));
+				r->inodes = xrealloc(r->inodes, cap * sizeof(*r->inodes));
 			}
 			struct run_inode *ri = &r->inodes[r->ninodes++];
 			ri->ino = inode->i_ino;
@@ -346,25 +354,13 @@ void run_result_free(struct run_result *r)
 	r->ninodes = 0;
 }
 
-int run_workload(const struct run_config *cfg, struct run_result *result,
-		 bool keep_inodes)
+void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct sim_cpu **ptrs,
+		    char (*names)[16])
 {
-	struct run_ctx ctx;
-	int nworkers = cfg->ncpus;
-	int nthreads = nworkers + 2;    /* + flusher + main */
-	bool flusher = cfg->workload->flusher;
+	int nworkers = cfg->ncpus, nthreads = nworkers + 2;
 
-	memset(&ctx, 0, sizeof(ctx));
-	memset(result, 0, sizeof(*result));
-	ctx.cfg = cfg;
-	ctx.nthreads = nthreads;
-	ctx.cpus = calloc((size_t)nthreads, sizeof(*ctx.cpus));
-	ctx.cpu_ptrs = calloc((size_t)nthreads, sizeof(*ctx.cpu_ptrs));
-	pthread_mutex_init(&ctx.pause_m, NULL);
-	pthread_cond_init(&ctx.pause_c, NULL);
-	char (*names)[16] = calloc((size_t)nthreads, 16);
 	for (int i = 0; i < nthreads; i++) {
-		struct sim_cpu *c = &ctx.cpus[i];
+		struct sim_cpu *c = &cpus[i];
 		c->id = i;
 		if (i < nworkers)
 			snprintf(names[i], 16, "cpu%d", i);
@@ -373,21 +369,77 @@ int run_workload(const struct run_config *cfg, struct run_result *result,
 		c->name = names[i];
 		c->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 7919 + 1;
 		atomic_init(&c->waiting_for, NULL);
-		ctx.cpu_ptrs[i] = c;
+		ptrs[i] = c;
 	}
 
 	struct icache_config icfg = {
-		.nsbs = cfg->nsbs + nworkers,   /* shared, then one private each */
+		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
 		.hash_bits = cfg->hash_bits,
 	};
-	icache_init(cfg->scheme, &icfg, ctx.cpu_ptrs, nthreads);
+	sim_lock_kind = run_lock_kind(cfg);
+	sim_virtual_time = cfg->virtual_time;
+	icache_init(cfg->scheme, &icfg, ptrs, nthreads);
 	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
 	violations_reset();
 	violations_set_quiet(cfg->quiet);
-	this_cpu = &ctx.cpus[nthreads - 1];
+	this_cpu = &cpus[nthreads - 1];
 	if (cfg->trace_run)
-		trace_run_begin(cfg->scheme->name, cfg->workload->name,
-				cfg->ncpus, cfg->seed, cfg->scheme->order_text);
+		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
+				scheme_order_text(cfg->scheme), cfg->scheme->order,
+				cfg->scheme->norder);
+}
+
+void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,
+		 bool keep_inodes)
+{
+	/* The world is still now: check everything. */
+	failures += check_invariants(true);
+	result->invariant_checks++;
+	result->invariant_failures = failures;
+	lock_stats_sum(cpus, n, result->locks);
+	result->nr_inodes = get_nr_inodes();
+	result->nr_unused = get_nr_unused();
+	result->inodes_allocated = inodes_allocated();
+	/* Counting a broken ring would never end: the checker has said
+	 * what is wrong, the list figures stay -1. */
+	if (!icache_lists_corrupt()) {
+		collect_lists(result);
+		if (keep_inodes)
+			collect_inodes(result);
+	} else {
+		result->lru_len = result->hashed = -1;
+		result->b_dirty = result->b_io = result->b_more_io = -1;
+	}
+	result->violations = violations_total();
+}
+
+struct run_ctx *run_ctx_alloc(const struct run_config *cfg)
+{
+	struct run_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	ctx->cfg = cfg;
+	return ctx;
+}
+
+int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes)
+{
+	if (cfg->virtual_time)
+		return vrun_workload(cfg, result, keep_inodes);
+
+	struct run_ctx ctx;
+	int nworkers = cfg->ncpus;
+	int nthreads = nworkers + 2; /* + flusher + main */
+	bool flusher = cfg->workload->flusher;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(result, 0, sizeof(*result));
+	ctx.cfg = cfg;
+	ctx.nthreads = nthreads;
+	ctx.cpus = xcalloc((size_t)nthreads, sizeof(*ctx.cpus));
+	ctx.cpu_ptrs = xcalloc((size_t)nthreads, sizeof(*ctx.cpu_ptrs));
+	pthread_mutex_init(&ctx.pause_m, NULL);
+	pthread_cond_init(&ctx.pause_c, NULL);
+	char(*names)[16] = xcalloc((size_t)nthreads, 16);
+	run_begin_cpus(cfg, ctx.cpus, ctx.cpu_ptrs, names);
 
 	if (cfg->ops) {
 		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;
@@ -396,20 +448,20 @@ int run_workload(const struct run_config *cfg, struct run_result *result,
 	uint64_t t0 = now_ns();
 	ctx.deadline_ns = t0 + cfg->duration_ns;
 
-	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
-	struct worker_arg *args = calloc((size_t)nthreads, sizeof(*args));
+	pthread_t *tids = xcalloc((size_t)nthreads, sizeof(*tids));
+	struct worker_arg *args = xcalloc((size_t)nthreads, sizeof(*args));
 	pthread_t wd;
 	ctx.workers_running = nworkers + (flusher ? 1 : 0);
-	pthread_create(&wd, NULL, watchdog_main, &ctx);
+	xpthread_create(&wd, NULL, watchdog_main, &ctx);
 	for (int i = 0; i < nworkers; i++) {
 		args[i].ctx = &ctx;
 		args[i].cpu = &ctx.cpus[i];
-		pthread_create(&tids[i], NULL, worker_main, &args[i]);
+		xpthread_create(&tids[i], NULL, worker_main, &args[i]);
 	}
 	if (flusher) {
 		args[nworkers].ctx = &ctx;
 		args[nworkers].cpu = &ctx.cpus[nworkers];
-		pthread_create(&tids[nworkers], NULL, flusher_main, &args[nworkers]);
+		xpthread_create(&tids[nworkers], NULL, flusher_main, &args[nworkers]);
 	}
 
 	int failures = 0;
@@ -443,31 +495,13 @@ int run_workload(const struct run_config *cfg, struct run_result *result,
 	result->seconds = (double)(t1 - t0) / 1e9;
 	for (int i = 0; i < nworkers; i++)
 		result->ops += atomic_load(&ctx.cpus[i].ops_done);
-
-	/* The world is still now: check everything. */
-	failures += check_invariants(true);
-	result->invariant_checks++;
-	result->invariant_failures = failures;
-	lock_stats_sum(ctx.cpu_ptrs, nthreads, result->locks);
-	result->nr_inodes = get_nr_inodes();
-	result->nr_unused = get_nr_unused();
-	result->inodes_allocated = inodes_allocated();
-	/* Counting a broken ring would never end: the checker has said
-	 * what is wrong, the list figures stay -1. */
-	if (!icache_lists_corrupt()) {
-		collect_lists(result);
-		if (keep_inodes)
-			collect_inodes(result);
-	} else {
-		result->lru_len = result->hashed = -1;
-		result->b_dirty = result->b_io = result->b_more_io = -1;
-	}
-	result->violations = violations_total();
+	run_collect(result, ctx.cpu_ptrs, nthreads, failures, keep_inodes);
 	if (cfg->trace_run)
 		trace_run_end(result->ops, (uint32_t)result->violations);
 
 	this_cpu = NULL;
 	icache_destroy();
+	sim_lock_kind = LOCK_MUTEX; /* scenario mode's, and the default */
 	free(tids);
 	free(args);
 	free(ctx.cpu_ptrs);

@@ -21,7 +21,7 @@ struct run_ctx;
 struct workload {
 	const char *name;
 	const char *summary;
-	bool flusher;           /* needs the flusher thread */
+	bool flusher; /* needs the flusher thread */
 	/* One operation on CPU c; returns false when it has nothing to do. */
 	void (*op)(struct run_ctx *ctx, struct sim_cpu *c);
 	/* Give back whatever the workload still holds (main thread). */
@@ -37,19 +37,27 @@ struct run_config {
 	const struct scheme *scheme;
 	const struct workload *workload;
 	int ncpus;
-	uint64_t ops;           /* total operations; 0 means use duration */
+	uint64_t ops; /* total operations; 0 means use duration */
 	uint64_t duration_ns;
 	uint64_t seed;
-	int nsbs;               /* shared superblocks */
+	int nsbs; /* shared superblocks */
 	unsigned hash_bits;
-	unsigned hot;           /* inodes in the lookup hot set, per sb */
-	unsigned cache_limit;   /* pressure: unused inodes the shrinker keeps */
-	double watchdog_s;      /* no progress for this long = deadlock */
-	uint64_t check_every_ns;/* stop the world and check, 0 = only at end */
+	unsigned hot;            /* inodes in the lookup hot set, per sb */
+	unsigned cache_limit;    /* pressure: unused inodes the shrinker keeps */
+	double watchdog_s;       /* no progress for this long = deadlock */
+	uint64_t check_every_ns; /* stop the world and check, 0 = only at end */
 	bool pin;
-	bool quiet;             /* don't print violations as they happen */
-	bool trace_run;         /* emit run_begin / run_end events */
+	bool quiet;     /* don't print violations as they happen */
+	bool trace_run; /* emit run_begin / run_end events */
+	int locks;      /* enum lock_kind, or LOCKS_AUTO */
+	/* Virtual-time mode (vrun.h): --duration is virtual time then. */
+	bool virtual_time;
+	const struct cost_model *costs;
 };
+
+/* --locks not given: spin (ticket) if every simulated CPU has a core. */
+#define LOCKS_AUTO (-1)
+enum lock_kind run_lock_kind(const struct run_config *cfg);
 
 void run_config_defaults(struct run_config *cfg);
 
@@ -60,7 +68,7 @@ struct run_inode {
 	int count;
 	unsigned nlink;
 	bool hashed, on_sb, on_lru, on_wb;
-	int wb_list;            /* LIST_b_* or -1 */
+	int wb_list; /* LIST_b_* or -1 */
 };
 
 struct run_result {
@@ -76,12 +84,26 @@ struct run_result {
 	/* Every inode alive at the end (kept only if asked for). */
 	struct run_inode *inodes;
 	size_t ninodes;
+	/* Virtual mode: seconds above is virtual; what simulating it took. */
+	uint64_t vpoints;
+	uint64_t worker_points; /* of them, passed by the workload's CPUs */
+	double host_seconds;
+	uint64_t line_xfers; /* lock and list-head lines moved between CPUs */
 };
 
 /* Run it.  keep_inodes: fill result->inodes. Returns 0, or 1 on a report. */
-int run_workload(const struct run_config *cfg, struct run_result *result,
-		 bool keep_inodes);
+int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes);
 void run_result_free(struct run_result *r);
+
+/* The start of a run: name the CPUs (nworkers, flusher, main: cpus and
+ * ptrs hold ncpus + 2), build the cache, reset the validator. */
+void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct sim_cpu **ptrs,
+		    char (*names)[16]);
+/* The end of a run, the world still: invariants, counters, final lists. */
+void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,
+		 bool keep_inodes);
+/* A context for a run driven elsewhere (virtual mode); free() it. */
+struct run_ctx *run_ctx_alloc(const struct run_config *cfg);
 
 /* Private superblocks (umount) start after the shared ones. */
 struct super_block *run_private_sb(struct run_ctx *ctx, struct sim_cpu *c);
@@ -95,10 +117,9 @@ int check_invariants(bool quiescent);
 bool icache_lists_corrupt(void);
 
 /* Reports. */
-void print_report(FILE *f, const struct run_config *cfg,
-		  const struct run_result *r);
-void print_json(FILE *f, const struct run_config *cfg,
-		const struct run_result *r, const char *extra_json);
+void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r);
+void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
+		const char *extra_json);
 
 /* The host, for figures printed beside absolute times. */
 const char *host_cpu_model(void);

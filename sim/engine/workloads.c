@@ -27,16 +27,15 @@ static const struct scheme *S(struct run_ctx *ctx)
 	return run_cfg(ctx)->scheme;
 }
 
-static uint64_t hot_ino(struct run_ctx *ctx, struct sim_cpu *c,
-			struct super_block *sb, unsigned range)
+static uint64_t hot_ino(struct run_ctx *ctx, struct sim_cpu *c, struct super_block *sb,
+			unsigned range)
 {
 	(void)ctx;
 	return LOOKUP_BASE + ((uint64_t)sb->s_id << 24) + sim_rand(c) % range;
 }
 
 /* iget_locked, and if the inode is new, "read it from disk". */
-static struct inode *get_inode(struct run_ctx *ctx, struct super_block *sb,
-			       uint64_t ino)
+static struct inode *get_inode(struct run_ctx *ctx, struct super_block *sb, uint64_t ino)
 {
 	struct inode *inode = S(ctx)->iget_locked(sb, ino);
 	if (inode_state(inode) & I_NEW)
@@ -59,7 +58,7 @@ static void op_create_unlink(struct run_ctx *ctx, struct sim_cpu *c)
 	trace_op_begin(c, OP_unlink, inode->i_ino);
 	uint64_t ino = inode->i_ino;
 	inode_drop_nlink(inode, SITE_unlink);
-	S(ctx)->iput(inode);            /* the last reference: evicted */
+	S(ctx)->iput(inode); /* the last reference: evicted */
 	trace_op_end(c, OP_unlink, ino, 0);
 }
 
@@ -112,8 +111,7 @@ static void op_writeback(struct run_ctx *ctx, struct sim_cpu *c)
 
 	trace_op_begin(c, OP_mark_dirty, ino);
 	struct inode *inode = get_inode(ctx, sb, ino);
-	S(ctx)->mark_inode_dirty(inode, (sim_rand(c) & 1) ? I_DIRTY_PAGES
-							  : I_DIRTY_SYNC);
+	S(ctx)->mark_inode_dirty(inode, (sim_rand(c) & 1) ? I_DIRTY_PAGES : I_DIRTY_SYNC);
 	S(ctx)->iput(inode);
 	trace_op_end(c, OP_mark_dirty, ino, 0);
 }
@@ -167,17 +165,22 @@ static void op_umount(struct run_ctx *ctx, struct sim_cpu *c)
 	/* The rest are put while the sb is dying: I_WILL_FREE, then I_FREEING. */
 	for (int i = 1; i < UMOUNT_INODES; i += 2)
 		S(ctx)->iput(held[i]);
-	/* The flusher or the shrinker may still hold one for a moment. */
+	/*
+	 * The flusher may still hold one for a moment: the kernel keeps it
+	 * off a sb being unmounted (s_umount, sync_filesystem), which we do
+	 * not model, so the workload evicts until the sb is empty rather
+	 * than report it busy.
+	 */
 	long freed = 0;
 	while (atomic_load(&sb->s_nr_inodes) > 0) {
-		freed += S(ctx)->invalidate_inodes(sb);
+		freed += S(ctx)->evict_inodes(sb);
 		if (atomic_load(&sb->s_nr_inodes) > 0)
 			sched_yield();
 	}
 	trace_op_end(c, OP_umount, sb->s_id, freed);
 }
 
-/* ---- iput-race: the seed 005 window, provoked --------------------------- */
+/* ---- iput-race: the window of [PATCH 16/21]'s iput_final, provoked ----- */
 
 /*
  * Every CPU looks up one of a handful of hot inodes and drops it again; one
@@ -262,7 +265,7 @@ static const struct workload wl_pressure = {
 };
 static const struct workload wl_umount = {
 	.name = "umount",
-	.summary = "mount a private sb, use it, unmount it (I_WILL_FREE, invalidate_inodes)",
+	.summary = "mount a private sb, use it, unmount it (I_WILL_FREE, evict_inodes)",
 	.flusher = true,
 	.op = op_umount,
 };
@@ -279,8 +282,8 @@ static const struct workload wl_mixed = {
 };
 
 const struct workload *const all_workloads[] = {
-	&wl_create_unlink, &wl_lookup, &wl_writeback, &wl_pressure, &wl_umount,
-	&wl_mixed, &wl_iput_race, NULL,
+	&wl_create_unlink, &wl_lookup, &wl_writeback, &wl_pressure,
+	&wl_umount,        &wl_mixed,  &wl_iput_race, NULL,
 };
 
 const struct workload *workload_find(const char *name)
@@ -326,7 +329,7 @@ static void abba_cross(struct run_ctx *ctx, struct sim_cpu *c)
 		spin_unlock(&abba_b);
 		spin_unlock(&abba_a);
 		spin_lock(&abba_b);
-		spin_lock(&abba_a);        /* closes the cycle, alone */
+		spin_lock(&abba_a); /* closes the cycle, alone */
 		spin_unlock(&abba_a);
 		spin_unlock(&abba_b);
 		return;
@@ -336,7 +339,7 @@ static void abba_cross(struct run_ctx *ctx, struct sim_cpu *c)
 	/* A bounded wait, so a partner that never comes cannot hang us. */
 	for (int i = 0; i < 2000 && !atomic_load(&abba_holding[!c->id]); i++)
 		usleep(1000);
-	spin_lock(second);                 /* the other CPU holds it: stuck */
+	spin_lock(second); /* the other CPU holds it: stuck */
 	spin_unlock(second);
 	spin_unlock(first);
 }

@@ -14,8 +14,10 @@
  *   last_ino (new_inode's counter) and the iunique counter.
  * inode->i_lock exists but covers no icache state in this era.
  *
- * Lock order: there is none to keep, nothing nests with inode_lock:
- *   inode_lock
+ * Lock order: among the simulated locks only iprune_sem, the sleeping
+ * rw-lock that keeps prune_icache and umount apart, nests with it:
+ *   iprune_sem
+ *     inode_lock
  *
  * No I_REFERENCED yet (it came with the lazy LRU of 2.6.37): the LRU is
  * strict.  __iget of an unused inode moves it back to inode_in_use, iput
@@ -40,8 +42,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &icache.inode_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	(void)inode;
 	switch (list) {
@@ -54,7 +55,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &icache.inode_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -75,8 +76,7 @@ static void i_list_del(struct inode *inode, enum site site)
  */
 static void __iget(struct inode *inode, enum site site)
 {
-	if (atomic_load(&inode->i_count) == 0 &&
-	    !(inode_state(inode) & (I_DIRTY | I_SYNC)))
+	if (atomic_load(&inode->i_count) == 0 && !(inode_state(inode) & (I_DIRTY | I_SYNC)))
 		inode_in_use_add(inode, site);
 	inode_ref_get(inode, site);
 }
@@ -258,8 +258,7 @@ static void ihold(struct inode *inode)
  * it while "writing".  I_SYNC keeps the inode ours meanwhile:
  * mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -268,8 +267,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&icache.inode_lock);
 
 	/* The pages and the inode would be written here. */
@@ -421,8 +419,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&icache.inode_lock);
 		/* The handoff, in one inode_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -454,6 +451,9 @@ static long prune_icache(long nr)
 	long scanned, freed = 0;
 
 	INIT_LIST_HEAD(&freeable);
+	/* invalidate_inodes waits for us (down_write) until our dispose
+	 * list is freed. */
+	down_read(&icache.iprune_sem);
 	spin_lock(&icache.inode_lock);
 	for (scanned = 0; scanned < nr; scanned++) {
 		inode = inode_lru_oldest();
@@ -470,34 +470,67 @@ static long prune_icache(long nr)
 	}
 	spin_unlock(&icache.inode_lock);
 	dispose_list(&freeable);
+	up_read(&icache.iprune_sem);
 	return freed;
 }
 
-/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
-static long invalidate_inodes(struct super_block *sb)
+/*
+ * invalidate_inodes (2.6.36): free every unused inode of a sb and say
+ * whether any was busy.  iprune_sem, held for write throughout, keeps
+ * prune_icache out: an inode the shrinker has put on its dispose list is
+ * torn down before we walk, and none can be taken while we do.
+ * 2.6.36 skipped only I_NEW here; we also skip I_FREEING and I_WILL_FREE
+ * inodes, which our iput_final leaves on s_inodes until evict (2.6.36
+ * took them off it before dropping inode_lock).
+ */
+static int invalidate_sb(struct super_block *sb, long *freed)
 {
 	SITE(invalidate_inodes);
 	struct list_head dispose;
 	struct list_head *pos;
-	long freed = 0;
+	int busy = 0;
 
+	*freed = 0;
 	INIT_LIST_HEAD(&dispose);
+	down_write(&icache.iprune_sem);
 	spin_lock(&icache.inode_lock);
 	list_for_each(pos, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 
-		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
-		    atomic_load(&inode->i_count))
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE))
 			continue;
+		if (atomic_load(&inode->i_count)) {
+			busy = 1;
+			continue;
+		}
 		inode_state_set(inode, I_FREEING, __site);
 		/* Its i_list, wherever it was, now threads the dispose list. */
 		i_list_del(inode, __site);
 		inode_dispose_add(inode, &dispose, __site);
-		freed++;
+		(*freed)++;
 	}
 	spin_unlock(&icache.inode_lock);
 	dispose_list(&dispose);
+	up_write(&icache.iprune_sem);
+	return busy;
+}
+
+/* umount's first call ("bad name - it should be evict_inodes()"). */
+static long evict_inodes(struct super_block *sb)
+{
+	long freed;
+
+	invalidate_sb(sb, &freed);
 	return freed;
+}
+
+/* 2.6.36 had no kill_dirty: every unused inode went, dirty or not. */
+static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
+{
+	long freed;
+
+	(void)kill_dirty;
+	return invalidate_sb(sb, &freed);
 }
 
 /* ---- inode numbers --------------------------------------------------------------- */
@@ -521,14 +554,16 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
-/* One lock, so no nesting to document: any edge at all is a surprise. */
-static const struct lock_rule lock_order[] = {};
+/* One spinlock; only the sleeping iprune_sem nests outside it. */
+static const struct lock_rule lock_order[] = {
+	{ LC_s_umount, LC_iprune_sem },
+	{ LC_iprune_sem, LC_inode_lock },
+};
 
 const struct scheme scheme_global = {
 	.name = "global",
 	.era = "2.6.36 (one global inode_lock)",
 	.summary = "inode_lock covers hash, sb lists, the i_list, i_state, counters",
-	.order_text = "inode_lock (alone: nothing nests inside or outside it)",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.single_i_list = true,
@@ -545,6 +580,7 @@ const struct scheme scheme_global = {
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.prune_icache = prune_icache,
+	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,
 	.iunique = iunique,
 	.get_next_ino = get_next_ino,

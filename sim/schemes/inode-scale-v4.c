@@ -47,8 +47,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &inode->i_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	switch (list) {
 	case LIST_hash:
@@ -62,7 +61,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &inode->i_sb->s_bdi->list_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -246,8 +245,7 @@ static void ihold(struct inode *inode)
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
  * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -256,8 +254,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 
@@ -435,8 +432,7 @@ static void iput_final(struct inode *inode)
 			 * the last reference and free it, and then we put a
 			 * freed inode on the LRU.  Left in on purpose. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
-			    !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
 				spin_unlock(&inode->i_lock);
 				inode_lru_list_add(inode);
 				return;
@@ -451,8 +447,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&inode->i_lock);
 		/* The handoff, in one i_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -489,14 +484,15 @@ static long prune_icache(long nr)
 	long scanned, freed = 0;
 
 	INIT_LIST_HEAD(&freeable);
+	/* umount waits for us (down_write) until our dispose list is freed. */
+	down_read(&icache.iprune_sem);
 	spin_lock(&icache.lru_lock);
 	for (scanned = 0; scanned < nr; scanned++) {
 		inode = inode_lru_oldest();
 		if (!inode)
 			break;
 		spin_lock(&inode->i_lock);
-		if (atomic_load(&inode->i_count) ||
-		    (inode_state(inode) & ~I_REFERENCED)) {
+		if (atomic_load(&inode->i_count) || (inode_state(inode) & ~I_REFERENCED)) {
 			inode_lru_del(inode, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -515,26 +511,37 @@ static long prune_icache(long nr)
 	}
 	spin_unlock(&icache.lru_lock);
 	dispose_list(&freeable);
+	up_read(&icache.iprune_sem);
 	return freed;
 }
 
-/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
-static long invalidate_inodes(struct super_block *sb)
+/*
+ * invalidate_inodes, 2.6.36's shape: free every unused inode of a sb and
+ * say whether any was busy; iprune_sem keeps prune_icache out.
+ */
+static int invalidate_sb(struct super_block *sb, long *freed)
 {
 	SITE(invalidate_inodes);
 	struct list_head dispose;
 	struct list_head *pos;
-	long freed = 0;
+	int busy = 0;
 
+	*freed = 0;
 	INIT_LIST_HEAD(&dispose);
+	/* Held for write throughout: prune_icache stays out (2.6.36). */
+	down_write(&icache.iprune_sem);
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each(pos, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 
 		spin_lock(&inode->i_lock);
-		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
-		    atomic_load(&inode->i_count)) {
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (atomic_load(&inode->i_count)) {
+			spin_unlock(&inode->i_lock);
+			busy = 1;
 			continue;
 		}
 		inode_state_set(inode, I_FREEING, __site);
@@ -544,11 +551,30 @@ static long invalidate_inodes(struct super_block *sb)
 		inode_lru_del(inode, __site);
 		spin_unlock(&icache.lru_lock);
 		inode_dispose_add(inode, &dispose, __site);
-		freed++;
+		(*freed)++;
 	}
 	spin_unlock(&sb->s_inode_list_lock);
 	dispose_list(&dispose);
+	up_write(&icache.iprune_sem);
+	return busy;
+}
+
+/* umount's first call (2.6.36 named it invalidate_inodes). */
+static long evict_inodes(struct super_block *sb)
+{
+	long freed;
+
+	invalidate_sb(sb, &freed);
 	return freed;
+}
+
+/* No kill_dirty yet (63997e98a3b came later): every unused inode goes. */
+static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
+{
+	long freed;
+
+	(void)kill_dirty;
+	return invalidate_sb(sb, &freed);
 }
 
 /* ---- inode numbers --------------------------------------------------------------- */
@@ -577,6 +603,9 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 /* ---- the table ------------------------------------------------------------------- */
 
 static const struct lock_rule lock_order[] = {
+	{ LC_s_umount, LC_iprune_sem },
+	{ LC_iprune_sem, LC_hash_bucket },
+	{ LC_iprune_sem, LC_inode_wb_list_lock },
 	{ LC_iunique_lock, LC_hash_bucket },
 	{ LC_hash_bucket, LC_inode_sb_list_lock },
 	{ LC_hash_bucket, LC_i_lock },
@@ -591,11 +620,9 @@ const struct scheme scheme_inode_scale_v4 = {
 	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
-	.order_text =
-		"iunique_lock > hash_bucket > inode_sb_list_lock > inode_lru_lock > i_lock; "
-		"inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	.known_racy = true,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,
@@ -609,6 +636,7 @@ const struct scheme scheme_inode_scale_v4 = {
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.prune_icache = prune_icache,
+	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,
 	.iunique = iunique,
 	.get_next_ino = get_next_ino,

@@ -17,6 +17,7 @@
  *   iunique_lock         the iunique counter
  *
  * Lock order (outer first):
+ *   iprune_sem (a sleeping rw-lock: prune_icache for read, umount for write)
  *   iunique_lock
  *     inode_hash_lock
  *       inode_sb_list_lock
@@ -46,8 +47,7 @@ static struct sim_lock *state_lock(struct inode *inode)
 	return &inode->i_lock;
 }
 
-static struct sim_lock *list_lock(enum inode_list_id list,
-					 struct inode *inode)
+static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 {
 	(void)inode;
 	switch (list) {
@@ -62,7 +62,7 @@ static struct sim_lock *list_lock(enum inode_list_id list,
 	case LIST_b_more_io:
 		return &icache.wb_list_lock;
 	default:
-		return NULL;    /* private dispose lists need no lock */
+		return NULL; /* private dispose lists need no lock */
 	}
 }
 
@@ -240,8 +240,7 @@ static void ihold(struct inode *inode)
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
  * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode,
-				   struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
@@ -250,8 +249,7 @@ static void writeback_single_inode(struct inode *inode,
 		inode_wb_move(inode, wb, LIST_b_more_io, __site);
 		return;
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY,
-			   __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.wb_list_lock);
 
@@ -403,8 +401,7 @@ static void iput_final(struct inode *inode)
 			 * so the inode goes on the LRU before anyone else can
 			 * see it unreferenced and unlocked. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) &&
-			    !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
 				spin_lock(&icache.lru_lock);
 				inode_lru_add(inode, __site);
 				spin_unlock(&icache.lru_lock);
@@ -419,8 +416,7 @@ static void iput_final(struct inode *inode)
 		write_inode_now(inode);
 		spin_lock(&inode->i_lock);
 		/* The handoff, in one i_lock hold. */
-		inode_state_assign(inode,
-			(inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
+		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
 	} else {
 		inode_state_set(inode, I_FREEING, __site);
 	}
@@ -455,6 +451,9 @@ static long prune_icache(long nr)
 	long scanned, freed = 0;
 
 	INIT_LIST_HEAD(&freeable);
+	/* umount's evict_inodes waits for us (down_write) until the inodes
+	 * we take off the LRU are gone. */
+	down_read(&icache.iprune_sem);
 	spin_lock(&icache.lru_lock);
 	for (scanned = 0; scanned < nr; scanned++) {
 		inode = inode_lru_oldest();
@@ -465,8 +464,7 @@ static long prune_icache(long nr)
 			inode_lru_rotate(inode, __site);
 			continue;
 		}
-		if (atomic_load(&inode->i_count) ||
-		    (inode_state(inode) & ~I_REFERENCED)) {
+		if (atomic_load(&inode->i_count) || (inode_state(inode) & ~I_REFERENCED)) {
 			inode_lru_del(inode, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -485,13 +483,20 @@ static long prune_icache(long nr)
 	}
 	spin_unlock(&icache.lru_lock);
 	dispose_list(&freeable);
+	up_read(&icache.iprune_sem);
 	return freed;
 }
 
-/* invalidate_inodes: umount.  Free every unused inode of a dying sb. */
-static long invalidate_inodes(struct super_block *sb)
+/*
+ * evict_inodes: umount (generic_shutdown_super), with MS_ACTIVE clear, so
+ * any inode whose count reaches zero from now on is evicted by its iput.
+ * Free every unused inode of the sb; then cycle through iprune_sem for
+ * write, which waits until every prune_icache that had already taken
+ * inodes of this sb off the LRU has torn them down (bab1d9444d9).
+ */
+static long evict_inodes(struct super_block *sb)
 {
-	SITE(invalidate_inodes);
+	SITE(evict_inodes);
 	struct list_head dispose;
 	struct list_head *pos;
 	long freed = 0;
@@ -501,9 +506,10 @@ static long invalidate_inodes(struct super_block *sb)
 	list_for_each(pos, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 
+		if (atomic_load(&inode->i_count))
+			continue;
 		spin_lock(&inode->i_lock);
-		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
-		    atomic_load(&inode->i_count)) {
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
@@ -511,13 +517,57 @@ static long invalidate_inodes(struct super_block *sb)
 		spin_lock(&icache.lru_lock);
 		inode_lru_del(inode, __site);
 		spin_unlock(&icache.lru_lock);
-		inode_dispose_add(inode, &dispose, __site);
 		spin_unlock(&inode->i_lock);
+		inode_dispose_add(inode, &dispose, __site);
 		freed++;
 	}
 	spin_unlock(&icache.sb_list_lock);
 	dispose_list(&dispose);
+
+	down_write(&icache.iprune_sem);
+	up_write(&icache.iprune_sem);
 	return freed;
+}
+
+/*
+ * invalidate_inodes(sb, kill_dirty): the other half of the split
+ * (63997e98a3b), for callers that want to know: free what is unused and
+ * say whether anything was busy.  Dirty inodes count as busy unless
+ * kill_dirty.  Takes no iprune_sem.
+ */
+static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
+{
+	SITE(invalidate_inodes);
+	struct list_head dispose;
+	struct list_head *pos;
+	int busy = 0;
+
+	INIT_LIST_HEAD(&dispose);
+	spin_lock(&icache.sb_list_lock);
+	list_for_each(pos, &sb->s_inodes) {
+		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
+
+		spin_lock(&inode->i_lock);
+		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (((inode_state(inode) & I_DIRTY) && !kill_dirty) ||
+		    atomic_load(&inode->i_count)) {
+			spin_unlock(&inode->i_lock);
+			busy = 1;
+			continue;
+		}
+		inode_state_set(inode, I_FREEING, __site);
+		spin_lock(&icache.lru_lock);
+		inode_lru_del(inode, __site);
+		spin_unlock(&icache.lru_lock);
+		spin_unlock(&inode->i_lock);
+		inode_dispose_add(inode, &dispose, __site);
+	}
+	spin_unlock(&icache.sb_list_lock);
+	dispose_list(&dispose);
+	return busy;
 }
 
 /* ---- inode numbers --------------------------------------------------------------- */
@@ -543,7 +593,12 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 
 /* ---- the table ------------------------------------------------------------------- */
 
+/* clang-format off */
 static const struct lock_rule lock_order[] = {
+	{ LC_s_umount, LC_iprune_sem },
+	{ LC_iprune_sem, LC_inode_lru_lock },
+	{ LC_iprune_sem, LC_inode_hash_lock },
+	{ LC_iprune_sem, LC_inode_wb_list_lock },
 	{ LC_iunique_lock, LC_inode_hash_lock },
 	{ LC_inode_hash_lock, LC_inode_sb_list_lock },
 	{ LC_inode_hash_lock, LC_i_lock },
@@ -551,14 +606,12 @@ static const struct lock_rule lock_order[] = {
 	{ LC_inode_wb_list_lock, LC_i_lock },
 	{ LC_i_lock, LC_inode_lru_lock },
 };
+/* clang-format on */
 
 const struct scheme scheme_merged = {
 	.name = "merged",
 	.era = "2.6.39, as agreed in the thread",
 	.summary = "[hash, wb, sb] > i_lock > [lru]; prune_icache trylocks i_lock",
-	.order_text =
-		"iunique_lock > inode_hash_lock > inode_sb_list_lock > i_lock > inode_lru_lock; "
-		"inode_wb_list_lock > i_lock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,
@@ -574,6 +627,7 @@ const struct scheme scheme_merged = {
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.prune_icache = prune_icache,
+	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,
 	.iunique = iunique,
 	.get_next_ino = get_next_ino,

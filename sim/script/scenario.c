@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/violation.h"
+#include "lib/selector.h"
 #include "sim/script/scenario.h"
 
 #define MAX_TOKENS 64
@@ -25,8 +27,8 @@ struct parser {
 	char *tok[MAX_TOKENS];
 	int ntok, pos;
 	bool failed;
-	bool truncated_line;    /* this is the last line and it has no '\n' */
-	int last_run_item;      /* index of the last run item, -1 */
+	bool truncated_line; /* this is the last line and it has no '\n' */
+	int last_run_item;   /* index of the last run item, -1 */
 };
 
 static const char *const opk_names[NR_OPKS] = {
@@ -67,8 +69,7 @@ static bool op_takes_sb(enum scn_op_kind k)
 
 /* ---- errors --------------------------------------------------------------- */
 
-static bool perr(struct parser *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static bool perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static bool perr(struct parser *p, const char *fmt, ...)
 {
@@ -83,7 +84,7 @@ static bool perr(struct parser *p, const char *fmt, ...)
 	va_end(ap);
 	if (p->truncated_line)
 		fprintf(stderr, " (the file ends in the middle of this line: "
-			"is it truncated?)");
+				"is it truncated?)");
 	fputc('\n', stderr);
 	return false;
 }
@@ -131,8 +132,7 @@ static bool parse_num(const char *t, uint64_t lo, uint64_t hi, uint64_t *out)
 	return true;
 }
 
-static bool num_arg(struct parser *p, const char *what, uint64_t lo,
-		    uint64_t hi, uint64_t *out)
+static bool num_arg(struct parser *p, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	const char *t;
 	if (!need(p, what, &t))
@@ -182,60 +182,15 @@ static bool cpu_arg(struct parser *p, int *cpu)
 	if (*cpu < 0 || colon)
 		return perr(p, "'%s' is not a CPU (cpu0, cpu1, ...)", t);
 	if (*cpu >= SCHED_MAX_CPUS)
-		return perr(p, "unknown CPU '%s': scenarios have cpu0..cpu%d",
-			    t, SCHED_MAX_CPUS - 1);
+		return perr(p, "unknown CPU '%s': scenarios have cpu0..cpu%d", t,
+			    SCHED_MAX_CPUS - 1);
 	return true;
 }
 
 /* ---- vocabulary -------------------------------------------------------------- */
 
-/* Lock class names, with the short names a teacher is likely to write. */
-static uint32_t class_mask(const char *t)
-{
-	static const struct { const char *alias; uint32_t mask; } aliases[] = {
-		{ "lru_lock", 1u << LC_inode_lru_lock },
-		{ "inode_hash_lock", 1u << LC_inode_hash_lock },
-		{ "hash_lock", 1u << LC_inode_hash_lock },
-		/* "hash": whichever lock guards a hash chain in this era */
-		{ "hash", (1u << LC_inode_hash_lock) | (1u << LC_hash_bucket) },
-		{ "sb_list_lock", 1u << LC_inode_sb_list_lock },
-		{ "wb_list_lock", 1u << LC_inode_wb_list_lock },
-		{ "a", 1u << LC_test_lock_a },
-		{ "b", 1u << LC_test_lock_b },
-		{ "any", 0xffffffffu },
-	};
-	for (int i = 0; i < NR_LOCK_CLASSES; i++)
-		if (strcmp(t, lock_class_name(i)) == 0)
-			return 1u << i;
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strcmp(t, aliases[i].alias) == 0)
-			return aliases[i].mask;
-	return 0;
-}
-
-static int site_index(const char *t)
-{
-	while (*t == '_')       /* __wait_on_freeing_inode */
-		t++;
-	for (int i = 0; i < NR_SITES; i++)
-		if (strcmp(t, site_name(i)) == 0)
-			return i;
-	return -1;
-}
-
-static unsigned flag_bits(const char *t)
-{
-	static const struct { const char *name; unsigned bit; } flags[] = {
-#define F(bit, name) { #name, 1u << (bit) },
-		ICACHE_STATE_FLAGS(F)
-#undef F
-		{ "I_DIRTY", I_DIRTY },
-	};
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (strcmp(t, flags[i].name) == 0)
-			return flags[i].bit;
-	return 0;
-}
+/* Lock classes, call sites and i_state flags are named as in every other
+ * file of the lab (lib/selector.h). */
 
 /* "I_NEW|I_REFERENCED", "0" or "none". */
 static bool parse_flags(struct parser *p, const char *t, unsigned *out)
@@ -245,12 +200,13 @@ static bool parse_flags(struct parser *p, const char *t, unsigned *out)
 	if (strcmp(t, "0") == 0 || strcmp(t, "none") == 0)
 		return true;
 	snprintf(buf, sizeof(buf), "%s", t);
-	for (char *save, *f = strtok_r(buf, "|", &save); f;
-	     f = strtok_r(NULL, "|", &save)) {
-		unsigned b = flag_bits(f);
+	for (char *save, *f = strtok_r(buf, "|", &save); f; f = strtok_r(NULL, "|", &save)) {
+		unsigned b = selector_flag_bits(f);
 		if (!b)
-			return perr(p, "unknown i_state flag '%s' (I_NEW, "
-				    "I_FREEING, I_REFERENCED, ...)", f);
+			return perr(p,
+				    "unknown i_state flag '%s' (I_NEW, "
+				    "I_FREEING, I_REFERENCED, ...)",
+				    f);
 		*out |= b;
 	}
 	return true;
@@ -268,22 +224,6 @@ static unsigned list_bits(const char *t)
 	return 0;
 }
 
-static int list_index(const char *t)
-{
-	for (int i = 0; i < NR_INODE_LISTS; i++)
-		if (strcmp(t, list_id_name(i)) == 0)
-			return i;
-	return -1;
-}
-
-static int action_index(const char *t)
-{
-	for (int i = 0; i < NR_LIST_ACTIONS; i++)
-		if (strcmp(t, list_action_name(i)) == 0)
-			return i;
-	return -1;
-}
-
 static int violation_index(const char *t)
 {
 	for (int i = 0; i < NR_VIOLATIONS; i++)
@@ -297,8 +237,7 @@ static void list_words(char *buf, size_t len, const char *(*name)(int), int n)
 	size_t off = 0;
 	buf[0] = 0;
 	for (int i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s",
-					i ? ", " : "", name(i));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", name(i));
 }
 
 static const char *violation_name_i(int i)
@@ -326,8 +265,7 @@ static bool is_name(const char *t)
 int scn_inode_index(struct scenario *scn, uint32_t sb, uint64_t ino)
 {
 	for (int i = 0; i < scn->ninodes; i++)
-		if (!scn->inodes[i].name[0] && scn->inodes[i].sb == sb &&
-		    scn->inodes[i].ino == ino)
+		if (!scn->inodes[i].name[0] && scn->inodes[i].sb == sb && scn->inodes[i].ino == ino)
 			return i;
 	if (scn->ninodes == SCN_MAX_INODES)
 		return -1;
@@ -355,8 +293,7 @@ struct inode_tok {
 	bool have;
 };
 
-static bool resolve_inode(struct parser *p, const struct inode_tok *it,
-			  bool binding, int *out)
+static bool resolve_inode(struct parser *p, const struct inode_tok *it, bool binding, int *out)
 {
 	uint64_t ino;
 	struct scenario *scn = p->scn;
@@ -364,23 +301,23 @@ static bool resolve_inode(struct parser *p, const struct inode_tok *it,
 	if (parse_num(it->t, 1, UINT64_MAX >> 1, &ino)) {
 		if (binding)
 			return perr(p, "create needs a name for its inode, not a "
-				    "number: the number comes from get_next_ino()");
+				       "number: the number comes from get_next_ino()");
 		*out = scn_inode_index(scn, it->sb, ino);
 		if (*out < 0)
-			return perr(p, "too many inodes (at most %d)",
-				    SCN_MAX_INODES);
+			return perr(p, "too many inodes (at most %d)", SCN_MAX_INODES);
 		return true;
 	}
 	if (!is_name(it->t))
-		return perr(p, "bad inode '%s': an inode is a number, or a name "
-			    "given by create", it->t);
+		return perr(p,
+			    "bad inode '%s': an inode is a number, or a name "
+			    "given by create",
+			    it->t);
 	*out = name_index(scn, it->t);
 	if (binding) {
 		if (*out >= 0)
 			return perr(p, "inode name '%s' is already taken", it->t);
 		if (scn->ninodes == SCN_MAX_INODES)
-			return perr(p, "too many inodes (at most %d)",
-				    SCN_MAX_INODES);
+			return perr(p, "too many inodes (at most %d)", SCN_MAX_INODES);
 		struct scn_inode *in = &scn->inodes[scn->ninodes];
 		in->sb = it->sb;
 		in->ino = 0;
@@ -391,8 +328,7 @@ static bool resolve_inode(struct parser *p, const struct inode_tok *it,
 		return true;
 	}
 	if (*out < 0)
-		return perr(p, "bad inode '%s': no earlier 'create %s' names it",
-			    it->t, it->t);
+		return perr(p, "bad inode '%s': no earlier 'create %s' names it", it->t, it->t);
 	return true;
 }
 
@@ -443,14 +379,16 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 	if (op->kind == OPK_lock || op->kind == OPK_unlock) {
 		if (!need(p, "a test lock (a or b)", &t))
 			return false;
-		uint32_t m = class_mask(t);
+		uint32_t m = selector_class_mask(t);
 		if (m == 1u << LC_test_lock_a)
 			op->lock = 0;
 		else if (m == 1u << LC_test_lock_b)
 			op->lock = 1;
 		else
-			return perr(p, "'%s' is not a test lock: scenarios may "
-				    "take a (test_lock_a) and b (test_lock_b)", t);
+			return perr(p,
+				    "'%s' is not a test lock: scenarios may "
+				    "take a (test_lock_a) and b (test_lock_b)",
+				    t);
 	}
 	while ((t = next(p)) != NULL) {
 		uint64_t n;
@@ -468,8 +406,7 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 			   parse_num(t, 1, 1000000, &n)) {
 			op->n = (long)n;
 		} else {
-			return perr(p, "unexpected '%s' after %s", t,
-				    opk_names[op->kind]);
+			return perr(p, "unexpected '%s' after %s", t, opk_names[op->kind]);
 		}
 	}
 	if (it.have && !resolve_inode(p, &it, op->kind == OPK_create, &op->inode))
@@ -482,11 +419,7 @@ static void grow(void **arr, int *cap, int n, size_t size)
 	if (n < *cap)
 		return;
 	*cap = *cap ? *cap * 2 : 16;
-	*arr = realloc(*arr, (size_t)*cap * size);
-	if (!*arr) {
-		fprintf(stderr, "icache-sim: out of memory\n");
-		exit(2);
-	}
+	*arr = xrealloc(*arr, (size_t)*cap * size);
 }
 
 void scn_add_op(struct scenario *scn, int cpu, const struct scn_op *op)
@@ -500,8 +433,7 @@ void scn_add_op(struct scenario *scn, int cpu, const struct scn_op *op)
 
 static void add_setup(struct scenario *scn, int cpu, const struct scn_op *op)
 {
-	grow((void **)&scn->setup, &scn->capsetup, scn->nsetup,
-	     sizeof(*scn->setup));
+	grow((void **)&scn->setup, &scn->capsetup, scn->nsetup, sizeof(*scn->setup));
 	scn->setup[scn->nsetup].cpu = cpu;
 	scn->setup[scn->nsetup].op = *op;
 	scn->nsetup++;
@@ -510,8 +442,7 @@ static void add_setup(struct scenario *scn, int cpu, const struct scn_op *op)
 static struct scn_item *add_item(struct parser *p, enum scn_item_kind kind)
 {
 	struct scenario *scn = p->scn;
-	grow((void **)&scn->items, &scn->capitems, scn->nitems,
-	     sizeof(*scn->items));
+	grow((void **)&scn->items, &scn->capitems, scn->nitems, sizeof(*scn->items));
 	struct scn_item *it = &scn->items[scn->nitems++];
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;
@@ -521,12 +452,10 @@ static struct scn_item *add_item(struct parser *p, enum scn_item_kind kind)
 	return it;
 }
 
-static struct scn_expect *add_expect(struct parser *p, enum scn_expect_kind k,
-				     const char *text)
+static struct scn_expect *add_expect(struct parser *p, enum scn_expect_kind k, const char *text)
 {
 	struct scenario *scn = p->scn;
-	grow((void **)&scn->expects, &scn->capexpects, scn->nexpects,
-	     sizeof(*scn->expects));
+	grow((void **)&scn->expects, &scn->capexpects, scn->nexpects, sizeof(*scn->expects));
 	struct scn_expect *e = &scn->expects[scn->nexpects++];
 	memset(e, 0, sizeof(*e));
 	e->kind = k;
@@ -578,8 +507,10 @@ static bool parse_inode_line(struct parser *p)
 		} else if (strcmp(t, "cached") == 0) {
 			/* the default, said out loud */
 		} else {
-			return perr(p, "unexpected '%s' in an inode line (sb, "
-				    "nlink, dirty, held, new, cached)", t);
+			return perr(p,
+				    "unexpected '%s' in an inode line (sb, "
+				    "nlink, dirty, held, new, cached)",
+				    t);
 		}
 	}
 	if (!parse_num(it.t, 1, UINT64_MAX >> 1, &n))
@@ -588,10 +519,10 @@ static bool parse_inode_line(struct parser *p)
 		return false;
 	if (nlink == 0 && !any_held)
 		return perr(p, "an unlinked inode nobody holds would be evicted "
-			    "at once: add 'held cpuN' or give it links");
+			       "at once: add 'held cpuN' or give it links");
 	if (keep_new && !any_held)
 		return perr(p, "'new' keeps I_NEW set, so some CPU must hold it "
-			    "and later do unlock-new: add 'held cpuN'");
+			       "and later do unlock-new: add 'held cpuN'");
 
 	/* Built from real operations: iget it, give it its links and dirt,
 	 * hand the references to their holders, iput the setup's own. */
@@ -600,20 +531,19 @@ static bool parse_inode_line(struct parser *p)
 	for (int c = 0; c < SCHED_MAX_CPUS; c++) {
 		if (!held[c])
 			continue;
-		op.kind = first < 0 ? (keep_new ? OPK_iget_locked : OPK_iget)
-				    : OPK_iget;
+		op.kind = first < 0 ? (keep_new ? OPK_iget_locked : OPK_iget) : OPK_iget;
 		if (first < 0)
 			first = c;
 		add_setup(p->scn, c, &op);
 	}
-	int owner = first;      /* -1: the setup holds it until the end */
+	int owner = first; /* -1: the setup holds it until the end */
 	if (first < 0) {
 		op.kind = OPK_iget;
 		add_setup(p->scn, -1, &op);
 	}
 	if (nlink != 1) {
 		op.kind = OPK_unlink;
-		op.n = (long)nlink;     /* the player sets the count */
+		op.n = (long)nlink; /* the player sets the count */
 		add_setup(p->scn, owner, &op);
 	}
 	if (dirty) {
@@ -629,121 +559,53 @@ static bool parse_inode_line(struct parser *p)
 	return true;
 }
 
-static bool parse_pattern_mods(struct parser *p, struct scn_pattern *pat)
-{
-	struct inode_tok it = { 0 };
-	const char *t;
-	uint64_t n;
-
-	while ((t = next(p)) != NULL) {
-		if (strcmp(t, "of") == 0 || strcmp(t, "inode") == 0) {
-			if (strcmp(t, "of") == 0)
-				accept(p, "inode");
-			if (!need(p, "an inode", &it.t))
-				return false;
-			it.have = true;
-		} else if (strcmp(t, "sb") == 0) {
-			if (!sb_arg(p, &it.sb))
-				return false;
-		} else if (strcmp(t, "in") == 0) {
-			if (!need(p, "a function name", &t))
-				return false;
-			pat->site = site_index(t);
-			if (pat->site < 0)
-				return perr(p, "unknown function '%s' (a call site "
-					    "such as iput_final, find_inode_fast, "
-					    "prune_icache)", t);
-		} else if (strcmp(t, "times") == 0) {
-			if (!num_arg(p, "count", 1, 1000000, &n))
-				return false;
-			pat->times = (long)n;
-		} else {
-			return perr(p, "unexpected '%s' in an event (use 'of "
-				    "inode N', 'in FUNCTION', 'times N')", t);
-		}
-	}
-	if (it.have && !resolve_inode(p, &it, false, &pat->inode))
-		return false;
-	return true;
-}
-
+/*
+ * "until SELECTOR": the rest of the line, in the grammar shared with the
+ * lessons' moments (lib/selector.h).  A schedule stops on scheduler
+ * steps, so a selector that names no step (contended, violation) or
+ * qualifies by what a schedule line already says (on cpuN, after step N)
+ * is refused here.
+ */
 static bool parse_pattern(struct parser *p, struct scn_pattern *pat)
 {
-	const char *t;
-	uint64_t n;
-	int k;
+	struct selector sel;
+	char err[300];
 
 	memset(pat, 0, sizeof(*pat));
-	pat->site = -1;
+	if (p->pos >= p->ntok)
+		return perr(p, "an event (%s) expected at the end of the line", SELECTOR_VERBS);
+	if (!selector_parse(&p->tok[p->pos], p->ntok - p->pos, &sel, err, sizeof(err)))
+		return perr(p, "%s", err);
+	p->pos = p->ntok;
+	if (sel.cpu >= 0 || sel.has_after)
+		return perr(p, "'on cpuN' and 'after step N' have no place in a schedule line "
+			       "(the line names its CPU and stands in its order)");
+	pat->blocked = sel.blocked;
+	if (!sel.blocked && sel.sched < 0)
+		return perr(p, "'%s' is not a step the scheduler stops at (%s)", sel.verb,
+			    "acquire, acquired, release, trylock, trylock-failed, set, clear, add, "
+			    "del, move, rotate, ref, nlink, alloc, free, wake, blocked");
+	if (sel.sched == SEV_op_begin || sel.sched == SEV_op_end)
+		return perr(p, "'%s' cannot end a segment: use 'ops N' to run whole operations",
+			    sel.verb);
+	pat->kind = sel.sched;
+	pat->classes = sel.classes ? sel.classes : 0xffffffffu;
+	pat->site = sel.site;
+	pat->list = sel.list;
+	pat->action = sel.action;
+	pat->flag = sel.flags;
+	pat->flag_set = sel.flag_set;
+	pat->count = sel.has_count ? (long)sel.count : -1;
+	pat->times = sel.nth > 0 ? sel.nth : 1;
+	if (sel.nth < 0)
+		return perr(p, "'last' cannot end a segment: the segment stops at the first match");
 	pat->inode = -1;
-	pat->list = -1;
-	pat->action = -1;
-	pat->count = -1;
-	pat->times = 1;
-	if (!need(p, "an event (acquire, acquired, release, trylock, "
-		  "trylock-failed, state, ref, list, alloc, free, wake, blocked)",
-		  &t))
-		return false;
-	if (strcmp(t, "blocked") == 0) {
-		pat->blocked = true;
-		return done(p);
-	}
-	for (k = 0; k < NR_SCHED_EVENTS; k++)
-		if (strcmp(t, sched_event_kind_name(k)) == 0)
-			break;
-	if (k == NR_SCHED_EVENTS || k == SEV_op_begin || k == SEV_op_end)
-		return perr(p, "unknown event '%s' (acquire, acquired, release, "
-			    "trylock, trylock-failed, state, ref, nlink, list, "
-			    "alloc, free, wake, blocked)", t);
-	pat->kind = k;
-	switch (pat->kind) {
-	case SEV_acquire:
-	case SEV_acquired:
-	case SEV_release:
-	case SEV_trylock:
-	case SEV_trylock_failed:
-		if (!need(p, "a lock class", &t))
-			return false;
-		pat->classes = class_mask(t);
-		if (!pat->classes)
-			return perr(p, "unknown lock class '%s' (i_lock, "
-				    "inode_hash_lock, hash_bucket, "
-				    "inode_sb_list_lock, inode_wb_list_lock, "
-				    "inode_lru_lock, a, b, any)", t);
-		break;
-	case SEV_state:
-		if (!need(p, "an i_state flag", &t))
-			return false;
-		pat->flag = flag_bits(t);
-		if (!pat->flag)
-			return perr(p, "unknown i_state flag '%s'", t);
-		break;
-	case SEV_ref:
-		if (accept(p, "to")) {
-			if (!num_arg(p, "reference count", 0, 1000000, &n))
-				return false;
-			pat->count = (long)n;
-		}
-		break;
-	case SEV_list:
-		if (!need(p, "a list action (add, del, move, rotate)", &t))
-			return false;
-		pat->action = action_index(t);
-		if (pat->action < 0)
-			return perr(p, "unknown list action '%s' (add, del, move, "
-				    "rotate)", t);
-		if (!need(p, "a list (hash, sb, lru, b_dirty, b_io, b_more_io, "
-			  "dispose)", &t))
-			return false;
-		pat->list = list_index(t);
-		if (pat->list < 0)
-			return perr(p, "unknown list '%s' (hash, sb, lru, b_dirty, "
-				    "b_io, b_more_io, dispose)", t);
-		break;
-	default:
-		break;
-	}
-	return parse_pattern_mods(p, pat);
+	if (!sel.inode)
+		return true;
+	struct inode_tok it = { .t = sel.inode, .sb = sel.has_sb ? sel.sb : 0, .have = true };
+	if (sel.has_sb && sel.sb + 1 > p->scn->nsbs)
+		p->scn->nsbs = sel.sb + 1;
+	return resolve_inode(p, &it, false, &pat->inode);
 }
 
 static bool parse_sched_line(struct parser *p, int cpu)
@@ -775,8 +637,10 @@ static bool parse_sched_line(struct parser *p, int cpu)
 		if (!done(p))
 			return false;
 	} else {
-		return perr(p, "unknown schedule step '%s' (until EVENT, steps N, "
-			    "ops N, to end)", t);
+		return perr(p,
+			    "unknown schedule step '%s' (until EVENT, steps N, "
+			    "ops N, to end)",
+			    t);
 	}
 	it->cpu = cpu;
 	p->last_run_item = p->scn->nitems - 1;
@@ -808,8 +672,7 @@ static bool parse_inode_expect(struct parser *p, struct scn_expect *e)
 		} else if (strcmp(t, "cached") == 0) {
 			x->want_cached = true;
 		} else if (strcmp(t, "state") == 0) {
-			if (!need(p, "i_state flags", &t) ||
-			    !parse_flags(p, t, &x->state))
+			if (!need(p, "i_state flags", &t) || !parse_flags(p, t, &x->state))
 				return false;
 			x->want_state = true;
 		} else if (strcmp(t, "has") == 0 || strcmp(t, "lacks") == 0) {
@@ -837,8 +700,10 @@ static bool parse_inode_expect(struct parser *p, struct scn_expect *e)
 				return false;
 			unsigned b = list_bits(t);
 			if (!b)
-				return perr(p, "unknown list '%s' (hash, sb, lru, wb, "
-					    "b_dirty, b_io, b_more_io)", t);
+				return perr(p,
+					    "unknown list '%s' (hash, sb, lru, wb, "
+					    "b_dirty, b_io, b_more_io)",
+					    t);
 			if (neg)
 				x->not_on |= b;
 			else
@@ -848,14 +713,16 @@ static bool parse_inode_expect(struct parser *p, struct scn_expect *e)
 		} else if (strcmp(t, "clean") == 0) {
 			x->dirty = 0;
 		} else {
-			return perr(p, "unexpected '%s' (freed, present, cached, "
+			return perr(p,
+				    "unexpected '%s' (freed, present, cached, "
 				    "state F, has F, lacks F, refs N, nlink N, on "
-				    "LIST, not on LIST, dirty, clean)", t);
+				    "LIST, not on LIST, dirty, clean)",
+				    t);
 		}
 	}
 	if (!any)
 		return perr(p, "say what to expect of the inode (freed, cached, "
-			    "state F, refs N, on lru, ...)");
+			       "state F, refs N, on lru, ...)");
 	return resolve_inode(p, &it, false, &x->inode);
 }
 
@@ -892,21 +759,21 @@ static bool parse_expect(struct parser *p, const char *text)
 		e->at_end = false;
 		return true;
 	} else {
-		return perr(p, "unknown expectation '%s' (violation KIND, no "
-			    "violation, deadlock, no deadlock, inode N ...)", t);
+		return perr(p,
+			    "unknown expectation '%s' (violation KIND, no "
+			    "violation, deadlock, no deadlock, inode N ...)",
+			    t);
 	}
 	if ((t = next(p)) != NULL) {
 		e->vkind = violation_index(t);
 		if (e->vkind < 0) {
 			char known[400];
-			list_words(known, sizeof(known), violation_name_i,
-				   NR_VIOLATIONS);
-			return perr(p, "unknown violation kind '%s' (known: %s)",
-				    t, known);
+			list_words(known, sizeof(known), violation_name_i, NR_VIOLATIONS);
+			return perr(p, "unknown violation kind '%s' (known: %s)", t, known);
 		}
 	} else if (e->kind == EXP_violation) {
 		return perr(p, "which violation? (e.g. expect violation "
-			    "freed_on_list)");
+			       "freed_on_list)");
 	}
 	return done(p);
 }
@@ -949,8 +816,7 @@ static bool parse_line(struct parser *p, char *raw)
 	for (char *w = strtok_r(raw, " \t\r\f\v", &save); w;
 	     w = strtok_r(NULL, " \t\r\f\v", &save)) {
 		if (p->ntok == MAX_TOKENS)
-			return perr(p, "line too long (more than %d words)",
-				    MAX_TOKENS);
+			return perr(p, "line too long (more than %d words)", MAX_TOKENS);
 		p->tok[p->ntok++] = w;
 	}
 	if (p->ntok == 0)
@@ -958,8 +824,10 @@ static bool parse_line(struct parser *p, char *raw)
 	for (int i = 0; i < p->ntok; i++)
 		for (const char *c = p->tok[i]; *c; c++)
 			if (!isprint((unsigned char)*c))
-				return perr(p, "unexpected byte 0x%02x: is this a "
-					    "scenario file?", (unsigned char)*c);
+				return perr(p,
+					    "unexpected byte 0x%02x: is this a "
+					    "scenario file?",
+					    (unsigned char)*c);
 	t = next(p);
 	const char *body = text;
 	while (isspace((unsigned char)*body))
@@ -970,8 +838,23 @@ static bool parse_line(struct parser *p, char *raw)
 			return false;
 		scn->scheme = scheme_find(t);
 		if (!scn->scheme)
-			return perr(p, "unknown scheme '%s' (try `icache-sim "
-				    "schemes`)", t);
+			return perr(p,
+				    "unknown scheme '%s' (try `icache-sim "
+				    "schemes`)",
+				    t);
+		return done(p);
+	}
+	if (strcmp(t, "variant") == 0) {
+		/* A test variant of the scheme: show what a lock is for by
+		 * running without it. */
+		if (!need(p, "a variant name", &t))
+			return false;
+		if (strcmp(t, "no-iprune-sem") != 0)
+			return perr(p,
+				    "unknown variant '%s' (there is "
+				    "no-iprune-sem)",
+				    t);
+		scn->no_iprune_sem = true;
 		return done(p);
 	}
 	if (strcmp(t, "title") == 0) {
@@ -994,7 +877,7 @@ static bool parse_line(struct parser *p, char *raw)
 			owner = c ? cpu_token(c, &colon) : -1;
 			if (owner < 0 || !colon)
 				return perr(p, "'setup' must be followed by ':' or "
-					    "'cpuN:'");
+					       "'cpuN:'");
 			if (owner >= SCHED_MAX_CPUS)
 				return perr(p, "unknown CPU '%s'", c);
 		}
@@ -1006,7 +889,8 @@ static bool parse_line(struct parser *p, char *raw)
 	}
 	cpu = cpu_token(t, &colon);
 	if (cpu < 0)
-		return perr(p, "unknown line '%s' (scheme, title, inode, setup:, "
+		return perr(p,
+			    "unknown line '%s' (scheme, title, inode, setup:, "
 			    "cpuN: OP, cpuN until/steps/ops/to end, say, expect)",
 			    t);
 	if (cpu >= SCHED_MAX_CPUS)
@@ -1018,14 +902,13 @@ static bool parse_line(struct parser *p, char *raw)
 			return false;
 		if (p->last_run_item >= 0)
 			return perr(p, "program lines (cpuN: OP) come before the "
-				    "schedule");
+				       "schedule");
 		scn_add_op(scn, cpu, &op);
 		return true;
 	}
 	if (!parse_sched_line(p, cpu))
 		return false;
-	snprintf(scn->items[scn->nitems - 1].text,
-		 sizeof(scn->items[0].text), "%s", body);
+	snprintf(scn->items[scn->nitems - 1].text, sizeof(scn->items[0].text), "%s", body);
 	return true;
 }
 
@@ -1043,29 +926,31 @@ static bool check_whole(struct parser *p)
 		return perr(p, "no CPU programs ('cpu0: iget 42' and so on)");
 	for (int i = 0; i < scn->nitems; i++) {
 		const struct scn_item *it = &scn->items[i];
-		if (it->cpu >= 0 && (it->cpu >= scn->ncpus ||
-				     scn->prog[it->cpu].nops == 0)) {
+		if (it->cpu >= 0 && (it->cpu >= scn->ncpus || scn->prog[it->cpu].nops == 0)) {
 			p->line = it->line;
-			return perr(p, "unknown CPU 'cpu%d': it has no program "
-				    "(no 'cpu%d: ...' lines)", it->cpu, it->cpu);
+			return perr(p,
+				    "unknown CPU 'cpu%d': it has no program "
+				    "(no 'cpu%d: ...' lines)",
+				    it->cpu, it->cpu);
 		}
 	}
 	for (int i = 0; i < scn->nsetup; i++) {
 		int c = scn->setup[i].cpu;
 		if (c >= 0 && (c >= scn->ncpus || scn->prog[c].nops == 0)) {
 			p->line = scn->setup[i].op.line;
-			return perr(p, "unknown CPU 'cpu%d': it has no program "
-				    "to use what setup gives it", c);
+			return perr(p,
+				    "unknown CPU 'cpu%d': it has no program "
+				    "to use what setup gives it",
+				    c);
 		}
 	}
 	bool any_end = false;
 	for (int i = 0; i < scn->nexpects; i++)
-		any_end |= scn->expects[i].at_end ||
-			   scn->expects[i].kind == EXP_inode;
+		any_end |= scn->expects[i].at_end || scn->expects[i].kind == EXP_inode;
 	if (!any_end) {
 		p->line = scn->last_line ? scn->last_line : 1;
 		return perr(p, "no 'expect' line: a scenario says what it expects "
-			    "(is the file truncated?)");
+			       "(is the file truncated?)");
 	}
 	if (scn->nsbs == 0)
 		scn->nsbs = 1;
@@ -1090,7 +975,7 @@ static void move_trailing_checks(struct parser *p)
 
 struct scenario *scenario_parse(const char *name, const char *text, size_t len)
 {
-	struct scenario *scn = calloc(1, sizeof(*scn));
+	struct scenario *scn = xcalloc(1, sizeof(*scn));
 	struct parser p = { .scn = scn, .last_run_item = -1 };
 	size_t off = 0;
 
@@ -1104,11 +989,11 @@ struct scenario *scenario_parse(const char *name, const char *text, size_t len)
 	while (off < len && !p.failed) {
 		const char *nl = memchr(text + off, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
-		char *line = malloc(n + 1);
+		char *line = xmalloc(n + 1);
 		memcpy(line, text + off, n);
 		line[n] = 0;
 		if (memchr(text + off, 0, n))
-			line[strlen(line)] = '\x01';    /* caught as a bad byte */
+			line[strlen(line)] = '\x01'; /* caught as a bad byte */
 		p.line++;
 		p.truncated_line = !nl;
 		scn->last_line = p.line;
@@ -1136,7 +1021,7 @@ struct scenario *scenario_load(const char *path)
 		return NULL;
 	}
 	size_t cap = 65536, len = 0, n;
-	char *buf = malloc(cap);
+	char *buf = xmalloc(cap);
 	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
 		len += n;
 		if (len == cap) {
@@ -1147,7 +1032,7 @@ struct scenario *scenario_load(const char *path)
 				return NULL;
 			}
 			cap *= 2;
-			buf = realloc(buf, cap);
+			buf = xrealloc(buf, cap);
 		}
 	}
 	bool err = ferror(f);
@@ -1176,21 +1061,18 @@ void scenario_free(struct scenario *scn)
 
 /* ---- writing operations back ---------------------------------------------------------- */
 
-static void inode_word(const struct scenario *scn, int idx, char *buf,
-		       size_t len)
+static void inode_word(const struct scenario *scn, int idx, char *buf, size_t len)
 {
 	const struct scn_inode *in = &scn->inodes[idx];
 	if (in->name[0])
 		snprintf(buf, len, "%s", in->name);
 	else if (in->sb)
-		snprintf(buf, len, "%llu sb %u", (unsigned long long)in->ino,
-			 in->sb);
+		snprintf(buf, len, "%llu sb %u", (unsigned long long)in->ino, in->sb);
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)in->ino);
 }
 
-void scn_op_text(const struct scenario *scn, const struct scn_op *op,
-		 char *buf, size_t len)
+void scn_op_text(const struct scenario *scn, const struct scn_op *op, char *buf, size_t len)
 {
 	char in[64] = "";
 	const char *name = scn_op_name(op->kind);
@@ -1200,8 +1082,9 @@ void scn_op_text(const struct scenario *scn, const struct scn_op *op,
 	switch (op->kind) {
 	case OPK_mark_dirty:
 		snprintf(buf, len, "%s %s %s", name, in,
-			 op->flags == I_DIRTY_PAGES ? "pages" :
-			 op->flags & I_DIRTY_DATASYNC ? "datasync" : "sync");
+			 op->flags == I_DIRTY_PAGES   ? "pages" :
+			 op->flags & I_DIRTY_DATASYNC ? "datasync" :
+							"sync");
 		break;
 	case OPK_writeback:
 	case OPK_prune:

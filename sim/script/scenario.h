@@ -25,13 +25,13 @@
 /* An inode the scenario talks about: (sb, number), or a name from create. */
 struct scn_inode {
 	uint32_t sb;
-	uint64_t ino;                   /* 0 for a named one until created */
-	char name[SCN_NAME];            /* "" unless bound by create */
+	uint64_t ino;        /* 0 for a named one until created */
+	char name[SCN_NAME]; /* "" unless bound by create */
 };
 
 enum scn_op_kind {
-	OPK_iget,               /* iget_locked, then unlock_new_inode if new */
-	OPK_iget_locked,        /* iget_locked only: I_NEW stays set */
+	OPK_iget,        /* iget_locked, then unlock_new_inode if new */
+	OPK_iget_locked, /* iget_locked only: I_NEW stays set */
 	OPK_unlock_new,
 	OPK_ilookup,
 	OPK_igrab,
@@ -41,12 +41,12 @@ enum scn_op_kind {
 	OPK_mark_dirty,
 	OPK_writeback,
 	OPK_prune,
-	OPK_umount,             /* deactivate, then invalidate_inodes */
-	OPK_deactivate,         /* clear MS_ACTIVE */
-	OPK_invalidate,
-	OPK_create,             /* new_inode + insert_inode_hash, named */
+	OPK_umount,     /* generic_shutdown_super: evict_inodes, busy check */
+	OPK_deactivate, /* clear MS_ACTIVE */
+	OPK_invalidate, /* invalidate_inodes(sb, 0): returns busy */
+	OPK_create,     /* new_inode + insert_inode_hash, named */
 	OPK_iunique,
-	OPK_lock,               /* test_lock_a / test_lock_b */
+	OPK_lock, /* test_lock_a / test_lock_b */
 	OPK_unlock,
 	NR_OPKS
 };
@@ -54,11 +54,11 @@ enum scn_op_kind {
 struct scn_op {
 	enum scn_op_kind kind;
 	int line;
-	int inode;              /* index in scn->inodes, or -1 */
-	uint32_t sb;            /* for ops on a superblock */
-	long n;                 /* writeback / prune count */
-	unsigned flags;         /* mark-dirty flags */
-	int lock;               /* OPK_lock: 0 = a, 1 = b */
+	int inode;      /* index in scn->inodes, or -1 */
+	uint32_t sb;    /* for ops on a superblock */
+	long n;         /* writeback / prune count */
+	unsigned flags; /* mark-dirty flags */
+	int lock;       /* OPK_lock: 0 = a, 1 = b */
 };
 
 struct scn_program {
@@ -69,14 +69,15 @@ struct scn_program {
 /* Which steps an "until" waits for.  -1 (or 0 masks) means "any". */
 struct scn_pattern {
 	enum sched_event_kind kind;
-	uint32_t classes;       /* bit per lock class; 0 = any */
+	uint32_t classes; /* bit per lock class */
 	int site;
-	int inode;              /* index in scn->inodes */
-	int list, action;
-	unsigned flag;          /* state: this flag becomes set */
-	long count;             /* ref: new count, -1 any */
-	long times;             /* the n-th match (default 1) */
-	bool blocked;           /* "until blocked": parks on a lock or inode */
+	int inode;        /* index in scn->inodes */
+	int list, action; /* -1 any */
+	unsigned flag;    /* set / clear: these i_state bits */
+	bool flag_set;    /* set: they become set; clear: cleared */
+	long count;       /* ref, nlink: new count, -1 any */
+	long times;       /* the n-th match (default 1) */
+	bool blocked;     /* "until blocked": parks on a lock or inode */
 };
 
 /* What must hold about one inode. */
@@ -86,27 +87,35 @@ struct scn_inode_expect {
 	bool want_state;
 	unsigned state;
 	unsigned has, lacks;
-	long refs, nlink;       /* -1: not checked */
-	unsigned on, not_on;    /* bit per enum inode_list_id; wb = 3 bits */
-	int dirty;              /* -1 not checked, 0 clean, 1 dirty */
+	long refs, nlink;    /* -1: not checked */
+	unsigned on, not_on; /* bit per enum inode_list_id; wb = 3 bits */
+	int dirty;           /* -1 not checked, 0 clean, 1 dirty */
 };
 
 enum scn_expect_kind {
-	EXP_violation, EXP_no_violation, EXP_deadlock, EXP_no_deadlock,
+	EXP_violation,
+	EXP_no_violation,
+	EXP_deadlock,
+	EXP_no_deadlock,
 	EXP_inode,
 };
 
 struct scn_expect {
 	enum scn_expect_kind kind;
 	int line;
-	int vkind;              /* violation kind, -1 any */
+	int vkind; /* violation kind, -1 any */
 	struct scn_inode_expect in;
-	bool at_end;            /* checked when the run is over */
-	char text[160];         /* the line as written, for the report */
+	bool at_end;    /* checked when the run is over */
+	char text[160]; /* the line as written, for the report */
 };
 
 enum scn_item_kind {
-	SI_until, SI_steps, SI_ops, SI_end, SI_check, SI_say,
+	SI_until,
+	SI_steps,
+	SI_ops,
+	SI_end,
+	SI_check,
+	SI_say,
 };
 
 /* One line of the schedule, in file order. */
@@ -116,12 +125,12 @@ struct scn_item {
 	int cpu;
 	uint64_t n;
 	struct scn_pattern pat;
-	int expect;             /* SI_check: index in scn->expects */
-	char text[200];         /* SI_say, or the line as written */
+	int expect;     /* SI_check: index in scn->expects */
+	char text[200]; /* SI_say, or the line as written */
 };
 
 struct scn_setup {
-	int cpu;                /* whose reference it becomes; -1: setup's */
+	int cpu; /* whose reference it becomes; -1: setup's */
 	struct scn_op op;
 };
 
@@ -129,6 +138,7 @@ struct scenario {
 	char file[256];
 	char title[200];
 	const struct scheme *scheme;
+	bool no_iprune_sem; /* "variant no-iprune-sem": the lock is off */
 	int ncpus;
 	uint32_t nsbs;
 	struct scn_inode inodes[SCN_MAX_INODES];
@@ -138,7 +148,7 @@ struct scenario {
 	struct scn_program prog[SCHED_MAX_CPUS];
 	struct scn_item *items;
 	int nitems, capitems;
-	struct scn_expect *expects;     /* the end-of-run ones and the checks */
+	struct scn_expect *expects; /* the end-of-run ones and the checks */
 	int nexpects, capexpects;
 	int last_line;
 };
@@ -148,14 +158,12 @@ struct scenario {
  * NULL (the caller exits 2).
  */
 struct scenario *scenario_load(const char *path);
-struct scenario *scenario_parse(const char *name, const char *text,
-				size_t len);
+struct scenario *scenario_parse(const char *name, const char *text, size_t len);
 void scenario_free(struct scenario *scn);
 
 const char *scn_op_name(enum scn_op_kind k);
 /* "iput 42", "create f1", "prune 100" */
-void scn_op_text(const struct scenario *scn, const struct scn_op *op,
-		 char *buf, size_t len);
+void scn_op_text(const struct scenario *scn, const struct scn_op *op, char *buf, size_t len);
 /* Write a program line's operation back in the file's syntax. */
 void scn_write_op(FILE *f, const struct scenario *scn, const struct scn_op *op);
 
@@ -175,14 +183,14 @@ struct play_result {
 struct play_opts {
 	bool verbose;
 	bool json;
-	bool log;               /* print the step log */
-	bool silent;            /* print nothing at all */
-	const char *trace_dir;  /* -o: record with LTTng */
+	bool log;              /* print the step log */
+	bool silent;           /* print nothing at all */
+	const char *trace_dir; /* -o: record with LTTng */
 	/* Instead of the scenario's schedule, let this run the CPUs (with
 	 * sched_run_segment) until all are done or stuck. */
 	enum drive_result (*driver)(struct sched *s, void *arg);
 	void *driver_arg;
-	struct play_result *result;     /* filled in if not NULL */
+	struct play_result *result; /* filled in if not NULL */
 };
 
 /* Run it: 0 expectations hold, 1 they do not, 2 the scenario is wrong. */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/selector.h"
+#include "lib/xalloc.h"
 #include "sim/core/trace.h"
 #include "sim/script/sched.h"
 
@@ -22,26 +24,12 @@ static struct sched *active;
 
 /* ---- words ------------------------------------------------------------ */
 
-static const char *const event_names[NR_SCHED_EVENTS] = {
-	[SEV_acquire] = "acquire",
-	[SEV_acquired] = "acquired",
-	[SEV_release] = "release",
-	[SEV_trylock] = "trylock",
-	[SEV_trylock_failed] = "trylock-failed",
-	[SEV_state] = "state",
-	[SEV_ref] = "ref",
-	[SEV_nlink] = "nlink",
-	[SEV_list] = "list",
-	[SEV_alloc] = "alloc",
-	[SEV_free] = "free",
-	[SEV_wake] = "wake",
-	[SEV_op_begin] = "begin",
-	[SEV_op_end] = "end",
-};
-
+/* A step kind's word is the selector grammar's verb for it (lib/selector.h):
+ * the log says "cpu0 trylock-failed i_lock ..." and a schedule line
+ * writes "until trylock-failed i_lock". */
 const char *sched_event_kind_name(enum sched_event_kind k)
 {
-	return (unsigned)k < NR_SCHED_EVENTS ? event_names[k] : "?";
+	return selector_sched_word(k);
 }
 
 #define X(n) #n,
@@ -67,7 +55,10 @@ const char *op_kind_name(int op)
 
 void inode_flags_text(unsigned flags, char *buf, size_t len)
 {
-	static const struct { unsigned bit; const char *name; } names[] = {
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
 #define F(bit, name) { 1u << (bit), #name },
 		ICACHE_STATE_FLAGS(F)
 #undef F
@@ -81,8 +72,8 @@ void inode_flags_text(unsigned flags, char *buf, size_t len)
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if ((flags & names[i].bit) && off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s",
-						off ? "|" : "", names[i].name);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "",
+						names[i].name);
 }
 
 void sched_lock_text(const struct sim_lock *l, char *buf, size_t len)
@@ -127,14 +118,13 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 	case SEV_release:
 	case SEV_trylock:
 		sched_lock_text(ev->lock, lock, sizeof(lock));
-		snprintf(buf, len, "%s %s %s in %s", who,
-			 event_names[ev->kind], lock, site);
+		snprintf(buf, len, "%s %s %s in %s", who, sched_event_kind_name(ev->kind), lock,
+			 site);
 		break;
 	case SEV_trylock_failed: {
 		int h = holder_of(ev->lock);
 		sched_lock_text(ev->lock, lock, sizeof(lock));
-		snprintf(buf, len, "%s trylock-failed %s in %s (held by %s)",
-			 who, lock, site,
+		snprintf(buf, len, "%s trylock-failed %s in %s (held by %s)", who, lock, site,
 			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name : "?");
 		break;
 	}
@@ -145,9 +135,8 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 			 (unsigned long long)ev->ino, f1, f2, site);
 		break;
 	case SEV_ref:
-		snprintf(buf, len, "%s ref of inode %llu: %lld -> %lld in %s",
-			 who, (unsigned long long)ev->ino, (long long)ev->a,
-			 (long long)ev->b, site);
+		snprintf(buf, len, "%s ref of inode %llu: %lld -> %lld in %s", who,
+			 (unsigned long long)ev->ino, (long long)ev->a, (long long)ev->b, site);
 		break;
 	case SEV_nlink:
 		snprintf(buf, len, "%s nlink of inode %llu -> %lld", who,
@@ -163,50 +152,47 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 			 (unsigned long long)ev->ino, (long long)ev->a);
 		break;
 	case SEV_free:
-		snprintf(buf, len, "%s free inode %llu", who,
-			 (unsigned long long)ev->ino);
+		snprintf(buf, len, "%s free inode %llu", who, (unsigned long long)ev->ino);
 		break;
 	case SEV_wake:
-		snprintf(buf, len, "%s wake inode %llu", who,
-			 (unsigned long long)ev->ino);
+		snprintf(buf, len, "%s wake inode %llu", who, (unsigned long long)ev->ino);
 		break;
 	case SEV_op_begin:
 	case SEV_op_end:
 		f1[0] = 0;
 		if (s->op_text)
-			s->op_text((struct sched_cpu *)sc, f1, sizeof(f1),
-				   s->obs_arg);
+			s->op_text((struct sched_cpu *)sc, f1, sizeof(f1), s->obs_arg);
 		if (!f1[0])
 			snprintf(f1, sizeof(f1), "%s", op_kind_name((int)ev->a));
 		if (ev->kind == SEV_op_begin)
 			snprintf(buf, len, "%s begin %s", who, f1);
 		else
-			snprintf(buf, len, "%s end %s (result %lld)", who, f1,
-				 (long long)ev->b);
+			snprintf(buf, len, "%s end %s (result %lld)", who, f1, (long long)ev->b);
 		break;
 	default:
 		snprintf(buf, len, "%s ?", who);
 	}
 }
 
-void sched_park_text(const struct sched *s, const struct sched_cpu *sc,
-		     char *buf, size_t len)
+void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *buf, size_t len)
 {
 	char lock[96];
 
 	if (sc->state == SCPU_BLOCKED) {
 		int h = holder_of(sc->blocked_on);
 		sched_lock_text(sc->blocked_on, lock, sizeof(lock));
-		snprintf(buf, len, "%s blocked: waits for %s in %s, held by %s",
-			 sc->cpu->name, lock, site_name(sc->blocked_site),
-			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name :
-			 h >= 0 ? "main" : "nobody now");
+		snprintf(buf, len, "%s blocked: waits for %s in %s, held by %s", sc->cpu->name,
+			 lock, site_name(sc->blocked_site),
+			 h >= 0 && h < s->ncpus        ? s->cpu[h].cpu->name :
+			 h >= 0                        ? "main" :
+			 sim_lock_busy(sc->blocked_on) ? "readers" :
+							 "nobody now");
 	} else if (sc->state == SCPU_SLEEPING) {
-		snprintf(buf, len, "%s sleeps on inode %llu in %s until it is "
-			 "woken%s", sc->cpu->name,
-			 (unsigned long long)sc->sleep_ino,
-			 site_name(sc->sleep_site),
-			 sc->woken ? " (it has been)" : "");
+		snprintf(buf, len,
+			 "%s sleeps on inode %llu in %s until it is "
+			 "woken%s",
+			 sc->cpu->name, (unsigned long long)sc->sleep_ino,
+			 site_name(sc->sleep_site), sc->woken ? " (it has been)" : "");
 	} else {
 		snprintf(buf, len, "%s is %s", sc->cpu->name,
 			 sc->state == SCPU_DONE ? "done" : "ready");
@@ -214,25 +200,22 @@ void sched_park_text(const struct sched *s, const struct sched_cpu *sc,
 }
 
 /* One CPU as the watchdog and lockdep print it. */
-static size_t cpu_account(const struct sched *s, const struct sched_cpu *sc,
-			  char *buf, size_t len)
+static size_t cpu_account(const struct sched *s, const struct sched_cpu *sc, char *buf, size_t len)
 {
 	const struct sim_cpu *c = sc->cpu;
 	int n = atomic_load(&c->nheld);
 	size_t off = 0;
 	char lock[96], park[256];
 
-#define OUT(...)                                                         \
-	do {                                                             \
-		if (off < len)                                           \
-			off += (size_t)snprintf(buf + off, len - off,    \
-						__VA_ARGS__);            \
+#define OUT(...)                                                                    \
+	do {                                                                        \
+		if (off < len)                                                      \
+			off += (size_t)snprintf(buf + off, len - off, __VA_ARGS__); \
 	} while (0)
 	OUT(" %s holds %d lock%s:\n", c->name, n, n == 1 ? "" : "s");
 	for (int i = 0; i < n; i++) {
 		sched_lock_text(c->held[i].lock, lock, sizeof(lock));
-		OUT("   #%d: %s, taken in %s%s\n", i, lock,
-		    site_name(c->held[i].site),
+		OUT("   #%d: %s, taken in %s%s\n", i, lock, site_name(c->held[i].site),
 		    c->held[i].trylock ? " by trylock" : "");
 	}
 	if (sc->state == SCPU_BLOCKED || sc->state == SCPU_SLEEPING) {
@@ -259,8 +242,7 @@ void sched_cpus_text(const struct sched *s, char *buf, size_t len)
 			continue;
 		int seen[SCHED_MAX_CPUS] = { 0 }, path[SCHED_MAX_CPUS + 1];
 		int np = 0, x = i;
-		while (x >= 0 && x < s->ncpus && !seen[x] &&
-		       s->cpu[x].state == SCPU_BLOCKED) {
+		while (x >= 0 && x < s->ncpus && !seen[x] && s->cpu[x].state == SCPU_BLOCKED) {
 			seen[x] = 1;
 			path[np++] = x;
 			x = holder_of(s->cpu[x].blocked_on);
@@ -268,8 +250,7 @@ void sched_cpus_text(const struct sched *s, char *buf, size_t len)
 		if (x < 0 || x >= s->ncpus || !seen[x])
 			continue;
 		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off,
-						" waits-for cycle:");
+			off += (size_t)snprintf(buf + off, len - off, " waits-for cycle:");
 		int start = 0;
 		while (path[start] != x)
 			start++;
@@ -277,8 +258,7 @@ void sched_cpus_text(const struct sched *s, char *buf, size_t len)
 			off += (size_t)snprintf(buf + off, len - off, " %s -->",
 						s->cpu[path[k]].cpu->name);
 		if (off < len)
-			snprintf(buf + off, len - off, " %s\n",
-				 s->cpu[x].cpu->name);
+			snprintf(buf + off, len - off, " %s\n", s->cpu[x].cpu->name);
 		break;
 	}
 }
@@ -289,9 +269,8 @@ static struct sched_cpu *me(struct sched *s)
 {
 	struct sim_cpu *c = this_cpu;
 
-	if (!s || !c || c->id < 0 || c->id >= s->ncpus ||
-	    s->cpu[c->id].cpu != c)
-		return NULL;    /* the controller, or a thread not ours */
+	if (!s || !c || c->id < 0 || c->id >= s->ncpus || s->cpu[c->id].cpu != c)
+		return NULL; /* the controller, or a thread not ours */
 	return &s->cpu[c->id];
 }
 
@@ -452,7 +431,7 @@ void sched_start(struct sched *s)
 	active = s;
 	sim_sched = &hooks;
 	for (int i = 0; i < s->ncpus; i++)
-		pthread_create(&s->cpu[i].tid, NULL, cpu_main, &s->cpu[i]);
+		xpthread_create(&s->cpu[i].tid, NULL, cpu_main, &s->cpu[i]);
 }
 
 bool sched_runnable(const struct sched *s, int idx)
@@ -463,7 +442,8 @@ bool sched_runnable(const struct sched *s, int idx)
 	case SCPU_IDLE:
 		return true;
 	case SCPU_BLOCKED:
-		return holder_of(sc->blocked_on) < 0;
+		/* Free of writer and readers (a rw-lock has both). */
+		return !sim_lock_busy(sc->blocked_on);
 	case SCPU_SLEEPING:
 		return sc->woken;
 	default:
@@ -492,8 +472,8 @@ bool sched_stuck(const struct sched *s)
 	return work_left;
 }
 
-enum seg_end sched_run_segment(struct sched *s, int idx, sched_stop_fn stop,
-			       void *arg, uint64_t limit)
+enum seg_end sched_run_segment(struct sched *s, int idx, sched_stop_fn stop, void *arg,
+			       uint64_t limit)
 {
 	struct sched_cpu *sc = &s->cpu[idx];
 

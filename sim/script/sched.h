@@ -29,21 +29,21 @@
 #define SCHED_MAX_CPUS 8
 
 enum sched_cpu_state {
-	SCPU_IDLE,              /* not started yet, or stopped at a step */
+	SCPU_IDLE, /* not started yet, or stopped at a step */
 	SCPU_RUNNING,
-	SCPU_BLOCKED,           /* parked on a lock another CPU holds */
-	SCPU_SLEEPING,          /* parked on an inode until woken */
-	SCPU_DONE,              /* its program is over */
-	SCPU_FAILED,            /* its program hit a scenario error */
+	SCPU_BLOCKED,  /* parked on a lock another CPU holds */
+	SCPU_SLEEPING, /* parked on an inode until woken */
+	SCPU_DONE,     /* its program is over */
+	SCPU_FAILED,   /* its program hit a scenario error */
 };
 
 /* Why a segment ended. */
 enum seg_end {
-	SEG_STOPPED,            /* its stop rule said so */
+	SEG_STOPPED, /* its stop rule said so */
 	SEG_BLOCKED,
 	SEG_SLEEPING,
 	SEG_DONE,
-	SEG_LIMIT,              /* ran the segment's step limit: livelock? */
+	SEG_LIMIT, /* ran the segment's step limit: livelock? */
 	SEG_FAILED,
 };
 
@@ -51,8 +51,8 @@ struct sched;
 struct sched_cpu;
 
 /* Should the CPU stop right after this step? Runs on the CPU's thread. */
-typedef bool (*sched_stop_fn)(struct sched *s, struct sched_cpu *sc,
-			      const struct sched_event *ev, void *arg);
+typedef bool (*sched_stop_fn)(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev,
+			      void *arg);
 
 struct sched_cpu {
 	int idx;
@@ -61,13 +61,13 @@ struct sched_cpu {
 	pthread_t tid;
 	pthread_cond_t cv;
 	enum sched_cpu_state state;
-	struct sim_lock *blocked_on;    /* SCPU_BLOCKED */
+	struct sim_lock *blocked_on; /* SCPU_BLOCKED */
 	enum site blocked_site;
-	uint64_t sleep_ino;             /* SCPU_SLEEPING */
+	uint64_t sleep_ino; /* SCPU_SLEEPING */
 	enum site sleep_site;
 	bool woken;
-	uint64_t steps;                 /* this CPU's steps so far */
-	uint64_t ops_done;              /* op_end steps so far */
+	uint64_t steps;    /* this CPU's steps so far */
+	uint64_t ops_done; /* op_end steps so far */
 	/* The program, run on the CPU's thread. */
 	void (*body)(struct sched_cpu *sc, void *arg);
 	void *arg;
@@ -76,10 +76,10 @@ struct sched_cpu {
 struct sched {
 	pthread_mutex_t m;
 	pthread_cond_t ctl_cv;
-	int running;                    /* the CPU holding the baton, or -1 */
+	int running; /* the CPU holding the baton, or -1 */
 	int ncpus;
 	struct sched_cpu cpu[SCHED_MAX_CPUS];
-	uint64_t step;                  /* steps of every CPU, numbered from 1 */
+	uint64_t step; /* steps of every CPU, numbered from 1 */
 
 	/* The segment under way (written by the controller, read by the
 	 * running CPU; the baton handoff orders the two). */
@@ -89,13 +89,13 @@ struct sched {
 	enum seg_end seg_end;
 
 	/* Observers, called on the running CPU's thread. */
-	void (*on_step)(struct sched *s, struct sched_cpu *sc,
-			const struct sched_event *ev, void *arg);
+	void (*on_step)(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev,
+			void *arg);
 	void (*on_park)(struct sched *s, struct sched_cpu *sc, void *arg);
 	/* Describes a CPU's current operation, for op_begin/op_end text. */
 	void (*op_text)(struct sched_cpu *sc, char *buf, size_t len, void *arg);
 	void *obs_arg;
-	bool trace;                     /* emit icache:sched_step */
+	bool trace; /* emit icache:sched_step */
 };
 
 /* Set up n CPUs (cpus[i] becomes CPU i); bodies are set by the caller. */
@@ -108,8 +108,8 @@ void sched_start(struct sched *s);
  * Let CPU idx run until stop() says so, it parks or its program ends,
  * or limit steps have passed (0: no limit).  The CPU must be runnable.
  */
-enum seg_end sched_run_segment(struct sched *s, int idx, sched_stop_fn stop,
-			       void *arg, uint64_t limit);
+enum seg_end sched_run_segment(struct sched *s, int idx, sched_stop_fn stop, void *arg,
+			       uint64_t limit);
 
 /* Could CPU idx make progress if it were given the baton? */
 bool sched_runnable(const struct sched *s, int idx);
@@ -129,8 +129,7 @@ void sched_cpu_fail(struct sched_cpu *sc);
 void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 		      const struct sched_event *ev, char *buf, size_t len);
 /* Why a parked CPU cannot go on, in words. */
-void sched_park_text(const struct sched *s, const struct sched_cpu *sc,
-		     char *buf, size_t len);
+void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *buf, size_t len);
 /* Lockdep-style account of every CPU: held locks, what it waits for. */
 void sched_cpus_text(const struct sched *s, char *buf, size_t len);
 

@@ -1,0 +1,38 @@
+/*
+ * xalloc.h - allocation that cannot fail silently.
+ *
+ * Every allocation in icache-lab goes through these: on failure they run
+ * the one registered cleanup hook (the terminal front ends register one
+ * that leaves ncurses, so a dying viewer never leaves the terminal in raw
+ * mode), print one line naming the program and exit with status 2, the
+ * status every icache-lab program uses for "could not do it at all".
+ */
+#ifndef LIB_XALLOC_H
+#define LIB_XALLOC_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+/* xrealloc(p, n * size), with the multiplication checked. */
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* pthread_create, or die saying why (no program here can go on without
+ * the thread it asked for). */
+void xpthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+
+/*
+ * The hook fatal() runs before it prints: one at a time, NULL to clear.
+ * Set by whoever puts the terminal into a state a shell cannot use.
+ */
+void fatal_hook_set(void (*hook)(void));
+
+/* Run the hook, print "PROGRAM: MESSAGE" on stderr, exit(2). */
+void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#endif /* LIB_XALLOC_H */

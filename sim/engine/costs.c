@@ -1,0 +1,176 @@
+/*
+ * costs.c - reading and writing cost files (costs.h).
+ *
+ * The format is one "key value" per line, # starts a comment:
+ *
+ *   source   Intel(R) Xeon(R) Processor, 2 cores, 2026-12-04T04:50Z
+ *   xfer_ns  92.5
+ *   step_ns create-unlink 41.2
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine/costs.h"
+
+static bool fail(char *err, size_t len, const char *name, int line, const char *why)
+{
+	snprintf(err, len, "%s:%d: %s", name, line, why);
+	return false;
+}
+
+static bool parse_ns(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || end == s || *end || !(v >= 0) || v > 1e9)
+		return false;
+	*out = v;
+	return true;
+}
+
+void cost_set_step(struct cost_model *m, const char *workload, double ns)
+{
+	for (int i = 0; i < m->nsteps; i++) {
+		if (strcmp(m->step[i].workload, workload) == 0) {
+			m->step[i].ns = ns;
+			return;
+		}
+	}
+	if (m->nsteps == COST_MAX_WORKLOADS)
+		return;
+	snprintf(m->step[m->nsteps].workload, sizeof(m->step[0].workload), "%s", workload);
+	m->step[m->nsteps++].ns = ns;
+}
+
+double cost_step_ns(const struct cost_model *m, const char *workload)
+{
+	for (int i = 0; i < m->nsteps; i++)
+		if (strcmp(m->step[i].workload, workload) == 0)
+			return m->step[i].ns;
+	return m->step_default_ns;
+}
+
+/* One line, comments and blanks already gone. */
+static bool parse_line(char *p, const char *name, int line, struct cost_model *m, unsigned *seen,
+		       char *err, size_t errlen)
+{
+	char *key = p, *val = p + strcspn(p, " \t");
+	if (*val)
+		*val++ = 0;
+	val += strspn(val, " \t");
+	static const struct {
+		const char *key;
+		size_t off;
+	} nums[] = {
+		{ "xfer_ns", offsetof(struct cost_model, xfer_ns) },
+		{ "wake_ns", offsetof(struct cost_model, wake_ns) },
+		{ "wake_call_ns", offsetof(struct cost_model, wake_call_ns) },
+		{ "step_default_ns", offsetof(struct cost_model, step_default_ns) },
+	};
+	if (strcmp(key, "source") == 0) {
+		snprintf(m->source, sizeof(m->source), "%s", val);
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(key, nums[i].key) != 0)
+			continue;
+		if (!parse_ns(val, (double *)((char *)m + nums[i].off)))
+			return fail(err, errlen, name, line, "not a number of nanoseconds");
+		*seen |= 1u << i;
+		return true;
+	}
+	if (strcmp(key, "step_ns") == 0) {
+		char *wl = val, *ns = val + strcspn(val, " \t");
+		double v;
+		if (!*ns)
+			return fail(err, errlen, name, line,
+				    "step_ns needs a workload and a number");
+		*ns++ = 0;
+		if (!parse_ns(ns, &v))
+			return fail(err, errlen, name, line, "not a number of nanoseconds");
+		cost_set_step(m, wl, v);
+		return true;
+	}
+	return fail(err, errlen, name, line,
+		    "unknown key (source, xfer_ns, wake_ns, "
+		    "wake_call_ns, step_default_ns, step_ns)");
+}
+
+bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
+		      size_t errlen)
+{
+	unsigned seen = 0;
+	int line = 0;
+
+	memset(m, 0, sizeof(*m));
+	while (*text) {
+		char buf[512];
+		size_t n = strcspn(text, "\n");
+		line++;
+		if (n >= sizeof(buf))
+			return fail(err, errlen, name, line, "line too long");
+		memcpy(buf, text, n);
+		buf[n] = 0;
+		text += n + (text[n] == '\n');
+		buf[strcspn(buf, "#")] = 0;
+		char *p = buf + strspn(buf, " \t");
+		size_t len = strlen(p);
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+			p[--len] = 0;
+		if (!*p)
+			continue;
+		if (!parse_line(p, name, line, m, &seen, err, errlen))
+			return false;
+	}
+	if (seen != 0xf)
+		return fail(err, errlen, name, line,
+			    "incomplete: xfer_ns, wake_ns, wake_call_ns and step_default_ns are "
+			    "all needed");
+	return true;
+}
+
+bool cost_model_load(const char *path, struct cost_model *m, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	char text[16384];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	bool big = !feof(f);
+	fclose(f);
+	if (big) {
+		snprintf(err, errlen, "%s: larger than a cost file can be", path);
+		return false;
+	}
+	text[n] = 0;
+	if (strlen(text) != n) {
+		snprintf(err, errlen, "%s: not a text file", path);
+		return false;
+	}
+	return cost_model_parse(text, path, m, err, errlen);
+}
+
+bool cost_model_write(const char *path, const struct cost_model *m)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	fprintf(f, "# icache-sim cost model, written by `icache-sim calibrate`.\n"
+		   "# Every figure was measured on the host below; see icache-sim(1).\n");
+	fprintf(f, "source %s\n", m->source);
+	fprintf(f, "xfer_ns %.1f\t\t# a cache line from another CPU\n", m->xfer_ns);
+	fprintf(f, "wake_ns %.1f\t\t# a sleeping waiter runs again\n", m->wake_ns);
+	fprintf(f, "wake_call_ns %.1f\t# the releaser's FUTEX_WAKE\n", m->wake_call_ns);
+	fprintf(f, "step_default_ns %.1f\t# between two points, any workload\n",
+		m->step_default_ns);
+	for (int i = 0; i < m->nsteps; i++)
+		fprintf(f, "step_ns %s %.1f\n", m->step[i].workload, m->step[i].ns);
+	return fclose(f) == 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * costs.h - the virtual-time mode's cost model, and its file.
+ *
+ * Every number here is measured by `icache-sim calibrate` on some host
+ * (the file says which); none is chosen to produce an answer.  The model:
+ *
+ *   - the code between two instrumentation points costs step_ns (measured
+ *     per workload: a real 1-CPU run's time over its number of points);
+ *   - touching a lock's or a list head's cache line last written by
+ *     another CPU costs xfer_ns (two pinned threads ping-ponging a line);
+ *   - a ticket lock's handoff with n spinners costs xfer_ns * (n + 1) / 2:
+ *     the release invalidates every spinner's copy, their re-reads are
+ *     served one after another, and the next owner is on average in the
+ *     middle (Boyd-Wickizer, Kaashoek, Morris, Zeldovich, "Non-scalable
+ *     locks are dangerous", Linux Symposium 2012);
+ *   - an MCS handoff writes one waiter's own line: xfer_ns, whatever n;
+ *   - a mutex waiter sleeps: it runs again wake_ns after the release
+ *     (two threads ping-ponging through a futex), and the releaser pays
+ *     wake_call_ns for the FUTEX_WAKE system call.
+ */
+#ifndef SIM_COSTS_H
+#define SIM_COSTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define COST_MAX_WORKLOADS 16
+
+struct cost_model {
+	char source[256]; /* the host and date it was measured on */
+	double xfer_ns;
+	double wake_ns;
+	double wake_call_ns;
+	double step_default_ns; /* a workload not measured */
+	int nsteps;
+	struct {
+		char workload[32];
+		double ns;
+	} step[COST_MAX_WORKLOADS];
+};
+
+/* The shipped default (costs_default.c), measured on the machine it names. */
+void cost_model_default(struct cost_model *m);
+/* Read a cost file; on error say "FILE:LINE: why" in err and return false. */
+bool cost_model_load(const char *path, struct cost_model *m, char *err, size_t errlen);
+/* Parse the text of a cost file (name is for messages). */
+bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
+		      size_t errlen);
+bool cost_model_write(const char *path, const struct cost_model *m);
+double cost_step_ns(const struct cost_model *m, const char *workload);
+void cost_set_step(struct cost_model *m, const char *workload, double ns);
+
+#endif

@@ -1,0 +1,496 @@
+/*
+ * vrun.c - the virtual-time mode (vrun.h): coroutines, virtual clocks and
+ * the cost model applied at every instrumentation point.
+ *
+ * Time is kept in picoseconds per CPU (costs like 41.3 ns add up exactly)
+ * and shown to lock.c in nanoseconds (sim_cpu.vclock).  At each point the
+ * running CPU is charged the step cost plus the event's own cost, and if
+ * its clock has passed another runnable CPU's, it gives way to the
+ * smallest.  So whatever a CPU does at its next point (take a lock, find
+ * it busy, move a list) happens at a virtual time no other CPU has passed.
+ *
+ * Lock waits: a CPU that finds a lock taken parks (lock.c calls the
+ * blocked hook in a loop until it is its turn).  The release, at the
+ * releaser's clock t, decides:
+ *   ticket  the waiter whose ticket comes up runs at t + xfer*(n+1)/2,
+ *           n the number of CPUs spinning on the lock;
+ *   mcs     the next in the queue runs at t + xfer;
+ *   mutex   the releaser pays the wake call; the longest sleeper runs at
+ *           t + wake and tries again (a CPU arriving meanwhile may barge).
+ * Sleeps on an inode (I_NEW, I_SYNC) end at the waker's clock + wake.
+ *
+ * Simplifications, each said once here: a list head's line is tracked per
+ * list kind (not per superblock or hash bucket, and hash chains are taken
+ * as local: a bucket is rarely shared); the flusher sleeps 500 us of
+ * virtual time when it finds nothing to write, as the real one does.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "sim/core/clock.h"
+#include "sim/core/lockdep.h"
+#include "sim/core/trace.h"
+#include "sim/core/violation.h"
+#include "sim/engine/costs.h"
+#include "sim/engine/fiber.h"
+#include "sim/engine/vrun.h"
+
+#define VSTACK (256 * 1024)
+#define FLUSHER_IDLE_PS (500ull * 1000 * 1000) /* 500 us */
+
+enum vstate { V_READY, V_RUNNING, V_BLOCKED, V_SLEEPING, V_DONE };
+
+struct vcpu {
+	int idx;
+	struct sim_cpu *cpu;
+	struct fiber fib;
+	enum vstate state;
+	uint64_t ps;                 /* virtual clock, picoseconds */
+	struct sim_lock *blocked_on; /* V_BLOCKED */
+	uint64_t blocked_at;
+	uint64_t sleep_ino; /* V_SLEEPING */
+	bool handed;        /* got its lock by a handoff: the line is paid */
+	int heap_pos;       /* in the ready heap, or -1 */
+	uint64_t ops_target;
+	bool flusher;
+};
+
+struct vrun {
+	const struct run_config *cfg;
+	struct run_ctx *ctx;
+	struct vcpu *v;
+	int nv, nworkers, workers_left;
+	struct vcpu **heap; /* ready CPUs, smallest clock first */
+	int nheap;
+	struct vcpu *cur;
+	struct fiber main;
+	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps;
+	uint64_t points, worker_points, xfers, end_ps, duration_ps;
+	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
+};
+
+/* One virtual run at a time: the core's hooks carry no context. */
+static struct vrun *V;
+
+/* ---- the ready heap ----------------------------------------------------- */
+
+static bool before(const struct vcpu *a, const struct vcpu *b)
+{
+	return a->ps < b->ps || (a->ps == b->ps && a->idx < b->idx);
+}
+
+static void heap_set(struct vrun *r, int i, struct vcpu *v)
+{
+	r->heap[i] = v;
+	v->heap_pos = i;
+}
+
+static void heap_push(struct vrun *r, struct vcpu *v)
+{
+	int i = r->nheap++;
+	while (i > 0 && before(v, r->heap[(i - 1) / 2])) {
+		heap_set(r, i, r->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(r, i, v);
+	v->state = V_READY;
+}
+
+static struct vcpu *heap_pop(struct vrun *r)
+{
+	struct vcpu *top = r->heap[0], *last = r->heap[--r->nheap];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= r->nheap)
+			break;
+		if (c + 1 < r->nheap && before(r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!before(r->heap[c], last))
+			break;
+		heap_set(r, i, r->heap[c]);
+		i = c;
+	}
+	if (r->nheap)
+		heap_set(r, i, last);
+	top->heap_pos = -1;
+	return top;
+}
+
+/* ---- switching ------------------------------------------------------------ */
+
+static void set_clock(struct vcpu *v, uint64_t ps)
+{
+	v->ps = ps;
+	v->cpu->vclock = ps / 1000;
+}
+
+static void deadlock(struct vrun *r);
+
+/* The running CPU stops (parked, done, or giving way): run the next. */
+static void run_next(struct vrun *r, struct vcpu *from)
+{
+	struct fiber *to;
+
+	if (r->nheap) {
+		struct vcpu *next = heap_pop(r);
+		next->state = V_RUNNING;
+		r->cur = next;
+		this_cpu = next->cpu;
+		to = &next->fib;
+	} else if (r->workers_left == 0) {
+		r->cur = NULL;
+		this_cpu = NULL;
+		to = &r->main;
+	} else {
+		deadlock(r);
+		return;
+	}
+	fiber_switch(&from->fib, to);
+}
+
+static void maybe_give_way(struct vrun *r, struct vcpu *v)
+{
+	if (r->nheap && before(r->heap[0], v)) {
+		heap_push(r, v);
+		run_next(r, v);
+	}
+}
+
+/* ---- the cost of each point ---------------------------------------------- */
+
+static uint64_t lock_line_cost(struct vrun *r, struct vcpu *v, const struct sim_lock *l)
+{
+	if (v->handed) {
+		v->handed = false; /* the handoff carried the line */
+		return 0;
+	}
+	if (l->prev_cpu >= 0 && l->prev_cpu != v->cpu->id) {
+		r->xfers++;
+		return r->xfer_ps;
+	}
+	return 0;
+}
+
+static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
+{
+	if (list < 0 || list >= NR_INODE_LISTS || list == LIST_hash)
+		return 0;
+	int was = r->line_owner[list];
+	r->line_owner[list] = v->cpu->id;
+	if (was >= 0 && was != v->cpu->id) {
+		r->xfers++;
+		return r->xfer_ps;
+	}
+	return 0;
+}
+
+static uint64_t later(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* l was just released by v: who runs next, and when. */
+static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock *l)
+{
+	struct vcpu *pick = NULL;
+	uint64_t n = 0;
+
+	for (int i = 0; i < r->nv; i++) {
+		struct vcpu *w = &r->v[i];
+		if (w->state != V_BLOCKED || w->blocked_on != l)
+			continue;
+		n++;
+		if (l->kind == LOCK_MUTEX) {
+			if (!pick || w->blocked_at < pick->blocked_at)
+				pick = w;
+		} else if (sim_lock_turn(w->cpu, l)) {
+			pick = w;
+		}
+	}
+	if (!pick)
+		return;
+	switch (l->kind) {
+	case LOCK_TICKET:
+		r->xfers += n; /* every spinner reads the line again */
+		set_clock(pick, later(pick->ps, v->ps) + r->xfer_ps * (n + 1) / 2);
+		pick->handed = true;
+		break;
+	case LOCK_MCS:
+		r->xfers++;
+		set_clock(pick, later(pick->ps, v->ps) + r->xfer_ps);
+		pick->handed = true;
+		break;
+	default:
+		set_clock(v, v->ps + r->wake_call_ps);
+		set_clock(pick, later(pick->ps, v->ps) + r->wake_ps);
+	}
+	pick->blocked_on = NULL;
+	heap_push(r, pick);
+}
+
+static uint64_t event_cost(struct vrun *r, struct vcpu *v, const struct sched_event *ev)
+{
+	switch (ev->kind) {
+	case SEV_acquired:
+	case SEV_trylock:
+		return lock_line_cost(r, v, ev->lock);
+	case SEV_trylock_failed:
+		r->xfers++; /* it read a line another CPU holds */
+		return r->xfer_ps;
+	case SEV_list:
+		return list_line_cost(r, v, (int)ev->a);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the hooks ----------------------------------------------------------------- */
+
+static struct vcpu *me(void)
+{
+	struct vrun *r = V;
+	return r && r->cur && this_cpu == r->cur->cpu ? r->cur : NULL;
+}
+
+static void v_point(const struct sched_event *ev)
+{
+	struct vcpu *v = me();
+	if (!v)
+		return; /* the main thread, setting up or tearing down */
+	struct vrun *r = V;
+	r->points++;
+	if (!v->flusher)
+		r->worker_points++;
+	set_clock(v, v->ps + r->step_ps + event_cost(r, v, ev));
+	if (ev->kind == SEV_release)
+		release_wakes(r, v, ev->lock);
+	maybe_give_way(r, v);
+}
+
+static void v_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+{
+	struct vcpu *v = me();
+	if (!v)
+		return;
+	v->state = V_BLOCKED;
+	v->blocked_on = l;
+	v->blocked_at = v->ps;
+	run_next(V, v);
+}
+
+static void v_wait(struct sim_cpu *c, uint64_t ino, enum site site)
+{
+	struct vcpu *v = me();
+	if (!v)
+		return;
+	v->state = V_SLEEPING;
+	v->sleep_ino = ino;
+	run_next(V, v);
+}
+
+static void v_wake(struct sim_cpu *c, uint64_t ino)
+{
+	struct vcpu *v = me();
+	struct vrun *r = V;
+	if (!v)
+		return;
+	for (int i = 0; i < r->nv; i++) {
+		struct vcpu *w = &r->v[i];
+		if (w->state == V_SLEEPING && w->sleep_ino == ino) {
+			set_clock(w, later(w->ps, v->ps) + r->wake_ps);
+			heap_push(r, w);
+		}
+	}
+}
+
+static const struct sched_hooks vhooks = {
+	.point = v_point,
+	.blocked = v_blocked,
+	.wait = v_wait,
+	.wake = v_wake,
+};
+
+/* Nobody can run and some CPU has work left: say who holds and waits. */
+static void deadlock(struct vrun *r)
+{
+	char buf[8192];
+	size_t off = 0;
+
+	off += (size_t)snprintf(buf, sizeof(buf), "deadlock: no simulated CPU can run\n");
+	for (int i = 0; i < r->nv && off < sizeof(buf); i++) {
+		struct vcpu *w = &r->v[i];
+		int n = atomic_load(&w->cpu->nheld);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s:", w->cpu->name);
+		for (int k = 0; k < n && off < sizeof(buf); k++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"%s holds %s (instance %llu, taken in %s)",
+						k ? ";" : "",
+						lock_class_name(w->cpu->held[k].lock->cls),
+						(unsigned long long)w->cpu->held[k].lock->inst,
+						site_name(w->cpu->held[k].site));
+		if (w->state == V_BLOCKED && off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"; waits for %s (instance %llu)",
+						lock_class_name(w->blocked_on->cls),
+						(unsigned long long)w->blocked_on->inst);
+		else if (w->state == V_SLEEPING && off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"; sleeps on inode %llu",
+						(unsigned long long)w->sleep_ino);
+		if (off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "\n");
+	}
+	report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(1);
+}
+
+/* ---- the simulated CPUs' programs ---------------------------------------- */
+
+static void v_done(struct vrun *r, struct vcpu *v)
+{
+	v->state = V_DONE;
+	if (!v->flusher) {
+		r->workers_left--;
+		r->end_ps = later(r->end_ps, v->ps);
+	}
+	run_next(r, v); /* never comes back */
+}
+
+static void v_worker(void *p)
+{
+	struct vcpu *v = p;
+	struct vrun *r = V;
+	uint64_t done = 0;
+
+	while (r->cfg->ops ? done < v->ops_target : v->ps < r->duration_ps) {
+		r->cfg->workload->op(r->ctx, v->cpu);
+		done++;
+		atomic_store_explicit(&v->cpu->ops_done, done, memory_order_relaxed);
+	}
+	v_done(r, v);
+}
+
+static void v_flusher(void *p)
+{
+	struct vcpu *v = p;
+	struct vrun *r = V;
+
+	while (r->workers_left > 0) {
+		long n = r->cfg->scheme->writeback_inodes(&icache.wb, 64);
+		atomic_fetch_add_explicit(&v->cpu->ops_done, 1, memory_order_relaxed);
+		if (n == 0) {
+			set_clock(v, v->ps + FLUSHER_IDLE_PS);
+			maybe_give_way(r, v);
+		}
+	}
+	v_done(r, v);
+}
+
+/* ---- setting up, running, collecting ----------------------------------------- */
+
+static uint64_t to_ps(double ns)
+{
+	return (uint64_t)(ns * 1000.0 + 0.5);
+}
+
+static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_cpu *cpus)
+{
+	const struct cost_model *cm = cfg->costs;
+	int n = r->nv;
+
+	r->cfg = cfg;
+	r->step_ps = to_ps(cost_step_ns(cm, cfg->workload->name));
+	r->xfer_ps = to_ps(cm->xfer_ns);
+	r->wake_ps = to_ps(cm->wake_ns);
+	r->wake_call_ps = to_ps(cm->wake_call_ns);
+	r->duration_ps = cfg->duration_ns * 1000;
+	for (int i = 0; i < NR_INODE_LISTS; i++)
+		r->line_owner[i] = -1;
+	r->heap = xcalloc((size_t)n, sizeof(*r->heap));
+	r->ctx = run_ctx_alloc(cfg);
+	for (int i = 0; i < n; i++) {
+		struct vcpu *v = &r->v[i];
+		v->idx = i;
+		v->cpu = &cpus[i];
+		v->heap_pos = -1;
+		v->flusher = i >= r->nworkers;
+		if (cfg->ops)
+			v->ops_target = cfg->ops / (uint64_t)r->nworkers +
+					((uint64_t)i < cfg->ops % (uint64_t)r->nworkers);
+		if (!fiber_create(&v->fib, VSTACK, v->flusher ? v_flusher : v_worker, v))
+			return false;
+		heap_push(r, v);
+	}
+	return true;
+}
+
+/* Run every simulated CPU until all are done; back on the main thread. */
+static void vrun_go(struct vrun *r)
+{
+	const struct sched_hooks *saved = sim_sched;
+
+	fiber_init_main(&r->main);
+	sim_sched = &vhooks;
+	struct vcpu *first = heap_pop(r);
+	first->state = V_RUNNING;
+	r->cur = first;
+	struct sim_cpu *main_cpu = this_cpu;
+	this_cpu = first->cpu;
+	fiber_switch(&r->main, &first->fib);
+	this_cpu = main_cpu;
+	sim_sched = saved;
+}
+
+int vrun_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes)
+{
+	int nworkers = cfg->ncpus, nthreads = nworkers + 2; /* + flusher + main */
+	bool flusher = cfg->workload->flusher;
+	struct vrun r = { .nworkers = nworkers, .workers_left = nworkers };
+	struct sim_cpu *cpus = xcalloc((size_t)nthreads, sizeof(*cpus));
+	struct sim_cpu **ptrs = xcalloc((size_t)nthreads, sizeof(*ptrs));
+	char(*names)[16] = xcalloc((size_t)nthreads, 16);
+
+	memset(result, 0, sizeof(*result));
+	r.nv = nworkers + (flusher ? 1 : 0);
+	r.v = xcalloc((size_t)r.nv, sizeof(*r.v));
+	run_begin_cpus(cfg, cpus, ptrs, names);
+	V = &r;
+	if (!vrun_setup(&r, cfg, cpus)) {
+		fprintf(stderr, "icache-sim: no memory for %d virtual CPUs' stacks\n", r.nv);
+		exit(2);
+	}
+	uint64_t t0 = now_ns();
+	vrun_go(&r);
+	result->host_seconds = (double)(now_ns() - t0) / 1e9;
+	V = NULL;
+	result->seconds = (double)r.end_ps / 1e12;
+	result->vpoints = r.points;
+	result->worker_points = r.worker_points;
+	result->line_xfers = r.xfers;
+	for (int i = 0; i < nworkers; i++)
+		result->ops += atomic_load(&cpus[i].ops_done);
+	run_collect(result, ptrs, nthreads, 0, keep_inodes);
+	if (cfg->trace_run)
+		trace_run_end(result->ops, (uint32_t)result->violations);
+
+	this_cpu = NULL;
+	icache_destroy();
+	sim_lock_kind = LOCK_MUTEX;
+	sim_virtual_time = false; /* run_begin_cpus set both */
+	for (int i = 0; i < r.nv; i++)
+		fiber_destroy(&r.v[i].fib);
+	free(r.heap);
+	free(r.ctx);
+	free(r.v);
+	free(ptrs);
+	free(cpus);
+	free(names);
+	return result->violations ? 1 : 0;
+}

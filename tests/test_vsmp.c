@@ -1,0 +1,412 @@
+/*
+ * test_vsmp.c - the lock kinds (--locks ticket|mcs|mutex) and the
+ * virtual-time mode (run --virtual, calibrate).
+ *
+ * Lock kinds: each one excludes, ticket and MCS hand over in arrival
+ * order, lock_stat counts the same things under each, and every scheme
+ * runs clean under each.  Virtual mode: see its own section below.
+ */
+#include <pthread.h>
+
+#include "tests/simenv.h"
+#include "tests/testutil.h"
+
+static const char *const kinds[] = { "ticket", "mcs", "mutex" };
+#define NKINDS 3
+
+/* ---- the kinds themselves, in process ------------------------------------- */
+
+#define EXCL_ROUNDS 20000
+
+static struct sim_lock excl_lock;
+static long excl_counter; /* protected by excl_lock, deliberately plain */
+
+static void *excl_worker(void *p)
+{
+	SITE(test_abba);
+	this_cpu = p;
+	for (int i = 0; i < EXCL_ROUNDS; i++) {
+		spin_lock(&excl_lock);
+		excl_counter++;
+		spin_unlock(&excl_lock);
+	}
+	return NULL;
+}
+
+/* Two threads, one counter: every increment survives, every count adds up. */
+START_TEST(each_kind_excludes_and_counts)
+{
+	env_start(&scheme_merged, 1);
+	sim_lock_kind = (enum lock_kind)_i;
+	sim_lock_init(&excl_lock, LC_test_lock_a, 1);
+	ck_assert_int_eq(excl_lock.kind, _i);
+	excl_counter = 0;
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, excl_worker, &env_cpus[i + 1]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ck_assert_int_eq(excl_counter, 2 * EXCL_ROUNDS);
+	uint64_t acq = 0, con = 0, bounces = 0;
+	for (int i = 1; i <= 2; i++) {
+		const struct lock_class_stats *s = &env_cpus[i].stats[LC_test_lock_a];
+		acq += s->acquisitions;
+		con += s->contentions;
+		bounces += s->bounces;
+		ck_assert_uint_le(s->contentions, s->acquisitions);
+		ck_assert(s->contentions == 0 || s->wait_ns_total > 0);
+		ck_assert_uint_gt(s->hold_ns_total, 0);
+	}
+	ck_assert_uint_eq(acq, 2 * EXCL_ROUNDS);
+	ck_assert_uint_le(bounces, acq);
+	ck_assert_int_eq(atomic_load(&excl_lock.holder), -1);
+	sim_lock_destroy(&excl_lock);
+	sim_lock_kind = LOCK_MUTEX;
+	env_stop();
+}
+END_TEST
+
+static struct sim_lock fifo_lock;
+static atomic_int fifo_order[3], fifo_n;
+
+static void *fifo_waiter(void *p)
+{
+	SITE(test_abba);
+	this_cpu = p;
+	spin_lock(&fifo_lock);
+	fifo_order[atomic_fetch_add(&fifo_n, 1)] = this_cpu->id;
+	spin_unlock(&fifo_lock);
+	return NULL;
+}
+
+static void wait_until_waiting(struct sim_cpu *c)
+{
+	while (atomic_load(&c->waiting_for) == NULL)
+		usleep(100);
+}
+
+/* cpu0 holds; cpu1 queues, then cpu2: a FIFO lock serves cpu1 first. */
+START_TEST(ticket_and_mcs_serve_in_arrival_order)
+{
+	SITE(test_abba);
+	env_start(&scheme_merged, 1);
+	sim_lock_kind = _i == 0 ? LOCK_TICKET : LOCK_MCS;
+	sim_lock_init(&fifo_lock, LC_test_lock_b, 1);
+	atomic_store(&fifo_n, 0);
+	spin_lock(&fifo_lock);
+	pthread_t t1, t2;
+	ck_assert_int_eq(pthread_create(&t1, NULL, fifo_waiter, &env_cpus[1]), 0);
+	wait_until_waiting(&env_cpus[1]);
+	ck_assert_int_eq(pthread_create(&t2, NULL, fifo_waiter, &env_cpus[2]), 0);
+	wait_until_waiting(&env_cpus[2]);
+	usleep(20000); /* both spin now; neither may barge */
+	ck_assert_int_eq(atomic_load(&fifo_n), 0);
+	spin_unlock(&fifo_lock);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	ck_assert_int_eq(fifo_order[0], 1);
+	ck_assert_int_eq(fifo_order[1], 2);
+	ck_assert_uint_eq(env_cpus[1].stats[LC_test_lock_b].contentions, 1);
+	ck_assert_uint_eq(env_cpus[2].stats[LC_test_lock_b].contentions, 1);
+	/* A trylock never queues: with a holder it fails, and counts it. */
+	spin_lock(&fifo_lock);
+	this_cpu = &env_cpus[3];
+	ck_assert(!spin_trylock(&fifo_lock));
+	ck_assert_uint_eq(env_cpus[3].stats[LC_test_lock_b].trylock_failures, 1);
+	this_cpu = &env_cpus[0];
+	spin_unlock(&fifo_lock);
+	this_cpu = &env_cpus[3];
+	ck_assert(spin_trylock(&fifo_lock));
+	spin_unlock(&fifo_lock);
+	this_cpu = &env_cpus[0];
+	sim_lock_destroy(&fifo_lock);
+	sim_lock_kind = LOCK_MUTEX;
+	env_stop();
+}
+END_TEST
+
+/* ---- the kinds in whole runs ------------------------------------------------ */
+
+START_TEST(every_kind_runs_every_scheme_clean)
+{
+	const char *kind = kinds[_i];
+	for (int s = 0; all_schemes[s]; s++) {
+		const char *name = all_schemes[s]->name;
+		int status;
+		char *out = run_cmd(&status,
+				    "%s run --locks %s --scheme %s --workload mixed --ops 1500 "
+				    "--cpus 2 --quiet --json --watchdog 30",
+				    bin_path("icache-sim"), kind, name);
+		char want[64];
+		snprintf(want, sizeof(want), "\"lock_kind\":\"%s\"", kind);
+		ck_assert_msg(strstr(out, want), "%s/%s: %.400s", kind, name, out);
+		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 1500);
+		ck_assert_msg(strstr(out, "\"ok\":true"), "%s/%s invariants: %.600s", kind, name,
+			      out);
+		if (!all_schemes[s]->known_racy) {
+			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
+				      "%s under --locks %s: exit %d\n%.800s", name, kind, status,
+				      out);
+		}
+		free(out);
+	}
+}
+END_TEST
+
+/* One CPU, no flusher, same seed: every kind takes exactly the same locks,
+ * none of them ever contended. */
+START_TEST(counters_agree_across_kinds)
+{
+	double acq[NKINDS], cont[NKINDS];
+	for (int k = 0; k < NKINDS; k++) {
+		int status;
+		char *out = run_cmd(&status,
+				    "%s run --locks %s --scheme global --workload lookup "
+				    "--ops 3000 --cpus 1 --json",
+				    bin_path("icache-sim"), kinds[k]);
+		ck_assert_int_eq(status, 0);
+		acq[k] = json_num(out, "\"class\":\"inode_lock\"", "acquisitions");
+		cont[k] = json_num(out, "\"class\":\"inode_lock\"", "contentions");
+		free(out);
+		ck_assert(acq[k] > 3000);
+		ck_assert(cont[k] == 0);
+	}
+	ck_assert(acq[0] == acq[1] && acq[1] == acq[2]);
+}
+END_TEST
+
+START_TEST(default_kind_is_said_in_the_header)
+{
+	int status;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	char *out = run_cmd(&status, "%s run --workload lookup --ops 200 --cpus 1",
+			    bin_path("icache-sim"));
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strstr(out, "locks ticket (the default: every simulated CPU "
+				  "has a core, so they spin)"),
+		      "%s", out);
+	free(out);
+	out = run_cmd(&status, "%s run --workload lookup --ops 200 --cpus %ld",
+		      bin_path("icache-sim"), cores + 1);
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strstr(out, "locks mutex (the default: more simulated CPUs "
+				  "than cores, so they sleep)"),
+		      "%s", out);
+	free(out);
+	out = run_cmd(&status, "%s run --locks spin 2>&1", bin_path("icache-sim"));
+	ck_assert_int_eq(status, 2);
+	ck_assert_msg(strstr(out, "icache-sim run: --locks: 'spin' is not a lock "
+				  "kind (ticket, mcs, mutex)"),
+		      "%s", out);
+	free(out);
+}
+END_TEST
+
+/* ---- virtual time ------------------------------------------------------------ */
+
+#include "sim/engine/costs.h"
+
+/* A cost file of our own, so no test depends on the shipped figures. */
+static const char *test_costs(void)
+{
+	static char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
+	static bool made;
+	if (!made) {
+		int fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		const char text[] = "source a test's figures\nxfer_ns 80\nwake_ns 4000\n"
+				    "wake_call_ns 150\nstep_default_ns 60\n"
+				    "step_ns create-unlink 50.5\n";
+		ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (int)sizeof(text) - 1);
+		close(fd);
+		made = true;
+	}
+	return path;
+}
+
+START_TEST(virtual_runs_every_scheme_clean)
+{
+	for (int s = 0; all_schemes[s]; s++) {
+		const char *name = all_schemes[s]->name;
+		int status;
+		char *out = run_cmd(&status,
+				    "%s run --virtual --costs %s --scheme %s --workload mixed "
+				    "--ops 4000 --cpus 16 --quiet --json",
+				    bin_path("icache-sim"), test_costs(), name);
+		ck_assert_msg(strstr(out, "\"virtual\":true"), "%s: %.500s", name, out);
+		ck_assert_msg(strstr(out, "\"costs_source\":\"a test's figures\""), "%.500s", out);
+		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 4000);
+		ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 16);
+		ck_assert(json_num(out, NULL, "points") > 4000);
+		ck_assert_msg(strstr(out, "\"ok\":true"), "%s: %.800s", name, out);
+		if (!all_schemes[s]->known_racy)
+			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
+				      "%s virtual: exit %d\n%.800s", name, status, out);
+		free(out);
+	}
+}
+END_TEST
+
+/* Drop the one figure that is the host's: how long simulating took. */
+static void drop_host_time(char *json)
+{
+	char *p = strstr(json, "\"host_seconds\":");
+	ck_assert_ptr_nonnull(p);
+	char *e = strchr(p, ',');
+	ck_assert_ptr_nonnull(e);
+	memmove(p, e + 1, strlen(e + 1) + 1);
+}
+
+START_TEST(virtual_is_deterministic)
+{
+	const char *fmt = "%s run --virtual --costs %s --scheme merged --workload mixed "
+			  "--ops 6000 --cpus 12 --seed %d --json --inodes";
+	int st;
+	char *a = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), 7);
+	char *b = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), 7);
+	char *c = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), 8);
+	drop_host_time(a);
+	drop_host_time(b);
+	drop_host_time(c);
+	ck_assert_msg(strcmp(a, b) == 0, "same seed, different results:\n%.600s\n%.600s", a, b);
+	ck_assert_msg(strcmp(a, c) != 0, "another seed gave the very same run");
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+/*
+ * The v4 iput_final race in virtual time: the validator's handoff check
+ * sees the freed inode put on the LRU.  With the mutex kind: a FIFO lock
+ * queues the evicting CPU behind the one in the window and closes it.
+ */
+START_TEST(virtual_catches_the_v4_race)
+{
+	int status;
+	char *out = run_cmd(&status,
+			    "%s run --virtual --costs %s --locks mutex --scheme inode-scale-v4 "
+			    "--workload iput-race --ops 20000 --cpus 4 --quiet",
+			    bin_path("icache-sim"), test_costs());
+	ck_assert_int_eq(status, 1);
+	ck_assert_msg(strstr(out, "freed_on_list"), "%.2000s", out);
+	ck_assert_msg(strstr(out, "puts inode") && strstr(out, "inode_lru_list_add"), "%.2000s",
+		      out);
+	free(out);
+	out = run_cmd(&status,
+		      "%s run --virtual --costs %s --locks mutex --scheme merged "
+		      "--workload iput-race --ops 20000 --cpus 4 --quiet",
+		      bin_path("icache-sim"), test_costs());
+	ck_assert_msg(status == 0 && strstr(out, "violations: none"), "%.2000s", out);
+	free(out);
+}
+END_TEST
+
+static double vrun_figure(const char *scheme, const char *locks, int cpus, const char *key,
+			  double *contentions_per_op)
+{
+	int status;
+	char *out = run_cmd(&status,
+			    "%s run --virtual --costs %s --locks %s --scheme %s "
+			    "--workload create-unlink --ops 20000 --cpus %d --json",
+			    bin_path("icache-sim"), test_costs(), locks, scheme, cpus);
+	ck_assert_int_eq(status, 0);
+	double v = json_num(out, NULL, key), con = 0;
+	for (const char *p = strstr(out, "\"contentions\":"); p;
+	     p = strstr(p + 1, "\"contentions\":"))
+		con += strtod(p + strlen("\"contentions\":"), NULL);
+	*contentions_per_op = con / json_num(out, NULL, "ops");
+	free(out);
+	return v;
+}
+
+/* The model's ticket handoff grows with the spinners, MCS's does not:
+ * global at 32 CPUs runs faster on MCS, as contended as on ticket. */
+START_TEST(virtual_mcs_removes_the_ticket_collapse)
+{
+	double ct, cm;
+	double t = vrun_figure("global", "ticket", 32, "ops_per_s", &ct);
+	double m = vrun_figure("global", "mcs", 32, "ops_per_s", &cm);
+	ck_assert_msg(m > t, "mcs %.0f ops/s, ticket %.0f", m, t);
+	ck_assert_msg(cm > 0.5 * ct && cm < 2 * ct, "contentions/op mcs %.2f ticket %.2f", cm, ct);
+}
+END_TEST
+
+START_TEST(cost_files_are_checked)
+{
+	struct cost_model m;
+	char err[256];
+	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
+				   "step_default_ns 4\nstep_ns lookup 5.5\n",
+				   "t", &m, err, sizeof(err)));
+	ck_assert(cost_step_ns(&m, "lookup") == 5.5);
+	ck_assert(cost_step_ns(&m, "mixed") == 4);
+	ck_assert(!cost_model_parse("xfer_ns 1\nwake_ns fast\n", "f.txt", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "f.txt:2: not a number of nanoseconds");
+	ck_assert(!cost_model_parse("xfer_ns 1\n", "g", &m, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "g:1: incomplete"), "%s", err);
+	ck_assert(!cost_model_parse("colour 3\n", "h", &m, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "h:1: unknown key"), "%s", err);
+	int status;
+	char *out = run_cmd(&status, "%s run --virtual --costs /nonexistent/c 2>&1",
+			    bin_path("icache-sim"));
+	ck_assert_int_eq(status, 2);
+	ck_assert_msg(strstr(out, "icache-sim run: --costs: /nonexistent/c: "), "%s", out);
+	free(out);
+}
+END_TEST
+
+/* calibrate measures, writes a file, and run --virtual reads it back. */
+START_TEST(calibrate_writes_what_virtual_reads)
+{
+	char path[] = "/tmp/icache-vsmp-cal.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	int status;
+	char *out =
+		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);
+	ck_assert_msg(status == 0, "%s", out);
+	ck_assert_msg(strstr(out, "cache-line transfer") && strstr(out, "written to"), "%s", out);
+	free(out);
+	struct cost_model m;
+	char err[256];
+	ck_assert_msg(cost_model_load(path, &m, err, sizeof(err)), "%s", err);
+	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0);
+	ck_assert(cost_step_ns(&m, "create-unlink") > 0);
+	ck_assert_msg(strstr(m.source, "cores, 20"), "%s", m.source);
+	out = run_cmd(&status, "%s run --virtual --costs %s --cpus 4 --ops 2000",
+		      bin_path("icache-sim"), path);
+	ck_assert_msg(status == 0 && strstr(out, "virtual time: costs measured on "), "%s", out);
+	free(out);
+	unlink(path);
+}
+END_TEST
+
+Suite *vsmp_suite(void)
+{
+	Suite *s = suite_create("vsmp");
+	TCase *tc = tcase_create("kinds");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, each_kind_excludes_and_counts, 0, NR_LOCK_KINDS);
+	tcase_add_loop_test(tc, ticket_and_mcs_serve_in_arrival_order, 0, 2);
+	tcase_add_loop_test(tc, every_kind_runs_every_scheme_clean, 0, NKINDS);
+	tcase_add_test(tc, counters_agree_across_kinds);
+	tcase_add_test(tc, default_kind_is_said_in_the_header);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("virtual");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, virtual_runs_every_scheme_clean);
+	tcase_add_test(tc, virtual_is_deterministic);
+	tcase_add_test(tc, virtual_catches_the_v4_race);
+	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
+	tcase_add_test(tc, cost_files_are_checked);
+	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(vsmp_suite());
+}

@@ -1,0 +1,71 @@
+/*
+ * test_workshop.c - docs/workshop.md, the instructor kit, still matches the
+ * tools and the lessons: tools/workshop-check.sh follows its set-up where
+ * this machine allows and checks every command, the answer key and the
+ * projector size.  The key check is proved by a guide with one question
+ * taken out (it must be named) and one with a question no lesson asks.
+ *
+ * Run from the top of the source tree (make check does).
+ */
+#include "tests/testutil.h"
+
+START_TEST(guide_matches_tools_and_lessons)
+{
+	int st;
+	char *out = run_cmd(&st, "BUILD=%s sh tools/workshop-check.sh 2>&1", build_dir());
+	ck_assert_msg(st == 0, "workshop-check exited %d:\n%s", st, out);
+	ck_assert_msg(strstr(out, ", 0 failed"), "no summary line:\n%s", out);
+	ck_assert_msg(strstr(out, "ok    answer key:"), "answer key not checked:\n%s", out);
+	ck_assert_msg(strstr(out, "ok    command: build/bin/icache-lesson --check"),
+		      "the set-up command was not checked:\n%s", out);
+	free(out);
+}
+END_TEST
+
+/* A guide whose answer key lost a question: the check names it. */
+START_TEST(missing_answer_is_reported)
+{
+	int st;
+	char guide[256];
+	snprintf(guide, sizeof(guide), "/tmp/test-workshop.%d.md", (int)getpid());
+	free(run_cmd(&st,
+		     "grep -v '^\\*\\*Which list lets umount find an inode nobody is using' "
+		     "docs/workshop.md > %s",
+		     guide));
+	ck_assert_int_eq(st, 0);
+	char *out = run_cmd(&st, "GUIDE=%s BUILD=%s sh tools/workshop-check.sh 2>&1", guide,
+			    build_dir());
+	ck_assert_msg(st == 1, "exited %d, not 1:\n%s", st, out);
+	ck_assert_msg(strstr(out, "FAIL  answer key: no entry for lessons/01-inode-cache.lesson: "
+				  "\"Which list lets umount find an inode nobody is using?\""),
+		      "the missing question is not named:\n%s", out);
+	free(out);
+
+	/* and a question that no lesson asks is stale */
+	free(run_cmd(&st,
+		     "cp docs/workshop.md %s && printf '\\n**Is this asked\\nanywhere?**\\n' >> %s",
+		     guide, guide));
+	out = run_cmd(&st, "GUIDE=%s BUILD=%s sh tools/workshop-check.sh 2>&1", guide, build_dir());
+	ck_assert_msg(st == 1, "exited %d, not 1:\n%s", st, out);
+	ck_assert_msg(strstr(out, "questions no lesson asks: Is this asked anywhere?"),
+		      "the stale question is not named:\n%s", out);
+	free(out);
+	unlink(guide);
+}
+END_TEST
+
+static Suite *workshop_suite(void)
+{
+	Suite *s = suite_create("workshop");
+	TCase *tc = tcase_create("guide");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, guide_matches_tools_and_lessons);
+	tcase_add_test(tc, missing_answer_is_reported);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(workshop_suite());
+}

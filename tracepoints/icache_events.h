@@ -1,0 +1,175 @@
+/*
+ * icache_events.h - THE list of icache trace events.
+ *
+ * One row per event.  Everything that knows about events is generated from
+ * it: the LTTng-UST provider (icache_tp.h), the simulator's raw emitters
+ * trace_ev_NAME() (sim/core/trace.h), the scheduler's step kinds SEV_*
+ * (sim/core/lock.h), the viewer's event types EV_*, their names and the
+ * field table its decoder reads (viewer/names.h, viewer/index.c), and the
+ * words of the event grammar shared by .scn and .lesson files
+ * (icache_select.h).  tracepoints/EVENTS.md says what each event means.
+ *
+ * A row:  E(name, sched, "text")
+ *   name   the LTTng event name (icache:name);
+ *   sched  SCHED(kind): the event is a step of the deterministic scheduler
+ *          (scenario mode) of that kind, or NOSCHED;
+ *   text   the word the viewer's one-line text starts with.
+ * Its fields, in trace order, are ICACHE_FIELDS_name(F), one
+ *   F(kind, type, field, slot)
+ * per field, where kind is INT (an integer of C type `type`), HEX (the
+ * same, printed in hex), ENUM (an LTTng enum over the list `type` of
+ * icache_names.h, stored in 8 bits) or STR (a string; type unused), and
+ * slot is where the viewer keeps the value in its 32-byte struct ix_event
+ * (viewer/index.h): CPU, A, B, SITE, OBJ (interned 64-bit id), VAL, HI / LO
+ * (the two 32-bit halves of val), STRID (interned string in obj), RAW (obj
+ * as is), or SIDE (kept only in a side table: violation, run_begin).
+ *
+ * Rules: add events at the END of the list (the viewer's numbering is
+ * internal, but keep it stable for readers of old code); never rename or
+ * remove an event or a field (traces are a contract); a new field of an
+ * existing event goes at the end of its field list and is documented in
+ * EVENTS.md.  A field the viewer must also read in older traces that lack
+ * it is marked optional in viewer/index.c.
+ */
+#ifndef ICACHE_EVENTS_H
+#define ICACHE_EVENTS_H
+
+/* clang-format off */
+#define ICACHE_EVENTS(E)                                  \
+	E(lock_acquire, SCHED(acquire), "lock_acquire")     \
+	E(lock_contended, NOSCHED, "lock_contended")        \
+	E(lock_acquired, SCHED(acquired), "lock_acquired")  \
+	E(lock_release, SCHED(release), "lock_release")     \
+	E(lock_trylock, SCHED(trylock), "lock_trylock")     \
+	E(inode_state, SCHED(state), "inode_state")         \
+	E(inode_ref, SCHED(ref), "inode_ref")               \
+	E(inode_list, SCHED(list), "inode_list")            \
+	E(inode_alloc, SCHED(alloc), "inode_alloc")         \
+	E(inode_free, SCHED(free), "inode_free")            \
+	E(inode_nlink, SCHED(nlink), "inode_nlink")         \
+	E(op_begin, SCHED(op_begin), "op_begin")            \
+	E(op_end, SCHED(op_end), "op_end")                  \
+	E(sched_step, NOSCHED, "sched_step")                \
+	E(violation, NOSCHED, "violation")                  \
+	E(run_begin, NOSCHED, "run_begin")                  \
+	E(run_end, NOSCHED, "run_end")                      \
+	E(order_rule, NOSCHED, "order_rule")                \
+	ICACHE_TEST_EVENTS(E)
+
+/*
+ * Scheduling steps that are not a trace event of their own: a failed
+ * trylock is the lock_trylock event with success 0, and waking an inode's
+ * sleepers leaves no event (nothing in the cache changed).
+ */
+#define ICACHE_SCHED_ONLY(S) S(trylock_failed) S(wake)
+
+/*
+ * A test-only event (make EXTRA_CFLAGS=-DICACHE_TEST_DUMMY_EVENT): it
+ * proves that one row here is all the plumbing an event needs
+ * (tests/test_events.c fires, records, decodes and names it).
+ */
+#ifdef ICACHE_TEST_DUMMY_EVENT
+#define ICACHE_TEST_EVENTS(E) E(test_dummy, SCHED(test_dummy), "test_dummy")
+#define ICACHE_FIELDS_test_dummy(F) \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint64_t, value, VAL)
+#else
+#define ICACHE_TEST_EVENTS(E)
+#endif
+
+/* The lock events: which lock (cls, inst), who (cpu), where (site). */
+#define ICACHE_LOCK_FIELDS(F) \
+	F(INT, uint16_t, cpu, CPU) F(ENUM, lock_class, cls, A) \
+	F(INT, uint64_t, inst, OBJ) F(ENUM, site, site, SITE)
+
+#define ICACHE_FIELDS_lock_acquire(F) ICACHE_LOCK_FIELDS(F)
+#define ICACHE_FIELDS_lock_contended(F) \
+	ICACHE_LOCK_FIELDS(F) F(INT, int16_t, holder, VAL)
+#define ICACHE_FIELDS_lock_acquired(F) \
+	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, wait_ns, VAL)
+#define ICACHE_FIELDS_lock_release(F) \
+	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, hold_ns, VAL)
+#define ICACHE_FIELDS_lock_trylock(F) \
+	ICACHE_LOCK_FIELDS(F) F(INT, uint8_t, success, B)
+
+#define ICACHE_FIELDS_inode_state(F)                                  \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)         \
+	F(HEX, uint32_t, old_state, HI) F(HEX, uint32_t, new_state, LO) \
+	F(ENUM, site, site, SITE)
+#define ICACHE_FIELDS_inode_ref(F)                                   \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
+	F(INT, int32_t, old_count, HI) F(INT, int32_t, new_count, LO) \
+	F(ENUM, site, site, SITE)
+#define ICACHE_FIELDS_inode_list(F)                           \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
+	F(ENUM, site, site, SITE)
+#define ICACHE_FIELDS_inode_alloc(F)                          \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO)
+#define ICACHE_FIELDS_inode_free(F)                           \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint32_t, sb, VAL)
+#define ICACHE_FIELDS_inode_nlink(F)                          \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint32_t, nlink, VAL)
+
+#define ICACHE_FIELDS_op_begin(F) \
+	F(INT, uint16_t, cpu, CPU) F(ENUM, op, op, A) F(INT, uint64_t, ino, OBJ)
+#define ICACHE_FIELDS_op_end(F)                                        \
+	F(INT, uint16_t, cpu, CPU) F(ENUM, op, op, A)                  \
+	F(INT, uint64_t, ino, OBJ) F(INT, int64_t, result, VAL)
+#define ICACHE_FIELDS_sched_step(F) \
+	F(INT, uint64_t, step, VAL) F(INT, uint16_t, cpu, CPU) F(STR, -, what, STRID)
+#define ICACHE_FIELDS_violation(F)                                       \
+	F(INT, uint16_t, cpu, CPU) F(ENUM, violation_kind, kind, A)      \
+	F(ENUM, lock_class, cls_a, SIDE) F(ENUM, lock_class, cls_b, SIDE) \
+	F(ENUM, site, site_a, SIDE) F(ENUM, site, site_b, SIDE)          \
+	F(INT, uint64_t, ino, OBJ) F(STR, -, text, SIDE)
+/* order_rules: how many order_rule events follow (the documented order as
+ * data); the `order` string is the same rules as text, for people. */
+#define ICACHE_FIELDS_run_begin(F)                                  \
+	F(STR, -, scheme, SIDE) F(STR, -, workload, SIDE)           \
+	F(INT, uint16_t, cpus, SIDE) F(INT, uint64_t, seed, SIDE)   \
+	F(STR, -, order, SIDE) F(INT, uint16_t, order_rules, SIDE)
+#define ICACHE_FIELDS_run_end(F) \
+	F(INT, uint64_t, ops, VAL) F(INT, uint32_t, violations, RAW)
+/* One rule of the scheme's documented lock order: outer before inner. */
+#define ICACHE_FIELDS_order_rule(F) \
+	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
+
+/* clang-format on */
+
+/* ---- the events' numbers ------------------------------------------------- */
+
+/* Each event's position in the table (the viewer's EV_* are the same). */
+#define ICACHE_EV_ROW_(name, sched, text) ICACHE_EV_##name,
+enum icache_event { ICACHE_EVENTS(ICACHE_EV_ROW_) NR_ICACHE_EVENTS };
+
+/* ---- the scheduler's step kinds ------------------------------------------ */
+
+#define ICACHE_SEV_ROW_(name, sched, text) ICACHE_SEV_##sched
+#define ICACHE_SEV_SCHED(kind) SEV_##kind,
+#define ICACHE_SEV_NOSCHED
+#define ICACHE_SEV_ONLY_(kind) SEV_##kind,
+
+/* The kinds of step the deterministic scheduler sees (sim/core/lock.h). */
+enum sched_event_kind {
+	ICACHE_EVENTS(ICACHE_SEV_ROW_) ICACHE_SCHED_ONLY(ICACHE_SEV_ONLY_) NR_SCHED_EVENTS
+};
+
+/* ---- helpers for generating code from a field list ------------------------ */
+
+/* ICACHE_ARGS(_ , a, b, c) -> a, b, c: drops the leading comma of a list
+ * that each field macro started with ", ". */
+#define ICACHE_DROP1_(x, ...) __VA_ARGS__
+#define ICACHE_APPLY_(m, ...) m(__VA_ARGS__)
+#define ICACHE_LIST(fields, F) ICACHE_APPLY_(ICACHE_DROP1_, _ fields(F))
+
+/* The C type of a field as a function parameter. */
+#define ICACHE_CTYPE_INT(t) t
+#define ICACHE_CTYPE_HEX(t) t
+#define ICACHE_CTYPE_ENUM(t) int
+#define ICACHE_CTYPE_STR(t) const char *
+
+#endif /* ICACHE_EVENTS_H */
