@@ -991,7 +991,7 @@ START_TEST(check_time_and_references)
 	unlink(other);
 	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  See lesson 42.\n",
 		 scn("one-inode-life.scn"));
-	bad_lesson("01-xref2.lesson", text, 8, "lesson 42, which does not exist", false);
+	bad_lesson("01-xref2.lesson", text, 7, "lesson 42, which does not exist", false);
 }
 END_TEST
 
