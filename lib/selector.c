@@ -81,11 +81,33 @@ static int find(const char *const *tab, int n, const char *s)
 	return -1;
 }
 
+/*
+ * Any event of the table can also be named by its own name, with no
+ * argument ("order_rule", "lock_trylock"): a new event is nameable in
+ * both files without a line of parser.
+ */
+#define SEL_SCHED_SCHED(kind) SEV_##kind
+#define SEL_SCHED_NOSCHED -1
+#define SEL_ROW(name, sched, text) { #name, NULL, ICACHE_EV_##name, SEL_SCHED_##sched, A_NONE, -1 },
+static const struct verb table_verbs[] = { ICACHE_EVENTS(SEL_ROW) };
+#undef SEL_ROW
+
+static const struct verb *table_verb(const char *word)
+{
+	for (int k = 0; k < NELEM(table_verbs); k++)
+		if (strcmp(word, table_verbs[k].word) == 0)
+			return &table_verbs[k];
+	return NULL;
+}
+
 const char *selector_sched_word(int k)
 {
 	for (size_t i = 0; i < NVERBS; i++)
 		if (verbs[i].sched == k && !verbs[i].canon)
 			return verbs[i].word;
+	for (int i = 0; i < NELEM(table_verbs); i++)
+		if (table_verbs[i].sched == k)
+			return table_verbs[i].word;
 	return "?";
 }
 
@@ -281,6 +303,8 @@ static bool parse_verb(char **w, int n, int *i, struct selector *s, char *err, s
 	for (size_t k = 0; k < NVERBS && !v; k++)
 		if (strcmp(word, verbs[k].word) == 0)
 			v = &verbs[k];
+	if (!v)
+		v = table_verb(word);
 	if (!v)
 		return fail(err, len, "unknown event '%s' (%s)", word, SELECTOR_VERBS);
 	s->verb = v->canon ? v->canon : v->word;

@@ -21,9 +21,10 @@
  * Old spellings still accepted (for one release): take, lock -> acquired;
  * unlock -> release; trylock-ok -> trylock; trylock-fail -> trylock-failed;
  * state FLAG -> set FLAG; list ACTION LIST -> ACTION LIST; ref to N ->
- * ref N; of inode N, of N -> inode N.  A verb's words come from the event
- * table (tracepoints/icache_events.h): each names a trace event, a
- * scheduler step, or both.  Each user says which parts it can match (a
+ * ref N; of inode N, of N -> inode N.  Each verb names a trace event of
+ * the event table (tracepoints/icache_events.h), a scheduler step, or
+ * both; and every event of the table can also be named by its own name
+ * ("order_rule", "lock_trylock"), so a new event needs no parser change.  Each user says which parts it can match (a
  * trace has no "wake", a schedule has no "contended") and refuses the rest.
  */
 #ifndef LIB_SELECTOR_H

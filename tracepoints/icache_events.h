@@ -7,7 +7,7 @@
  * (sim/core/lock.h), the viewer's event types EV_*, their names and the
  * field table its decoder reads (viewer/names.h, viewer/index.c), and the
  * words of the event grammar shared by .scn and .lesson files
- * (icache_select.h).  tracepoints/EVENTS.md says what each event means.
+ * (lib/selector.h).  tracepoints/EVENTS.md says what each event means.
  *
  * A row:  E(name, sched, "text")
  *   name   the LTTng event name (icache:name);

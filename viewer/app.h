@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "viewer/canvas.h"
+#include "viewer/evtext.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
 
@@ -95,9 +96,6 @@ void app_goto(struct app *a, uint64_t ev);
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen);
 bool query_match(const struct query *q, const struct trace_index *ix, uint64_t ev);
-
-/* One event as text: long (status/details) or short (a lane cell). */
-void event_text(const struct trace_index *ix, uint64_t ev, bool brief, char *buf, size_t len);
 
 /* Panes' drawing helpers shared with app.c. */
 void inode_hist_build(struct app *a, uint32_t obj);

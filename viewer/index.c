@@ -36,33 +36,7 @@
 
 /* ---- what each event carries ---------------------------------------------- */
 
-#define MAX_FIELDS 8
-
-/* Where a field's value goes in struct ix_event (see index.h). */
-enum slot { SL_CPU, SL_A, SL_B, SL_SITE, SL_OBJ, SL_VAL, SL_HI, SL_LO, SL_STRID, SL_RAW, SL_SIDE };
-
-struct field {
-	const char *name;
-	const char *type; /* C type or enum list name */
-	bool str;
-	enum slot slot;
-};
-
-struct schema {
-	const char *name;
-	struct field fields[MAX_FIELDS];
-};
-
-/* Generated from the event table, tracepoints/icache_events.h. */
-#define IX_IS_STR_INT 0
-#define IX_IS_STR_HEX 0
-#define IX_IS_STR_ENUM 0
-#define IX_IS_STR_STR 1
-#define IX_FIELD(kind, type, name, slot) { #name, #type, IX_IS_STR_##kind, SL_##slot },
-#define IX_SCHEMA(name, sched, text) [EV_##name] = { #name, { ICACHE_FIELDS_##name(IX_FIELD) } },
-static const struct schema schemas[EV__COUNT] = { ICACHE_EVENTS(IX_SCHEMA) };
-#undef IX_SCHEMA
-#undef IX_FIELD
+#define MAX_FIELDS IX_MAX_FIELDS
 
 /* Fields appended to an event after traces were made without them: an
  * older trace lacks them, and reads as if they were 0. */
@@ -336,7 +310,7 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 static bool resolve_field(struct ix_loader *ld, struct class_info *ci, const bt_field_class *pfc,
 			  const char *name, int t, int f)
 {
-	const struct field *fd = &schemas[t].fields[f];
+	const struct ix_field *fd = &ix_schemas[t].fields[f];
 	uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
 	uint64_t i;
 	for (i = 0; i < nm; i++) {
@@ -389,12 +363,12 @@ static struct class_info *class_info(struct trace_index *ix, const bt_event_clas
 			return ci;
 		int t;
 		for (t = 0; t < EV__COUNT; t++)
-			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+			if (ix_schemas[t].name && !strcmp(ix_schemas[t].name, name + 7))
 				break;
 		if (t == EV__COUNT)
 			return ci; /* a newer event we do not know: skip it */
 		const bt_field_class *pfc = bt_event_class_borrow_payload_field_class_const(ec);
-		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
+		for (int f = 0; f < MAX_FIELDS && ix_schemas[t].fields[f].name; f++)
 			if (!resolve_field(ld, ci, pfc, name, t, f))
 				return ci;
 		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
@@ -506,7 +480,7 @@ static void fill_slot(struct trace_index *ix, const struct class_info *ci, struc
 {
 	if (ci->is_class[f] && v >= MODEL_MAX_CLASSES)
 		v = MODEL_MAX_CLASSES - 1;
-	switch (schemas[ci->type].fields[f].slot) {
+	switch (ix_schemas[ci->type].fields[f].slot) {
 	case SL_CPU:
 		e->cpu = (uint16_t)v;
 		break;
@@ -600,8 +574,8 @@ void ix_apply_order(const struct trace_index *ix, struct model *m)
 /* Position of a field in the event table's row of type t, or -1. */
 static int field_pos(int t, const char *name)
 {
-	for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
-		if (!strcmp(schemas[t].fields[f].name, name))
+	for (int f = 0; f < MAX_FIELDS && ix_schemas[t].fields[f].name; f++)
+		if (!strcmp(ix_schemas[t].fields[f].name, name))
 			return f;
 	return -1;
 }
@@ -782,7 +756,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 			continue; /* an optional field this trace lacks */
 		const bt_field *fld =
 			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
-		if (schemas[ci->type].fields[f].str)
+		if (ix_schemas[ci->type].fields[f].str)
 			s[f] = bt_field_string_get_value(fld);
 		else
 			v[f] = field_u64(fld, ci->is_signed[f]);
@@ -977,7 +951,7 @@ static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
 			continue;
 		int t;
 		for (t = 0; t < EV__COUNT; t++)
-			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+			if (ix_schemas[t].name && !strcmp(ix_schemas[t].name, name + 7))
 				break;
 		if (t < EV__COUNT) {
 			ix->classes_seen |= 1ull << t;

@@ -131,13 +131,14 @@ void omap_del(struct omap *m, uint64_t key)
 
 /* ---- the model ---------------------------------------------------------- */
 
-static int i_lock_class = -1;
+static int i_lock_class = -1, evict_site = -1;
 static int act_del = -1, act_move = -1;
 static uint16_t wb_group, lru_group;
 
 static void names_init(void)
 {
 	i_lock_class = lock_class_by_name("i_lock");
+	evict_site = site_by_name("evict");
 	for (int i = 0; i < 8; i++) {
 		if (!strcmp(list_action_label(i), "del"))
 			act_del = i;
@@ -407,9 +408,14 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		li->holder = me;
 		li->held_ev = m->pos;
 		li->doubtful = !trusted;
-		if (li->last_cpu >= 0 && li->last_cpu != me)
+		/* Bounces are per lock, and two lives of one number are two
+		 * i_locks: in the window, the older life's last hold is the one
+		 * taken in evict (EVENTS.md section 4). */
+		int16_t *last = two && two->lives > 1 && e->site == evict_site ?
+				&li->old_last_cpu : &li->last_cpu;
+		if (*last >= 0 && *last != me)
 			st->bounces++;
-		li->last_cpu = me;
+		*last = me;
 		st->acquisitions++;
 		st->wait_total += e->val;
 		if (e->val > st->wait_max)
@@ -573,6 +579,13 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		/* A second life of this number while the first is still being
 		 * evicted (EVENTS.md section 4, "reused inode numbers"). */
 		uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
+		struct lock_inst *li = omap_get(&m->locks,
+						lock_key(i_lock_class, e->obj));
+		/* A new life starts with a fresh i_lock (spin_lock_init). */
+		if (li) {
+			li->old_last_cpu = li->last_cpu;
+			li->last_cpu = -1;
+		}
 		struct inode_state *s = omap_put(&m->inodes, e->obj);
 		s->lives = lives;
 		s->flags = 0;

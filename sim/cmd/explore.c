@@ -669,12 +669,57 @@ static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *sched
 	return -1;
 }
 
+/* What cmd_explore was asked for, beyond the explorer itself. */
+struct explore_args {
+	uint64_t schedules, seed;
+	const char *out;
+	bool quiet, do_shrink;
+};
+
+/*
+ * Try t found something: say what, shrink it and write it if asked.
+ * Returns the exit status (1, or 2 if it could not be written); after a
+ * deadlock, parked threads still use the cache, so it exits here.
+ */
+static int report_finding(struct explorer *x, struct finding *fd, struct plan *p,
+			  struct play_result *res, uint32_t kinds, uint64_t t,
+			  const struct explore_args *ea)
+{
+	const struct violation *v0 = violation_get(0);
+	fd->first = v0 ? v0->kind : VIOL_deadlock;
+	fd->try_no = (long)t;
+	fd->groups_found = p->n;
+	keep(fd, x, p, res, kinds);
+	printf("explore: try %llu of %llu found %s", (unsigned long long)t,
+	       (unsigned long long)ea->schedules, res->deadlock ? "a deadlock" : "a violation");
+	for (int k = 0; k < NR_VIOLATIONS; k++)
+		if (kinds & (1u << k))
+			printf(" %s", violation_kind_name(k));
+	printf(" (%s, %s, seed %llu, %llu steps)\n", x->scheme->name, x->workload,
+	       (unsigned long long)ea->seed, (unsigned long long)res->steps);
+	bool alive = !res->deadlock;
+	if (ea->out && alive && ea->do_shrink) {
+		alive = shrink(x, fd);
+		if (fd->plan.n < fd->groups_found)
+			printf("explore: shrunk it from %d operation groups "
+			       "to %d (%llu steps)\n",
+			       fd->groups_found, fd->plan.n, (unsigned long long)fd->res.steps);
+	}
+	int status = ea->out ? write_found(ea->out, x, fd, ea->seed) : 0;
+	if (ea->out && status == 0)
+		printf("explore: wrote %s (icache-sim play %s replays it)\n", ea->out, ea->out);
+	if (status == 0)
+		status = 1;
+	fflush(stdout);
+	if (!alive)
+		exit(status);
+	return status;
+}
+
 int cmd_explore(int argc, char **argv)
 {
 	struct explorer *x = xcalloc(1, sizeof(*x));
-	uint64_t schedules = 1000, seed = 1;
-	const char *out = NULL;
-	bool quiet = false, do_shrink = true;
+	struct explore_args ea = { .schedules = 1000, .seed = 1, .do_shrink = true };
 	int status = 0;
 
 	x->scheme = &scheme_merged;
@@ -682,18 +727,19 @@ int cmd_explore(int argc, char **argv)
 	x->ncpus = 2;
 	x->groups = 3;
 	x->depth = 3;
-	int r = parse_args(argc, argv, x, &schedules, &seed, &out, &quiet, &do_shrink);
+	int r = parse_args(argc, argv, x, &ea.schedules, &ea.seed, &ea.out, &ea.quiet,
+			   &ea.do_shrink);
 	if (r >= 0) {
 		free(x);
 		return r;
 	}
 	const struct mix *m = mix_find(x->workload);
-	x->rng = seed * 0x2545f4914f6cdd1dull + 17;
+	x->rng = ea.seed * 0x2545f4914f6cdd1dull + 17;
 	x->k_estimate = 16;
 
 	struct finding *fd = xcalloc(1, sizeof(*fd));
 	fd->seg = xcalloc(MAX_SEGMENTS, sizeof(*fd->seg));
-	for (uint64_t t = 1; t <= schedules; t++) {
+	for (uint64_t t = 1; t <= ea.schedules; t++) {
 		struct plan p;
 		struct play_result res;
 		uint32_t kinds;
@@ -709,46 +755,16 @@ int cmd_explore(int argc, char **argv)
 			status = 2;
 			break;
 		}
-		if (!found) {
-			if (t == schedules)
-				printf(quiet ? "explore: nothing found\n" :
-					       "explore: nothing found in %llu schedules "
-					       "(%s, %s, seed %llu)\n",
-				       (unsigned long long)schedules, x->scheme->name, x->workload,
-				       (unsigned long long)seed);
-			continue;
+		if (found) {
+			status = report_finding(x, fd, &p, &res, kinds, t, &ea);
+			break;
 		}
-		const struct violation *v0 = violation_get(0);
-		fd->first = v0 ? v0->kind : VIOL_deadlock;
-		fd->try_no = (long)t;
-		fd->groups_found = p.n;
-		keep(fd, x, &p, &res, kinds);
-		printf("explore: try %llu of %llu found %s", (unsigned long long)t,
-		       (unsigned long long)schedules, res.deadlock ? "a deadlock" : "a violation");
-		for (int k = 0; k < NR_VIOLATIONS; k++)
-			if (kinds & (1u << k))
-				printf(" %s", violation_kind_name(k));
-		printf(" (%s, %s, seed %llu, %llu steps)\n", x->scheme->name, x->workload,
-		       (unsigned long long)seed, (unsigned long long)res.steps);
-		bool alive = !res.deadlock;
-		if (out && alive && do_shrink) {
-			alive = shrink(x, fd);
-			if (fd->plan.n < fd->groups_found)
-				printf("explore: shrunk it from %d operation groups "
-				       "to %d (%llu steps)\n",
-				       fd->groups_found, fd->plan.n,
-				       (unsigned long long)fd->res.steps);
-		}
-		status = out ? write_found(out, x, fd, seed) : 0;
-		if (out && status == 0)
-			printf("explore: wrote %s (icache-sim play %s replays it)\n", out, out);
-		if (status == 0)
-			status = 1;
-		/* After a deadlock, parked threads still use the cache. */
-		fflush(stdout);
-		if (!alive)
-			exit(status);
-		break;
+		if (t == ea.schedules)
+			printf(ea.quiet ? "explore: nothing found\n" :
+					  "explore: nothing found in %llu schedules "
+					  "(%s, %s, seed %llu)\n",
+			       (unsigned long long)ea.schedules, x->scheme->name, x->workload,
+			       (unsigned long long)ea.seed);
 	}
 	free(fd->seg);
 	free(fd);

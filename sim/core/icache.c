@@ -238,7 +238,10 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
 	inode->i_generation++;
+	/* A new life of recycled memory: spin_lock_init() in inode_init_always()
+	 * forgets the previous owner too, so the first acquisition is no bounce. */
 	inode->i_lock.inst = ino;
+	inode->i_lock.last_cpu = -1;
 	nr_inodes_inc();
 	return inode;
 }

@@ -480,9 +480,16 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 		wait_ns = now_ns() - t0;
 	}
 	push_held(c, l, site, false);
-	if (write)
+	if (write) {
 		atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
-	else
+		/* Bounces follow the trace's instances: the write hold is one
+		 * lock (last_cpu is the last writer, written under the write
+		 * hold); each CPU's read hold is its own instance, so a read
+		 * never bounces (simplification: lock_stat counts readers). */
+		if (l->last_cpu >= 0 && l->last_cpu != c->id)
+			c->stats[l->cls].bounces++;
+		l->last_cpu = c->id;
+	} else
 		atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
 	c->stats[l->cls].acquisitions++;
 	c->stats[l->cls].wait_ns_total += wait_ns;

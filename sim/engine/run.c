@@ -420,6 +420,30 @@ struct run_ctx *run_ctx_alloc(const struct run_config *cfg)
 	return ctx;
 }
 
+/*
+ * --check-every: stop the world and check the invariants every period
+ * until the workers are done; returns the failures seen.
+ */
+static int check_while_running(struct run_ctx *ctx, bool flusher, struct run_result *result)
+{
+	int failures = 0;
+
+	for (;;) {
+		uint64_t next = now_ns() + ctx->cfg->check_every_ns;
+		bool finished = false;
+		while (now_ns() < next) {
+			usleep(10000);
+			pthread_mutex_lock(&ctx->pause_m);
+			finished = ctx->workers_running <= (flusher ? 1 : 0);
+			pthread_mutex_unlock(&ctx->pause_m);
+			if (finished)
+				return failures;
+		}
+		failures += pause_and_check(ctx);
+		result->invariant_checks++;
+	}
+}
+
 int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes)
 {
 	if (cfg->virtual_time)
@@ -464,25 +488,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 		xpthread_create(&tids[nworkers], NULL, flusher_main, &args[nworkers]);
 	}
 
-	int failures = 0;
-	if (cfg->check_every_ns) {
-		for (;;) {
-			uint64_t next = now_ns() + cfg->check_every_ns;
-			bool finished = false;
-			while (now_ns() < next) {
-				usleep(10000);
-				pthread_mutex_lock(&ctx.pause_m);
-				finished = ctx.workers_running <= (flusher ? 1 : 0);
-				pthread_mutex_unlock(&ctx.pause_m);
-				if (finished)
-					break;
-			}
-			if (finished)
-				break;
-			failures += pause_and_check(&ctx);
-			result->invariant_checks++;
-		}
-	}
+	int failures = cfg->check_every_ns ? check_while_running(&ctx, flusher, result) : 0;
 	for (int i = 0; i < nworkers; i++)
 		pthread_join(tids[i], NULL);
 	uint64_t t1 = now_ns();

@@ -34,6 +34,14 @@
  * the inode.  Every list walker skips such inodes and lookups wait for them
  * to go, so once it is set every lock may be dropped.  I_WILL_FREE becomes
  * I_FREEING within one i_lock hold, so nobody can see the inode in between.
+ *
+ * Simplified (tests/fidelity/ holds the paths step by step):
+ *   - find_inode_fast compares i_ino before taking i_lock; 2.6.39 took
+ *     i_lock of every inode on the chain first.
+ *   - end_writeback takes i_lock for its I_FREEING|I_CLEAR store (2.6.39
+ *     did it unlocked); the core's state checker wants every change locked.
+ *   - inodes are freed at once, not after an RCU grace period (call_rcu).
+ *   - no page cache: prune's page-stripping path is not modelled.
  */
 #include "sim/core/scheme.h"
 
@@ -401,7 +409,9 @@ static void iput_final(struct inode *inode)
 			 * so the inode goes on the LRU before anyone else can
 			 * see it unreferenced and unlocked. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC))) {
+				/* inode_lru_list_add: adds only if i_lru is
+				 * empty, which it checks under the lock. */
 				spin_lock(&icache.lru_lock);
 				inode_lru_add(inode, __site);
 				spin_unlock(&icache.lru_lock);
