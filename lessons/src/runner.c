@@ -788,6 +788,7 @@ static void drive_begin(struct runner *rn)
 	}
 	rn->drive_step = rn->cur;
 	rn->reached = false;
+	rn->stale = true; /* no press yet: the panes show what the setup left */
 }
 
 static void drive_compare(struct runner *rn)
