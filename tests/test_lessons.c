@@ -17,6 +17,7 @@
 #include "lessons/src/drive.h"
 #include "lessons/src/glossary.h"
 #include "lessons/src/lesson.h"
+#include "lessons/src/lesson_trace.h"
 #include "lessons/src/moment.h"
 #include "viewer/names.h"
 
@@ -995,6 +996,119 @@ START_TEST(check_time_and_references)
 }
 END_TEST
 
+/* ---- lessons without a session daemon -------------------------------------- */
+
+/* The lessons' own scenarios (their scenario: lines), as file names. */
+static int lesson_scenarios(char names[][128], int max)
+{
+	int n = 0;
+	for (int i = 0; i < nlessons() && n < max; i++) {
+		char *f = lesson_file(i);
+		struct diag d = { 0 };
+		struct lesson *l = lesson_parse(f, &d);
+		if (l && l->scenario) {
+			const char *b = strrchr(l->scenario, '/') ? strrchr(l->scenario, '/') + 1 :
+								    l->scenario;
+			bool dup = false;
+			for (int k = 0; k < n; k++)
+				dup |= strcmp(names[k], b) == 0;
+			if (!dup)
+				snprintf(names[n++], 128, "%s", b);
+		}
+		lesson_free(l);
+		ldiag_free(&d);
+		free(f);
+	}
+	return n;
+}
+
+/* The shipped trace of every lesson scenario (make traces) is the trace
+ * a fresh recording gives, event for event (times and durations aside). */
+START_TEST(shipped_traces_match_fresh)
+{
+	setenv("ICACHE_SIM", bin_path("icache-sim"), 1);
+	unsetenv("ICACHE_LESSON_OFFLINE");
+	char names[32][128];
+	int n = lesson_scenarios(names, 32);
+	ck_assert_int_ge(n, 8);
+	for (int i = 0; i < n; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s", scn(names[i]));
+		struct lesson_trace shipped, fresh;
+		ck_assert_msg(lt_shipped(path, &shipped), "%s: %s (run make traces)", names[i],
+			      shipped.err);
+		ck_assert_msg(shipped.shipped, "%s", names[i]);
+		ck_assert_msg(lt_play(path, &fresh) && !fresh.shipped, "%s: %s", names[i],
+			      fresh.err);
+		ck_assert_msg(
+			shipped.ix->nev == fresh.ix->nev,
+			"%s: the shipped trace has %llu events, a fresh one %llu: make traces",
+			names[i], (unsigned long long)shipped.ix->nev,
+			(unsigned long long)fresh.ix->nev);
+		for (uint64_t e = 0; e < fresh.ix->nev; e++) {
+			const struct ix_event *a = &shipped.ix->ev[e], *b = &fresh.ix->ev[e];
+			ck_assert_msg(a->type == b->type && a->cpu == b->cpu && a->a == b->a &&
+					      a->b == b->b && a->site == b->site &&
+					      lt_obj(&shipped, a) == lt_obj(&fresh, b),
+				      "%s: event %llu differs from a fresh recording: make traces",
+				      names[i], (unsigned long long)e);
+		}
+		lt_free(&shipped);
+		lt_free(&fresh);
+	}
+}
+END_TEST
+
+/*
+ * Every lesson with no session daemon: ICACHE_LESSON_OFFLINE=1 makes the
+ * runner act as if none were reachable (the shared root daemon is left
+ * alone), so it loads the shipped traces.  Its narrated steps play with
+ * their panes; a scheduler step says what it needs instead.
+ */
+START_TEST(lessons_without_daemon)
+{
+	fresh_state();
+	char *f = lesson_file(_i);
+	struct diag d = { 0 };
+	struct lesson *l = lesson_parse(f, &d);
+	ck_assert_ptr_nonnull(l);
+	char k[2048] = "";
+	size_t len = 0;
+	int drive = -1;
+	for (int i = 0; i < l->nsteps && len + 40 < sizeof(k); i++) {
+		if (l->steps[i].kind == STEP_DRIVE && drive < 0)
+			drive = i;
+		len += (size_t)snprintf(k + len, sizeof(k) - len, "<Print><Right><Right>");
+	}
+	int st;
+	char *out = run_cmd(
+		&st,
+		"ICACHE_LESSON_OFFLINE=1 XDG_STATE_HOME=%s %s %s --keys '%s' --screen 150x45 2>&1",
+		state_dir, bin_path("icache-lesson"), f, k);
+	ck_assert_msg(st == 0, "%s offline: exit %d:\n%.2000s", f, st, out);
+	ck_assert_msg(strstr(out, "[pre-recorded]"), "%s: not the shipped trace", f);
+	ck_assert_msg(strstr(out, "Events by CPU") || strstr(out, "Held locks") ||
+			      strstr(out, "Lock order"),
+		      "%s: no panes", f);
+	char want[64];
+	snprintf(want, sizeof(want), "Step %d/%d", l->nsteps, l->nsteps);
+	ck_assert_msg(strstr(out, want), "%s: did not reach the last step offline", f);
+	free(out);
+	if (drive >= 0) {
+		out = run_cmd(
+			&st,
+			"ICACHE_LESSON_OFFLINE=1 XDG_STATE_HOME=%s %s %s --step %d --keys 0 --screen 150x45 2>&1",
+			state_dir, bin_path("icache-lesson"), f, drive + 1);
+		ck_assert_msg(strstr(out, "needs an LTTng session daemon"), "%s:\n%s", f, out);
+		free(out);
+	}
+	lesson_free(l);
+	ldiag_free(&d);
+	free(f);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
 static Suite *lessons_suite(void)
 {
 	Suite *s = suite_create("lessons");
@@ -1035,6 +1149,12 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, scheduler_crash_sequence);
 	tcase_add_test(tc, scheduler_random_sequences);
 	tcase_add_test(tc, random_sequences_drawn);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("offline");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, shipped_traces_match_fresh);
+	tcase_add_loop_test(tc, lessons_without_daemon, 0, nlessons());
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("walk");

@@ -497,7 +497,12 @@ bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outco
 	unlink(scn);
 	free(scn);
 	if (!ok) {
-		snprintf(err, len, "%s", o->t.err);
+		if (strstr(o->t.err, "no LTTng session daemon"))
+			snprintf(
+				err, len,
+				"recording your schedule needs an LTTng session daemon, and none is reachable: the scheduler levels need one (the narrated steps use pre-recorded traces)");
+		else
+			snprintf(err, len, "%s", o->t.err);
 		lt_free(&o->t);
 		return false;
 	}

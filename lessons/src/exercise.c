@@ -169,7 +169,12 @@ int exercise_judge(const struct step *s, const char *scn, struct lesson_trace *t
 	free(copy);
 	if (!ok) {
 		/* name the student's file, not our temporary copy */
-		snprintf(msg, len, "Your scenario does not play: %s", t->err);
+		if (strstr(t->err, "no LTTng session daemon"))
+			snprintf(
+				msg, len,
+				"Checking your scenario means recording it, which needs an LTTng session daemon, and none is reachable here.");
+		else
+			snprintf(msg, len, "Your scenario does not play: %s", t->err);
 		lt_free(t);
 		return -1;
 	}

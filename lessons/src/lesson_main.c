@@ -144,7 +144,7 @@ static int progress_summary(void)
 		if (l) {
 			char line[200];
 			summary_line(l, line, sizeof(line));
-			printf("  %02d  %-44.44s %s\n", l->number, l->title ? l->title : l->name,
+			printf("  %02d  %-56.56s %s\n", l->number, l->title ? l->title : l->name,
 			       line);
 			struct progress p;
 			if (progress_get(l->name, &p)) {

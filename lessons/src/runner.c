@@ -651,8 +651,9 @@ static void draw(struct runner *rn, struct canvas *c)
 	const struct step *s = &rn->l->steps[rn->cur];
 	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
 		char where[120];
-		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ", s->at_text,
-			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev);
+		snprintf(where, sizeof(where), "at: %s (event %lld of %llu)%s ", s->at_text,
+			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev,
+			 rn->t.shipped ? " [pre-recorded]" : "");
 		int wl = (int)strlen(where);
 		canvas_text(c, c->w - wl, 0, wl, R_TITLE, where);
 	}
