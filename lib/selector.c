@@ -100,6 +100,15 @@ static const struct verb *table_verb(const char *word)
 	return NULL;
 }
 
+int selector_event_word(const char *word)
+{
+	for (size_t k = 0; k < NVERBS; k++)
+		if (strcmp(word, verbs[k].word) == 0)
+			return verbs[k].ev;
+	const struct verb *v = table_verb(word);
+	return v ? v->ev : -1;
+}
+
 const char *selector_sched_word(int k)
 {
 	for (size_t i = 0; i < NVERBS; i++)

@@ -64,6 +64,10 @@ struct selector {
  */
 bool selector_parse(char **w, int n, struct selector *s, char *err, size_t len);
 
+/* The trace event (enum icache_event) a verb alone names, whatever its
+ * spelling ("unlock" -> lock_release, "order_rule"), or -1. */
+int selector_event_word(const char *word);
+
 /* The canonical word of a scheduler step kind: "acquire", "trylock-failed",
  * "begin"...  (the scenario log prints steps with these words). */
 const char *selector_sched_word(int sched_kind);

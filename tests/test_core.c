@@ -130,6 +130,19 @@ START_TEST(lock_contention_and_trylock_failure)
 }
 END_TEST
 
+/* Two test locks, a then b taken once on this CPU: the order the
+ * validator learns. */
+static void learn_a_before_b(struct sim_lock *a, struct sim_lock *b)
+{
+	SITE(test_abba);
+	sim_lock_init(a, LC_test_lock_a, 1);
+	sim_lock_init(b, LC_test_lock_b, 1);
+	spin_lock(a);
+	spin_lock(b);
+	spin_unlock(b);
+	spin_unlock(a);
+}
+
 /* ---- the validator ------------------------------------------------------ */
 
 START_TEST(lockdep_reports_abba_with_both_chains)
@@ -137,12 +150,7 @@ START_TEST(lockdep_reports_abba_with_both_chains)
 	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct sim_lock a, b;
-	sim_lock_init(&a, LC_test_lock_a, 1);
-	sim_lock_init(&b, LC_test_lock_b, 1);
-	spin_lock(&a);
-	spin_lock(&b);
-	spin_unlock(&b);
-	spin_unlock(&a);
+	learn_a_before_b(&a, &b);
 	ck_assert_int_eq(violations_distinct(), 0);
 	this_cpu = &env_cpus[1];
 	spin_lock(&b);
@@ -167,12 +175,7 @@ START_TEST(lockdep_trylock_adds_no_edge)
 	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct sim_lock a, b;
-	sim_lock_init(&a, LC_test_lock_a, 1);
-	sim_lock_init(&b, LC_test_lock_b, 1);
-	spin_lock(&a);
-	spin_lock(&b);
-	spin_unlock(&b);
-	spin_unlock(&a);
+	learn_a_before_b(&a, &b);
 	spin_lock(&b);
 	ck_assert(spin_trylock(&a)); /* against the order, but a trylock */
 	spin_unlock(&a);

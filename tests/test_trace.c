@@ -161,7 +161,7 @@ struct walk {
 	struct table locks;  /* (cls, inst) -> holders */
 	struct table inodes; /* (ino, 0) -> lives, state, count */
 	uint64_t overlaps, bad_releases, held_at_end, dual_lives;
-	uint64_t ambiguous;             /* i_lock acquisitions, two lives open */
+	uint64_t ambiguous; /* i_lock acquisitions, two lives open */
 	uint64_t last_ts;
 	bool ts_backwards;
 	char first_error[256];
@@ -492,7 +492,7 @@ END_TEST
 /* ---- lock_stat: the simulator and the viewer, column by column ---------- */
 
 static const char *const stat_cols[] = {
-	"acquisitions", "contentions", "bounces", "trylock_failures",
+	"acquisitions",  "contentions", "bounces",       "trylock_failures",
 	"wait_ns_total", "wait_ns_max", "hold_ns_total", "hold_ns_max",
 };
 
@@ -519,14 +519,14 @@ static double class_col(const char *json, const char *cls, const char *key)
  * such an acquisition belongs to, so each can move the viewer's count by
  * at most two (itself and the next acquisition of that number).
  */
-static void compare_class(const char *sim, const char *view, const char *cls,
-			  uint64_t ambiguous, const char *scheme)
+static void compare_class(const char *sim, const char *view, const char *cls, uint64_t ambiguous,
+			  const char *scheme)
 {
 	for (size_t k = 0; k < sizeof(stat_cols) / sizeof(stat_cols[0]); k++) {
 		double a = class_col(sim, cls, stat_cols[k]);
 		double b = class_col(view, cls, stat_cols[k]);
-		ck_assert_msg(a >= 0, "%s: %s.%s missing from the simulator's JSON",
-			      scheme, cls, stat_cols[k]);
+		ck_assert_msg(a >= 0, "%s: %s.%s missing from the simulator's JSON", scheme, cls,
+			      stat_cols[k]);
 		if (strcmp(cls, "i_lock") == 0 && strcmp(stat_cols[k], "bounces") == 0) {
 			ck_assert_msg(b >= 0 && fabs(a - b) <= 2.0 * (double)ambiguous,
 				      "%s: i_lock bounces: simulator %.0f, viewer %.0f"
@@ -534,8 +534,8 @@ static void compare_class(const char *sim, const char *view, const char *cls,
 				      scheme, a, b, ambiguous);
 			continue;
 		}
-		ck_assert_msg(a == b, "%s: %s %s: simulator %.0f, viewer %.0f",
-			      scheme, cls, stat_cols[k], a, b);
+		ck_assert_msg(a == b, "%s: %s %s: simulator %.0f, viewer %.0f", scheme, cls,
+			      stat_cols[k], a, b);
 	}
 }
 
@@ -550,16 +550,16 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 	ck_assert_ptr_nonnull(w);
 	make_tmpdir(dir, sizeof(dir), "agree");
 	snprintf(tdir, sizeof(tdir), "%s/t", dir);
-	char *sim = run_cmd(&st, "%s record --scheme %s --workload mixed --cpus 2"
-			    " --ops 6000 --json -o %s", bin_path("icache-sim"),
-			    sch->name, tdir);
+	char *sim = run_cmd(&st,
+			    "%s record --scheme %s --workload mixed --cpus 2"
+			    " --ops 6000 --json -o %s",
+			    bin_path("icache-sim"), sch->name, tdir);
 	ck_assert_msg(st == 0, "%s: record exited %d: %.300s", sch->name, st, sim);
-	ck_assert_msg(json_num(sim, NULL, "discarded_events") == 0,
-		      "%s: events were lost", sch->name);
+	ck_assert_msg(json_num(sim, NULL, "discarded_events") == 0, "%s: events were lost",
+		      sch->name);
 	walk_dir(tdir, w, &c);
 	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
-	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"),
-			     tdir);
+	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
 	ck_assert_msg(vst == 0, "%s: icache-view exited %d", sch->name, vst);
 	size_t checked = 0;
 	for (size_t k = 0; k < NCLASSES; k++) {
@@ -573,8 +573,9 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 		checked++;
 	}
 	ck_assert_uint_gt(checked, 0);
-	fprintf(stderr, "test_trace: %s: %zu classes agree, %" PRIu64
-		" ambiguous i_lock acquisitions\n", sch->name, checked, w->ambiguous);
+	fprintf(stderr,
+		"test_trace: %s: %zu classes agree, %" PRIu64 " ambiguous i_lock acquisitions\n",
+		sch->name, checked, w->ambiguous);
 	free(sim);
 	free(view);
 	free(w->locks.s);

@@ -71,7 +71,8 @@
 	X(generic_shutdown_super) \
 	X(insert_inode_locked)    \
 	X(can_unuse)              \
-	X(shrink_icache_memory)
+	X(shrink_icache_memory)   \
+	X(ifind_fast)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                     \

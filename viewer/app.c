@@ -14,23 +14,23 @@
 #include <string.h>
 
 #include "lib/keys.h"
+#include "lib/selector.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
 /* ---- queries ------------------------------------------------------------- */
 
-static const struct {
-	const char *word;
-	int type;
-} type_words[] = {
-	{ "acquire", EV_lock_acquire },   { "contended", EV_lock_contended },
-	{ "acquired", EV_lock_acquired }, { "release", EV_lock_release },
-	{ "trylock", EV_lock_trylock },   { "state", EV_inode_state },
-	{ "ref", EV_inode_ref },          { "list", EV_inode_list },
-	{ "alloc", EV_inode_alloc },      { "free", EV_inode_free },
-	{ "nlink", EV_inode_nlink },      { "violation", EV_violation },
-	{ "lost", EV_discarded_events },
-};
+/* An event type named by a search word: the event grammar's verbs (any
+ * spelling, lib/selector.h), plus "list" for any list change and "lost"
+ * for a loss; -1 if none. */
+static int type_word(const char *w)
+{
+	if (!strcmp(w, "list"))
+		return EV_inode_list;
+	if (!strcmp(w, "lost"))
+		return EV_discarded_events;
+	return selector_event_word(w);
+}
 
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen)
@@ -69,13 +69,8 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 			t->kind = Q_SITE;
 			t->value = v;
 		} else {
-			t->kind = Q_TEXT;
-			t->value = -1;
-			for (size_t k = 0; k < sizeof(type_words) / sizeof(type_words[0]); k++)
-				if (!strcmp(w, type_words[k].word)) {
-					t->kind = Q_TYPE;
-					t->value = type_words[k].type;
-				}
+			t->value = type_word(w);
+			t->kind = t->value >= 0 ? Q_TYPE : Q_TEXT;
 			snprintf(t->text, sizeof(t->text), "%s", w);
 		}
 	}

@@ -411,8 +411,8 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		/* Bounces are per lock, and two lives of one number are two
 		 * i_locks: in the window, the older life's last hold is the one
 		 * taken in evict (EVENTS.md section 4). */
-		int16_t *last = two && two->lives > 1 && e->site == evict_site ?
-				&li->old_last_cpu : &li->last_cpu;
+		int16_t *last = two && two->lives > 1 && e->site == evict_site ? &li->old_last_cpu :
+										 &li->last_cpu;
 		if (*last >= 0 && *last != me)
 			st->bounces++;
 		*last = me;
@@ -579,8 +579,7 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		/* A second life of this number while the first is still being
 		 * evicted (EVENTS.md section 4, "reused inode numbers"). */
 		uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
-		struct lock_inst *li = omap_get(&m->locks,
-						lock_key(i_lock_class, e->obj));
+		struct lock_inst *li = omap_get(&m->locks, lock_key(i_lock_class, e->obj));
 		/* A new life starts with a fresh i_lock (spin_lock_init). */
 		if (li) {
 			li->old_last_cpu = li->last_cpu;

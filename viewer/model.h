@@ -87,10 +87,10 @@ struct omap {
 };
 
 struct lock_inst {
-	int16_t holder;   /* -1 free */
-	int16_t last_cpu; /* -1 never taken (lock_stat bounces) */
+	int16_t holder;       /* -1 free */
+	int16_t last_cpu;     /* -1 never taken (lock_stat bounces) */
 	int16_t old_last_cpu; /* an i_lock's older life, while two are open */
-	uint8_t doubtful; /* taken while its holder's state was unknown
+	uint8_t doubtful;     /* taken while its holder's state was unknown
 				* or inside a loss window: its release may be
 				* lost, so a second holder is no proof */
 	uint64_t held_ev;

@@ -520,31 +520,25 @@ static void lesson_names(struct lesson *l, const char *path)
 		l->number = (base[0] - '0') * 10 + (base[1] - '0');
 }
 
-struct lesson *lesson_parse(const char *path, struct diag *d)
+/* A NUL or a control byte other than \n \t \r: how many. */
+static size_t control_bytes(const char *buf, size_t len)
 {
-	size_t len;
-	char *buf = read_file(path, &len);
-	if (!buf) {
-		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	struct lesson *l = xcalloc(1, sizeof(*l));
-	lesson_names(l, path);
-	/* A NUL or a run of control bytes: not a text file at all. */
 	size_t ctl = 0;
+
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] == 0 || ((unsigned char)buf[i] < 0x20 && !strchr("\n\t\r", buf[i])))
 			ctl++;
-	if (ctl) {
-		ldiag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
-			  ctl);
-		free(buf);
-		return l;
-	}
-	struct parser p = { .l = l, .d = d, .file = l->path };
+	return ctl;
+}
+
+/* "key: value" lines with indented continuations into fields; returns
+ * the number of lines. */
+static int parse_fields(struct parser *p, char *buf)
+{
+	struct lesson *l = p->l;
+	struct diag *d = p->d;
 	struct field fl = { .value = NULL };
 	bool infield = false;
-	bool cut = len && buf[len - 1] != '\n';
 	int pending_blank = 0;
 	int lineno = 0;
 
@@ -575,7 +569,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 			continue;
 		}
 		if (infield)
-			take_field(&p, &fl);
+			take_field(p, &fl);
 		infield = false;
 		pending_blank = 0;
 		char *colon = strchr(line, ':');
@@ -597,49 +591,71 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		infield = true;
 	}
 	if (infield)
-		take_field(&p, &fl);
-	/* A file cut short most often ends inside a step, without a newline. */
-	if (cut)
-		ldiag_add(d, l->path, lineno, "the file ends in the middle of a line: truncated?");
-	finish_step(&p);
-	free(buf);
+		take_field(p, &fl);
+	return lineno;
+}
 
+/* "WHAT: cannot read 'FILE'" unless the file a lesson names is readable. */
+static void need_readable(const struct lesson *l, struct diag *d, const char *rel, int line,
+			  const char *what)
+{
+	char *sc = lesson_resolve(l, rel);
+
+	if (access(sc, R_OK) != 0)
+		ldiag_add(d, l->path, line, "%s: cannot read '%s'", what, sc);
+	free(sc);
+}
+
+/* What a whole lesson must have, and the files it names. */
+static void check_lesson(struct lesson *l, struct diag *d, int lineno)
+{
 	if (!l->title)
 		ldiag_add(d, l->path, 1, "no title: line");
 	if (!l->scenario)
 		ldiag_add(d, l->path, 1, "no scenario: line (which .scn file the lesson plays)");
 	if (!l->nsteps)
 		ldiag_add(d, l->path, lineno ? lineno : 1, "no step: (is the file truncated?)");
-	if (l->scenario) {
-		char *sc = lesson_resolve(l, l->scenario);
-		if (access(sc, R_OK) != 0)
-			ldiag_add(d, l->path, l->scenario_line, "scenario: cannot read '%s'", sc);
-		free(sc);
-	}
+	if (l->scenario)
+		need_readable(l, d, l->scenario, l->scenario_line, "scenario");
 	for (int i = 0; i < l->nsteps; i++) {
 		struct step *s = &l->steps[i];
-		if (s->scenario && strcmp(s->scenario, "same") != 0) {
-			char *sc = lesson_resolve(l, s->scenario);
-			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->scenario_line, "%s: cannot read '%s'",
-					  s->kind == STEP_DRIVE ? "drive" : "edit", sc);
-			free(sc);
-		}
-		if (s->compare) {
-			char *sc = lesson_resolve(l, s->compare);
-			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->compare_line, "compare: cannot read '%s'",
-					  sc);
-			free(sc);
-		}
-		if (s->kind == STEP_EDIT && s->solution) {
-			char *sc = lesson_resolve(l, s->solution);
-			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->solution_line,
-					  "solution: cannot read '%s'", sc);
-			free(sc);
-		}
+		if (s->scenario && strcmp(s->scenario, "same") != 0)
+			need_readable(l, d, s->scenario, s->scenario_line,
+				      s->kind == STEP_DRIVE ? "drive" : "edit");
+		if (s->compare)
+			need_readable(l, d, s->compare, s->compare_line, "compare");
+		if (s->kind == STEP_EDIT && s->solution)
+			need_readable(l, d, s->solution, s->solution_line, "solution");
 	}
+}
+
+struct lesson *lesson_parse(const char *path, struct diag *d)
+{
+	size_t len;
+	char *buf = read_file(path, &len);
+	if (!buf) {
+		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	struct lesson *l = xcalloc(1, sizeof(*l));
+	lesson_names(l, path);
+	/* A NUL or a run of control bytes: not a text file at all. */
+	size_t ctl = control_bytes(buf, len);
+	if (ctl) {
+		ldiag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
+			  ctl);
+		free(buf);
+		return l;
+	}
+	struct parser p = { .l = l, .d = d, .file = l->path };
+	bool cut = len && buf[len - 1] != '\n';
+	int lineno = parse_fields(&p, buf);
+	/* A file cut short most often ends inside a step, without a newline. */
+	if (cut)
+		ldiag_add(d, l->path, lineno, "the file ends in the middle of a line: truncated?");
+	finish_step(&p);
+	free(buf);
+	check_lesson(l, d, lineno);
 	return l;
 }
 

@@ -167,105 +167,91 @@ static bool parse_screen(const char *s, int *w, int *h)
 	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 && *h >= 20 && *h <= 500;
 }
 
-int main(int argc, char **argv)
-{
-	bool check = false, static_only = false, summary = false;
-	int start = 0;
-	const char *keys = NULL, *which = NULL;
-	int w = 120, h = 40;
-	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
-	int nfiles = 0;
+/* What the command line asks for. */
+struct args {
+	bool check, static_only, summary;
+	int start; /* --step N, 0 none */
+	const char *keys;
+	int w, h;
+	char **files;
+	int nfiles;
+};
 
+/* Returns -1 to go on, else the exit status (after --help, or an error). */
+static int parse_args(int argc, char **argv, struct args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		const char *f = argv[i];
+		if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
 			fputs(usage, stdout);
-			free(files);
 			return 0;
-		} else if (!strcmp(a, "--version")) {
+		} else if (!strcmp(f, "--version")) {
 			printf("icache-lesson %s\n", ICACHE_VERSION);
-			free(files);
 			return 0;
-		} else if (!strcmp(a, "--check")) {
-			check = true;
-		} else if (!strcmp(a, "--static")) {
-			static_only = true;
-		} else if (!strcmp(a, "--progress")) {
-			summary = true;
-		} else if (!strcmp(a, "--step")) {
+		} else if (!strcmp(f, "--check")) {
+			a->check = true;
+		} else if (!strcmp(f, "--static")) {
+			a->static_only = true;
+		} else if (!strcmp(f, "--progress")) {
+			a->summary = true;
+		} else if (!strcmp(f, "--step")) {
 			char *end = NULL;
 			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
 			if (!end || *end || v < 1 || v > 999) {
 				fprintf(stderr,
 					"icache-lesson: --step needs a step number (1, 2, ...)\n");
-				free(files);
 				return 2;
 			}
-			start = (int)v;
+			a->start = (int)v;
 			i++;
-		} else if (!strcmp(a, "--keys") || !strcmp(a, "--screen")) {
+		} else if (!strcmp(f, "--keys") || !strcmp(f, "--screen")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "icache-lesson: %s needs a value\n", a);
-				free(files);
+				fprintf(stderr, "icache-lesson: %s needs a value\n", f);
 				return 2;
 			}
-			if (a[2] == 'k') {
-				keys = argv[++i];
-			} else if (!parse_screen(argv[++i], &w, &h)) {
+			if (f[2] == 'k') {
+				a->keys = argv[++i];
+			} else if (!parse_screen(argv[++i], &a->w, &a->h)) {
 				fprintf(stderr,
 					"icache-lesson: --screen: '%s' is not WxH (at least 60x20)\n",
 					argv[i]);
-				free(files);
 				return 2;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "icache-lesson: unknown option '%s' (see --help)\n", a);
-			free(files);
+		} else if (f[0] == '-' && f[1]) {
+			fprintf(stderr, "icache-lesson: unknown option '%s' (see --help)\n", f);
 			return 2;
 		} else {
-			files[nfiles++] = argv[i];
+			a->files[a->nfiles++] = argv[i];
 		}
 	}
+	return -1;
+}
 
-	if (summary) {
-		free(files);
-		return progress_summary();
-	}
-	if (check) {
-		if (!nfiles) {
-			fprintf(stderr, "icache-lesson: --check needs a lesson file\n");
-			free(files);
-			return 2;
-		}
-		int bad = 0;
-		session_begin();
-		for (int i = 0; i < nfiles; i++) {
-			char *path = catalog_find(files[i]);
-			int problems = lesson_check(path ? path : files[i], !static_only, stderr);
-			if (!problems)
-				printf("%s: ok\n", path ? path : files[i]);
-			bad += problems;
-			free(path);
-		}
-		session_end();
-		free(files);
-		return bad ? 2 : 0;
-	}
-	if (nfiles > 1) {
-		fprintf(stderr, "icache-lesson: one lesson at a time\n");
-		free(files);
+/* --check: every lesson named; 2 if any has a problem. */
+static int check_lessons(const struct args *a)
+{
+	int bad = 0;
+
+	if (!a->nfiles) {
+		fprintf(stderr, "icache-lesson: --check needs a lesson file\n");
 		return 2;
 	}
-	if (!nfiles) {
-		free(files);
-		if (keys) {
-			fprintf(stderr, "icache-lesson: --keys needs a lesson\n");
-			return 2;
-		}
-		return list_lessons();
+	session_begin();
+	for (int i = 0; i < a->nfiles; i++) {
+		char *path = catalog_find(a->files[i]);
+		int problems = lesson_check(path ? path : a->files[i], !a->static_only, stderr);
+		if (!problems)
+			printf("%s: ok\n", path ? path : a->files[i]);
+		bad += problems;
+		free(path);
 	}
-	which = files[0];
-	free(files);
+	session_end();
+	return bad ? 2 : 0;
+}
+
+/* Find, parse and run one lesson. */
+static int run_lesson(const char *which, const struct args *a)
+{
 	char *path = catalog_find(which);
 	if (!path) {
 		fprintf(stderr, "icache-lesson: no lesson '%s' (icache-lesson lists them)\n",
@@ -282,11 +268,45 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ldiag_free(&d);
-	struct runner_opts o = { .keys = keys, .width = w, .height = h, .start = start };
+	struct runner_opts o = {
+		.keys = a->keys, .width = a->w, .height = a->h, .start = a->start
+	};
 	session_begin();
 	int rc = lesson_run(l, &o);
 	session_end();
 	lesson_free(l);
 	free(path);
+	return rc;
+}
+
+/* --check, one lesson, or the list of lessons. */
+static int dispatch(const struct args *a)
+{
+	if (a->summary)
+		return progress_summary();
+	if (a->check)
+		return check_lessons(a);
+	if (a->nfiles > 1) {
+		fprintf(stderr, "icache-lesson: one lesson at a time\n");
+		return 2;
+	}
+	if (a->nfiles == 1)
+		return run_lesson(a->files[0], a);
+	if (a->keys) {
+		fprintf(stderr, "icache-lesson: --keys needs a lesson\n");
+		return 2;
+	}
+	return list_lessons();
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .w = 120, .h = 40 };
+
+	a.files = xcalloc((size_t)argc + 1, sizeof(*a.files));
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0)
+		rc = dispatch(&a);
+	free(a.files);
 	return rc;
 }

@@ -648,6 +648,13 @@ static void draw(struct runner *rn, struct canvas *c)
 	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number, rn->l->title);
 	canvas_fill(c, 0, 0, c->w, R_TITLE, ' ');
 	canvas_text(c, 0, 0, c->w, R_TITLE, head);
+	if (rn->have_trace && rn->t.ix && !ix_complete(rn->t.ix)) {
+		/* The panes below come from a damaged trace: say so first. */
+		int hl = (int)strlen(head) + 2;
+		if (hl < c->w)
+			canvas_printf(c, hl, 0, c->w - hl, R_BAD, "INCOMPLETE TRACE (%u): %s",
+				      rn->t.ix->nreasons, rn->t.ix->reasons[0]);
+	}
 	const struct step *s = &rn->l->steps[rn->cur];
 	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
 		char where[120];

@@ -160,6 +160,16 @@ static int new_name(struct scenario *scn, int *serial)
 	return scn->ninodes++;
 }
 
+/* What a group does between its iget X and iput X (G_lookup: nothing). */
+static const struct {
+	int n;
+	enum scn_op_kind op[2];
+} middle_ops[] = {
+	[G_unlink] = { 1, { OPK_unlink } },
+	[G_dirty] = { 1, { OPK_mark_dirty } },
+	[G_hold] = { 2, { OPK_ihold, OPK_iput } },
+};
+
 static void add_group(struct scenario *scn, const struct plan_item *pi, int *serial)
 {
 	int cpu = pi->cpu;
@@ -168,23 +178,13 @@ static void add_group(struct scenario *scn, const struct plan_item *pi, int *ser
 
 	switch (g) {
 	case G_lookup:
-		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
-		break;
 	case G_unlink:
-		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_unlink, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
-		break;
 	case G_dirty:
-		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_mark_dirty, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
-		break;
 	case G_hold:
+		/* iget X, what the group does to it, iput X */
 		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_ihold, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
+		for (int k = 0; k < middle_ops[g].n; k++)
+			add(scn, cpu, middle_ops[g].op[k], X, 0);
 		add(scn, cpu, OPK_iput, X, 0);
 		break;
 	case G_create: {

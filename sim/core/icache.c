@@ -246,6 +246,12 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	return inode;
 }
 
+void inode_set_ino(struct inode *inode, uint64_t ino)
+{
+	inode->i_ino = ino;
+	inode->i_lock.inst = ino;
+}
+
 void inode_publish(struct inode *inode)
 {
 	if (inode->i_published)

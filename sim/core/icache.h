@@ -147,6 +147,9 @@ void icache_destroy(void);
  */
 struct inode *alloc_inode(struct super_block *sb, uint64_t ino);
 void inode_publish(struct inode *inode);
+/* Number an inode allocated with ino 0, before it is published (2.6.36's
+ * new_inode numbered it under inode_lock). */
+void inode_set_ino(struct inode *inode, uint64_t ino);
 /* Return an inode's memory; it must be on no list.  No locks. */
 void destroy_inode(struct inode *inode, enum site site);
 /* Is this inode's memory still a live inode? Reports if not. */

@@ -1,6 +1,14 @@
 /*
- * inode-scale-v4.c - the inode cache of Dave Chinner's "Inode Lock
- * Scalability V4" series (October 2010), before Al Viro's review.
+ * inode-scale-v4.c - the inode cache of Dave Chinner's inode scalability
+ * series of October 2010, before Al Viro's review.  Which posting each part
+ * comes from (docs/sources.md): the lock layout, "no trylocks", per-cpu
+ * counters and the dispose list are from the "Inode Lock Scalability V4"
+ * cover letter (16 Oct 2010, 19 patches); the iput_final that drops i_lock
+ * before the LRU add is the hunk of "[PATCH 16/21] fs: Protect
+ * inode->i_state with the inode->i_lock" (21 Oct 2010) that Al Viro quoted.
+ * The name keeps "v4" for the command line.  Assumed, not sourced: the sb
+ * list lock nests inside the hash bucket lock (Al Viro proposes it for the
+ * merged order; V4's own nesting is not in the sources).
  *
  * inode_lock is gone and every list has a lock of its own, finer than what
  * was finally merged: a lock per hash chain, a lock per superblock for its
@@ -30,7 +38,7 @@
  * iput_final must drop i_lock before it puts a still cached inode on the
  * LRU.  For that moment the inode has no reference, no I_FREEING and no
  * lock: another CPU can look it up, unlink it and free it, and we then put
- * a freed inode on the LRU.  Al Viro pointed this out (seed 005) and the
+ * a freed inode on the LRU.  Al Viro pointed this out (22 Oct 2010) and the
  * series was reworked into the merged order.  This file keeps the bug: it
  * is what the lesson is about.  The simulator's handoff checker sees the
  * freed inode arrive at the LRU and reports it.
@@ -426,7 +434,7 @@ static void iput_final(struct inode *inode)
 			/* Keep it cached.  The LRU lock nests outside i_lock,
 			 * so i_lock has to go first...
 			 *
-			 * THE RACE (seed 005): from this unlock until the LRU
+			 * THE RACE ([PATCH 16/21]): from this unlock until the LRU
 			 * add, the inode has count 0, no I_FREEING and no lock.
 			 * Another CPU can find it in the hash, unlink it, drop
 			 * the last reference and free it, and then we put a
@@ -617,7 +625,7 @@ static const struct lock_rule lock_order[] = {
 
 const struct scheme scheme_inode_scale_v4 = {
 	.name = "inode-scale-v4",
-	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
+	.era = "Dave Chinner, Oct 2010: V4's locks, iput_final of [PATCH 16/21]",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
 	.order = lock_order,

@@ -32,7 +32,8 @@
  * shrinker, umount) holds the list lock before it knows which inode it
  * wants, which is the wrong way round.  It may only spin_trylock i_lock;
  * if that fails it drops the list lock, relaxes and tries again.  Those
- * are the "trylock loops" of the October 2010 argument (seed 002).  The
+ * are the "trylock loops" of the October 2010 argument (Nick Piggin,
+ * <20101015205045.GA20476@amd>, docs/sources.md).  The
  * validator sees them as trylocks: no dependency, no report.
  */
 #include <sched.h>
