@@ -25,7 +25,7 @@ ifeq ($(SAN),)
     BUILD ?= build
   endif
 else
-  BUILD ?= build/$(SAN)
+  BUILD ?= build/$(SAN)$(if $(filter 1,$(PLAIN_LOCKS)),-plain)
 endif
 
 PKGS_TRACE := lttng-ust
@@ -43,6 +43,12 @@ ifneq ($(SAN),)
   ifeq ($(SAN),undefined)
     CFLAGS_BASE += -fno-sanitize-recover=undefined
   endif
+endif
+
+# PLAIN_LOCKS=1: spin_lock() blocks without a trylock first, so that
+# ThreadSanitizer and Helgrind see every lock order (sim/core/lock.c).
+ifeq ($(PLAIN_LOCKS),1)
+  CFLAGS_BASE += -DICACHE_PLAIN_LOCKS=1
 endif
 
 ifeq ($(TRACE),0)
@@ -105,8 +111,14 @@ TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 
+# Test-only builds of icache-sim with `merged` broken on purpose, one way
+# each (ICACHE_BREAK_<name> in sim/schemes/merged.c): tests/test_checker.c
+# proves that the checker reports each.  Only merged.o differs.
+BREAKS := missed_wakeup freed_hashed duplicate_inode unlocked_ref nested_ilock
+BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
+
 .PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
-all: $(BINS) $(TEST_BINS)
+all: $(BINS) $(TEST_BINS) $(BREAK_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -123,6 +135,12 @@ $(SIM_LIB): $(SIM_OBJS)
 $(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
+
+$(BUILD)/break/%/icache-sim: sim/schemes/merged.c $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
+		$(LAB_LIB) $(SIM_LIBS)
 
 $(VIEW_LIB): $(VIEW_OBJS)
 	@mkdir -p $(dir $@)

@@ -90,4 +90,7 @@ unsigned selector_flag_bits(const char *word);
 	"acquire, contended, acquired, release, trylock, trylock-failed, set, clear, add, " \
 	"del, move, rotate, ref, nlink, alloc, free, wake, begin, end, violation, blocked"
 
+/* A plain decimal number (digits only, as the grammar writes them). */
+bool sel_parse_u64(const char *s, uint64_t *v);
+
 #endif /* LIB_SELECTOR_H */

@@ -237,9 +237,9 @@ START_TEST(nr_inodes_is_summed_over_cpus)
 	env_start(&scheme_merged, 1);
 	struct super_block *sb = &icache.sbs[0];
 	this_cpu = &env_cpus[1];
-	struct inode *a = scheme_merged.new_inode(sb);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
 	this_cpu = &env_cpus[2];
-	struct inode *b = scheme_merged.new_inode(sb);
+	struct inode *b = scheme_merged.new_inode(sb, 0);
 	ck_assert_int_eq(get_nr_inodes(), 2);
 	inode_drop_nlink(a, SITE_unlink);
 	inode_drop_nlink(b, SITE_unlink);
@@ -290,7 +290,7 @@ START_TEST(unlink_and_last_iput_evicts)
 {
 	env_start(&scheme_merged, 1);
 	struct super_block *sb = &icache.sbs[0];
-	struct inode *a = scheme_merged.new_inode(sb);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
 	scheme_merged.insert_inode_hash(a);
 	scheme_merged.mark_inode_dirty(a, I_DIRTY_SYNC);
 	ck_assert_int_eq(a->i_wb_on, LIST_b_dirty);
@@ -448,7 +448,7 @@ START_TEST(freed_inode_on_lru_is_reported_not_linked)
 	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct super_block *sb = &icache.sbs[0];
-	struct inode *a = scheme_merged.new_inode(sb);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
 	inode_drop_nlink(a, SITE_unlink);
 	scheme_merged.iput(a); /* freed */
 	spin_lock(&icache.lru_lock);

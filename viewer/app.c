@@ -15,6 +15,7 @@
 
 #include "lib/keys.h"
 #include "lib/selector.h"
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
@@ -35,17 +36,18 @@ static int type_word(const char *w)
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen)
 {
-	memset(q, 0, sizeof(*q));
+	q->n = 0;
 	snprintf(q->src, sizeof(q->src), "%s", s);
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%s", s);
 	char *save;
 	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		if (q->n == 8) {
-			snprintf(err, errlen, "at most 8 search terms");
-			return false;
+		if (q->n == q->cap) {
+			q->cap = q->cap ? q->cap * 2 : 4;
+			q->t = xreallocarray(q->t, (size_t)q->cap, sizeof(*q->t));
 		}
 		struct query_term *t = &q->t[q->n++];
+		memset(t, 0, sizeof(*t));
 		int v;
 		char *end;
 		if (!strncmp(w, "ino=", 4))
@@ -116,6 +118,13 @@ static bool term_match(const struct query_term *t, const struct trace_index *ix,
 	return false;
 }
 
+void query_free(struct query *q)
+{
+	free(q->t);
+	q->t = NULL;
+	q->n = q->cap = 0;
+}
+
 bool query_match(const struct query *q, const struct trace_index *ix, uint64_t i)
 {
 	for (int k = 0; k < q->n; k++)
@@ -130,8 +139,8 @@ void app_goto(struct app *a, uint64_t ev)
 {
 	if (a->ix->nev == 0)
 		return;
-	if (ev >= a->ix->nev)
-		ev = a->ix->nev - 1;
+	if (ev >= a->end)
+		ev = a->end - 1;
 	a->cur = ev;
 	model_seek(a->m, a->ix, ev + 1);
 }
@@ -148,7 +157,7 @@ static int64_t scan(const struct app *a, uint64_t from, int dir,
 	int64_t i = (int64_t)from;
 	for (;;) {
 		i += dir;
-		if (i < 0 || (uint64_t)i >= a->ix->nev)
+		if (i < 0 || (uint64_t)i >= a->end)
 			return -1;
 		if (visible(a, (uint64_t)i) && (!pred || pred(a, (uint64_t)i, arg)))
 			return i;
@@ -245,7 +254,7 @@ static void act_start(struct app *a)
 }
 static void act_end(struct app *a)
 {
-	app_goto(a, a->ix->nev - 1);
+	app_goto(a, a->end - 1);
 	if (!visible(a, a->cur))
 		step(a, -1, 1);
 }
@@ -345,9 +354,8 @@ static void act_pick(struct app *a)
 		return;
 	}
 	a->pinned = obj;
-	for (int i = 0; i < npanes; i++)
-		if (!strcmp(panes[i].name, "Inode"))
-			a->focus = i;
+	if (pane_index(VIEW_INODE) >= 0)
+		a->focus = pane_index(VIEW_INODE);
 	snprintf(a->message, sizeof(a->message), "inode %" PRIu64 " pinned",
 		 ix_id_value(a->ix, obj));
 }
@@ -556,6 +564,8 @@ void app_init(struct app *a, struct trace_index *ix)
 	memset(a, 0, sizeof(*a));
 	a->ix = ix;
 	a->m = model_new();
+	a->end = ix->nev;
+	a->scroll = xcalloc((size_t)npanes, sizeof(*a->scroll));
 	ix_apply_order(ix, a->m);
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
@@ -564,9 +574,20 @@ void app_init(struct app *a, struct trace_index *ix)
 	app_goto(a, 0);
 }
 
+void app_set_visible(struct app *a, uint64_t n)
+{
+	a->end = n < 1 ? 1 : n > a->ix->nev ? a->ix->nev : n;
+	a->hist.obj = UINT32_MAX; /* its history may reach past the end */
+	if (a->cur >= a->end)
+		app_goto(a, a->end - 1);
+}
+
 void app_free(struct app *a)
 {
 	model_free(a->m);
+	free(a->scroll);
+	query_free(&a->search);
+	query_free(&a->filter);
 	free(a->hist.ev);
 	free(a->hist.kind);
 }
@@ -576,12 +597,12 @@ static void draw_header(struct app *a, struct canvas *c)
 	const struct ix_run *r = ix_run0(a->ix);
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
 	char d[32];
-	int64_t dur = a->ix->ev[a->ix->nev - 1].ts - a->ix->ev[0].ts;
+	int64_t dur = a->ix->ev[a->end - 1].ts - a->ix->ev[0].ts;
 	int n = canvas_printf(
 		c, 0, 0, c->w, R_HEADER,
 		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
-		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->ix->nev,
+		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
 		fmt_dur(dur, d, sizeof(d)),
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
@@ -610,11 +631,11 @@ static void draw_status(struct app *a, struct canvas *c)
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
 			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]", a->cur,
-			      a->ix->nev - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
+			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
 			      (int)(int16_t)e->cpu, a->has_filter ? "filter: " : "filter: none",
 			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
 			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
-			      panes[a->focus].name);
+			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");
 	if (a->message[0])
 		canvas_printf(c, n + 2, y, c->w - n - 2, R_STATUS, "| %s", a->message);
 	else
@@ -659,24 +680,13 @@ static void draw_reasons(struct app *a, struct canvas *c)
 	}
 }
 
-/* Pane rectangles for a body of w x h at (0, 1). */
+/* Pane rectangles for the body below the header: the slots' layout, or
+ * the focused pane alone when zoomed or the terminal is small. */
 static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
 	int top = 1, bh = c->h - 2;
-	memset(r, 0, sizeof(*r) * (size_t)npanes);
-	if (a->zoom || c->w < 80 || bh < 20) {
-		r[a->focus] = (struct rect){ 0, top, c->w, bh };
-		return;
-	}
-	int lw = c->w * 11 / 20, rw = c->w - lw;
-	int bottom = bh / 3 < 8 ? 8 : bh / 3;
-	int th = bh - bottom;
-	int lh = th * 9 / 20;
-	r[0] = (struct rect){ 0, top, lw, th };            /* lanes */
-	r[1] = (struct rect){ lw, top, rw, lh };           /* held locks */
-	r[2] = (struct rect){ lw, top + lh, rw, th - lh }; /* inode */
-	r[3] = (struct rect){ 0, top + th, lw, bottom };   /* graph */
-	r[4] = (struct rect){ lw, top + th, rw, bottom };  /* stats */
+	bool alone = a->zoom || c->w < 80 || bh < 20;
+	pane_layout(r, alone ? a->focus : -1, c->w, top, bh);
 }
 
 void app_draw(struct app *a, struct canvas *c)
@@ -687,15 +697,16 @@ void app_draw(struct app *a, struct canvas *c)
 		return;
 	}
 	draw_header(a, c);
-	struct rect r[8];
+	struct rect *r = xcalloc((size_t)npanes, sizeof(*r));
 	layout(a, c, r);
 	for (int i = 0; i < npanes; i++) {
 		if (r[i].w < 4 || r[i].h < 3)
 			continue;
-		canvas_box(c, r[i], panes[i].name, i == a->focus);
+		canvas_box(c, r[i], panes[i]->title, i == a->focus);
 		struct rect in = { r[i].x + 1, r[i].y + 1, r[i].w - 2, r[i].h - 2 };
-		panes[i].draw(a, c, in);
+		panes[i]->draw(a, c, in);
 	}
+	free(r);
 	if (a->help)
 		draw_help(a, c);
 	else if (a->reasons)

@@ -701,6 +701,23 @@ static int stream_of(struct trace_index *ix, const bt_stream *st)
 static void cut_pending(struct trace_index *ix, int64_t ts);
 static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d);
 
+/* The event's fields, in the table's order: integers in v, strings in s. */
+static void read_payload(const struct class_info *ci, const bt_event *ev, uint64_t *v,
+			 const char **s)
+{
+	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
+	for (int f = 0; f < ci->nf; f++) {
+		if (ci->idx[f] == UINT64_MAX)
+			continue; /* an optional field this trace lacks */
+		const bt_field *fld =
+			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
+		if (ix_schemas[ci->type].fields[f].str)
+			s[f] = bt_field_string_get_value(fld);
+		else
+			v[f] = field_u64(fld, ci->is_signed[f]);
+	}
+}
+
 static void add_event(struct trace_index *ix, const bt_message *msg)
 {
 	struct ix_loader *ld = ix->loader;
@@ -748,19 +765,9 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ix->streams[ld->stream].last_ts = ts;
 	}
 
-	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
 	uint64_t v[MAX_FIELDS] = { 0 };
 	const char *s[MAX_FIELDS] = { 0 };
-	for (int f = 0; f < ci->nf; f++) {
-		if (ci->idx[f] == UINT64_MAX)
-			continue; /* an optional field this trace lacks */
-		const bt_field *fld =
-			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
-		if (ix_schemas[ci->type].fields[f].str)
-			s[f] = bt_field_string_get_value(fld);
-		else
-			v[f] = field_u64(fld, ci->is_signed[f]);
-	}
+	read_payload(ci, ev, v, s);
 
 	int64_t vtid = ctx_id(ev, ci->vtid_idx), vpid = ctx_id(ev, ci->vpid_idx);
 	note_pid(ix, vpid);

@@ -359,12 +359,102 @@ bool model_conflicts(const struct model *m, const struct ix_event *e)
 	return li && li->holder >= 0 && li->holder != me;
 }
 
+/* lock_acquired: the lock changes hands (a second holder is a bad
+ * trace, unless the numbers were reused); the CPU holds it now. */
+static void lock_acquired(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			  struct cpu_state *c)
+{
+	int cls = e->a;
+	struct class_stats *st = cls_stats(m, cls);
+	int16_t me = holder_id(e->cpu);
+
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+	if (!li) {
+		li = omap_put(&m->locks, lock_key(cls, e->obj));
+		li->holder = -1;
+		li->last_cpu = -1;
+	}
+	const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+	bool trusted = !c->unknown && e->ts > m->gap_end;
+	if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
+		mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it", (int)(int16_t)e->cpu,
+			 lock_class_label(cls), (unsigned long long)ix_id_value(ix, e->obj),
+			 li->holder == me ? "it itself (recursion): cpu" : "cpu", li->holder);
+	}
+	if (li->holder >= 0)
+		drop_from_holder(m, li->holder, cls, e->obj);
+	li->holder = me;
+	li->held_ev = m->pos;
+	li->doubtful = !trusted;
+	/* Bounces are per lock, and two lives of one number are two
+	 * i_locks: in the window, the older life's last hold is the one
+	 * taken in evict (EVENTS.md section 4). */
+	int16_t *last =
+		two && two->lives > 1 && e->site == evict_site ? &li->old_last_cpu : &li->last_cpu;
+	if (*last >= 0 && *last != me)
+		st->bounces++;
+	*last = me;
+	st->acquisitions++;
+	st->wait_total += e->val;
+	if (e->val > st->wait_max)
+		st->wait_max = e->val;
+	if (e->val < st->wait_min)
+		st->wait_min = e->val;
+	bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj;
+	if (c->nheld < MODEL_MAX_HELD) {
+		struct held_lock *h = &c->held[c->nheld++];
+		h->cls = (uint8_t)cls;
+		h->obj = e->obj;
+		h->site = e->site;
+		h->trylock = !normal;
+		h->since = e->ts;
+		h->ev = m->pos;
+	}
+	if (normal)
+		c->waiting = false;
+}
+
+/* lock_release: off the CPU's held list; a release by a CPU that does
+ * not hold it is a bad trace. */
+static void lock_released(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			  struct cpu_state *c)
+{
+	int cls = e->a;
+	struct class_stats *st = cls_stats(m, cls);
+	int16_t me = holder_id(e->cpu);
+
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+	int i;
+	for (i = c->nheld - 1; i >= 0; i--)
+		if (c->held[i].cls == cls && c->held[i].obj == e->obj)
+			break;
+	if (i >= 0)
+		held_remove(c, i);
+	const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+	bool trusted = !c->unknown && e->ts > m->gap_end;
+	if (li && li->holder >= 0 && li->holder != me && i < 0 && !(two && two->lives > 1) &&
+	    trusted && !li->doubtful)
+		mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d", (int)(int16_t)e->cpu,
+			 lock_class_label(cls), (unsigned long long)ix_id_value(ix, e->obj),
+			 li->holder);
+	if (i < 0)
+		m->unmatched_releases++;
+	if (i < 0 && trusted)
+		m->unmatched_known++;
+	if (li && li->holder == me)
+		li->holder = -1;
+	st->hold_total += e->val;
+	if (e->val > st->hold_max)
+		st->hold_max = e->val;
+	if (e->val < st->hold_min)
+		st->hold_min = e->val;
+}
+
 static void apply_lock(struct model *m, const struct trace_index *ix, const struct ix_event *e,
 		       struct cpu_state *c)
 {
 	int cls = e->a;
 	struct class_stats *st = cls_stats(m, cls);
-	int16_t me = holder_id(e->cpu);
 
 	switch (e->type) {
 	case EV_lock_acquire:
@@ -387,83 +477,12 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		if (!e->b)
 			st->trylock_failures++;
 		break;
-	case EV_lock_acquired: {
-		struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
-		if (!li) {
-			li = omap_put(&m->locks, lock_key(cls, e->obj));
-			li->holder = -1;
-			li->last_cpu = -1;
-		}
-		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
-		bool trusted = !c->unknown && e->ts > m->gap_end;
-		if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
-			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
-				 (int)(int16_t)e->cpu, lock_class_label(cls),
-				 (unsigned long long)ix_id_value(ix, e->obj),
-				 li->holder == me ? "it itself (recursion): cpu" : "cpu",
-				 li->holder);
-		}
-		if (li->holder >= 0)
-			drop_from_holder(m, li->holder, cls, e->obj);
-		li->holder = me;
-		li->held_ev = m->pos;
-		li->doubtful = !trusted;
-		/* Bounces are per lock, and two lives of one number are two
-		 * i_locks: in the window, the older life's last hold is the one
-		 * taken in evict (EVENTS.md section 4). */
-		int16_t *last = two && two->lives > 1 && e->site == evict_site ? &li->old_last_cpu :
-										 &li->last_cpu;
-		if (*last >= 0 && *last != me)
-			st->bounces++;
-		*last = me;
-		st->acquisitions++;
-		st->wait_total += e->val;
-		if (e->val > st->wait_max)
-			st->wait_max = e->val;
-		if (e->val < st->wait_min)
-			st->wait_min = e->val;
-		bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj;
-		if (c->nheld < MODEL_MAX_HELD) {
-			struct held_lock *h = &c->held[c->nheld++];
-			h->cls = (uint8_t)cls;
-			h->obj = e->obj;
-			h->site = e->site;
-			h->trylock = !normal;
-			h->since = e->ts;
-			h->ev = m->pos;
-		}
-		if (normal)
-			c->waiting = false;
+	case EV_lock_acquired:
+		lock_acquired(m, ix, e, c);
 		break;
-	}
-	case EV_lock_release: {
-		struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
-		int i;
-		for (i = c->nheld - 1; i >= 0; i--)
-			if (c->held[i].cls == cls && c->held[i].obj == e->obj)
-				break;
-		if (i >= 0)
-			held_remove(c, i);
-		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
-		bool trusted = !c->unknown && e->ts > m->gap_end;
-		if (li && li->holder >= 0 && li->holder != me && i < 0 &&
-		    !(two && two->lives > 1) && trusted && !li->doubtful)
-			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
-				 (int)(int16_t)e->cpu, lock_class_label(cls),
-				 (unsigned long long)ix_id_value(ix, e->obj), li->holder);
-		if (i < 0)
-			m->unmatched_releases++;
-		if (i < 0 && trusted)
-			m->unmatched_known++;
-		if (li && li->holder == me)
-			li->holder = -1;
-		st->hold_total += e->val;
-		if (e->val > st->hold_max)
-			st->hold_max = e->val;
-		if (e->val < st->hold_min)
-			st->hold_min = e->val;
+	case EV_lock_release:
+		lock_released(m, ix, e, c);
 		break;
-	}
 	}
 }
 
@@ -533,6 +552,56 @@ static void model_gap(struct model *m, const struct trace_index *ix, const struc
 	}
 }
 
+/* inode_list: the inode joins, leaves or moves between lists. */
+static void inode_list_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *s = inode_get(m, e->obj);
+	uint16_t bit = e->a < 16 ? (uint16_t)(1u << e->a) : 0;
+	if (e->b == act_del)
+		s->lists &= (uint16_t)~bit;
+	else if (e->b == act_move)
+		s->lists = (uint16_t)((s->lists & ~list_group(e->a)) | bit);
+	else
+		s->lists |= bit;
+}
+
+/* inode_alloc: a new inode, or a new life of a number still evicting. */
+static void inode_alloc_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *old = omap_get(&m->inodes, e->obj);
+	/* A second life of this number while the first is still being
+	 * evicted (EVENTS.md section 4, "reused inode numbers"). */
+	uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
+	struct lock_inst *li = omap_get(&m->locks, lock_key(i_lock_class, e->obj));
+	/* A new life starts with a fresh i_lock (spin_lock_init). */
+	if (li) {
+		li->old_last_cpu = li->last_cpu;
+		li->last_cpu = -1;
+	}
+	struct inode_state *s = omap_put(&m->inodes, e->obj);
+	s->lives = lives;
+	s->flags = 0;
+	s->count = 1;
+	s->nlink = (uint32_t)e->val;
+	s->sb = (uint32_t)(e->val >> 32);
+	s->lists = 0;
+	s->alloc_ev = m->pos;
+}
+
+/* inode_free: the inode (or its older life) is gone, and its i_lock. */
+static void inode_free_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *s = omap_get(&m->inodes, e->obj);
+	if (s && s->lives > 1) {
+		s->lives--;
+		return;
+	}
+	omap_del(&m->inodes, e->obj);
+	const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
+	if (li && li->holder < 0)
+		omap_del(&m->locks, lock_key(i_lock_class, e->obj));
+}
+
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
@@ -563,50 +632,15 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->count +=
 			(int32_t)(uint32_t)e->val - (int32_t)(uint32_t)(e->val >> 32);
 		break;
-	case EV_inode_list: {
-		struct inode_state *s = inode_get(m, e->obj);
-		uint16_t bit = e->a < 16 ? (uint16_t)(1u << e->a) : 0;
-		if (e->b == act_del)
-			s->lists &= (uint16_t)~bit;
-		else if (e->b == act_move)
-			s->lists = (uint16_t)((s->lists & ~list_group(e->a)) | bit);
-		else
-			s->lists |= bit;
+	case EV_inode_list:
+		inode_list_event(m, e);
 		break;
-	}
-	case EV_inode_alloc: {
-		struct inode_state *old = omap_get(&m->inodes, e->obj);
-		/* A second life of this number while the first is still being
-		 * evicted (EVENTS.md section 4, "reused inode numbers"). */
-		uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
-		struct lock_inst *li = omap_get(&m->locks, lock_key(i_lock_class, e->obj));
-		/* A new life starts with a fresh i_lock (spin_lock_init). */
-		if (li) {
-			li->old_last_cpu = li->last_cpu;
-			li->last_cpu = -1;
-		}
-		struct inode_state *s = omap_put(&m->inodes, e->obj);
-		s->lives = lives;
-		s->flags = 0;
-		s->count = 1;
-		s->nlink = (uint32_t)e->val;
-		s->sb = (uint32_t)(e->val >> 32);
-		s->lists = 0;
-		s->alloc_ev = m->pos;
+	case EV_inode_alloc:
+		inode_alloc_event(m, e);
 		break;
-	}
-	case EV_inode_free: {
-		struct inode_state *s = omap_get(&m->inodes, e->obj);
-		if (s && s->lives > 1) {
-			s->lives--;
-			break;
-		}
-		omap_del(&m->inodes, e->obj);
-		const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
-		if (li && li->holder < 0)
-			omap_del(&m->locks, lock_key(i_lock_class, e->obj));
+	case EV_inode_free:
+		inode_free_event(m, e);
 		break;
-	}
 	case EV_inode_nlink:
 		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
 		break;

@@ -121,16 +121,11 @@ static void view_open(struct view *v, const struct trace_index *full, int64_t up
 /* The viewer's pane for one of ours, by name; -1 if it has none. */
 static int viewer_pane(int ours)
 {
-	static const char *const want[NR_PANES][2] = {
-		[PANE_LANES] = { "events", "lanes" },   [PANE_LOCKS] = { "held", "locks" },
-		[PANE_INODE] = { "inode", NULL },       [PANE_GRAPH] = { "order", "graph" },
-		[PANE_STATS] = { "lock_stat", "stat" },
+	static const enum view_pane id[NR_PANES] = {
+		[PANE_LANES] = VIEW_LANES, [PANE_LOCKS] = VIEW_LOCKS, [PANE_INODE] = VIEW_INODE,
+		[PANE_GRAPH] = VIEW_ORDER, [PANE_STATS] = VIEW_STATS,
 	};
-	for (int k = 0; k < 2 && want[ours][k]; k++)
-		for (int i = 0; i < npanes; i++)
-			if (strcasestr(panes[i].name, want[ours][k]))
-				return i;
-	return -1;
+	return pane_index(id[ours]);
 }
 
 static void app_point(struct app *a, const struct trace_index *ix, const struct step *s, int64_t ev)
@@ -576,10 +571,10 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			 * pane the step asks for is the focused one. */
 			bool focus = i == 0 && s->nshow && first_is_pane(s);
 			struct rect box = { r.x, y, r.w, hh };
-			canvas_box(c, box, panes[vp].name, focus);
+			canvas_box(c, box, panes[vp]->title, focus);
 			int saved = a->focus;
 			a->focus = focus ? vp : -1;
-			panes[vp].draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2, hh - 2 });
+			panes[vp]->draw(a, c, (struct rect){ r.x + 1, y + 1, r.w - 2, hh - 2 });
 			a->focus = saved;
 		}
 		y += hh;

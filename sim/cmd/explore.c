@@ -652,6 +652,11 @@ static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *sched
 						"file\n");
 				return 2;
 			}
+			const char *why = output_file_problem(v);
+			if (why) {
+				fprintf(stderr, "icache-sim explore: -o: '%s' %s\n", v, why);
+				return 2;
+			}
 			*out = v;
 			i++;
 		} else if (!strcmp(a, "--quiet")) {

@@ -108,14 +108,18 @@ static uint64_t get_next_ino(void)
 }
 
 /* new_inode: a fresh inode on inode_in_use and its sb list, not hashed. */
-static struct inode *new_inode(struct super_block *sb)
+static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 {
 	SITE(new_inode);
 	struct inode *inode = alloc_inode(sb, 0);
 
 	/* One hold: __inode_add_to_lists, i_ino = ++last_ino, i_state = 0. */
 	spin_lock(&icache.inode_lock);
+	/* 2.6.36 numbered every new inode from last_ino; a filesystem with
+	 * numbers of its own overwrote it afterwards. */
 	inode_set_ino(inode, ++icache.last_ino);
+	if (ino)
+		inode_set_ino(inode, ino);
 	inode_publish(inode);
 	inode_in_use_add(inode, __site);
 	inode_sb_list_add(inode, __site);
@@ -130,6 +134,41 @@ static void insert_inode_hash(struct inode *inode)
 	spin_lock(&icache.inode_lock);
 	inode_hash_add(inode, __site);
 	spin_unlock(&icache.inode_lock);
+}
+
+/*
+ * insert_inode_locked: hash a new inode with I_NEW, unless a live inode
+ * of that number is hashed: then wait for it to be set up, and if it is
+ * still hashed, give up with -EBUSY; if it went away, try again.  2.6.36
+ * set I_NEW before the loop, unlocked; we set it in the inserting hold.
+ */
+static int insert_inode_locked(struct inode *inode)
+{
+	SITE(insert_inode_locked);
+	struct super_block *sb = inode->i_sb;
+	struct hash_bucket *b = inode_hash_bucket(sb, inode->i_ino);
+	struct inode *old;
+
+	for (;;) {
+		spin_lock(&icache.inode_lock);
+		for (old = hash_chain_next(b, sb, inode->i_ino, NULL); old;
+		     old = hash_chain_next(b, sb, inode->i_ino, old))
+			if (!(inode_state(old) & (I_FREEING | I_WILL_FREE)))
+				break;
+		if (!old) {
+			inode_state_set(inode, I_NEW, __site);
+			inode_hash_add(inode, __site);
+			spin_unlock(&icache.inode_lock);
+			return 0;
+		}
+		__iget(old, __site);
+		spin_unlock(&icache.inode_lock);
+		wait_on_inode(old);
+		bool busy = inode_hashed(old);
+		iput(old);
+		if (busy)
+			return -EBUSY;
+	}
 }
 
 /*
@@ -607,6 +646,7 @@ const struct scheme scheme_global = {
 	.list_lock = list_lock,
 	.new_inode = new_inode,
 	.insert_inode_hash = insert_inode_hash,
+	.insert_inode_locked = insert_inode_locked,
 	.iget_locked = iget_locked,
 	.unlock_new_inode = unlock_new_inode,
 	.ilookup = ilookup,

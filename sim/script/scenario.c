@@ -47,6 +47,7 @@ static const char *const opk_names[NR_OPKS] = {
 	[OPK_deactivate] = "deactivate",
 	[OPK_invalidate] = "invalidate",
 	[OPK_create] = "create",
+	[OPK_insert_locked] = "insert-locked",
 	[OPK_iunique] = "iunique",
 	[OPK_lock] = "lock",
 	[OPK_unlock] = "unlock",
@@ -59,7 +60,7 @@ const char *scn_op_name(enum scn_op_kind k)
 
 static bool op_takes_inode(enum scn_op_kind k)
 {
-	return k <= OPK_mark_dirty || k == OPK_create;
+	return k <= OPK_mark_dirty || k == OPK_create || k == OPK_insert_locked;
 }
 
 static bool op_takes_sb(enum scn_op_kind k)
