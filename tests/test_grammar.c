@@ -13,6 +13,7 @@
 #include "lessons/src/moment.h"
 #include "lib/selector.h"
 #include "tests/testutil.h"
+#include "viewer/timeline.h"
 
 static char tmp[256];
 
