@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <math.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "sim/cmd/trace_count.h"
@@ -717,6 +718,68 @@ START_TEST(record_killed_cleans_up)
 }
 END_TEST
 
+/*
+ * record stopped by a signal, through the machine's own daemon:
+ * SIGINT/SIGTERM end the run at an operation boundary with run_end, the
+ * report, exit 130/143; SIGKILL leaves the watcher to destroy the session.
+ * Either way the trace directory stays and no session of ours is left.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGKILL };
+
+static bool session_left(int pid)
+{
+	int st;
+	char *out = run_cmd(&st, "lttng list 2>/dev/null | grep -c 'icache-rec-%d-'", pid);
+	bool left = atoi(out) > 0;
+	free(out);
+	return left;
+}
+
+START_TEST(record_stops_cleanly_on_signal)
+{
+	int sig = stop_signals[_i], st;
+	char dir[200], tdir[256];
+
+	make_tmpdir(dir, sizeof(dir), "signal");
+	snprintf(tdir, sizeof(tdir), "%s/t", dir);
+	/* Signal once the session writes (the trace directory has its uid
+	 * tree), then wait for record and print its pid and exit status. */
+	char *out = run_cmd(&st,
+			    "exec 2>/dev/null; %s record --cpus 2 --duration 30s -o %s >%s/out 2>&1 &"
+			    " pid=$!;"
+			    " i=0; while [ ! -d %s/ust ] && [ $i -lt 200 ]; do sleep 0.05;"
+			    " i=$((i+1)); done; sleep 0.5; kill -%d $pid; wait $pid;"
+			    " echo \"$pid $?\"",
+			    bin_path("icache-sim"), tdir, dir, tdir, sig);
+	int pid = 0, rc = -1;
+	ck_assert_int_eq(sscanf(out, "%d %d", &pid, &rc), 2);
+	free(out);
+	ck_assert_int_eq(rc, 128 + sig);
+	char *log = run_cmd(&st, "cat %s/out", dir);
+	if (sig != SIGKILL) {
+		ck_assert_msg(strstr(log, "interrupted by"), "no report: %s", log);
+		struct walk *w = calloc(1, sizeof(*w));
+		struct trace_counts c;
+		ck_assert_ptr_nonnull(w);
+		walk_dir(tdir, w, &c);
+		ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+		ck_assert_msg(w->last_kind == E_run_end, "the trace does not end with run_end");
+		ck_assert_uint_eq(c.discarded_events, 0);
+		free(w->locks.s);
+		free(w->inodes.s);
+		free(w);
+	}
+	/* The watcher (SIGKILL) or record itself destroyed the session. */
+	for (int i = 0; i < 100 && session_left(pid); i++)
+		usleep(100000);
+	ck_assert_msg(!session_left(pid), "a session of record %d is left", pid);
+	struct stat sb;
+	ck_assert_int_eq(stat(tdir, &sb), 0);
+	free(log);
+	rm_rf(dir);
+}
+END_TEST
+
 /* An unprivileged user gets a private daemon under its own LTTNG_HOME. */
 START_TEST(record_as_user_gets_private_daemon)
 {
@@ -840,6 +903,8 @@ int main(void)
 	tcase_add_test(td, record_uses_a_running_daemon);
 	tcase_add_test(td, record_as_user_gets_private_daemon);
 	tcase_add_test(td, record_killed_cleans_up);
+	tcase_add_loop_test(td, record_stops_cleanly_on_signal, 0,
+			    (int)(sizeof(stop_signals) / sizeof(stop_signals[0])));
 	suite_add_tcase(s, td);
 
 	TCase *tb = tcase_create("bad input");
