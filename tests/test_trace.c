@@ -682,9 +682,10 @@ START_TEST(record_uses_a_running_daemon)
 END_TEST
 
 /*
- * Killed mid-run (Ctrl-C, or the watchdog's _exit after a deadlock
- * report): the watcher stops and destroys the session and stops the daemon
- * record started, and the trace keeps what was recorded.
+ * Stopped mid-run by SIGTERM while recording through a daemon it started:
+ * record ends the run, destroys the session and stops that daemon, and the
+ * trace keeps what was recorded.  (SIGKILL, where the watcher does the
+ * cleaning, is record_stops_cleanly_on_signal's third case.)
  */
 START_TEST(record_killed_cleans_up)
 {
@@ -712,7 +713,9 @@ START_TEST(record_killed_cleans_up)
 	snprintf(path, sizeof(path), "%s/t", dir);
 	ck_assert_msg(trace_read(path, NULL, NULL, &c, err, sizeof(err)) == 0,
 		      "the trace of a killed record is unreadable: %s", err);
-	ck_assert_uint_gt(c.events, 1000);
+	/* At least run_begin and run_end: SIGTERM may come while the daemon
+	 * still starts, and then the run stops before its first operation. */
+	ck_assert_uint_ge(c.events, 2);
 	free(out);
 	rm_rf(dir);
 }
@@ -744,13 +747,14 @@ START_TEST(record_stops_cleanly_on_signal)
 	snprintf(tdir, sizeof(tdir), "%s/t", dir);
 	/* Signal once the session writes (the trace directory has its uid
 	 * tree), then wait for record and print its pid and exit status. */
-	char *out = run_cmd(&st,
-			    "exec 2>/dev/null; %s record --cpus 2 --duration 30s -o %s >%s/out 2>&1 &"
-			    " pid=$!;"
-			    " i=0; while [ ! -d %s/ust ] && [ $i -lt 200 ]; do sleep 0.05;"
-			    " i=$((i+1)); done; sleep 0.5; kill -%d $pid; wait $pid;"
-			    " echo \"$pid $?\"",
-			    bin_path("icache-sim"), tdir, dir, tdir, sig);
+	char *out =
+		run_cmd(&st,
+			"exec 2>/dev/null; %s record --cpus 2 --duration 30s -o %s >%s/out 2>&1 &"
+			" pid=$!;"
+			" i=0; while [ ! -d %s/ust ] && [ $i -lt 200 ]; do sleep 0.05;"
+			" i=$((i+1)); done; sleep 0.5; kill -%d $pid; wait $pid;"
+			" echo \"$pid $?\"",
+			bin_path("icache-sim"), tdir, dir, tdir, sig);
 	int pid = 0, rc = -1;
 	ck_assert_int_eq(sscanf(out, "%d %d", &pid, &rc), 2);
 	free(out);
@@ -776,6 +780,36 @@ START_TEST(record_stops_cleanly_on_signal)
 	struct stat sb;
 	ck_assert_int_eq(stat(tdir, &sb), 0);
 	free(log);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A full disk and an unwritable one say so, in one line, exit 2. */
+START_TEST(record_full_or_readonly_disk_says_so)
+{
+	char dir[200];
+	int st;
+
+	if (!is_root()) {
+		fprintf(stderr, "test_trace: not root, cannot mount a tmpfs: skipped\n");
+		return;
+	}
+	make_tmpdir(dir, sizeof(dir), "full");
+	char *out = run_cmd(&st,
+			    "mount -t tmpfs -o size=2m none %s && { %s record --duration 1s --quiet"
+			    " -o %s/t 2>&1 >/dev/null; echo \"rc=$?\"; umount %s; }",
+			    dir, bin_path("icache-sim"), dir, dir);
+	ck_assert_msg(strstr(out, "the disk is full") && strstr(out, "rc=2"), "full disk: %s", out);
+	const char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && strncmp(nl + 1, "rc=", 3) == 0, "more than one line: %s", out);
+	free(out);
+	out = run_cmd(&st,
+		      "mount -t tmpfs -o size=2m,ro none %s && { %s record --duration 1s --quiet"
+		      " -o %s/t 2>&1 >/dev/null; echo \"rc=$?\"; umount %s; }",
+		      dir, bin_path("icache-sim"), dir, dir);
+	ck_assert_msg(strstr(out, "Read-only file system") && strstr(out, "rc=2"),
+		      "read-only disk: %s", out);
+	free(out);
 	rm_rf(dir);
 }
 END_TEST
@@ -903,6 +937,7 @@ int main(void)
 	tcase_add_test(td, record_uses_a_running_daemon);
 	tcase_add_test(td, record_as_user_gets_private_daemon);
 	tcase_add_test(td, record_killed_cleans_up);
+	tcase_add_test(td, record_full_or_readonly_disk_says_so);
 	tcase_add_loop_test(td, record_stops_cleanly_on_signal, 0,
 			    (int)(sizeof(stop_signals) / sizeof(stop_signals[0])));
 	suite_add_tcase(s, td);

@@ -404,8 +404,8 @@ static void size_channel(struct recorder *r, const struct recorder_opts *o)
 
 static uint64_t run_ring_bytes(const struct run_config *cfg)
 {
-	unsigned rings = (unsigned)cfg->ncpus < possible_cpus() ? (unsigned)cfg->ncpus :
-								  possible_cpus();
+	unsigned rings =
+		(unsigned)cfg->ncpus < possible_cpus() ? (unsigned)cfg->ncpus : possible_cpus();
 	double bytes = cfg->ops ? (double)cfg->ops * BYTES_PER_OP / (rings ? rings : 1) :
 				  (double)cfg->duration_ns / 1e9 * RING_BYTES_PER_S;
 	return (uint64_t)(bytes * 1.25);
@@ -574,6 +574,17 @@ int recorder_start(struct recorder *r, const struct recorder_opts *o)
 	return 0;
 }
 
+/* Less than one sub-buffer left where the trace is: the consumer daemon
+ * could not write, whatever the reader makes of what it left. */
+static bool disk_full(const struct recorder *r, const char *dir, uint64_t *left)
+{
+	struct statvfs sv;
+	if (statvfs(dir, &sv) != 0)
+		return false;
+	*left = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return *left < r->subbuf_size;
+}
+
 int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct trace_counts *counts)
 {
 	char err[512];
@@ -584,6 +595,11 @@ int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct tr
 	r->stop_s = secs_since(t0);
 	if (ret < 0)
 		return fail("cannot stop LTTng session %s: %s", r->session, lttng_strerror(ret));
+	uint64_t left;
+	if (disk_full(r, o->dir, &left))
+		return fail("%s: the disk is full (%" PRIu64 " KiB left): the trace is cut where "
+			    "the space ran out",
+			    o->dir, left / 1024);
 	if (trace_read(o->dir, NULL, NULL, counts, err, sizeof(err)) < 0)
 		return fail("cannot read the trace back: %s", err);
 	return 0;
@@ -901,8 +917,9 @@ static void on_stop_signal(int sig)
 /*
  * SIGINT/SIGTERM end the workload at the next operation boundary; the run
  * then ends as usual (run_end, marked interrupted), the session is flushed
- * and destroyed, the report printed.  Installed once the session exists:
- * before that, dying is clean (the watcher destroys what was made).
+ * and destroyed, the report printed.  Installed before the session is
+ * made (a shell's background job starts with SIGINT ignored): a signal
+ * during the set-up lets it finish, then the run stops at once.
  */
 static void catch_stop_signals(void)
 {
@@ -922,12 +939,12 @@ static int record_run(const struct run_config *cfg, const struct run_flags *fl,
 	struct run_result res;
 	struct trace_counts counts;
 
+	catch_stop_signals();
 	int status = recorder_start(&rec, o);
 	if (status) {
 		recorder_stop_sessiond(&rec);
 		return status;
 	}
-	catch_stop_signals();
 	status = run_workload(cfg, &res, fl->inodes);
 	int rs = recorder_finish(&rec, o, &counts);
 	recorder_stop_sessiond(&rec);
@@ -945,6 +962,7 @@ static int record_run(const struct run_config *cfg, const struct run_flags *fl,
 			status = 1;
 	}
 	if (res.interrupted) {
+		fflush(stdout);
 		fprintf(stderr,
 			"icache-sim %s: interrupted by %s after %" PRIu64
 			" operations; the trace is complete up to there (run_end says so)\n",
