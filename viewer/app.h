@@ -18,6 +18,7 @@
 #include "viewer/evtext.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
+#include "viewer/timeline.h"
 
 enum term_kind { Q_TYPE, Q_CLASS, Q_CPU, Q_SITE, Q_FLAG, Q_ID, Q_TEXT };
 

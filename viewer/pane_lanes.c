@@ -56,37 +56,94 @@ static int64_t scan_vis(const struct app *a, int64_t i, int dir)
 	}
 }
 
+/* Where the lanes go: one per CPU (and one for "no CPU"), at least 14
+ * columns each, the cursor's CPU in view when they do not all fit. */
+struct lanes {
+	int prefix; /* event number and time */
+	int nl;     /* lanes in all */
+	int lane_w;
+	int first, shown;
+};
+
+static struct lanes lanes_layout(const struct app *a, struct rect r)
+{
+	const struct trace_index *ix = a->ix;
+	struct lanes lg = { .prefix = 19 };
+
+	lg.nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
+	lg.lane_w = (r.w - lg.prefix) / (lg.nl ? lg.nl : 1);
+	lg.shown = lg.nl;
+	if (lg.lane_w < 14) {
+		lg.lane_w = 14;
+		lg.shown = (r.w - lg.prefix) / lg.lane_w;
+		if (lg.shown < 1)
+			lg.shown = 1;
+		int ccpu = ix->ev[a->cur].cpu == IX_NO_CPU ? lg.nl - 1 : ix->ev[a->cur].cpu;
+		if (ccpu >= lg.nl)
+			ccpu = lg.nl - 1;
+		lg.first = ccpu - lg.shown / 2;
+		if (lg.first + lg.shown > lg.nl)
+			lg.first = lg.nl - lg.shown;
+		if (lg.first < 0)
+			lg.first = 0;
+	}
+	return lg;
+}
+
+/* Row y: event i, in its CPU's lane (or across, for a loss or an event
+ * of a CPU out of view), with the lane separators. */
+static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
+			  int y, int64_t i)
+{
+	const struct trace_index *ix = a->ix;
+	const struct ix_event *e = &ix->ev[i];
+	bool cur = (uint64_t)i == a->cur;
+	int prefix = lg->prefix, first = lg->first, shown = lg->shown, nl = lg->nl;
+	char txt[200];
+
+	event_text(ix, (uint64_t)i, true, txt, sizeof(txt));
+	canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " %9.4f ",
+		      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i,
+		      (double)(e->ts - ix->ev[0].ts) / 1e6);
+	int lane = e->cpu == IX_NO_CPU ? (a->has_nocpu ? nl - 1 : -1) : e->cpu;
+	int role = event_role(ix, e);
+	if (a->has_search && query_match(&a->search, ix, (uint64_t)i))
+		role = R_MATCH;
+	if (e->type == EV_discarded_events || e->type == EV_discarded_packets) {
+		canvas_printf(c, r.x + prefix, y, r.w - prefix, R_BAD, "%s %s", glyph(c, G_WARN),
+			      txt);
+	} else if (lane < 0) {
+		canvas_text(c, r.x + prefix, y, r.w - prefix, R_TITLE, txt);
+	} else if (lane >= first && lane < first + shown) {
+		int x = r.x + prefix + (lane - first) * lg->lane_w;
+		canvas_text(c, x, y, lg->lane_w - 1, role, txt);
+	} else {
+		canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(cpu%d) %s",
+			      (int)(int16_t)e->cpu, txt);
+	}
+	for (int l = first + 1; l < first + shown && l < nl; l++) {
+		int x = r.x + prefix + (l - first) * lg->lane_w - 1;
+		if (c->cells[y * c->w + x].ch == ' ')
+			canvas_text(c, x, y, 1, R_DIM, c->utf8 ? "│" : "|");
+	}
+	if (cur)
+		canvas_role(c, r.x, y, r.w, R_CURSOR);
+}
+
 static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
 	if (r.h < 3)
 		return;
-	int prefix = 19;
-	int nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
-	int lane_w = (r.w - prefix) / (nl ? nl : 1);
-	int first = 0, shown = nl;
-	if (lane_w < 14) {
-		lane_w = 14;
-		shown = (r.w - prefix) / lane_w;
-		if (shown < 1)
-			shown = 1;
-		int ccpu = ix->ev[a->cur].cpu == IX_NO_CPU ? nl - 1 : ix->ev[a->cur].cpu;
-		if (ccpu >= nl)
-			ccpu = nl - 1;
-		first = ccpu - shown / 2;
-		if (first + shown > nl)
-			first = nl - shown;
-		if (first < 0)
-			first = 0;
-	}
+	struct lanes lg = lanes_layout(a, r);
 	/* Lane titles. */
-	canvas_printf(c, r.x, r.y, prefix, R_TITLE, "%8s %9s ", "event", "ms");
-	for (int l = first; l < first + shown && l < nl; l++) {
-		int x = r.x + prefix + (l - first) * lane_w;
-		if (l == nl - 1 && a->has_nocpu)
-			canvas_printf(c, x, r.y, lane_w, R_TITLE, "| (no cpu)");
+	canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s %9s ", "event", "ms");
+	for (int l = lg.first; l < lg.first + lg.shown && l < lg.nl; l++) {
+		int x = r.x + lg.prefix + (l - lg.first) * lg.lane_w;
+		if (l == lg.nl - 1 && a->has_nocpu)
+			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| (no cpu)");
 		else
-			canvas_printf(c, x, r.y, lane_w, R_TITLE, "| cpu%d", l);
+			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| cpu%d", l);
 	}
 	int rows = r.h - 2;
 	int mid = rows / 2;
@@ -102,37 +159,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	int y0 = r.y + 1 + (mid - na);
 	int64_t i = na ? above[na - 1] : (int64_t)a->cur;
 	for (int row = 0; row < rows - (mid - na) && i >= 0; row++) {
-		int y = y0 + row;
-		const struct ix_event *e = &ix->ev[i];
-		bool cur = (uint64_t)i == a->cur;
-		char txt[200];
-		event_text(ix, (uint64_t)i, true, txt, sizeof(txt));
-		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " %9.4f ",
-			      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i,
-			      (double)(e->ts - ix->ev[0].ts) / 1e6);
-		int lane = e->cpu == IX_NO_CPU ? (a->has_nocpu ? nl - 1 : -1) : e->cpu;
-		int role = event_role(ix, e);
-		if (a->has_search && query_match(&a->search, ix, (uint64_t)i))
-			role = R_MATCH;
-		if (e->type == EV_discarded_events || e->type == EV_discarded_packets) {
-			canvas_printf(c, r.x + prefix, y, r.w - prefix, R_BAD, "%s %s",
-				      glyph(c, G_WARN), txt);
-		} else if (lane < 0) {
-			canvas_text(c, r.x + prefix, y, r.w - prefix, R_TITLE, txt);
-		} else if (lane >= first && lane < first + shown) {
-			int x = r.x + prefix + (lane - first) * lane_w;
-			canvas_text(c, x, y, lane_w - 1, role, txt);
-		} else {
-			canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(cpu%d) %s",
-				      (int)(int16_t)e->cpu, txt);
-		}
-		for (int l = first + 1; l < first + shown && l < nl; l++) {
-			int x = r.x + prefix + (l - first) * lane_w - 1;
-			if (c->cells[y * c->w + x].ch == ' ')
-				canvas_text(c, x, y, 1, R_DIM, c->utf8 ? "│" : "|");
-		}
-		if (cur)
-			canvas_role(c, r.x, y, r.w, R_CURSOR);
+		draw_lane_row(a, c, r, &lg, y0 + row, i);
 		i = scan_vis(a, i, 1);
 	}
 	char det[300];

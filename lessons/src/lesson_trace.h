@@ -13,7 +13,7 @@
 
 #include "lessons/src/moment.h"
 #include "lessons/src/simexec.h"
-#include "viewer/index.h"
+#include "viewer/timeline.h"
 
 struct lesson_trace {
 	struct play_result play;

@@ -584,12 +584,40 @@ static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi, u
 	return true;
 }
 
+/* The numeric flags: 1 taken, 0 bad (said), -1 not one of them. */
+static int num_flag(struct explorer *x, const char *a, const char *v, uint64_t *schedules,
+		    uint64_t *seed)
+{
+	uint64_t n;
+
+	if (!strcmp(a, "--schedules"))
+		return arg_num(a, v, 1, 10000000, schedules);
+	if (!strcmp(a, "--seed"))
+		return arg_num(a, v, 0, UINT64_MAX, seed);
+	if (!strcmp(a, "--cpus")) {
+		if (!arg_num(a, v, 2, SCHED_MAX_CPUS, &n))
+			return 0;
+		x->ncpus = (int)n;
+	} else if (!strcmp(a, "--ops")) {
+		if (!arg_num(a, v, 1, 16, &n))
+			return 0;
+		x->groups = (int)n;
+	} else if (!strcmp(a, "--depth")) {
+		if (!arg_num(a, v, 1, 4, &n))
+			return 0;
+		x->depth = (int)n;
+	} else {
+		return -1;
+	}
+	return 1;
+}
+
 static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *schedules,
 		      uint64_t *seed, const char **out, bool *quiet, bool *do_shrink)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n;
+		int took;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(explore_help, stdout);
 			return 0;
@@ -615,28 +643,9 @@ static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *sched
 			}
 			x->workload = v;
 			i++;
-		} else if (!strcmp(a, "--schedules")) {
-			if (!arg_num(a, v, 1, 10000000, schedules))
+		} else if ((took = num_flag(x, a, v, schedules, seed)) >= 0) {
+			if (!took)
 				return 2;
-			i++;
-		} else if (!strcmp(a, "--seed")) {
-			if (!arg_num(a, v, 0, UINT64_MAX, seed))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--cpus")) {
-			if (!arg_num(a, v, 2, SCHED_MAX_CPUS, &n))
-				return 2;
-			x->ncpus = (int)n;
-			i++;
-		} else if (!strcmp(a, "--ops")) {
-			if (!arg_num(a, v, 1, 16, &n))
-				return 2;
-			x->groups = (int)n;
-			i++;
-		} else if (!strcmp(a, "--depth")) {
-			if (!arg_num(a, v, 1, 4, &n))
-				return 2;
-			x->depth = (int)n;
 			i++;
 		} else if (!strcmp(a, "--strategy")) {
 			if (!v || (strcmp(v, "pct") && strcmp(v, "random"))) {

@@ -544,10 +544,11 @@ static long prune_icache(long nr)
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
-		/* Off the LRU in the same hold that sets I_FREEING. */
+		/* I_FREEING under i_lock; off the LRU in the same hold of
+		 * the LRU lock, so nobody meets it there unowned. */
 		inode_state_set(inode, I_FREEING, __site);
-		inode_dispose_add(inode, &freeable, __site);
 		spin_unlock(&inode->i_lock);
+		inode_dispose_add(inode, &freeable, __site);
 		freed++;
 	}
 	spin_unlock(&icache.lru_lock);
