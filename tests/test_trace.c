@@ -364,7 +364,9 @@ static void drop_recording(void)
 
 static void need_recording(void)
 {
-	ck_assert_msg(rec_status == 0, "record exited %d: %.300s", rec_status, rec_json);
+	const char *why = strstr(rec_json, "\"violations\":[");
+	ck_assert_msg(rec_status == 0, "record exited %d: %.600s", rec_status,
+		      why ? why : rec_json);
 	ck_assert_msg(json_num(rec_json, NULL, "discarded_events") == 0,
 		      "record discarded events: %.300s", rec_json);
 	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
@@ -555,7 +557,8 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 			    "%s record --scheme %s --workload mixed --cpus 2"
 			    " --ops 6000 --json -o %s",
 			    bin_path("icache-sim"), sch->name, tdir);
-	ck_assert_msg(st == 0, "%s: record exited %d: %.300s", sch->name, st, sim);
+	const char *why = strstr(sim, "\"violations\":[");
+	ck_assert_msg(st == 0, "%s: record exited %d: %.600s", sch->name, st, why ? why : sim);
 	ck_assert_msg(json_num(sim, NULL, "discarded_events") == 0, "%s: events were lost",
 		      sch->name);
 	walk_dir(tdir, w, &c);
