@@ -83,11 +83,6 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 	return true;
 }
 
-static bool is_lock(int type)
-{
-	return type <= EV_lock_trylock;
-}
-
 static bool term_match(const struct query_term *t, const struct trace_index *ix, uint64_t i)
 {
 	const struct ix_event *e = &ix->ev[i];
@@ -96,12 +91,12 @@ static bool term_match(const struct query_term *t, const struct trace_index *ix,
 		return e->type == t->value ||
 		       (t->value == EV_discarded_events && e->type == EV_discarded_packets);
 	case Q_CLASS:
-		return is_lock(e->type) && e->a == t->value;
+		return ev_is_lock(e->type) && e->a == t->value;
 	case Q_CPU:
 		return e->cpu == t->value;
 	case Q_SITE:
-		return (is_lock(e->type) || e->type == EV_inode_state || e->type == EV_inode_ref ||
-			e->type == EV_inode_list) &&
+		return (ev_is_lock(e->type) || e->type == EV_inode_state ||
+			e->type == EV_inode_ref || e->type == EV_inode_list) &&
 		       e->site == t->value;
 	case Q_FLAG:
 		return e->type == EV_inode_state && ((uint32_t)e->val >> t->value & 1) &&
@@ -326,7 +321,7 @@ uint32_t app_inode(const struct app *a)
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	if (e->type >= EV_inode_state && e->type <= EV_inode_nlink)
 		return e->obj;
-	if (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
+	if (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
 		return e->obj;
 	if ((e->type == EV_op_begin || e->type == EV_op_end) && ix_id_value(a->ix, e->obj) != 0)
 		return e->obj;
@@ -340,7 +335,7 @@ static void act_pick(struct app *a)
 	uint32_t obj = app_inode(a);
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	bool here = (e->type >= EV_inode_state && e->type <= EV_inode_nlink) ||
-		    (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
+		    (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
 		    e->type == EV_op_begin || e->type == EV_op_end;
 	if (!here || obj == UINT32_MAX) {
 		a->pinned = was;

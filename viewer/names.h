@@ -21,6 +21,12 @@
 enum ix_type { ICACHE_EVENTS(IX_EV_ROW_) EV_discarded_events, EV_discarded_packets, EV__COUNT };
 #undef IX_EV_ROW_
 
+/* The five lock events open the table: acquire .. trylock. */
+static inline bool ev_is_lock(int type)
+{
+	return type >= EV_lock_acquire && type <= EV_lock_trylock;
+}
+
 /*
  * What each event carries, from the event table: its fields in trace order
  * and where the index keeps each one in struct ix_event (index.h).  The

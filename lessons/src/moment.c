@@ -103,20 +103,15 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64
 		return false;
 	if (m->site >= 0 && e->site != m->site)
 		return false;
-	switch (e->type) {
-	case EV_lock_acquire:
-	case EV_lock_contended:
-	case EV_lock_acquired:
-	case EV_lock_release:
-	case EV_lock_trylock:
+	if (ev_is_lock(e->type)) {
 		if (m->classes && !(e->a < 32 && (m->classes >> e->a & 1)))
 			return false;
 		if (m->trylock_ok >= 0 && e->b != m->trylock_ok)
 			return false;
 		/* "inode N" on an i_lock: the instance is the inode number */
-		if (m->has_ino && obj_value != m->ino)
-			return false;
-		return true;
+		return !m->has_ino || obj_value == m->ino;
+	}
+	switch (e->type) {
 	case EV_inode_state: {
 		uint32_t old = (uint32_t)(e->val >> 32), nw = (uint32_t)e->val;
 		uint32_t f = m->flags;

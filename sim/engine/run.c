@@ -183,6 +183,17 @@ static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
 	return (done & 15) == 0 && now_ns() >= ctx->deadline_ns;
 }
 
+/* A worker or the flusher is done: the main thread's wait (and a pause
+ * waiting for everyone to park) must stop counting it. */
+static void thread_finished(struct run_ctx *ctx, struct sim_cpu *cpu)
+{
+	atomic_store(&ctx->finished[cpu->id], true);
+	pthread_mutex_lock(&ctx->pause_m);
+	ctx->workers_running--;
+	pthread_cond_broadcast(&ctx->pause_c);
+	pthread_mutex_unlock(&ctx->pause_m);
+}
+
 static void *worker_main(void *p)
 {
 	struct worker_arg *a = p;
@@ -198,11 +209,7 @@ static void *worker_main(void *p)
 		atomic_store_explicit(&a->cpu->ops_done, done, memory_order_relaxed);
 		maybe_park(ctx);
 	}
-	atomic_store(&ctx->finished[a->cpu->id], true);
-	pthread_mutex_lock(&ctx->pause_m);
-	ctx->workers_running--;
-	pthread_cond_broadcast(&ctx->pause_c);
-	pthread_mutex_unlock(&ctx->pause_m);
+	thread_finished(ctx, a->cpu);
 	return NULL;
 }
 
@@ -219,11 +226,7 @@ static void *flusher_main(void *p)
 		if (n == 0)
 			usleep(500);
 	}
-	atomic_store(&ctx->finished[a->cpu->id], true);
-	pthread_mutex_lock(&ctx->pause_m);
-	ctx->workers_running--;
-	pthread_cond_broadcast(&ctx->pause_c);
-	pthread_mutex_unlock(&ctx->pause_m);
+	thread_finished(ctx, a->cpu);
 	return NULL;
 }
 
