@@ -25,7 +25,7 @@ ifeq ($(SAN),)
     BUILD ?= build
   endif
 else
-  BUILD ?= build/$(SAN)
+  BUILD ?= build/$(SAN)$(if $(filter 1,$(PLAIN_LOCKS)),-plain)
 endif
 
 PKGS_TRACE := lttng-ust
@@ -43,6 +43,12 @@ ifneq ($(SAN),)
   ifeq ($(SAN),undefined)
     CFLAGS_BASE += -fno-sanitize-recover=undefined
   endif
+endif
+
+# PLAIN_LOCKS=1: spin_lock() blocks without a trylock first, so that
+# ThreadSanitizer and Helgrind see every lock order (sim/core/lock.c).
+ifeq ($(PLAIN_LOCKS),1)
+  CFLAGS_BASE += -DICACHE_PLAIN_LOCKS=1
 endif
 
 ifeq ($(TRACE),0)
@@ -105,8 +111,14 @@ TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 
-.PHONY: all check demo bench install clean deps format format-check fuzz
-all: $(BINS) $(TEST_BINS)
+# Test-only builds of icache-sim with `merged` broken on purpose, one way
+# each (ICACHE_BREAK_<name> in sim/schemes/merged.c): tests/test_checker.c
+# proves that the checker reports each.  Only merged.o differs.
+BREAKS := missed_wakeup freed_hashed duplicate_inode unlocked_ref nested_ilock
+BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
+
+.PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
+all: $(BINS) $(TEST_BINS) $(BREAK_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -123,6 +135,12 @@ $(SIM_LIB): $(SIM_OBJS)
 $(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
+
+$(BUILD)/break/%/icache-sim: sim/schemes/merged.c $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
+		$(LAB_LIB) $(SIM_LIBS)
 
 $(VIEW_LIB): $(VIEW_OBJS)
 	@mkdir -p $(dir $@)
@@ -144,9 +162,25 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(SIM_LIB) $(if $(VI
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
+# ---- pre-recorded lesson traces ------------------------------------------
+# One recording of each lesson's scenario, for machines with no LTTng
+# session daemon: icache-lesson loads $(BUILD)/traces/NAME when it cannot
+# record (lessons/src/lesson_trace.h).  test_lessons checks each against a
+# fresh recording.
+
+LESSON_TRACE_SCNS := $(sort $(shell sed -n 's/^scenario: *scenarios\///p' lessons/*.lesson 2>/dev/null))
+LESSON_TRACES := $(patsubst %.scn,$(BUILD)/traces/%.stamp,$(LESSON_TRACE_SCNS))
+
+traces: $(LESSON_TRACES)
+
+$(BUILD)/traces/%.stamp: lessons/scenarios/%.scn $(SIM_BIN)
+	@mkdir -p $(BUILD)/traces && rm -rf $(BUILD)/traces/$*
+	$(SIM_BIN) play $< -o $(BUILD)/traces/$* > /dev/null
+	@touch $@
+
 # ---- the things a user types --------------------------------------------
 
-check: all
+check: all $(if $(filter 0,$(TRACE)),,traces)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY="$(ONLY)" sh tests/run-all.sh
 
 demo:
@@ -166,6 +200,8 @@ install: all
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
+	if [ -d $(BUILD)/traces ]; then mkdir -p $(DESTDIR)$(PREFIX)/share/icache-lab/traces && \
+		for d in $(BUILD)/traces/*/; do cp -r $$d $(DESTDIR)$(PREFIX)/share/icache-lab/traces/; done; fi
 
 fuzz:
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) sh viewer/fuzz.sh
@@ -174,6 +210,13 @@ fuzz:
 # clang-format cannot lay out, so it keeps its hand layout.
 FORMAT_SRCS := $(filter-out tracepoints/icache_tp.h,$(wildcard lib/*.[ch] sim/*/*.[ch] \
 	viewer/*.[ch] lessons/src/*.[ch] tests/*.[ch] tracepoints/*.[ch] bench/*.[ch]))
+
+# The event path, proved: a separate tree built with one more row in the
+# event table (tracepoints/icache_events.h) runs tests/test_events.c, which
+# records that event and sees the viewer name and word it.
+check-dummy-event:
+	@$(MAKE) --no-print-directory BUILD=build/dummy-event \
+		EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DICACHE_TEST_DUMMY_EVENT" check ONLY=events
 
 format:
 	clang-format -i $(FORMAT_SRCS)

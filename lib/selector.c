@@ -81,11 +81,42 @@ static int find(const char *const *tab, int n, const char *s)
 	return -1;
 }
 
+/*
+ * Any event of the table can also be named by its own name, with no
+ * argument ("order_rule", "lock_trylock"): a new event is nameable in
+ * both files without a line of parser.
+ */
+#define SEL_SCHED_SCHED(kind) SEV_##kind
+#define SEL_SCHED_NOSCHED -1
+#define SEL_ROW(name, sched, text) { #name, NULL, ICACHE_EV_##name, SEL_SCHED_##sched, A_NONE, -1 },
+static const struct verb table_verbs[] = { ICACHE_EVENTS(SEL_ROW) };
+#undef SEL_ROW
+
+static const struct verb *table_verb(const char *word)
+{
+	for (int k = 0; k < NELEM(table_verbs); k++)
+		if (strcmp(word, table_verbs[k].word) == 0)
+			return &table_verbs[k];
+	return NULL;
+}
+
+int selector_event_word(const char *word)
+{
+	for (size_t k = 0; k < NVERBS; k++)
+		if (strcmp(word, verbs[k].word) == 0)
+			return verbs[k].ev;
+	const struct verb *v = table_verb(word);
+	return v ? v->ev : -1;
+}
+
 const char *selector_sched_word(int k)
 {
 	for (size_t i = 0; i < NVERBS; i++)
 		if (verbs[i].sched == k && !verbs[i].canon)
 			return verbs[i].word;
+	for (int i = 0; i < NELEM(table_verbs); i++)
+		if (table_verbs[i].sched == k)
+			return table_verbs[i].word;
 	return "?";
 }
 
@@ -164,7 +195,7 @@ static bool fail(char *err, size_t len, const char *fmt, ...)
 	return false;
 }
 
-static bool parse_u64(const char *s, uint64_t *v)
+bool sel_parse_u64(const char *s, uint64_t *v)
 {
 	if (!s || !isdigit((unsigned char)*s))
 		return false;
@@ -248,7 +279,7 @@ static bool parse_arg(const struct verb *v, char **w, int n, int *i, struct sele
 	case A_COUNT:
 		if (a && strcmp(a, "to") == 0 && *i + 1 < n) /* old: "ref to N" */
 			a = w[++*i];
-		if (a && !parse_u64(a, &c))
+		if (a && !sel_parse_u64(a, &c))
 			return fail(err, len, "'%s' needs a number, not '%s'", s->verb, a);
 		s->has_count = a != NULL;
 		s->count = a ? (int64_t)c : 0;
@@ -282,6 +313,8 @@ static bool parse_verb(char **w, int n, int *i, struct selector *s, char *err, s
 		if (strcmp(word, verbs[k].word) == 0)
 			v = &verbs[k];
 	if (!v)
+		v = table_verb(word);
+	if (!v)
 		return fail(err, len, "unknown event '%s' (%s)", word, SELECTOR_VERBS);
 	s->verb = v->canon ? v->canon : v->word;
 	s->ev = v->ev;
@@ -310,7 +343,7 @@ static bool parse_qual(char **w, int n, int *i, struct selector *s, char *err, s
 			return fail(err, len, "'inode' needs an inode number");
 		s->inode = a;
 	} else if (strcmp(q, "sb") == 0) {
-		if (!parse_u64(a, &v) || v > 15)
+		if (!sel_parse_u64(a, &v) || v > 15)
 			return fail(err, len, "'sb' needs a superblock number (0..15), not '%s'",
 				    a ? a : "");
 		s->has_sb = true;
@@ -323,16 +356,16 @@ static bool parse_qual(char **w, int n, int *i, struct selector *s, char *err, s
 				    a ? a : "");
 	} else if (strcmp(q, "on") == 0) {
 		const char *c = a && strncmp(a, "cpu", 3) == 0 ? a + 3 : a;
-		if (!parse_u64(c, &v) || v > 255)
+		if (!sel_parse_u64(c, &v) || v > 255)
 			return fail(err, len, "'on' needs a CPU like cpu0, not '%s'", a ? a : "");
 		s->cpu = (int)v;
 	} else if (strcmp(q, "times") == 0) {
-		if (!parse_u64(a, &v) || v == 0 || v > 1000000)
+		if (!sel_parse_u64(a, &v) || v == 0 || v > 1000000)
 			return fail(err, len, "'times' needs a count, not '%s'", a ? a : "");
 		s->nth = (int)v;
 		s->has_nth = true;
 	} else if (strcmp(q, "after") == 0) {
-		if (!a || strcmp(a, "step") != 0 || *i + 1 >= n || !parse_u64(w[*i + 1], &v))
+		if (!a || strcmp(a, "step") != 0 || *i + 1 >= n || !sel_parse_u64(w[*i + 1], &v))
 			return fail(err, len, "'after' wants 'step N'");
 		s->has_after = true;
 		s->after_step = v;

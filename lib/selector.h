@@ -21,9 +21,10 @@
  * Old spellings still accepted (for one release): take, lock -> acquired;
  * unlock -> release; trylock-ok -> trylock; trylock-fail -> trylock-failed;
  * state FLAG -> set FLAG; list ACTION LIST -> ACTION LIST; ref to N ->
- * ref N; of inode N, of N -> inode N.  A verb's words come from the event
- * table (tracepoints/icache_events.h): each names a trace event, a
- * scheduler step, or both.  Each user says which parts it can match (a
+ * ref N; of inode N, of N -> inode N.  Each verb names a trace event of
+ * the event table (tracepoints/icache_events.h), a scheduler step, or
+ * both; and every event of the table can also be named by its own name
+ * ("order_rule", "lock_trylock"), so a new event needs no parser change.  Each user says which parts it can match (a
  * trace has no "wake", a schedule has no "contended") and refuses the rest.
  */
 #ifndef LIB_SELECTOR_H
@@ -63,6 +64,10 @@ struct selector {
  */
 bool selector_parse(char **w, int n, struct selector *s, char *err, size_t len);
 
+/* The trace event (enum icache_event) a verb alone names, whatever its
+ * spelling ("unlock" -> lock_release, "order_rule"), or -1. */
+int selector_event_word(const char *word);
+
 /* The canonical word of a scheduler step kind: "acquire", "trylock-failed",
  * "begin"...  (the scenario log prints steps with these words). */
 const char *selector_sched_word(int sched_kind);
@@ -84,5 +89,8 @@ unsigned selector_flag_bits(const char *word);
 #define SELECTOR_VERBS                                                                      \
 	"acquire, contended, acquired, release, trylock, trylock-failed, set, clear, add, " \
 	"del, move, rotate, ref, nlink, alloc, free, wake, begin, end, violation, blocked"
+
+/* A plain decimal number (digits only, as the grammar writes them). */
+bool sel_parse_u64(const char *s, uint64_t *v);
 
 #endif /* LIB_SELECTOR_H */

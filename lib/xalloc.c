@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/xalloc.h"
 
@@ -32,7 +33,14 @@ void fatal(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(2);
+	/*
+	 * _exit, not exit: out of memory or threads, liblttng-ust may not
+	 * have started its listener threads, and its destructor then calls
+	 * pthread_cancel() on a thread that does not exist (a segfault after
+	 * our message, seen under `ulimit -v`).  Nothing of ours runs at exit.
+	 */
+	fflush(NULL);
+	_exit(2);
 }
 
 static void *checked(void *p, size_t size)

@@ -33,6 +33,22 @@ START_TEST(bad_flags_exit_2_with_one_line)
 	bad_usage("run --hot 0", "--hot: '0'");
 	bad_usage("run --sbs 1000", "--sbs: '1000'");
 	bad_usage("run --watchdog 0", "--watchdog: '0'");
+	/* strtod reads these; none is a number the flags can use. */
+	bad_usage("run --duration nan", "--duration: 'nan'");
+	bad_usage("run --duration inf", "--duration: 'inf'");
+	bad_usage("run --duration -inf", "--duration: '-inf'");
+	bad_usage("run --check-every nan", "--check-every: 'nan'");
+	bad_usage("run --check-every infinity", "--check-every: 'infinity'");
+	bad_usage("run --watchdog nan", "--watchdog: 'nan'");
+	bad_usage("run --watchdog inf", "--watchdog: 'inf'");
+	bad_usage("run --ops nan", "--ops: 'nan'");
+	bad_usage("run --seed inf", "--seed: 'inf'");
+	/* Output paths are checked before the run, not after it. */
+	bad_usage("run --duration 1m --graph /nonexistent-dir/g.dot",
+		  "--graph: '/nonexistent-dir/g.dot' is in a directory that does not exist");
+	bad_usage("run --duration 1m --graph /tmp", "--graph: '/tmp' is a directory");
+	bad_usage("explore --scheme merged -o /nonexistent-dir/x.scn",
+		  "-o: '/nonexistent-dir/x.scn' is in a directory that does not exist");
 	bad_usage("run --frobnicate", "unknown option '--frobnicate'");
 	bad_usage("run --scheme", "--scheme needs a value");
 	bad_usage("run --ops 10 --duration 1s", "not both");
@@ -126,6 +142,42 @@ START_TEST(cpus_all_uses_every_core)
 }
 END_TEST
 
+/*
+ * Under resource limits: one line and exit 2, not "0 ops" or a segfault.
+ * Sanitizer builds reserve terabytes of shadow memory, which no address
+ * space limit allows: the address-space case runs in plain builds only.
+ */
+static void limited(const char *limit, bool as_nobody, const char *args, const char *needle)
+{
+	int st;
+	char inner[1024];
+	snprintf(inner, sizeof(inner), "ulimit %s; exec %s %s", limit, bin_path("icache-sim"),
+		 args);
+	char *out = as_nobody ?
+			    run_cmd(&st, "su nobody -s /bin/bash -c '%s' 2>&1 >/dev/null", inner) :
+			    run_cmd(&st, "bash -c '%s' 2>&1 >/dev/null", inner);
+	ck_assert_msg(st == 2, "ulimit %s: exit %d, not 2: %s", limit, st, out);
+	ck_assert_msg(strstr(out, needle), "ulimit %s: said '%s', not '%s'", limit, out, needle);
+	char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && nl[1] == 0, "ulimit %s: more than one line: %s", limit, out);
+	free(out);
+}
+
+START_TEST(resource_limits_exit_2_with_one_line)
+{
+	const char *san = getenv("SAN");
+	if (!san || !*san) {
+		limited("-v 60000", false, "run --ops 2000 --hash-bits 22", "out of memory");
+		limited("-v 80000", false, "run --ops 2000", "cannot start a thread");
+	}
+	/* A process limit binds a user, not root: try as nobody if we can. */
+	int st;
+	free(run_cmd(&st, "su nobody -s /bin/sh -c true 2>/dev/null"));
+	if (st == 0)
+		limited("-u 3", true, "run --ops 2000 --cpus 4", "cannot start a thread");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -136,6 +188,7 @@ int main(void)
 	tcase_add_test(tc, run_text_and_json);
 	tcase_add_test(tc, run_writes_the_lock_order_graph);
 	tcase_add_test(tc, cpus_all_uses_every_core);
+	tcase_add_test(tc, resource_limits_exit_2_with_one_line);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -130,6 +130,19 @@ START_TEST(lock_contention_and_trylock_failure)
 }
 END_TEST
 
+/* Two test locks, a then b taken once on this CPU: the order the
+ * validator learns. */
+static void learn_a_before_b(struct sim_lock *a, struct sim_lock *b)
+{
+	SITE(test_abba);
+	sim_lock_init(a, LC_test_lock_a, 1);
+	sim_lock_init(b, LC_test_lock_b, 1);
+	spin_lock(a);
+	spin_lock(b);
+	spin_unlock(b);
+	spin_unlock(a);
+}
+
 /* ---- the validator ------------------------------------------------------ */
 
 START_TEST(lockdep_reports_abba_with_both_chains)
@@ -137,12 +150,7 @@ START_TEST(lockdep_reports_abba_with_both_chains)
 	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct sim_lock a, b;
-	sim_lock_init(&a, LC_test_lock_a, 1);
-	sim_lock_init(&b, LC_test_lock_b, 1);
-	spin_lock(&a);
-	spin_lock(&b);
-	spin_unlock(&b);
-	spin_unlock(&a);
+	learn_a_before_b(&a, &b);
 	ck_assert_int_eq(violations_distinct(), 0);
 	this_cpu = &env_cpus[1];
 	spin_lock(&b);
@@ -167,12 +175,7 @@ START_TEST(lockdep_trylock_adds_no_edge)
 	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct sim_lock a, b;
-	sim_lock_init(&a, LC_test_lock_a, 1);
-	sim_lock_init(&b, LC_test_lock_b, 1);
-	spin_lock(&a);
-	spin_lock(&b);
-	spin_unlock(&b);
-	spin_unlock(&a);
+	learn_a_before_b(&a, &b);
 	spin_lock(&b);
 	ck_assert(spin_trylock(&a)); /* against the order, but a trylock */
 	spin_unlock(&a);
@@ -234,9 +237,9 @@ START_TEST(nr_inodes_is_summed_over_cpus)
 	env_start(&scheme_merged, 1);
 	struct super_block *sb = &icache.sbs[0];
 	this_cpu = &env_cpus[1];
-	struct inode *a = scheme_merged.new_inode(sb);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
 	this_cpu = &env_cpus[2];
-	struct inode *b = scheme_merged.new_inode(sb);
+	struct inode *b = scheme_merged.new_inode(sb, 0);
 	ck_assert_int_eq(get_nr_inodes(), 2);
 	inode_drop_nlink(a, SITE_unlink);
 	inode_drop_nlink(b, SITE_unlink);
@@ -287,7 +290,7 @@ START_TEST(unlink_and_last_iput_evicts)
 {
 	env_start(&scheme_merged, 1);
 	struct super_block *sb = &icache.sbs[0];
-	struct inode *a = scheme_merged.new_inode(sb);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
 	scheme_merged.insert_inode_hash(a);
 	scheme_merged.mark_inode_dirty(a, I_DIRTY_SYNC);
 	ck_assert_int_eq(a->i_wb_on, LIST_b_dirty);
@@ -445,7 +448,7 @@ START_TEST(freed_inode_on_lru_is_reported_not_linked)
 	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct super_block *sb = &icache.sbs[0];
-	struct inode *a = scheme_merged.new_inode(sb);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
 	inode_drop_nlink(a, SITE_unlink);
 	scheme_merged.iput(a); /* freed */
 	spin_lock(&icache.lru_lock);

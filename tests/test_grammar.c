@@ -13,6 +13,7 @@
 #include "lessons/src/moment.h"
 #include "lib/selector.h"
 #include "tests/testutil.h"
+#include "viewer/timeline.h"
 
 static char tmp[256];
 
@@ -147,10 +148,9 @@ START_TEST(moments_find_the_same_event_in_any_spelling)
 	struct trace_index *ix = ix_load(dir, err, sizeof(err));
 	ck_assert_msg(ix, "%s", err);
 	static const char *const pairs[][2] = {
-		{ "second trylock-failed i_lock in find_inode_fast on cpu0",
-		  "second trylock-fail i_lock of inode 42 in find_inode_fast on cpu0" },
-		{ "trylock i_lock in find_inode_fast on cpu0",
-		  "trylock-ok i_lock in find_inode_fast on cpu0" },
+		{ "second trylock-failed i_lock on cpu0",
+		  "second trylock-fail i_lock of inode 42 on cpu0" },
+		{ "trylock i_lock on cpu0", "trylock-ok i_lock on cpu0" },
 		{ "acquired i_lock inode 42 on cpu1", "take i_lock of inode 42 on cpu1" },
 		{ "release hash_bucket", "unlock hash_bucket" },
 		{ "add lru inode 42", "list add lru of inode 42" },

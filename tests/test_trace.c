@@ -21,9 +21,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <math.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "sim/cmd/trace_count.h"
+#include "sim/core/scheme.h"
 #include "tracepoints/icache_names.h"
 #include "tests/testutil.h"
 
@@ -159,6 +162,7 @@ struct walk {
 	struct table locks;  /* (cls, inst) -> holders */
 	struct table inodes; /* (ino, 0) -> lives, state, count */
 	uint64_t overlaps, bad_releases, held_at_end, dual_lives;
+	uint64_t ambiguous; /* i_lock acquisitions, two lives open */
 	uint64_t last_ts;
 	bool ts_backwards;
 	char first_error[256];
@@ -222,6 +226,8 @@ static void on_lock(struct walk *w, int k, const bt_field *p)
 	int held = (s->holder[0] >= 0) + (s->holder[1] >= 0);
 	if (k == E_acqd) {
 		w->acquired[cls]++;
+		if (holders_allowed(w, cls, inst) > 1)
+			w->ambiguous++;
 		if (held >= holders_allowed(w, cls, inst)) {
 			w->overlaps++;
 			note(w,
@@ -300,12 +306,12 @@ static int on_event(const bt_message *msg, void *user)
 static int walk_status = -1;
 static char walk_err[512];
 
-static void walk_trace(struct walk *w, struct trace_counts *c)
+static void walk_dir(const char *dir, struct walk *w, struct trace_counts *c)
 {
 	memset(w, 0, sizeof(*w));
 	table_init(&w->locks, 20);
 	table_init(&w->inodes, 20);
-	walk_status = trace_read(trace_dir, on_event, w, c, walk_err, sizeof(walk_err));
+	walk_status = trace_read(dir, on_event, w, c, walk_err, sizeof(walk_err));
 	for (size_t i = 0; i <= w->locks.mask; i++)
 		if (w->locks.s[i].used)
 			w->held_at_end +=
@@ -337,7 +343,7 @@ static void record_once(void)
 			   " --inodes --json -o %s",
 			   bin_path("icache-sim"), run && *run ? run : dflt, trace_dir);
 	if (rec_status == 0)
-		walk_trace(&the_walk, &the_counts);
+		walk_dir(trace_dir, &the_walk, &the_counts);
 	/* One line of figures for the log: what a trace of this run holds. */
 	fprintf(stderr,
 		"test_trace: %" PRIu64 " events (%.1f per op), %" PRIu64 " discarded, %" PRIu64
@@ -358,7 +364,9 @@ static void drop_recording(void)
 
 static void need_recording(void)
 {
-	ck_assert_msg(rec_status == 0, "record exited %d: %.300s", rec_status, rec_json);
+	const char *why = strstr(rec_json, "\"violations\":[");
+	ck_assert_msg(rec_status == 0, "record exited %d: %.600s", rec_status,
+		      why ? why : rec_json);
 	ck_assert_msg(json_num(rec_json, NULL, "discarded_events") == 0,
 		      "record discarded events: %.300s", rec_json);
 	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
@@ -484,6 +492,103 @@ START_TEST(babeltrace2_cli_counts_acquisitions)
 }
 END_TEST
 
+/* ---- lock_stat: the simulator and the viewer, column by column ---------- */
+
+static const char *const stat_cols[] = {
+	"acquisitions",  "contentions", "bounces",       "trylock_failures",
+	"wait_ns_total", "wait_ns_max", "hold_ns_total", "hold_ns_max",
+};
+
+/* The number after "key": inside the {"class":"cls",...} object of json. */
+static double class_col(const char *json, const char *cls, const char *key)
+{
+	char after[64];
+	snprintf(after, sizeof(after), "{\"class\":\"%s\"", cls);
+	const char *obj = strstr(json, after);
+	if (!obj)
+		return -1;
+	const char *end = strchr(obj, '}');
+	double v = json_num(obj, NULL, key);
+	const char *at = strstr(obj, key);
+	return at && end && at < end ? v : -1;
+}
+
+/*
+ * Wait and hold times agree to the nanosecond because both sides use the
+ * same figure: the simulator passes the wait_ns / hold_ns it adds to its
+ * totals into the lock_acquired / lock_release event.  Bounces agree
+ * exactly except for i_lock acquisitions made while an inode number has
+ * two open lives (EVENTS.md section 4): the trace does not say which life
+ * such an acquisition belongs to, so each can move the viewer's count by
+ * at most two (itself and the next acquisition of that number).
+ */
+static void compare_class(const char *sim, const char *view, const char *cls, uint64_t ambiguous,
+			  const char *scheme)
+{
+	for (size_t k = 0; k < sizeof(stat_cols) / sizeof(stat_cols[0]); k++) {
+		double a = class_col(sim, cls, stat_cols[k]);
+		double b = class_col(view, cls, stat_cols[k]);
+		ck_assert_msg(a >= 0, "%s: %s.%s missing from the simulator's JSON", scheme, cls,
+			      stat_cols[k]);
+		if (strcmp(cls, "i_lock") == 0 && strcmp(stat_cols[k], "bounces") == 0) {
+			ck_assert_msg(b >= 0 && fabs(a - b) <= 2.0 * (double)ambiguous,
+				      "%s: i_lock bounces: simulator %.0f, viewer %.0f"
+				      " (%" PRIu64 " ambiguous acquisitions)",
+				      scheme, a, b, ambiguous);
+			continue;
+		}
+		ck_assert_msg(a == b, "%s: %s %s: simulator %.0f, viewer %.0f", scheme, cls,
+			      stat_cols[k], a, b);
+	}
+}
+
+START_TEST(lock_stat_agrees_for_every_scheme)
+{
+	const struct scheme *sch = all_schemes[_i];
+	char dir[200], tdir[256];
+	int st, vst;
+	struct walk *w = calloc(1, sizeof(*w));
+	struct trace_counts c;
+
+	ck_assert_ptr_nonnull(w);
+	make_tmpdir(dir, sizeof(dir), "agree");
+	snprintf(tdir, sizeof(tdir), "%s/t", dir);
+	char *sim = run_cmd(&st,
+			    "%s record --scheme %s --workload mixed --cpus 2"
+			    " --ops 6000 --json -o %s",
+			    bin_path("icache-sim"), sch->name, tdir);
+	const char *why = strstr(sim, "\"violations\":[");
+	ck_assert_msg(st == 0, "%s: record exited %d: %.600s", sch->name, st, why ? why : sim);
+	ck_assert_msg(json_num(sim, NULL, "discarded_events") == 0, "%s: events were lost",
+		      sch->name);
+	walk_dir(tdir, w, &c);
+	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
+	ck_assert_msg(vst == 0, "%s: icache-view exited %d", sch->name, vst);
+	size_t checked = 0;
+	for (size_t k = 0; k < NCLASSES; k++) {
+		bool in_sim = class_col(sim, class_names[k], "acquisitions") > 0;
+		bool in_view = class_col(view, class_names[k], "acquisitions") > 0;
+		ck_assert_msg(in_sim == in_view, "%s: class %s in %s only", sch->name,
+			      class_names[k], in_sim ? "the simulator" : "the viewer");
+		if (!in_sim)
+			continue;
+		compare_class(sim, view, class_names[k], w->ambiguous, sch->name);
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 0);
+	fprintf(stderr,
+		"test_trace: %s: %zu classes agree, %" PRIu64 " ambiguous i_lock acquisitions\n",
+		sch->name, checked, w->ambiguous);
+	free(sim);
+	free(view);
+	free(w->locks.s);
+	free(w->inodes.s);
+	free(w);
+	rm_rf(dir);
+}
+END_TEST
+
 /* ---- daemons ------------------------------------------------------------ */
 
 static bool gone(int pid)
@@ -580,9 +685,10 @@ START_TEST(record_uses_a_running_daemon)
 END_TEST
 
 /*
- * Killed mid-run (Ctrl-C, or the watchdog's _exit after a deadlock
- * report): the watcher stops and destroys the session and stops the daemon
- * record started, and the trace keeps what was recorded.
+ * Stopped mid-run by SIGTERM while recording through a daemon it started:
+ * record ends the run, destroys the session and stops that daemon, and the
+ * trace keeps what was recorded.  (SIGKILL, where the watcher does the
+ * cleaning, is record_stops_cleanly_on_signal's third case.)
  */
 START_TEST(record_killed_cleans_up)
 {
@@ -610,7 +716,102 @@ START_TEST(record_killed_cleans_up)
 	snprintf(path, sizeof(path), "%s/t", dir);
 	ck_assert_msg(trace_read(path, NULL, NULL, &c, err, sizeof(err)) == 0,
 		      "the trace of a killed record is unreadable: %s", err);
-	ck_assert_uint_gt(c.events, 1000);
+	/* At least run_begin and run_end: SIGTERM may come while the daemon
+	 * still starts, and then the run stops before its first operation. */
+	ck_assert_uint_ge(c.events, 2);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
+ * record stopped by a signal, through the machine's own daemon:
+ * SIGINT/SIGTERM end the run at an operation boundary with run_end, the
+ * report, exit 130/143; SIGKILL leaves the watcher to destroy the session.
+ * Either way the trace directory stays and no session of ours is left.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGKILL };
+
+static bool session_left(int pid)
+{
+	int st;
+	char *out = run_cmd(&st, "lttng list 2>/dev/null | grep -c 'icache-rec-%d-'", pid);
+	bool left = atoi(out) > 0;
+	free(out);
+	return left;
+}
+
+START_TEST(record_stops_cleanly_on_signal)
+{
+	int sig = stop_signals[_i], st;
+	char dir[200], tdir[256];
+
+	make_tmpdir(dir, sizeof(dir), "signal");
+	snprintf(tdir, sizeof(tdir), "%s/t", dir);
+	/* Signal once the session writes (the trace directory has its uid
+	 * tree), then wait for record and print its pid and exit status. */
+	char *out =
+		run_cmd(&st,
+			"exec 2>/dev/null; %s record --cpus 2 --duration 30s -o %s >%s/out 2>&1 &"
+			" pid=$!;"
+			" i=0; while [ ! -d %s/ust ] && [ $i -lt 200 ]; do sleep 0.05;"
+			" i=$((i+1)); done; sleep 0.5; kill -%d $pid; wait $pid;"
+			" echo \"$pid $?\"",
+			bin_path("icache-sim"), tdir, dir, tdir, sig);
+	int pid = 0, rc = -1;
+	ck_assert_int_eq(sscanf(out, "%d %d", &pid, &rc), 2);
+	free(out);
+	ck_assert_int_eq(rc, 128 + sig);
+	char *log = run_cmd(&st, "cat %s/out", dir);
+	if (sig != SIGKILL) {
+		ck_assert_msg(strstr(log, "interrupted by"), "no report: %s", log);
+		struct walk *w = calloc(1, sizeof(*w));
+		struct trace_counts c;
+		ck_assert_ptr_nonnull(w);
+		walk_dir(tdir, w, &c);
+		ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+		ck_assert_msg(w->last_kind == E_run_end, "the trace does not end with run_end");
+		ck_assert_uint_eq(c.discarded_events, 0);
+		free(w->locks.s);
+		free(w->inodes.s);
+		free(w);
+	}
+	/* The watcher (SIGKILL) or record itself destroyed the session. */
+	for (int i = 0; i < 100 && session_left(pid); i++)
+		usleep(100000);
+	ck_assert_msg(!session_left(pid), "a session of record %d is left", pid);
+	struct stat sb;
+	ck_assert_int_eq(stat(tdir, &sb), 0);
+	free(log);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A full disk and an unwritable one say so, in one line, exit 2. */
+START_TEST(record_full_or_readonly_disk_says_so)
+{
+	char dir[200];
+	int st;
+
+	if (!is_root()) {
+		fprintf(stderr, "test_trace: not root, cannot mount a tmpfs: skipped\n");
+		return;
+	}
+	make_tmpdir(dir, sizeof(dir), "full");
+	char *out = run_cmd(&st,
+			    "mount -t tmpfs -o size=2m none %s && { %s record --duration 1s --quiet"
+			    " -o %s/t 2>&1 >/dev/null; echo \"rc=$?\"; umount %s; }",
+			    dir, bin_path("icache-sim"), dir, dir);
+	ck_assert_msg(strstr(out, "the disk is full") && strstr(out, "rc=2"), "full disk: %s", out);
+	const char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && strncmp(nl + 1, "rc=", 3) == 0, "more than one line: %s", out);
+	free(out);
+	out = run_cmd(&st,
+		      "mount -t tmpfs -o size=2m,ro none %s && { %s record --duration 1s --quiet"
+		      " -o %s/t 2>&1 >/dev/null; echo \"rc=$?\"; umount %s; }",
+		      dir, bin_path("icache-sim"), dir, dir);
+	ck_assert_msg(strstr(out, "Read-only file system") && strstr(out, "rc=2"),
+		      "read-only disk: %s", out);
 	free(out);
 	rm_rf(dir);
 }
@@ -725,12 +926,23 @@ int main(void)
 	tcase_add_test(tc, babeltrace2_cli_counts_acquisitions);
 	suite_add_tcase(s, tc);
 
+	TCase *ta = tcase_create("simulator and viewer agree");
+	tcase_set_timeout(ta, 60);
+	int nsch = 0;
+	while (all_schemes[nsch])
+		nsch++;
+	tcase_add_loop_test(ta, lock_stat_agrees_for_every_scheme, 0, nsch);
+	suite_add_tcase(s, ta);
+
 	TCase *td = tcase_create("daemons");
 	tcase_set_timeout(td, 60);
 	tcase_add_test(td, record_starts_and_stops_its_own_daemon);
 	tcase_add_test(td, record_uses_a_running_daemon);
 	tcase_add_test(td, record_as_user_gets_private_daemon);
 	tcase_add_test(td, record_killed_cleans_up);
+	tcase_add_test(td, record_full_or_readonly_disk_says_so);
+	tcase_add_loop_test(td, record_stops_cleanly_on_signal, 0,
+			    (int)(sizeof(stop_signals) / sizeof(stop_signals[0])));
 	suite_add_tcase(s, td);
 
 	TCase *tb = tcase_create("bad input");

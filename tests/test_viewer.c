@@ -16,6 +16,7 @@
 #include "viewer/ctfgen.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
+#include "viewer/timeline.h"
 
 static char tmp[256];   /* scratch directory of the suite */
 static char trace[300]; /* the recorded trace */

@@ -54,6 +54,27 @@ START_TEST(missing_answer_is_reported)
 }
 END_TEST
 
+/*
+ * The project stands alone: nothing cites the material it was written from
+ * (numbered seeds, a shared directory, design notes) instead of the primary
+ * sources of docs/sources.md.  The files that name these patterns on
+ * purpose (the credit check and the tests of it) are left out.
+ */
+START_TEST(repository_cites_no_internal_material)
+{
+	int st;
+	char *out = run_cmd(
+		&st, "grep -rnIE '[Ss]eeds? 0[0-9][0-9]|\\.\\./shared|/work/shared|DESIGN\\.md|"
+		     "reference/(kernel-icache|lttng-ust|teaching-tools|trace-viewers)' "
+		     "README.md docs lessons man sim tracepoints viewer bench tools tests lib "
+		     "--exclude=credit.c --exclude=credit.h --exclude=test_lessons.c "
+		     "--exclude=test_workshop.c 2>/dev/null");
+	ck_assert_msg(st == 1 && out[0] == 0, "internal material cited (grep status %d):\n%s", st,
+		      out);
+	free(out);
+}
+END_TEST
+
 static Suite *workshop_suite(void)
 {
 	Suite *s = suite_create("workshop");
@@ -61,6 +82,7 @@ static Suite *workshop_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, guide_matches_tools_and_lessons);
 	tcase_add_test(tc, missing_answer_is_reported);
+	tcase_add_test(tc, repository_cites_no_internal_material);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -71,7 +71,8 @@
 	X(generic_shutdown_super) \
 	X(insert_inode_locked)    \
 	X(can_unuse)              \
-	X(shrink_icache_memory)
+	X(shrink_icache_memory)   \
+	X(ifind_fast)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                     \
@@ -117,7 +118,11 @@
 	X(invariant)           /* a structural invariant does not hold */          \
 	X(deadlock)            /* the watchdog saw no progress */                  \
 	X(double_unlock)       /* releasing a lock that is not held */             \
-	X(busy_inodes)         /* umount returned with inodes of the sb left */
+	X(busy_inodes)         /* umount returned with inodes of the sb left */    \
+	X(missed_wakeup)       /* a sleeper on an inode was never woken */         \
+	X(unlocked_ref)        /* a reference taken from 0 without the lock */     \
+	X(duplicate_inode)     /* two live hashed inodes for one (sb, ino) */      \
+	X(nested_class)        /* two locks of one class held, not annotated */
 
 /* i_state flags: bit number, then name.  Values follow 2.6.39's order. */
 #define ICACHE_STATE_FLAGS(X)  \

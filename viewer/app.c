@@ -14,187 +14,40 @@
 #include <string.h>
 
 #include "lib/keys.h"
+#include "lib/selector.h"
+#include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
 
-/* ---- event text ----------------------------------------------------------- */
-
-/* inode_hash_lock -> hash, inode_sb_list_lock -> sb_list, i_lock stays. */
-static const char *short_class(int cls)
-{
-	static char buf[4][32];
-	static unsigned next;
-	const char *n = lock_class_label(cls);
-	if (!strcmp(n, "i_lock"))
-		return n;
-	char *p = buf[next++ & 3];
-	snprintf(p, sizeof(buf[0]), "%s", strncmp(n, "inode_", 6) ? n : n + 6);
-	size_t l = strlen(p);
-	if (l > 5 && !strcmp(p + l - 5, "_lock"))
-		p[l - 5] = 0;
-	return p;
-}
-
-void event_text(const struct trace_index *ix, uint64_t i, bool brief, char *buf, size_t len)
-{
-	const struct ix_event *e = &ix->ev[i];
-	char f1[96], f2[96], d[32];
-	uint64_t id = ix_id_value(ix, e->obj);
-	/* In a lane, an inode number keeps its last 5 digits (the details
-	 * line below the lanes has it whole). */
-	if (brief && id >= 100000)
-		id %= 100000;
-	switch (e->type) {
-	case EV_lock_acquire:
-		if (brief)
-			snprintf(buf, len, "acq %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_acquire %s inst=%" PRIu64 " at %s",
-				 lock_class_label(e->a), id, site_label(e->site));
-		break;
-	case EV_lock_contended:
-		if (brief)
-			snprintf(buf, len, "WAIT %s cpu%d", short_class(e->a),
-				 (int)(int16_t)e->val);
-		else
-			snprintf(buf, len,
-				 "lock_contended %s inst=%" PRIu64 " at %s, held by cpu%d",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 (int)(int16_t)e->val);
-		break;
-	case EV_lock_acquired:
-		if (brief)
-			snprintf(buf, len, "HOLD %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_acquired %s inst=%" PRIu64 " at %s, waited %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 fmt_dur((int64_t)e->val, d, sizeof(d)));
-		break;
-	case EV_lock_release:
-		if (brief)
-			snprintf(buf, len, "rel %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_release %s inst=%" PRIu64 " at %s, held %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 fmt_dur((int64_t)e->val, d, sizeof(d)));
-		break;
-	case EV_lock_trylock:
-		if (brief)
-			snprintf(buf, len, "trylock %s %s", short_class(e->a),
-				 e->b ? "ok" : "FAILED");
-		else
-			snprintf(buf, len, "lock_trylock %s inst=%" PRIu64 " at %s: %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 e->b ? "success" : "failed");
-		break;
-	case EV_inode_state:
-		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
-		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
-		if (brief)
-			snprintf(buf, len, "state %" PRIu64 " %s>%s", id, f1, f2);
-		else
-			snprintf(buf, len, "inode_state ino=%" PRIu64 " %s -> %s at %s", id, f1, f2,
-				 site_label(e->site));
-		break;
-	case EV_inode_ref:
-		if (brief)
-			snprintf(buf, len, "ref %" PRIu64 " %d>%d", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
-		else
-			snprintf(buf, len, "inode_ref ino=%" PRIu64 " i_count %d -> %d at %s", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
-				 site_label(e->site));
-		break;
-	case EV_inode_list:
-		if (brief)
-			snprintf(buf, len, "%s %s %" PRIu64, list_action_label(e->b),
-				 list_label(e->a), id);
-		else
-			snprintf(buf, len, "inode_list %s %s ino=%" PRIu64 " at %s",
-				 list_action_label(e->b), list_label(e->a), id,
-				 site_label(e->site));
-		break;
-	case EV_inode_alloc:
-		if (brief)
-			snprintf(buf, len, "ALLOC %" PRIu64, id);
-		else
-			snprintf(buf, len, "inode_alloc ino=%" PRIu64 " sb=%u nlink=%u", id,
-				 (unsigned)(e->val >> 32), (unsigned)e->val);
-		break;
-	case EV_inode_free:
-		snprintf(buf, len, "%s%" PRIu64 " sb=%u", brief ? "FREE " : "inode_free ino=", id,
-			 (unsigned)e->val);
-		break;
-	case EV_inode_nlink:
-		snprintf(buf, len, "%s%" PRIu64 " nlink=%u",
-			 brief ? "nlink " : "inode_nlink ino=", id, (unsigned)e->val);
-		break;
-	case EV_op_begin:
-		snprintf(buf, len, "%s %s %" PRIu64, brief ? "{" : "op_begin", op_label(e->a), id);
-		break;
-	case EV_op_end:
-		snprintf(buf, len, "%s %s %" PRIu64 " = %" PRId64, brief ? "}" : "op_end",
-			 op_label(e->a), id, (int64_t)e->val);
-		break;
-	case EV_sched_step:
-		snprintf(buf, len, "%s%" PRIu64 " %s", brief ? "step " : "sched_step ", e->val,
-			 ix_str(ix, e->obj));
-		break;
-	case EV_violation: {
-		const struct ix_violation *v = &ix->viols[e->val];
-		snprintf(buf, len, "%s %s: %s", brief ? "!!" : "violation",
-			 violation_label(v->kind), ix_str(ix, v->text));
-		break;
-	}
-	case EV_run_begin: {
-		const struct ix_run *r = &ix->runs[e->val];
-		snprintf(buf, len, "run_begin %s %s, %u CPUs", ix_str(ix, r->scheme),
-			 ix_str(ix, r->workload), r->cpus);
-		break;
-	}
-	case EV_run_end:
-		snprintf(buf, len, "run_end %" PRIu64 " ops, %u violations", e->val, e->obj);
-		break;
-	case EV_discarded_events:
-		snprintf(buf, len, "LOST %" PRIu64 " events (discarded by the tracer)", e->val);
-		break;
-	case EV_discarded_packets:
-		snprintf(buf, len, "LOST %" PRIu64 " packets (discarded by the tracer)", e->val);
-		break;
-	default:
-		snprintf(buf, len, "%s", ev_type_name(e->type));
-	}
-}
-
 /* ---- queries ------------------------------------------------------------- */
 
-static const struct {
-	const char *word;
-	int type;
-} type_words[] = {
-	{ "acquire", EV_lock_acquire },   { "contended", EV_lock_contended },
-	{ "acquired", EV_lock_acquired }, { "release", EV_lock_release },
-	{ "trylock", EV_lock_trylock },   { "state", EV_inode_state },
-	{ "ref", EV_inode_ref },          { "list", EV_inode_list },
-	{ "alloc", EV_inode_alloc },      { "free", EV_inode_free },
-	{ "nlink", EV_inode_nlink },      { "violation", EV_violation },
-	{ "lost", EV_discarded_events },
-};
+/* An event type named by a search word: the event grammar's verbs (any
+ * spelling, lib/selector.h), plus "list" for any list change and "lost"
+ * for a loss; -1 if none. */
+static int type_word(const char *w)
+{
+	if (!strcmp(w, "list"))
+		return EV_inode_list;
+	if (!strcmp(w, "lost"))
+		return EV_discarded_events;
+	return selector_event_word(w);
+}
 
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen)
 {
-	memset(q, 0, sizeof(*q));
+	q->n = 0;
 	snprintf(q->src, sizeof(q->src), "%s", s);
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%s", s);
 	char *save;
 	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		if (q->n == 8) {
-			snprintf(err, errlen, "at most 8 search terms");
-			return false;
+		if (q->n == q->cap) {
+			q->cap = q->cap ? q->cap * 2 : 4;
+			q->t = xreallocarray(q->t, (size_t)q->cap, sizeof(*q->t));
 		}
 		struct query_term *t = &q->t[q->n++];
+		memset(t, 0, sizeof(*t));
 		int v;
 		char *end;
 		if (!strncmp(w, "ino=", 4))
@@ -218,13 +71,8 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 			t->kind = Q_SITE;
 			t->value = v;
 		} else {
-			t->kind = Q_TEXT;
-			t->value = -1;
-			for (size_t k = 0; k < sizeof(type_words) / sizeof(type_words[0]); k++)
-				if (!strcmp(w, type_words[k].word)) {
-					t->kind = Q_TYPE;
-					t->value = type_words[k].type;
-				}
+			t->value = type_word(w);
+			t->kind = t->value >= 0 ? Q_TYPE : Q_TEXT;
 			snprintf(t->text, sizeof(t->text), "%s", w);
 		}
 	}
@@ -235,11 +83,6 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 	return true;
 }
 
-static bool is_lock(int type)
-{
-	return type <= EV_lock_trylock;
-}
-
 static bool term_match(const struct query_term *t, const struct trace_index *ix, uint64_t i)
 {
 	const struct ix_event *e = &ix->ev[i];
@@ -248,12 +91,12 @@ static bool term_match(const struct query_term *t, const struct trace_index *ix,
 		return e->type == t->value ||
 		       (t->value == EV_discarded_events && e->type == EV_discarded_packets);
 	case Q_CLASS:
-		return is_lock(e->type) && e->a == t->value;
+		return ev_is_lock(e->type) && e->a == t->value;
 	case Q_CPU:
 		return e->cpu == t->value;
 	case Q_SITE:
-		return (is_lock(e->type) || e->type == EV_inode_state || e->type == EV_inode_ref ||
-			e->type == EV_inode_list) &&
+		return (ev_is_lock(e->type) || e->type == EV_inode_state ||
+			e->type == EV_inode_ref || e->type == EV_inode_list) &&
 		       e->site == t->value;
 	case Q_FLAG:
 		return e->type == EV_inode_state && ((uint32_t)e->val >> t->value & 1) &&
@@ -270,6 +113,13 @@ static bool term_match(const struct query_term *t, const struct trace_index *ix,
 	return false;
 }
 
+void query_free(struct query *q)
+{
+	free(q->t);
+	q->t = NULL;
+	q->n = q->cap = 0;
+}
+
 bool query_match(const struct query *q, const struct trace_index *ix, uint64_t i)
 {
 	for (int k = 0; k < q->n; k++)
@@ -284,8 +134,8 @@ void app_goto(struct app *a, uint64_t ev)
 {
 	if (a->ix->nev == 0)
 		return;
-	if (ev >= a->ix->nev)
-		ev = a->ix->nev - 1;
+	if (ev >= a->end)
+		ev = a->end - 1;
 	a->cur = ev;
 	model_seek(a->m, a->ix, ev + 1);
 }
@@ -302,7 +152,7 @@ static int64_t scan(const struct app *a, uint64_t from, int dir,
 	int64_t i = (int64_t)from;
 	for (;;) {
 		i += dir;
-		if (i < 0 || (uint64_t)i >= a->ix->nev)
+		if (i < 0 || (uint64_t)i >= a->end)
 			return -1;
 		if (visible(a, (uint64_t)i) && (!pred || pred(a, (uint64_t)i, arg)))
 			return i;
@@ -399,7 +249,7 @@ static void act_start(struct app *a)
 }
 static void act_end(struct app *a)
 {
-	app_goto(a, a->ix->nev - 1);
+	app_goto(a, a->end - 1);
 	if (!visible(a, a->cur))
 		step(a, -1, 1);
 }
@@ -471,7 +321,7 @@ uint32_t app_inode(const struct app *a)
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	if (e->type >= EV_inode_state && e->type <= EV_inode_nlink)
 		return e->obj;
-	if (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
+	if (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
 		return e->obj;
 	if ((e->type == EV_op_begin || e->type == EV_op_end) && ix_id_value(a->ix, e->obj) != 0)
 		return e->obj;
@@ -485,7 +335,7 @@ static void act_pick(struct app *a)
 	uint32_t obj = app_inode(a);
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	bool here = (e->type >= EV_inode_state && e->type <= EV_inode_nlink) ||
-		    (is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
+		    (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
 		    e->type == EV_op_begin || e->type == EV_op_end;
 	if (!here || obj == UINT32_MAX) {
 		a->pinned = was;
@@ -499,9 +349,8 @@ static void act_pick(struct app *a)
 		return;
 	}
 	a->pinned = obj;
-	for (int i = 0; i < npanes; i++)
-		if (!strcmp(panes[i].name, "Inode"))
-			a->focus = i;
+	if (pane_index(VIEW_INODE) >= 0)
+		a->focus = pane_index(VIEW_INODE);
 	snprintf(a->message, sizeof(a->message), "inode %" PRIu64 " pinned",
 		 ix_id_value(a->ix, obj));
 }
@@ -710,6 +559,8 @@ void app_init(struct app *a, struct trace_index *ix)
 	memset(a, 0, sizeof(*a));
 	a->ix = ix;
 	a->m = model_new();
+	a->end = ix->nev;
+	a->scroll = xcalloc((size_t)npanes, sizeof(*a->scroll));
 	ix_apply_order(ix, a->m);
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
@@ -718,9 +569,20 @@ void app_init(struct app *a, struct trace_index *ix)
 	app_goto(a, 0);
 }
 
+void app_set_visible(struct app *a, uint64_t n)
+{
+	a->end = n < 1 ? 1 : n > a->ix->nev ? a->ix->nev : n;
+	a->hist.obj = UINT32_MAX; /* its history may reach past the end */
+	if (a->cur >= a->end)
+		app_goto(a, a->end - 1);
+}
+
 void app_free(struct app *a)
 {
 	model_free(a->m);
+	free(a->scroll);
+	query_free(&a->search);
+	query_free(&a->filter);
 	free(a->hist.ev);
 	free(a->hist.kind);
 }
@@ -730,12 +592,12 @@ static void draw_header(struct app *a, struct canvas *c)
 	const struct ix_run *r = ix_run0(a->ix);
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
 	char d[32];
-	int64_t dur = a->ix->ev[a->ix->nev - 1].ts - a->ix->ev[0].ts;
+	int64_t dur = a->ix->ev[a->end - 1].ts - a->ix->ev[0].ts;
 	int n = canvas_printf(
 		c, 0, 0, c->w, R_HEADER,
 		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
-		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->ix->nev,
+		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
 		fmt_dur(dur, d, sizeof(d)),
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
@@ -764,11 +626,11 @@ static void draw_status(struct app *a, struct canvas *c)
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
 			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]", a->cur,
-			      a->ix->nev - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
+			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
 			      (int)(int16_t)e->cpu, a->has_filter ? "filter: " : "filter: none",
 			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
 			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
-			      panes[a->focus].name);
+			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");
 	if (a->message[0])
 		canvas_printf(c, n + 2, y, c->w - n - 2, R_STATUS, "| %s", a->message);
 	else
@@ -813,24 +675,13 @@ static void draw_reasons(struct app *a, struct canvas *c)
 	}
 }
 
-/* Pane rectangles for a body of w x h at (0, 1). */
+/* Pane rectangles for the body below the header: the slots' layout, or
+ * the focused pane alone when zoomed or the terminal is small. */
 static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
 	int top = 1, bh = c->h - 2;
-	memset(r, 0, sizeof(*r) * (size_t)npanes);
-	if (a->zoom || c->w < 80 || bh < 20) {
-		r[a->focus] = (struct rect){ 0, top, c->w, bh };
-		return;
-	}
-	int lw = c->w * 11 / 20, rw = c->w - lw;
-	int bottom = bh / 3 < 8 ? 8 : bh / 3;
-	int th = bh - bottom;
-	int lh = th * 9 / 20;
-	r[0] = (struct rect){ 0, top, lw, th };            /* lanes */
-	r[1] = (struct rect){ lw, top, rw, lh };           /* held locks */
-	r[2] = (struct rect){ lw, top + lh, rw, th - lh }; /* inode */
-	r[3] = (struct rect){ 0, top + th, lw, bottom };   /* graph */
-	r[4] = (struct rect){ lw, top + th, rw, bottom };  /* stats */
+	bool alone = a->zoom || c->w < 80 || bh < 20;
+	pane_layout(r, alone ? a->focus : -1, c->w, top, bh);
 }
 
 void app_draw(struct app *a, struct canvas *c)
@@ -841,15 +692,16 @@ void app_draw(struct app *a, struct canvas *c)
 		return;
 	}
 	draw_header(a, c);
-	struct rect r[8];
+	struct rect *r = xcalloc((size_t)npanes, sizeof(*r));
 	layout(a, c, r);
 	for (int i = 0; i < npanes; i++) {
 		if (r[i].w < 4 || r[i].h < 3)
 			continue;
-		canvas_box(c, r[i], panes[i].name, i == a->focus);
+		canvas_box(c, r[i], panes[i]->title, i == a->focus);
 		struct rect in = { r[i].x + 1, r[i].y + 1, r[i].w - 2, r[i].h - 2 };
-		panes[i].draw(a, c, in);
+		panes[i]->draw(a, c, in);
 	}
+	free(r);
 	if (a->help)
 		draw_help(a, c);
 	else if (a->reasons)

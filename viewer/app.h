@@ -15,8 +15,10 @@
 #include <stdint.h>
 
 #include "viewer/canvas.h"
+#include "viewer/evtext.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
+#include "viewer/timeline.h"
 
 enum term_kind { Q_TYPE, Q_CLASS, Q_CPU, Q_SITE, Q_FLAG, Q_ID, Q_TEXT };
 
@@ -29,8 +31,8 @@ struct query_term {
 
 struct query {
 	char src[128];
-	int n;
-	struct query_term t[8];
+	int n, cap;
+	struct query_term *t; /* grown as terms come (query_free) */
 };
 
 struct inode_hist {
@@ -42,9 +44,18 @@ struct inode_hist {
 
 struct app;
 
+/* The panes, by what they show (never by their title). */
+enum view_pane { VIEW_LANES, VIEW_LOCKS, VIEW_INODE, VIEW_ORDER, VIEW_STATS };
+
+/* Where a pane goes: the main column, the side column (stacked), the
+ * bottom band (side by side); see pane_layout(). */
+enum pane_slot { SLOT_MAIN, SLOT_SIDE, SLOT_BOTTOM };
+
 struct pane {
-	const char *name;
+	enum view_pane id;
+	const char *title;
 	void (*draw)(struct app *a, struct canvas *c, struct rect r);
+	enum pane_slot slot;
 };
 
 enum prompt_kind { P_NONE, P_SEARCH, P_FILTER, P_GOTO, P_MARK_SET, P_MARK_JUMP };
@@ -53,12 +64,13 @@ struct app {
 	struct trace_index *ix;
 	struct model *m; /* state after event `cur` */
 	uint64_t cur;
-	int focus; /* index in panes[] */
-	bool zoom; /* the focused pane fills the screen */
+	uint64_t end; /* events [0, end) are visible (app_set_visible) */
+	int focus;    /* index in panes[] */
+	bool zoom;    /* the focused pane fills the screen */
 	bool help;
 	bool reasons; /* the INCOMPLETE reasons overlay */
 	bool quit;
-	int scroll[8]; /* per-pane scroll offsets */
+	int *scroll; /* per-pane scroll offsets, npanes of them */
 	struct query search, filter;
 	bool has_search, has_filter;
 	enum prompt_kind prompt;
@@ -72,8 +84,21 @@ struct app {
 	struct inode_hist hist;
 };
 
-extern const struct pane panes[];
+/* The registry (viewer/panes.c), in focus (Tab) order. */
+extern const struct pane *const panes[];
 extern const int npanes;
+int pane_index(enum view_pane id); /* -1 if there is none */
+const struct pane *pane_by_id(enum view_pane id);
+/* Rectangles r[0..npanes) for a body w x h at (0, top); zoomed >= 0:
+ * that pane alone fills it. */
+void pane_layout(struct rect *r, int zoomed, int w, int top, int h);
+/* The scroll offset of one pane. */
+static inline int *pane_scroll(struct app *a, enum view_pane id)
+{
+	static int none;
+	int i = pane_index(id);
+	return i >= 0 ? &a->scroll[i] : &none;
+}
 
 struct keydef {
 	int keys[4];       /* ncurses key codes, 0-terminated */
@@ -90,14 +115,15 @@ void app_free(struct app *a);
 void app_key(struct app *a, int key);
 void app_draw(struct app *a, struct canvas *c);
 void app_goto(struct app *a, uint64_t ev);
+/* Show only events [0, n) (1 <= n <= nev): a lesson hides what comes
+ * after a question's moment this way; the index is never edited. */
+void app_set_visible(struct app *a, uint64_t n);
 
 /* Searching. */
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen);
 bool query_match(const struct query *q, const struct trace_index *ix, uint64_t ev);
-
-/* One event as text: long (status/details) or short (a lane cell). */
-void event_text(const struct trace_index *ix, uint64_t ev, bool brief, char *buf, size_t len);
+void query_free(struct query *q);
 
 /* Panes' drawing helpers shared with app.c. */
 void inode_hist_build(struct app *a, uint32_t obj);

@@ -23,7 +23,7 @@ command -v clang >/dev/null 2>&1 || { echo "fuzz: clang not installed"; exit 2; 
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -I. -Itracepoints $(pkg-config --cflags babeltrace2) \
 	viewer/fuzz_load.c viewer/index.c viewer/model.c viewer/names.c \
-	viewer/report.c viewer/ctfgen.c viewer/health.c lib/xalloc.c lib/json.c lib/ctf.c lib/lockstat.c \
+	viewer/report.c viewer/ctfgen.c viewer/health.c viewer/timeline.c viewer/omap.c lib/xalloc.c lib/json.c lib/ctf.c lib/lockstat.c \
 	$(pkg-config --libs babeltrace2) -o "$out/fuzz_load"
 echo "fuzz: running $out/fuzz_load for ${SECS}s"
 ICVIEW_FUZZ_CORPUS=$out/corpus ASAN_OPTIONS=detect_leaks=0 \

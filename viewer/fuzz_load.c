@@ -22,6 +22,7 @@
 #include "viewer/ctfgen.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
+#include "viewer/timeline.h"
 #include "viewer/report.h"
 
 static char dir[256];

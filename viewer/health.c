@@ -21,7 +21,6 @@
 
 #include "lib/xalloc.h"
 #include "viewer/health.h"
-#include "viewer/model.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
 #define IDX_MAGIC 0xc1f1dcc1u
@@ -404,16 +403,11 @@ static void run_reasons(struct trace_index *ix)
 			      "the run was interrupted (run_end says a signal "
 			      "stopped it after %" PRIu64 " operations)",
 			      r->ops);
-	const struct model *m = ix->build;
-	for (unsigned c = 0; m && c < r->cpus && c < m->cpu_cap; c++)
-		if (model_cpu(m, c)->last_ev == UINT64_MAX)
+	for (unsigned c = 0; c < r->cpus && c < 256; c++)
+		if (!(ix->cpu_seen[c / 64] >> (c % 64) & 1))
 			health_reason(ix,
-				      "cpu%u is declared by run_begin (%u CPUs) but has "
-				      "no event",
+				      "cpu%u is declared by run_begin (%u CPUs) but has no event",
 				      c, r->cpus);
-	for (unsigned c = m ? m->cpu_cap : 0; c < r->cpus; c++)
-		health_reason(ix, "cpu%u is declared by run_begin (%u CPUs) but has no event", c,
-			      r->cpus);
 }
 
 static void class_reasons(struct trace_index *ix)
@@ -442,16 +436,15 @@ static void class_reasons(struct trace_index *ix)
 			      miss);
 }
 
-void health_finish(struct trace_index *ix)
+void health_finish(struct trace_index *ix, uint64_t unmatched)
 {
 	if (ix->classes_seen)
 		class_reasons(ix);
 	stream_reasons(ix);
 	run_reasons(ix);
-	const struct model *m = ix->build;
-	if (m && m->unmatched_known)
+	if (unmatched)
 		health_reason(ix, "%" PRIu64 " lock release%s without a matching acquire",
-			      m->unmatched_known, m->unmatched_known == 1 ? "" : "s");
+			      unmatched, unmatched == 1 ? "" : "s");
 }
 
 void health_runs_text(const struct trace_index *ix, char *buf, size_t len)

@@ -22,8 +22,9 @@
 int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_t len);
 /* The stream babeltrace2 calls bt_name (a file path); created if new. */
 int health_stream(struct trace_index *ix, const char *bt_name);
-/* Fill ix->reasons from what the load saw. */
-void health_finish(struct trace_index *ix);
+/* Fill ix->reasons from what the load saw; unmatched: lock releases
+ * without an acquire outside loss windows (the replay counts them). */
+void health_finish(struct trace_index *ix, uint64_t unmatched);
 /* One reason (printf-like). */
 void health_reason(struct trace_index *ix, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -5,13 +5,12 @@
  * component does not recurse, the babeltrace2 CLI's discovery does) ->
  * flt.utils.muxer (src.ctf.fs makes one port per stream) -> a simple sink
  * whose consume function appends to the index.  The caller drives it with
- * ix_step(), one bt_graph_run_once() at a time.
+ * ix_decode_step(), one bt_graph_run_once() at a time.
  *
- * Events that share one timestamp reach us in an order the muxer chose,
- * not the order they happened in; within such a group the model may find
- * a lock_acquired before the other CPU's lock_release.  Each group is
- * therefore replayed with the smallest reordering that keeps every CPU's
- * own events in order and the holders of a lock apart.
+ * This is the bottom layer: it knows nothing of the replay.  Each time
+ * the timestamp moves on, the events before are "settled" and handed to
+ * the layer above through ix->hooks (timeline.c replays them, and may
+ * reorder a group of same-time events the muxer delivered out of order).
  */
 #include <babeltrace2/babeltrace.h>
 #include <dirent.h>
@@ -32,37 +31,11 @@
 #include "lib/xalloc.h"
 #include "viewer/health.h"
 #include "viewer/index.h"
-#include "viewer/model.h"
+#include "viewer/omap.h"
 
 /* ---- what each event carries ---------------------------------------------- */
 
-#define MAX_FIELDS 8
-
-/* Where a field's value goes in struct ix_event (see index.h). */
-enum slot { SL_CPU, SL_A, SL_B, SL_SITE, SL_OBJ, SL_VAL, SL_HI, SL_LO, SL_STRID, SL_RAW, SL_SIDE };
-
-struct field {
-	const char *name;
-	const char *type; /* C type or enum list name */
-	bool str;
-	enum slot slot;
-};
-
-struct schema {
-	const char *name;
-	struct field fields[MAX_FIELDS];
-};
-
-/* Generated from the event table, tracepoints/icache_events.h. */
-#define IX_IS_STR_INT 0
-#define IX_IS_STR_HEX 0
-#define IX_IS_STR_ENUM 0
-#define IX_IS_STR_STR 1
-#define IX_FIELD(kind, type, name, slot) { #name, #type, IX_IS_STR_##kind, SL_##slot },
-#define IX_SCHEMA(name, sched, text) [EV_##name] = { #name, { ICACHE_FIELDS_##name(IX_FIELD) } },
-static const struct schema schemas[EV__COUNT] = { ICACHE_EVENTS(IX_SCHEMA) };
-#undef IX_SCHEMA
-#undef IX_FIELD
+#define MAX_FIELDS IX_MAX_FIELDS
 
 /* Fields appended to an event after traces were made without them: an
  * older trace lacks them, and reads as if they were 0. */
@@ -104,7 +77,6 @@ struct ix_loader {
 	uint64_t bytes_total, bytes_done;
 	int64_t last_ts;
 	uint64_t group_start; /* first event not yet replayed */
-	uint64_t next_ckpt;
 	bool ended;
 	char fatal[512];      /* set by the sink: stop and say it */
 	struct ctf_dirs dirs; /* the trace directories */
@@ -231,16 +203,6 @@ uint64_t ix_find_time(const struct trace_index *ix, int64_t t)
 	return lo;
 }
 
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size)
-{
-	if (!blob)
-		return -1;
-	ix->ckpts = grow(ix->ckpts, &ix->ckpts_cap, ix->nckpts + 1, sizeof(*ix->ckpts));
-	ix->ckpts[ix->nckpts++] = (struct ix_checkpoint){ pos, blob, size };
-	ix->ckpt_bytes += size;
-	return 0;
-}
-
 /* ---- finding the trace ------------------------------------------------------- */
 
 /*
@@ -336,7 +298,7 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 static bool resolve_field(struct ix_loader *ld, struct class_info *ci, const bt_field_class *pfc,
 			  const char *name, int t, int f)
 {
-	const struct field *fd = &schemas[t].fields[f];
+	const struct ix_field *fd = &ix_schemas[t].fields[f];
 	uint64_t nm = pfc ? bt_field_class_structure_get_member_count(pfc) : 0;
 	uint64_t i;
 	for (i = 0; i < nm; i++) {
@@ -389,12 +351,12 @@ static struct class_info *class_info(struct trace_index *ix, const bt_event_clas
 			return ci;
 		int t;
 		for (t = 0; t < EV__COUNT; t++)
-			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+			if (ix_schemas[t].name && !strcmp(ix_schemas[t].name, name + 7))
 				break;
 		if (t == EV__COUNT)
 			return ci; /* a newer event we do not know: skip it */
 		const bt_field_class *pfc = bt_event_class_borrow_payload_field_class_const(ec);
-		for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
+		for (int f = 0; f < MAX_FIELDS && ix_schemas[t].fields[f].name; f++)
 			if (!resolve_field(ld, ci, pfc, name, t, f))
 				return ci;
 		const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
@@ -459,54 +421,21 @@ static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
 	return e;
 }
 
-/* Replay [group_start, nev) with the minimal reordering (see the top). */
-static void replay_group(struct trace_index *ix)
+/* Put field f's value where the event table says it goes. */
+/* Events before nev are settled: no later one shares their time.  The
+ * layer above (the timeline) replays them, and may reorder them. */
+static void settle(struct trace_index *ix)
 {
-	struct ix_loader *ld = ix->loader;
-	struct model *m = ix->build;
-	uint64_t end = ix->nev;
-	bool small = end - ld->group_start <= 64;
-
-	while (m->pos < end) {
-		uint64_t k = m->pos, pick = k;
-		if (small && model_conflicts(m, &ix->ev[k])) {
-			for (uint64_t j = k + 1; j < end; j++) {
-				bool blocked = false;
-				for (uint64_t i = k; i < j && !blocked; i++)
-					blocked = ix->ev[i].cpu == ix->ev[j].cpu;
-				if (!blocked && !model_conflicts(m, &ix->ev[j])) {
-					pick = j;
-					break;
-				}
-			}
-		}
-		if (pick != k) {
-			struct ix_event t = ix->ev[pick];
-			memmove(&ix->ev[k + 1], &ix->ev[k], (pick - k) * sizeof(t));
-			ix->ev[k] = t;
-		}
-		model_apply(m, ix);
-	}
-	ld->group_start = end;
-	if (m->pos >= ld->next_ckpt) {
-		size_t sz;
-		void *blob = model_save(m, &sz);
-		ix_add_checkpoint(ix, m->pos, blob, sz);
-		/* Keep checkpoints near 4 bytes per event: a big cache
-		 * state spaces them out. */
-		while (sz > 4 * ix->ckpt_interval && ix->ckpt_interval < (1u << 24))
-			ix->ckpt_interval *= 2;
-		ld->next_ckpt = m->pos + ix->ckpt_interval;
-	}
+	if (ix->hooks.settled)
+		ix->hooks.settled(ix, ix->nev);
 }
 
-/* Put field f's value where the event table says it goes. */
 static void fill_slot(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
 		      int f, uint64_t v, const char *str)
 {
-	if (ci->is_class[f] && v >= MODEL_MAX_CLASSES)
-		v = MODEL_MAX_CLASSES - 1;
-	switch (schemas[ci->type].fields[f].slot) {
+	if (ci->is_class[f] && v >= IX_MAX_CLASSES)
+		v = IX_MAX_CLASSES - 1;
+	switch (ix_schemas[ci->type].fields[f].slot) {
 	case SL_CPU:
 		e->cpu = (uint16_t)v;
 		break;
@@ -576,7 +505,8 @@ static void add_run(struct trace_index *ix, const struct class_info *ci, struct 
 	bool has_rules = ci->nf > 5 && ci->idx[5] != UINT64_MAX;
 	ix->rules_expected = (uint32_t)v[5];
 	ix->order_known = has_rules && v[5] == 0;
-	ix_apply_order(ix, ix->build);
+	if (ix->hooks.order)
+		ix->hooks.order(ix);
 }
 
 /* One rule of the first run's order (the order_rule events follow its
@@ -589,19 +519,15 @@ static void add_rule(struct trace_index *ix, const struct ix_event *e)
 	ix->rules = grow(ix->rules, &ix->rules_cap, ix->nrules + 1, sizeof(*ix->rules));
 	ix->rules[ix->nrules++] = (struct order_rule){ e->a, e->b };
 	ix->order_known = ix->nrules == ix->rules_expected;
-	ix_apply_order(ix, ix->build);
-}
-
-void ix_apply_order(const struct trace_index *ix, struct model *m)
-{
-	model_set_order(m, ix->rules, ix->nrules, ix->order_known);
+	if (ix->hooks.order)
+		ix->hooks.order(ix);
 }
 
 /* Position of a field in the event table's row of type t, or -1. */
 static int field_pos(int t, const char *name)
 {
-	for (int f = 0; f < MAX_FIELDS && schemas[t].fields[f].name; f++)
-		if (!strcmp(schemas[t].fields[f].name, name))
+	for (int f = 0; f < MAX_FIELDS && ix_schemas[t].fields[f].name; f++)
+		if (!strcmp(ix_schemas[t].fields[f].name, name))
 			return f;
 	return -1;
 }
@@ -727,21 +653,34 @@ static int stream_of(struct trace_index *ix, const bt_stream *st)
 static void cut_pending(struct trace_index *ix, int64_t ts);
 static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d);
 
-static void add_event(struct trace_index *ix, const bt_message *msg)
+/* The event's fields, in the table's order: integers in v, strings in s. */
+static void read_payload(const struct class_info *ci, const bt_event *ev, uint64_t *v,
+			 const char **s)
+{
+	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
+	for (int f = 0; f < ci->nf; f++) {
+		if (ci->idx[f] == UINT64_MAX)
+			continue; /* an optional field this trace lacks */
+		const bt_field *fld =
+			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
+		if (ix_schemas[ci->type].fields[f].str)
+			s[f] = bt_field_string_get_value(fld);
+		else
+			v[f] = field_u64(fld, ci->is_signed[f]);
+	}
+}
+
+/*
+ * The event's time, never before the last one's (the muxer's order), and
+ * what a new time means: streams that ended are cut, the events of the
+ * previous timestamp are replayed as one group.
+ */
+static int64_t event_time(struct trace_index *ix, const bt_message *msg)
 {
 	struct ix_loader *ld = ix->loader;
-	const bt_event *ev = bt_message_event_borrow_event_const(msg);
-	const bt_event_class *ec = bt_event_borrow_class_const(ev);
-	struct class_info *ci = class_info(ix, ec);
-	if (ci->type < 0) {
-		note_other(ix, bt_event_class_get_name(ec));
-		return;
-	}
-	if (ld->fatal[0])
-		return;
-
 	int64_t ts = ld->last_ts;
 	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+
 	if (cs)
 		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
@@ -749,10 +688,16 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	if (ld->npending)
 		cut_pending(ix, ts);
 	if (ts != ld->last_ts || ix->nev == 0)
-		replay_group(ix);
+		settle(ix);
 	ld->last_ts = ts;
+	return ts;
+}
 
-	const bt_packet *pkt = bt_event_borrow_packet_const(ev);
+/* A new packet: its core (cpu_id) and stream; count the event on it. */
+static void note_packet(struct trace_index *ix, const bt_packet *pkt, int64_t ts)
+{
+	struct ix_loader *ld = ix->loader;
+
 	if (pkt != ld->last_pkt) {
 		ld->last_pkt = pkt;
 		ld->core = 255;
@@ -773,20 +718,28 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ix->streams[ld->stream].events++;
 		ix->streams[ld->stream].last_ts = ts;
 	}
+}
 
-	const bt_field *pl = bt_event_borrow_payload_field_const(ev);
+static void add_event(struct trace_index *ix, const bt_message *msg)
+{
+	struct ix_loader *ld = ix->loader;
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	struct class_info *ci = class_info(ix, ec);
+	if (ci->type < 0) {
+		note_other(ix, bt_event_class_get_name(ec));
+		return;
+	}
+	if (ld->fatal[0])
+		return;
+
+	int64_t ts = event_time(ix, msg);
+
+	note_packet(ix, bt_event_borrow_packet_const(ev), ts);
+
 	uint64_t v[MAX_FIELDS] = { 0 };
 	const char *s[MAX_FIELDS] = { 0 };
-	for (int f = 0; f < ci->nf; f++) {
-		if (ci->idx[f] == UINT64_MAX)
-			continue; /* an optional field this trace lacks */
-		const bt_field *fld =
-			bt_field_structure_borrow_member_field_by_index_const(pl, ci->idx[f]);
-		if (schemas[ci->type].fields[f].str)
-			s[f] = bt_field_string_get_value(fld);
-		else
-			v[f] = field_u64(fld, ci->is_signed[f]);
-	}
+	read_payload(ci, ev, v, s);
 
 	int64_t vtid = ctx_id(ev, ci->vtid_idx), vpid = ctx_id(ev, ci->vpid_idx);
 	note_pid(ix, vpid);
@@ -821,6 +774,8 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		add_rule(ix, e);
 	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
 		ix->ncpus = e->cpu + 1u;
+	if (e->cpu < 256 && e->type <= EV_sched_step)
+		ix->cpu_seen[e->cpu / 64] |= 1ull << (e->cpu % 64);
 }
 
 static void add_discard(struct trace_index *ix, const bt_message *msg, bool packets)
@@ -887,7 +842,7 @@ static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d)
 	bool packets = d.packets || d.cut;
 	uint64_t count = d.count;
 	if (ts != ld->last_ts || ix->nev == 0)
-		replay_group(ix);
+		settle(ix);
 	ld->last_ts = ts;
 	ix->discards =
 		grow(ix->discards, &ix->discards_cap, ix->ndiscards + 1, sizeof(*ix->discards));
@@ -977,7 +932,7 @@ static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
 			continue;
 		int t;
 		for (t = 0; t < EV__COUNT; t++)
-			if (schemas[t].name && !strcmp(schemas[t].name, name + 7))
+			if (ix_schemas[t].name && !strcmp(ix_schemas[t].name, name + 7))
 				break;
 		if (t < EV__COUNT) {
 			ix->classes_seen |= 1ull << t;
@@ -1234,7 +1189,7 @@ static void loader_free(struct ix_loader *ld)
 	free(ld);
 }
 
-struct trace_index *ix_open(const char *path, char *err, size_t len)
+struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
@@ -1285,16 +1240,10 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	ix->loader->stream = -1;
 	ix->loader->window_tid = -1;
 	omap_init(&ix->loader->strmap, sizeof(uint32_t));
-	ix->ckpt_interval = 65536;
-	ix->loader->next_ckpt = ix->ckpt_interval;
-	ix->build = model_new();
 	ix->load_ns = now_ns();
-	/* The empty state is checkpoint 0. */
-	size_t sz;
-	ix_add_checkpoint(ix, 0, model_save(ix->build, &sz), sz);
 	if (health_scan(ix, ix->loader->dirs.dirs, ix->loader->dirs.n, err, len) != 0 ||
 	    build_graph(ix, err, len) != 0) {
-		ix_free(ix);
+		ix_decode_free(ix);
 		return NULL;
 	}
 	ix->loader->missing = -1;
@@ -1318,25 +1267,7 @@ static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
 	return IX_ERROR;
 }
 
-static enum ix_status check_bad(struct trace_index *ix, char *err, size_t len)
-{
-	struct model *m = ix->build;
-	if (!m->bad)
-		return IX_OK;
-	/* Two processes' locks overlap by nature: ix_finish refuses the
-	 * trace with the list of them instead. */
-	if (!ix->sel.run && ix->sel.pid < 0 && health_nstories(ix) > 1)
-		return IX_OK;
-	const struct ix_event *e = &ix->ev[m->bad_ev];
-	int64_t dt = e->ts - ix_t0(ix);
-	errf(err, len,
-	     "%s: trace is inconsistent at event #%" PRIu64 " (t=+%" PRId64 ".%09" PRId64
-	     " s): %s; lock holders overlap",
-	     ix->path, m->bad_ev, dt / 1000000000, dt % 1000000000, m->bad_text);
-	return IX_ERROR;
-}
-
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len)
+enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
 	if (!ld)
@@ -1368,7 +1299,7 @@ enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len
 			r = fail_stream(ix, err, len);
 			break;
 		}
-		if (check_bad(ix, err, len) == IX_ERROR) {
+		if (ix->hooks.check && ix->hooks.check(ix, err, len) != 0) {
 			r = IX_ERROR;
 			break;
 		}
@@ -1456,13 +1387,13 @@ void ix_select(struct trace_index *ix, unsigned run, int64_t pid)
 	ix->sel.pid = pid;
 }
 
-enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
+enum ix_status ix_decode_finish(struct trace_index *ix, char *err, size_t len)
 {
 	struct ix_loader *ld = ix->loader;
 	if (!ld)
 		return IX_OK;
-	replay_group(ix);
-	if (check_bad(ix, err, len) == IX_ERROR)
+	settle(ix);
+	if (ix->hooks.check && ix->hooks.check(ix, err, len) != 0)
 		return IX_ERROR;
 	if (check_stories(ix, err, len) == IX_ERROR || check_classes(ix, err, len) == IX_ERROR)
 		return IX_ERROR;
@@ -1486,45 +1417,17 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	ix->load_ns = now_ns() - ix->load_ns;
 	loader_free(ld);
 	ix->loader = NULL;
-	health_finish(ix);
 	return IX_OK;
 }
 
-struct trace_index *ix_load(const char *path, char *err, size_t len)
-{
-	return ix_load_sel(path, NULL, err, len);
-}
-
-struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
-				size_t len)
-{
-	struct trace_index *ix = ix_open(path, err, len);
-	if (!ix)
-		return NULL;
-	if (sel)
-		ix_select(ix, sel->run, sel->pid);
-	enum ix_status st;
-	while ((st = ix_step(ix, 64, err, len)) == IX_MORE)
-		;
-	if (st == IX_ERROR || ix_finish(ix, err, len) != IX_OK) {
-		ix_free(ix);
-		return NULL;
-	}
-	return ix;
-}
-
-void ix_free(struct trace_index *ix)
+void ix_decode_free(struct trace_index *ix)
 {
 	if (!ix)
 		return;
 	loader_free(ix->loader);
-	model_free(ix->build);
 	health_free(ix);
-	for (uint32_t i = 0; i < ix->nckpts; i++)
-		free(ix->ckpts[i].blob);
 	for (uint32_t i = 0; i < ix->nstrs; i++)
 		free(ix->strs[i]);
-	free(ix->ckpts);
 	free(ix->strs);
 	free(ix->ev);
 	free(ix->ids);

@@ -7,10 +7,9 @@
  * between steps.  Each event becomes one 32-byte struct ix_event; what does
  * not fit (inode numbers and lock instances, strings, violation reports,
  * the run header, discard ranges) lives in side tables the event points
- * into.  While loading, the model (model.h) replays every event: that
- * checks the trace is consistent (no two holders of one lock) and leaves
- * periodic checkpoints, so any cursor position is one restore plus a short
- * replay away.
+ * into.  This layer depends on no other of the viewer's: the replay
+ * (model.h) and the timeline that drives it while loading (timeline.h)
+ * sit above it and hear from it through struct ix_hooks.
  */
 #ifndef VIEWER_INDEX_H
 #define VIEWER_INDEX_H
@@ -124,6 +123,23 @@ struct ix_checkpoint {
 };
 
 struct model;
+struct timeline;
+struct trace_index;
+
+/* Lock class values are clamped below this (the model's tables). */
+#define IX_MAX_CLASSES 64
+
+/* What the decoder tells the layer above while it loads; the index itself
+ * knows nothing of the replay. */
+struct ix_hooks {
+	/* Events before `end` are settled (no later one shares their time):
+	 * replay them; reordering within the last timestamp is allowed. */
+	void (*settled)(struct trace_index *ix, uint64_t end);
+	/* The shown run's documented order changed (its rules came in). */
+	void (*order)(struct trace_index *ix);
+	/* Is what was replayed consistent?  Nonzero and err if not. */
+	int (*check)(struct trace_index *ix, char *err, size_t len);
+};
 
 struct trace_index {
 	char *path;
@@ -152,6 +168,7 @@ struct trace_index {
 	uint32_t ndiscards, discards_cap;
 	uint64_t discarded_events, discarded_packets;
 
+	/* Checkpoints of the replay, left by the timeline (timeline.c). */
 	struct ix_checkpoint *ckpts;
 	uint32_t nckpts, ckpts_cap;
 	uint64_t ckpt_interval;
@@ -176,27 +193,27 @@ struct trace_index {
 	char other_names[256]; /* a few of their names */
 
 	uint64_t load_ns;    /* wall time of the load */
-	struct model *build; /* the replaying model during load */
+	struct model *build; /* the timeline's replaying model (timeline.c) */
+	struct timeline *tl; /* the timeline's loading state */
+	struct ix_hooks hooks;
+	uint64_t cpu_seen[4]; /* bit per simulated CPU with an event (< 256) */
 	struct ix_loader *loader;
 };
 
-/* Loading.  ix_open checks the path and builds the graph (errors found
- * here: missing/empty dir, no metadata, damaged metadata); ix_step runs
- * the graph a little; ix_finish checks what the whole trace said. */
+/* Decoding (the layer under timeline.h, which most code uses):
+ * ix_decode_open checks the path and builds the graph (errors found here:
+ * missing/empty dir, no metadata, damaged metadata); ix_decode_step runs
+ * the graph a little; ix_decode_finish checks what the whole trace said. */
 enum ix_status { IX_OK, IX_MORE, IX_ERROR };
 
-struct trace_index *ix_open(const char *path, char *err, size_t errlen);
-/* Show one run or process of a trace holding several (before ix_step). */
+struct trace_index *ix_decode_open(const char *path, char *err, size_t errlen);
+/* Show one run or process of a trace holding several (before stepping). */
 void ix_select(struct trace_index *ix, unsigned run, int64_t pid);
-enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t errlen);
-enum ix_status ix_finish(struct trace_index *ix, char *err, size_t errlen);
+enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, size_t errlen);
+enum ix_status ix_decode_finish(struct trace_index *ix, char *err, size_t errlen);
+void ix_decode_free(struct trace_index *ix);
 /* Bytes of the stream files read so far and in all (for progress). */
 void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total);
-/* All of it at once; NULL and err on failure. */
-struct trace_index *ix_load(const char *path, char *err, size_t errlen);
-struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
-				size_t errlen);
-void ix_free(struct trace_index *ix);
 
 /* babeltrace2's stderr is silenced while it runs unless this is set. */
 extern bool ix_keep_stderr;
@@ -215,16 +232,10 @@ static inline bool ix_complete(const struct trace_index *ix)
 	return ix->nreasons == 0;
 }
 
-/* Give model m the trace's documented order (model_set_order). */
-void ix_apply_order(const struct trace_index *ix, struct model *m);
-
 /* The first run_begin shown, or NULL. */
 const struct ix_run *ix_run0(const struct trace_index *ix);
 int64_t ix_t0(const struct trace_index *ix);
 /* The first event with ts >= t (nev if none). */
 uint64_t ix_find_time(const struct trace_index *ix, int64_t t);
-
-/* Used by the model during the load. */
-int ix_add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size_t size);
 
 #endif

@@ -23,121 +23,16 @@
 #include "lib/xalloc.h"
 #include "viewer/model.h"
 
-/* ---- omap: linear probing, backward-shift deletion ----------------------- */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-void omap_init(struct omap *m, uint32_t vsize)
-{
-	memset(m, 0, sizeof(*m));
-	m->vsize = vsize;
-}
-
-void omap_free(struct omap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	m->keys = NULL;
-	m->vals = NULL;
-	m->cap = m->n = 0;
-}
-
-static void *oval(const struct omap *m, uint32_t i)
-{
-	return (char *)m->vals + (size_t)i * m->vsize;
-}
-
-void *omap_get(const struct omap *m, uint64_t key)
-{
-	if (!m->cap)
-		return NULL;
-	uint32_t mask = m->cap - 1;
-	for (uint32_t i = (uint32_t)mix64(key) & mask;; i = (i + 1) & mask) {
-		if (m->keys[i] == 0)
-			return NULL;
-		if (m->keys[i] == key + 1)
-			return oval(m, i);
-	}
-}
-
-static void omap_grow(struct omap *m)
-{
-	struct omap old = *m;
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->n = 0;
-	m->keys = xcalloc(m->cap, sizeof(uint64_t));
-	m->vals = xcalloc(m->cap, m->vsize);
-	for (uint32_t i = 0; i < old.cap; i++)
-		if (old.keys[i])
-			memcpy(omap_put(m, old.keys[i] - 1), oval(&old, i), m->vsize);
-	omap_free(&old);
-}
-
-void *omap_put(struct omap *m, uint64_t key)
-{
-	if ((m->n + 1) * 4 >= m->cap * 3)
-		omap_grow(m);
-	uint32_t mask = m->cap - 1;
-	uint32_t i = (uint32_t)mix64(key) & mask;
-	for (;; i = (i + 1) & mask) {
-		if (m->keys[i] == key + 1)
-			return oval(m, i);
-		if (m->keys[i] == 0)
-			break;
-	}
-	m->keys[i] = key + 1;
-	m->n++;
-	memset(oval(m, i), 0, m->vsize);
-	return oval(m, i);
-}
-
-void omap_del(struct omap *m, uint64_t key)
-{
-	if (!m->cap)
-		return;
-	uint32_t mask = m->cap - 1;
-	uint32_t i = (uint32_t)mix64(key) & mask;
-	for (;; i = (i + 1) & mask) {
-		if (m->keys[i] == 0)
-			return;
-		if (m->keys[i] == key + 1)
-			break;
-	}
-	/* Shift later members of the cluster back so lookups still find them. */
-	uint32_t j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (m->keys[j] == 0)
-			break;
-		uint32_t home = (uint32_t)mix64(m->keys[j] - 1) & mask;
-		bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-		if (between)
-			continue;
-		m->keys[i] = m->keys[j];
-		memcpy(oval(m, i), oval(m, j), m->vsize);
-		i = j;
-	}
-	m->keys[i] = 0;
-	m->n--;
-}
-
 /* ---- the model ---------------------------------------------------------- */
 
-static int i_lock_class = -1;
+static int i_lock_class = -1, evict_site = -1;
 static int act_del = -1, act_move = -1;
 static uint16_t wb_group, lru_group;
 
 static void names_init(void)
 {
 	i_lock_class = lock_class_by_name("i_lock");
+	evict_site = site_by_name("evict");
 	for (int i = 0; i < 8; i++) {
 		if (!strcmp(list_action_label(i), "del"))
 			act_del = i;
@@ -358,12 +253,102 @@ bool model_conflicts(const struct model *m, const struct ix_event *e)
 	return li && li->holder >= 0 && li->holder != me;
 }
 
+/* lock_acquired: the lock changes hands (a second holder is a bad
+ * trace, unless the numbers were reused); the CPU holds it now. */
+static void lock_acquired(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			  struct cpu_state *c)
+{
+	int cls = e->a;
+	struct class_stats *st = cls_stats(m, cls);
+	int16_t me = holder_id(e->cpu);
+
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+	if (!li) {
+		li = omap_put(&m->locks, lock_key(cls, e->obj));
+		li->holder = -1;
+		li->last_cpu = -1;
+	}
+	const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+	bool trusted = !c->unknown && e->ts > m->gap_end;
+	if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
+		mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it", (int)(int16_t)e->cpu,
+			 lock_class_label(cls), (unsigned long long)ix_id_value(ix, e->obj),
+			 li->holder == me ? "it itself (recursion): cpu" : "cpu", li->holder);
+	}
+	if (li->holder >= 0)
+		drop_from_holder(m, li->holder, cls, e->obj);
+	li->holder = me;
+	li->held_ev = m->pos;
+	li->doubtful = !trusted;
+	/* Bounces are per lock, and two lives of one number are two
+	 * i_locks: in the window, the older life's last hold is the one
+	 * taken in evict (EVENTS.md section 4). */
+	int16_t *last =
+		two && two->lives > 1 && e->site == evict_site ? &li->old_last_cpu : &li->last_cpu;
+	if (*last >= 0 && *last != me)
+		st->bounces++;
+	*last = me;
+	st->acquisitions++;
+	st->wait_total += e->val;
+	if (e->val > st->wait_max)
+		st->wait_max = e->val;
+	if (e->val < st->wait_min)
+		st->wait_min = e->val;
+	bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj;
+	if (c->nheld < MODEL_MAX_HELD) {
+		struct held_lock *h = &c->held[c->nheld++];
+		h->cls = (uint8_t)cls;
+		h->obj = e->obj;
+		h->site = e->site;
+		h->trylock = !normal;
+		h->since = e->ts;
+		h->ev = m->pos;
+	}
+	if (normal)
+		c->waiting = false;
+}
+
+/* lock_release: off the CPU's held list; a release by a CPU that does
+ * not hold it is a bad trace. */
+static void lock_released(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			  struct cpu_state *c)
+{
+	int cls = e->a;
+	struct class_stats *st = cls_stats(m, cls);
+	int16_t me = holder_id(e->cpu);
+
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+	int i;
+	for (i = c->nheld - 1; i >= 0; i--)
+		if (c->held[i].cls == cls && c->held[i].obj == e->obj)
+			break;
+	if (i >= 0)
+		held_remove(c, i);
+	const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+	bool trusted = !c->unknown && e->ts > m->gap_end;
+	if (li && li->holder >= 0 && li->holder != me && i < 0 && !(two && two->lives > 1) &&
+	    trusted && !li->doubtful)
+		mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d", (int)(int16_t)e->cpu,
+			 lock_class_label(cls), (unsigned long long)ix_id_value(ix, e->obj),
+			 li->holder);
+	if (i < 0)
+		m->unmatched_releases++;
+	if (i < 0 && trusted)
+		m->unmatched_known++;
+	if (li && li->holder == me)
+		li->holder = -1;
+	st->hold_total += e->val;
+	if (e->val > st->hold_max)
+		st->hold_max = e->val;
+	if (e->val < st->hold_min)
+		st->hold_min = e->val;
+}
+
 static void apply_lock(struct model *m, const struct trace_index *ix, const struct ix_event *e,
 		       struct cpu_state *c)
 {
 	int cls = e->a;
 	struct class_stats *st = cls_stats(m, cls);
-	int16_t me = holder_id(e->cpu);
 
 	switch (e->type) {
 	case EV_lock_acquire:
@@ -386,78 +371,12 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		if (!e->b)
 			st->trylock_failures++;
 		break;
-	case EV_lock_acquired: {
-		struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
-		if (!li) {
-			li = omap_put(&m->locks, lock_key(cls, e->obj));
-			li->holder = -1;
-			li->last_cpu = -1;
-		}
-		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
-		bool trusted = !c->unknown && e->ts > m->gap_end;
-		if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
-			mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it",
-				 (int)(int16_t)e->cpu, lock_class_label(cls),
-				 (unsigned long long)ix_id_value(ix, e->obj),
-				 li->holder == me ? "it itself (recursion): cpu" : "cpu",
-				 li->holder);
-		}
-		if (li->holder >= 0)
-			drop_from_holder(m, li->holder, cls, e->obj);
-		li->holder = me;
-		li->held_ev = m->pos;
-		li->doubtful = !trusted;
-		if (li->last_cpu >= 0 && li->last_cpu != me)
-			st->bounces++;
-		li->last_cpu = me;
-		st->acquisitions++;
-		st->wait_total += e->val;
-		if (e->val > st->wait_max)
-			st->wait_max = e->val;
-		if (e->val < st->wait_min)
-			st->wait_min = e->val;
-		bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj;
-		if (c->nheld < MODEL_MAX_HELD) {
-			struct held_lock *h = &c->held[c->nheld++];
-			h->cls = (uint8_t)cls;
-			h->obj = e->obj;
-			h->site = e->site;
-			h->trylock = !normal;
-			h->since = e->ts;
-			h->ev = m->pos;
-		}
-		if (normal)
-			c->waiting = false;
+	case EV_lock_acquired:
+		lock_acquired(m, ix, e, c);
 		break;
-	}
-	case EV_lock_release: {
-		struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
-		int i;
-		for (i = c->nheld - 1; i >= 0; i--)
-			if (c->held[i].cls == cls && c->held[i].obj == e->obj)
-				break;
-		if (i >= 0)
-			held_remove(c, i);
-		const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
-		bool trusted = !c->unknown && e->ts > m->gap_end;
-		if (li && li->holder >= 0 && li->holder != me && i < 0 &&
-		    !(two && two->lives > 1) && trusted && !li->doubtful)
-			mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d",
-				 (int)(int16_t)e->cpu, lock_class_label(cls),
-				 (unsigned long long)ix_id_value(ix, e->obj), li->holder);
-		if (i < 0)
-			m->unmatched_releases++;
-		if (i < 0 && trusted)
-			m->unmatched_known++;
-		if (li && li->holder == me)
-			li->holder = -1;
-		st->hold_total += e->val;
-		if (e->val > st->hold_max)
-			st->hold_max = e->val;
-		if (e->val < st->hold_min)
-			st->hold_min = e->val;
+	case EV_lock_release:
+		lock_released(m, ix, e, c);
 		break;
-	}
 	}
 }
 
@@ -527,6 +446,56 @@ static void model_gap(struct model *m, const struct trace_index *ix, const struc
 	}
 }
 
+/* inode_list: the inode joins, leaves or moves between lists. */
+static void inode_list_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *s = inode_get(m, e->obj);
+	uint16_t bit = e->a < 16 ? (uint16_t)(1u << e->a) : 0;
+	if (e->b == act_del)
+		s->lists &= (uint16_t)~bit;
+	else if (e->b == act_move)
+		s->lists = (uint16_t)((s->lists & ~list_group(e->a)) | bit);
+	else
+		s->lists |= bit;
+}
+
+/* inode_alloc: a new inode, or a new life of a number still evicting. */
+static void inode_alloc_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *old = omap_get(&m->inodes, e->obj);
+	/* A second life of this number while the first is still being
+	 * evicted (EVENTS.md section 4, "reused inode numbers"). */
+	uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
+	struct lock_inst *li = omap_get(&m->locks, lock_key(i_lock_class, e->obj));
+	/* A new life starts with a fresh i_lock (spin_lock_init). */
+	if (li) {
+		li->old_last_cpu = li->last_cpu;
+		li->last_cpu = -1;
+	}
+	struct inode_state *s = omap_put(&m->inodes, e->obj);
+	s->lives = lives;
+	s->flags = 0;
+	s->count = 1;
+	s->nlink = (uint32_t)e->val;
+	s->sb = (uint32_t)(e->val >> 32);
+	s->lists = 0;
+	s->alloc_ev = m->pos;
+}
+
+/* inode_free: the inode (or its older life) is gone, and its i_lock. */
+static void inode_free_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *s = omap_get(&m->inodes, e->obj);
+	if (s && s->lives > 1) {
+		s->lives--;
+		return;
+	}
+	omap_del(&m->inodes, e->obj);
+	const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
+	if (li && li->holder < 0)
+		omap_del(&m->locks, lock_key(i_lock_class, e->obj));
+}
+
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
@@ -557,44 +526,15 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->count +=
 			(int32_t)(uint32_t)e->val - (int32_t)(uint32_t)(e->val >> 32);
 		break;
-	case EV_inode_list: {
-		struct inode_state *s = inode_get(m, e->obj);
-		uint16_t bit = e->a < 16 ? (uint16_t)(1u << e->a) : 0;
-		if (e->b == act_del)
-			s->lists &= (uint16_t)~bit;
-		else if (e->b == act_move)
-			s->lists = (uint16_t)((s->lists & ~list_group(e->a)) | bit);
-		else
-			s->lists |= bit;
+	case EV_inode_list:
+		inode_list_event(m, e);
 		break;
-	}
-	case EV_inode_alloc: {
-		struct inode_state *old = omap_get(&m->inodes, e->obj);
-		/* A second life of this number while the first is still being
-		 * evicted (EVENTS.md section 4, "reused inode numbers"). */
-		uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
-		struct inode_state *s = omap_put(&m->inodes, e->obj);
-		s->lives = lives;
-		s->flags = 0;
-		s->count = 1;
-		s->nlink = (uint32_t)e->val;
-		s->sb = (uint32_t)(e->val >> 32);
-		s->lists = 0;
-		s->alloc_ev = m->pos;
+	case EV_inode_alloc:
+		inode_alloc_event(m, e);
 		break;
-	}
-	case EV_inode_free: {
-		struct inode_state *s = omap_get(&m->inodes, e->obj);
-		if (s && s->lives > 1) {
-			s->lives--;
-			break;
-		}
-		omap_del(&m->inodes, e->obj);
-		const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
-		if (li && li->holder < 0)
-			omap_del(&m->locks, lock_key(i_lock_class, e->obj));
+	case EV_inode_free:
+		inode_free_event(m, e);
 		break;
-	}
 	case EV_inode_nlink:
 		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
 		break;
@@ -757,31 +697,4 @@ void model_copy(struct model *dst, const struct model *src)
 	model_restore(dst, blob, n);
 	dst->order = src->order;
 	free(blob);
-}
-
-void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos)
-{
-	if (pos > ix->nev)
-		pos = ix->nev;
-	uint64_t step = ix->ckpt_interval ? ix->ckpt_interval : 65536;
-	if (!(pos >= m->pos && pos - m->pos <= step)) {
-		/* The last checkpoint at or before pos. */
-		uint32_t lo = 0, hi = ix->nckpts;
-		while (lo < hi) {
-			uint32_t mid = (lo + hi) / 2;
-			if (ix->ckpts[mid].pos <= pos)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0) {
-			const struct ix_checkpoint *c = &ix->ckpts[lo - 1];
-			if (!(pos >= m->pos && m->pos >= c->pos))
-				model_restore(m, c->blob, c->size);
-		} else if (pos < m->pos) {
-			model_reset(m);
-		}
-	}
-	while (m->pos < pos)
-		model_apply(m, ix);
 }

@@ -16,8 +16,9 @@
 #include <stdint.h>
 
 #include "viewer/index.h"
+#include "viewer/omap.h"
 
-#define MODEL_MAX_CLASSES 64
+#define MODEL_MAX_CLASSES IX_MAX_CLASSES
 #define MODEL_MAX_HELD 16
 #define MODEL_MAX_EDGES 512
 
@@ -79,17 +80,11 @@ struct inode_state {
 	uint64_t alloc_ev;
 };
 
-/* A small open-addressing map from a 64-bit key to a fixed-size value. */
-struct omap {
-	uint64_t *keys; /* key + 1; 0 = empty */
-	void *vals;
-	uint32_t cap, n, vsize;
-};
-
 struct lock_inst {
-	int16_t holder;   /* -1 free */
-	int16_t last_cpu; /* -1 never taken (lock_stat bounces) */
-	uint8_t doubtful; /* taken while its holder's state was unknown
+	int16_t holder;       /* -1 free */
+	int16_t last_cpu;     /* -1 never taken (lock_stat bounces) */
+	int16_t old_last_cpu; /* an i_lock's older life, while two are open */
+	uint8_t doubtful;     /* taken while its holder's state was unknown
 				* or inside a loss window: its release may be
 				* lost, so a second holder is no proof */
 	uint64_t held_ev;
@@ -136,10 +131,6 @@ void model_apply(struct model *m, const struct trace_index *ix);
 /* Would applying e make two holders of one lock? */
 bool model_conflicts(const struct model *m, const struct ix_event *e);
 
-/* State after events [0, pos): restore the nearest checkpoint at or
- * before pos and replay (or just replay forward from m if cheaper). */
-void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos);
-
 /* Checkpoints: a compact copy of the model. */
 void *model_save(const struct model *m, size_t *size);
 void model_restore(struct model *m, const void *blob, size_t size);
@@ -157,12 +148,5 @@ const struct cpu_state *model_cpu(const struct model *m, unsigned cpu);
 /* Iterate the live inodes: *it starts at 0; returns false at the end. */
 bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
 		      const struct inode_state **st);
-
-/* omap, for the other modules that want one. */
-void omap_init(struct omap *m, uint32_t vsize);
-void omap_free(struct omap *m);
-void *omap_get(const struct omap *m, uint64_t key);
-void *omap_put(struct omap *m, uint64_t key); /* zeroed when new */
-void omap_del(struct omap *m, uint64_t key);
 
 #endif

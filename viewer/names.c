@@ -23,6 +23,18 @@ static const char *const op_names[] = { ICACHE_OPS(X) };
 static const char *const viol_names[] = { ICACHE_VIOLATIONS(X) };
 #undef X
 
+/* Generated from the event table, tracepoints/icache_events.h. */
+#define IX_IS_STR_INT 0
+#define IX_IS_STR_HEX 0
+#define IX_IS_STR_ENUM 0
+#define IX_IS_STR_STR 1
+#define IX_FIELD(kind, type, name, slot) { #name, #type, IX_IS_STR_##kind, SL_##slot },
+#define IX_SCHEMA(name, sched, text) \
+	[EV_##name] = { #name, text, { ICACHE_FIELDS_##name(IX_FIELD) } },
+const struct ix_schema ix_schemas[EV__COUNT] = { ICACHE_EVENTS(IX_SCHEMA) };
+#undef IX_SCHEMA
+#undef IX_FIELD
+
 struct flag_name {
 	int bit;
 	const char *name;

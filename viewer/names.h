@@ -9,6 +9,7 @@
 #ifndef VIEWER_NAMES_H
 #define VIEWER_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,48 @@
 #define IX_EV_ROW_(name, sched, text) EV_##name,
 enum ix_type { ICACHE_EVENTS(IX_EV_ROW_) EV_discarded_events, EV_discarded_packets, EV__COUNT };
 #undef IX_EV_ROW_
+
+/* The five lock events open the table: acquire .. trylock. */
+static inline bool ev_is_lock(int type)
+{
+	return type >= EV_lock_acquire && type <= EV_lock_trylock;
+}
+
+/*
+ * What each event carries, from the event table: its fields in trace order
+ * and where the index keeps each one in struct ix_event (index.h).  The
+ * decoder reads events with it and event_text() prints any event from it.
+ */
+#define IX_MAX_FIELDS 8
+
+enum ix_slot {
+	SL_CPU,
+	SL_A,
+	SL_B,
+	SL_SITE,
+	SL_OBJ,
+	SL_VAL,
+	SL_HI,
+	SL_LO,
+	SL_STRID,
+	SL_RAW,
+	SL_SIDE
+};
+
+struct ix_field {
+	const char *name;
+	const char *type; /* C type, or the enum list's name (lock_class, site, ...) */
+	bool str;
+	enum ix_slot slot;
+};
+
+struct ix_schema {
+	const char *name; /* the event name without "icache:" */
+	const char *text; /* the table's text word */
+	struct ix_field fields[IX_MAX_FIELDS];
+};
+
+extern const struct ix_schema ix_schemas[EV__COUNT];
 
 /* One rule of a scheme's documented lock order (an order_rule event). */
 struct order_rule {

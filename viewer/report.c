@@ -215,6 +215,97 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		ix->nckpts, fmt_dur((int64_t)ix->load_ns, b2, sizeof(b2)));
 }
 
+/* "locks":[...]: the lock_stat table, the classes that were used. */
+static void json_locks(FILE *f, const struct model *m)
+{
+	fprintf(f, ",\"locks\":[");
+	bool first = true;
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
+		const struct class_stats *s = &m->stats[k];
+		if (!class_used(s))
+			continue;
+		fprintf(f, "%s{\"class\":", first ? "" : ",");
+		json_str(f, lock_class_label(k));
+		fprintf(f,
+			",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
+			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
+			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
+			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
+			s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
+			s->wait_total, s->wait_max, s->hold_total, s->hold_max);
+		first = false;
+	}
+	fputc(']', f);
+}
+
+/* "edges":[...]: each lock-order edge seen and its verdict. */
+static void json_edges(FILE *f, const struct model *m)
+{
+	fprintf(f, ",\"edges\":[");
+	for (unsigned i = 0; i < m->nedges; i++) {
+		const struct lock_edge *e = &m->edges[i];
+		fprintf(f, "%s{\"from\":", i ? "," : "");
+		json_str(f, lock_class_label(e->from));
+		fprintf(f, ",\"to\":");
+		json_str(f, lock_class_label(e->to));
+		fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
+		json_str(f, site_label(e->first_site));
+		fprintf(f,
+			",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s,"
+			"\"unreliable\":%s}",
+			e->first_ev, e->verdict < 0 ? "true" : "false",
+			e->verdict > 0 ? "true" : "false", e->lossy ? "true" : "false");
+	}
+	fputc(']', f);
+}
+
+/* "violations":[...]: every violation event, with its classes and sites. */
+static void json_violations(FILE *f, const struct trace_index *ix)
+{
+	fprintf(f, ",\"violations\":[");
+	for (uint32_t i = 0; i < ix->nviols; i++) {
+		const struct ix_violation *v = &ix->viols[i];
+		fprintf(f, "%s{\"kind\":", i ? "," : "");
+		json_str(f, violation_label(v->kind));
+		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
+			(int)(int16_t)v->cpu);
+		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
+		fputc(',', f);
+		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
+		fprintf(f, "],\"sites\":[");
+		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
+		fputc(',', f);
+		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
+		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
+		json_str(f, ix_str(ix, v->text));
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* "inodes":[...] at the end of the trace, and the "final" counts. */
+static void json_inodes(FILE *f, const struct trace_index *ix, const struct model *m)
+{
+	uint32_t n, hashed = 0, lru = 0, wb = 0;
+	uint64_t *inos = sorted_inodes(ix, m, &n);
+	fprintf(f, ",\"inodes\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct inode_state *s = model_inode(m, (uint32_t)inos[2 * i + 1]);
+		bool h = on_list(s, "hash"), l = on_list(s, "lru"), w = on_wb(s);
+		hashed += h;
+		lru += l;
+		wb += w;
+		fprintf(f,
+			"%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
+			"\"nlink\":%u,\"hashed\":%s,\"lru\":%s,\"wb\":%s}",
+			i ? "," : "", inos[2 * i], s->sb, s->flags, s->count, s->nlink,
+			h ? "true" : "false", l ? "true" : "false", w ? "true" : "false");
+	}
+	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n, hashed,
+		lru, wb);
+	free(inos);
+}
+
 void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 {
 	const struct ix_run *r = ix_run0(ix);
@@ -236,75 +327,11 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		fprintf(f, ",\"seed\":%" PRIu64 ",\"order\":", r->seed);
 		json_str(f, ix_str(ix, r->order));
 	}
-	fprintf(f, ",\"locks\":[");
-	bool first = true;
-	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
-		const struct class_stats *s = &m->stats[k];
-		if (!class_used(s))
-			continue;
-		fprintf(f, "%s{\"class\":", first ? "" : ",");
-		json_str(f, lock_class_label(k));
-		fprintf(f,
-			",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
-			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
-			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
-			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
-			s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
-			s->wait_total, s->wait_max, s->hold_total, s->hold_max);
-		first = false;
-	}
-	fprintf(f, "],\"edges\":[");
-	for (unsigned i = 0; i < m->nedges; i++) {
-		const struct lock_edge *e = &m->edges[i];
-		fprintf(f, "%s{\"from\":", i ? "," : "");
-		json_str(f, lock_class_label(e->from));
-		fprintf(f, ",\"to\":");
-		json_str(f, lock_class_label(e->to));
-		fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
-		json_str(f, site_label(e->first_site));
-		fprintf(f,
-			",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s,"
-			"\"unreliable\":%s}",
-			e->first_ev, e->verdict < 0 ? "true" : "false",
-			e->verdict > 0 ? "true" : "false", e->lossy ? "true" : "false");
-	}
-	fprintf(f, "],\"violations\":[");
-	for (uint32_t i = 0; i < ix->nviols; i++) {
-		const struct ix_violation *v = &ix->viols[i];
-		fprintf(f, "%s{\"kind\":", i ? "," : "");
-		json_str(f, violation_label(v->kind));
-		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
-			(int)(int16_t)v->cpu);
-		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
-		fputc(',', f);
-		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
-		fprintf(f, "],\"sites\":[");
-		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
-		fputc(',', f);
-		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
-		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
-		json_str(f, ix_str(ix, v->text));
-		fputc('}', f);
-	}
-	fprintf(f, "],\"violations_total\":%u", ix->nviols);
-	uint32_t n, hashed = 0, lru = 0, wb = 0;
-	uint64_t *inos = sorted_inodes(ix, m, &n);
-	fprintf(f, ",\"inodes\":[");
-	for (uint32_t i = 0; i < n; i++) {
-		const struct inode_state *s = model_inode(m, (uint32_t)inos[2 * i + 1]);
-		bool h = on_list(s, "hash"), l = on_list(s, "lru"), w = on_wb(s);
-		hashed += h;
-		lru += l;
-		wb += w;
-		fprintf(f,
-			"%s{\"ino\":%" PRIu64 ",\"sb\":%u,\"state\":%u,\"count\":%d,"
-			"\"nlink\":%u,\"hashed\":%s,\"lru\":%s,\"wb\":%s}",
-			i ? "," : "", inos[2 * i], s->sb, s->flags, s->count, s->nlink,
-			h ? "true" : "false", l ? "true" : "false", w ? "true" : "false");
-	}
-	fprintf(f, "],\"final\":{\"nr_inodes\":%u,\"hashed\":%u,\"lru\":%u,\"wb\":%u}", n, hashed,
-		lru, wb);
-	free(inos);
+	json_locks(f, m);
+	json_edges(f, m);
+	json_violations(f, ix);
+	fprintf(f, ",\"violations_total\":%u", ix->nviols);
+	json_inodes(f, ix, m);
 	fprintf(f,
 		",\"index\":{\"bytes_per_event\":%zu,\"checkpoints\":%u,"
 		"\"checkpoint_bytes\":%zu,\"load_ns\":%" PRIu64 "}}\n",

@@ -10,6 +10,7 @@
 
 #include "viewer/index.h"
 #include "viewer/model.h"
+#include "viewer/timeline.h"
 
 /* m: the model at the end of the trace. */
 void report_summary(FILE *f, const struct trace_index *ix, const struct model *m);

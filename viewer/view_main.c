@@ -74,6 +74,77 @@ static struct trace_index *load_or_die(const char *path, struct model **mp)
 	return ix;
 }
 
+/* --summary, --json, --dot: the whole trace, then a report. */
+static int report_mode(const char *path, bool summary, bool json, bool dot)
+{
+	struct model *m;
+	struct trace_index *ix = load_or_die(path, &m);
+
+	if (summary && json)
+		report_json(stdout, ix, m);
+	else if (summary)
+		report_summary(stdout, ix, m);
+	if (dot)
+		report_dot(stdout, ix, m);
+	model_free(m);
+	ix_free(ix);
+	return 0;
+}
+
+/* --keys/--screen: press the keys, print the screen as text. */
+static int screen_mode(const char *path, const char *keys, const char *screen, bool ascii)
+{
+	int w = 120, h = 40;
+
+	if (screen &&
+	    (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 || h < 6 || w > 1000 || h > 500)) {
+		fprintf(stderr, "icache-view: --screen wants WxH, like 120x40 (got %s)\n", screen);
+		return 1;
+	}
+	struct model *m;
+	struct trace_index *ix = load_or_die(path, &m);
+	model_free(m);
+	struct app a;
+	app_init(&a, ix);
+	int k[4096];
+	int n = keys ? keys_parse(keys, k, 4096) : 0;
+	for (int i = 0; i < n && !a.quit; i++)
+		app_key(&a, k[i]);
+	struct canvas c;
+	canvas_init(&c, w, h, term_locale_utf8() && !ascii);
+	app_draw(&a, &c);
+	char *txt = canvas_to_text(&c);
+	fputs(txt, stdout);
+	free(txt);
+	canvas_free(&c);
+	app_free(&a);
+	ix_free(ix);
+	return 0;
+}
+
+/* The terminal viewer. */
+static int tty_mode(const char *path, const struct tty_opts *o)
+{
+	char err[1024];
+
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
+				"--keys/--screen (see --help)\n");
+		return 1;
+	}
+	struct trace_index *ix = ix_open(path, err, sizeof(err));
+	if (!ix) {
+		fprintf(stderr, "icache-view: %s\n", err);
+		return 2;
+	}
+	ix_select(ix, sel.run, sel.pid);
+	int rc = tty_run(ix, o, err, sizeof(err));
+	if (rc == 2)
+		fprintf(stderr, "icache-view: %s\n", err);
+	ix_free(ix);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	bool summary = false, json = false, dot = false, bench = false;
@@ -133,63 +204,10 @@ int main(int argc, char **argv)
 		summary = true;
 	if (bench)
 		return report_bench(stdout, path);
-	if (summary || dot) {
-		struct model *m;
-		struct trace_index *ix = load_or_die(path, &m);
-		if (summary && json)
-			report_json(stdout, ix, m);
-		else if (summary)
-			report_summary(stdout, ix, m);
-		if (dot)
-			report_dot(stdout, ix, m);
-		model_free(m);
-		ix_free(ix);
-		return 0;
-	}
-	if (keys || screen) {
-		int w = 120, h = 40;
-		if (screen && (sscanf(screen, "%dx%d", &w, &h) != 2 || w < 20 || h < 6 ||
-			       w > 1000 || h > 500)) {
-			fprintf(stderr, "icache-view: --screen wants WxH, like 120x40 (got %s)\n",
-				screen);
-			return 1;
-		}
-		struct model *m;
-		struct trace_index *ix = load_or_die(path, &m);
-		model_free(m);
-		struct app a;
-		app_init(&a, ix);
-		int k[4096];
-		int n = keys ? keys_parse(keys, k, 4096) : 0;
-		for (int i = 0; i < n && !a.quit; i++)
-			app_key(&a, k[i]);
-		struct canvas c;
-		canvas_init(&c, w, h, term_locale_utf8() && !ascii);
-		app_draw(&a, &c);
-		char *txt = canvas_to_text(&c);
-		fputs(txt, stdout);
-		free(txt);
-		canvas_free(&c);
-		app_free(&a);
-		ix_free(ix);
-		return 0;
-	}
-	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
-				"--keys/--screen (see --help)\n");
-		return 1;
-	}
-	char err[1024];
-	struct trace_index *ix = ix_open(path, err, sizeof(err));
-	if (!ix) {
-		fprintf(stderr, "icache-view: %s\n", err);
-		return 2;
-	}
-	ix_select(ix, sel.run, sel.pid);
+	if (summary || dot)
+		return report_mode(path, summary, json, dot);
+	if (keys || screen)
+		return screen_mode(path, keys, screen, ascii);
 	struct tty_opts o = { .no_color = no_color, .ascii = ascii };
-	int rc = tty_run(ix, &o, err, sizeof(err));
-	if (rc == 2)
-		fprintf(stderr, "icache-view: %s\n", err);
-	ix_free(ix);
-	return rc;
+	return tty_mode(path, &o);
 }

@@ -111,9 +111,11 @@ static const struct key_def keys[] = {
 	{ "show", K_STEP, false },       { "text", K_STEP, false },
 	{ "ask", K_STEP, false },        { "choice", K_STEP, true },
 	{ "answer", K_STEP, false },     { "explain", K_STEP, false },
-	{ "hint", K_STEP, false },       { "drive", K_STEP, false },
+	{ "hint", K_STEP, true },        { "drive", K_STEP, false },
 	{ "edit", K_STEP, false },       { "reach", K_STEP, false },
 	{ "solution", K_STEP, false },   { "compare", K_STEP, false },
+	{ "require", K_STEP, true },     { "forbid", K_STEP, true },
+	{ "rewind", K_STEP, false },
 };
 
 static const struct key_def *find_key(const char *name)
@@ -255,6 +257,24 @@ static void header_field(struct parser *p, const struct key_def *k, struct field
 	f->value = NULL;
 }
 
+/* require: / forbid: one more moment an edit exercise is judged by. */
+static void check_field(struct parser *p, struct step *s, bool require, char *v, int line)
+{
+	int *n = require ? &s->nrequire : &s->nforbid;
+	if (*n == LESSON_MAX_CHECKS) {
+		ldiag_add(p->d, p->file, line, "at most %d %s: lines", LESSON_MAX_CHECKS,
+			  require ? "require" : "forbid");
+		free(v);
+		return;
+	}
+	if (!s->check_line)
+		s->check_line = line;
+	(require ? s->require_text : s->forbid_text)[*n] = v;
+	set_moment(p, &(require ? s->require : s->forbid)[*n], require ? "require" : "forbid", v,
+		   line);
+	(*n)++;
+}
+
 static void step_field(struct parser *p, const struct key_def *k, struct field *f)
 {
 	struct step *s = p->cur;
@@ -266,6 +286,9 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 		s->at_text = v;
 		s->at_line = f->line;
 		set_moment(p, &s->at, "at", v, f->line);
+	} else if (strcmp(n, "rewind") == 0) {
+		s->rewind = v;
+		s->rewind_line = f->line;
 	} else if (strcmp(n, "show") == 0) {
 		char *copy = xstrdup(v);
 		parse_show(p, s, copy, f->line);
@@ -290,7 +313,13 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 	} else if (strcmp(n, "explain") == 0) {
 		s->explain = v;
 	} else if (strcmp(n, "hint") == 0) {
-		s->hint = v;
+		if (s->nhint == LESSON_MAX_HINTS) {
+			ldiag_add(p->d, p->file, f->line,
+				  "at most %d hint: lines (each one stronger)", LESSON_MAX_HINTS);
+			free(v);
+		} else {
+			s->hint[s->nhint++] = v;
+		}
 	} else if (strcmp(n, "drive") == 0 || strcmp(n, "edit") == 0) {
 		if (s->kind != STEP_NARRATE) {
 			ldiag_add(p->d, p->file, f->line,
@@ -311,6 +340,8 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 	} else if (strcmp(n, "compare") == 0) {
 		s->compare = v;
 		s->compare_line = f->line;
+	} else if (strcmp(n, "require") == 0 || strcmp(n, "forbid") == 0) {
+		check_field(p, s, n[0] == 'r', v, f->line);
 	} else {
 		free(v);
 	}
@@ -374,6 +405,8 @@ static void finish_step(struct parser *p)
 	}
 	if (s->compare && s->kind != STEP_DRIVE)
 		ldiag_add(p->d, f, s->compare_line, "compare: belongs to a drive: step");
+	if ((s->nrequire || s->nforbid) && s->kind != STEP_EDIT)
+		ldiag_add(p->d, f, s->check_line, "require:/forbid: belong to an edit: step");
 	if (s->kind == STEP_DRIVE && s->solution) {
 		for (const char *c = s->solution; *c; c++)
 			if (!isdigit((unsigned char)*c) && *c != ' ' && *c != 'u') {
@@ -410,7 +443,7 @@ static void take_field(struct parser *p, struct field *fl)
 	if (!k) {
 		ldiag_add(
 			p->d, p->file, fl->line,
-			"unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare)",
+			"unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare, require, forbid, rewind)",
 			fl->key);
 		goto out;
 	}
@@ -487,31 +520,25 @@ static void lesson_names(struct lesson *l, const char *path)
 		l->number = (base[0] - '0') * 10 + (base[1] - '0');
 }
 
-struct lesson *lesson_parse(const char *path, struct diag *d)
+/* A NUL or a control byte other than \n \t \r: how many. */
+static size_t control_bytes(const char *buf, size_t len)
 {
-	size_t len;
-	char *buf = read_file(path, &len);
-	if (!buf) {
-		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	struct lesson *l = xcalloc(1, sizeof(*l));
-	lesson_names(l, path);
-	/* A NUL or a run of control bytes: not a text file at all. */
 	size_t ctl = 0;
+
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] == 0 || ((unsigned char)buf[i] < 0x20 && !strchr("\n\t\r", buf[i])))
 			ctl++;
-	if (ctl) {
-		ldiag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
-			  ctl);
-		free(buf);
-		return l;
-	}
-	struct parser p = { .l = l, .d = d, .file = l->path };
+	return ctl;
+}
+
+/* "key: value" lines with indented continuations into fields; returns
+ * the number of lines. */
+static int parse_fields(struct parser *p, char *buf)
+{
+	struct lesson *l = p->l;
+	struct diag *d = p->d;
 	struct field fl = { .value = NULL };
 	bool infield = false;
-	bool cut = len && buf[len - 1] != '\n';
 	int pending_blank = 0;
 	int lineno = 0;
 
@@ -542,7 +569,7 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 			continue;
 		}
 		if (infield)
-			take_field(&p, &fl);
+			take_field(p, &fl);
 		infield = false;
 		pending_blank = 0;
 		char *colon = strchr(line, ':');
@@ -564,49 +591,71 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 		infield = true;
 	}
 	if (infield)
-		take_field(&p, &fl);
-	/* A file cut short most often ends inside a step, without a newline. */
-	if (cut)
-		ldiag_add(d, l->path, lineno, "the file ends in the middle of a line: truncated?");
-	finish_step(&p);
-	free(buf);
+		take_field(p, &fl);
+	return lineno;
+}
 
+/* "WHAT: cannot read 'FILE'" unless the file a lesson names is readable. */
+static void need_readable(const struct lesson *l, struct diag *d, const char *rel, int line,
+			  const char *what)
+{
+	char *sc = lesson_resolve(l, rel);
+
+	if (access(sc, R_OK) != 0)
+		ldiag_add(d, l->path, line, "%s: cannot read '%s'", what, sc);
+	free(sc);
+}
+
+/* What a whole lesson must have, and the files it names. */
+static void check_lesson(struct lesson *l, struct diag *d, int lineno)
+{
 	if (!l->title)
 		ldiag_add(d, l->path, 1, "no title: line");
 	if (!l->scenario)
 		ldiag_add(d, l->path, 1, "no scenario: line (which .scn file the lesson plays)");
 	if (!l->nsteps)
 		ldiag_add(d, l->path, lineno ? lineno : 1, "no step: (is the file truncated?)");
-	if (l->scenario) {
-		char *sc = lesson_resolve(l, l->scenario);
-		if (access(sc, R_OK) != 0)
-			ldiag_add(d, l->path, l->scenario_line, "scenario: cannot read '%s'", sc);
-		free(sc);
-	}
+	if (l->scenario)
+		need_readable(l, d, l->scenario, l->scenario_line, "scenario");
 	for (int i = 0; i < l->nsteps; i++) {
 		struct step *s = &l->steps[i];
-		if (s->scenario && strcmp(s->scenario, "same") != 0) {
-			char *sc = lesson_resolve(l, s->scenario);
-			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->scenario_line, "%s: cannot read '%s'",
-					  s->kind == STEP_DRIVE ? "drive" : "edit", sc);
-			free(sc);
-		}
-		if (s->compare) {
-			char *sc = lesson_resolve(l, s->compare);
-			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->compare_line, "compare: cannot read '%s'",
-					  sc);
-			free(sc);
-		}
-		if (s->kind == STEP_EDIT && s->solution) {
-			char *sc = lesson_resolve(l, s->solution);
-			if (access(sc, R_OK) != 0)
-				ldiag_add(d, l->path, s->solution_line,
-					  "solution: cannot read '%s'", sc);
-			free(sc);
-		}
+		if (s->scenario && strcmp(s->scenario, "same") != 0)
+			need_readable(l, d, s->scenario, s->scenario_line,
+				      s->kind == STEP_DRIVE ? "drive" : "edit");
+		if (s->compare)
+			need_readable(l, d, s->compare, s->compare_line, "compare");
+		if (s->kind == STEP_EDIT && s->solution)
+			need_readable(l, d, s->solution, s->solution_line, "solution");
 	}
+}
+
+struct lesson *lesson_parse(const char *path, struct diag *d)
+{
+	size_t len;
+	char *buf = read_file(path, &len);
+	if (!buf) {
+		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	struct lesson *l = xcalloc(1, sizeof(*l));
+	lesson_names(l, path);
+	/* A NUL or a run of control bytes: not a text file at all. */
+	size_t ctl = control_bytes(buf, len);
+	if (ctl) {
+		ldiag_add(d, l->path, 1, "not a text file (%zu control bytes): is this a lesson?",
+			  ctl);
+		free(buf);
+		return l;
+	}
+	struct parser p = { .l = l, .d = d, .file = l->path };
+	bool cut = len && buf[len - 1] != '\n';
+	int lineno = parse_fields(&p, buf);
+	/* A file cut short most often ends inside a step, without a newline. */
+	if (cut)
+		ldiag_add(d, l->path, lineno, "the file ends in the middle of a line: truncated?");
+	finish_step(&p);
+	free(buf);
+	check_lesson(l, d, lineno);
 	return l;
 }
 
@@ -614,17 +663,23 @@ static void step_free(struct step *s)
 {
 	free(s->title);
 	free(s->at_text);
+	free(s->rewind);
 	free(s->text);
 	free(s->ask);
 	for (int i = 0; i < s->nchoice; i++)
 		free(s->choice[i]);
 	free(s->answer_text);
 	free(s->explain);
-	free(s->hint);
+	for (int i = 0; i < s->nhint; i++)
+		free(s->hint[i]);
 	free(s->scenario);
 	free(s->reach_text);
 	free(s->solution);
 	free(s->compare);
+	for (int i = 0; i < s->nrequire; i++)
+		free(s->require_text[i]);
+	for (int i = 0; i < s->nforbid; i++)
+		free(s->forbid_text[i]);
 }
 
 void lesson_free(struct lesson *l)

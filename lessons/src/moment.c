@@ -24,18 +24,6 @@ static int split_words(char *s, char **w)
 	return n;
 }
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	char *end;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (*end)
-		return false;
-	*v = x;
-	return true;
-}
-
 static bool fail(char *err, size_t len, const char *fmt, const char *a)
 {
 	snprintf(err, len, fmt, a);
@@ -69,7 +57,7 @@ static bool from_selector(const struct selector *sel, struct moment *m, char *er
 	m->after_step = sel->after_step;
 	m->nth = sel->nth;
 	m->has_ino = sel->inode != NULL;
-	if (m->has_ino && !parse_u64(sel->inode, &m->ino))
+	if (m->has_ino && !sel_parse_u64(sel->inode, &m->ino))
 		return fail(err, len, "'inode' needs a number, not '%s'", sel->inode);
 	return true;
 }
@@ -92,7 +80,7 @@ bool moment_parse(const char *text, struct moment *m, char *err, size_t len)
 		return true;
 	}
 	if (n == 2 && (strcmp(w[0], "step") == 0 || strcmp(w[0], "event") == 0)) {
-		if (!parse_u64(w[1], &m->number))
+		if (!sel_parse_u64(w[1], &m->number))
 			return fail(err, len, "'%s' is not a number", w[1]);
 		m->kind = w[0][0] == 's' ? M_STEP : M_EVENT;
 		return true;
@@ -115,20 +103,15 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64
 		return false;
 	if (m->site >= 0 && e->site != m->site)
 		return false;
-	switch (e->type) {
-	case EV_lock_acquire:
-	case EV_lock_contended:
-	case EV_lock_acquired:
-	case EV_lock_release:
-	case EV_lock_trylock:
+	if (ev_is_lock(e->type)) {
 		if (m->classes && !(e->a < 32 && (m->classes >> e->a & 1)))
 			return false;
 		if (m->trylock_ok >= 0 && e->b != m->trylock_ok)
 			return false;
 		/* "inode N" on an i_lock: the instance is the inode number */
-		if (m->has_ino && obj_value != m->ino)
-			return false;
-		return true;
+		return !m->has_ino || obj_value == m->ino;
+	}
+	switch (e->type) {
 	case EV_inode_state: {
 		uint32_t old = (uint32_t)(e->val >> 32), nw = (uint32_t)e->val;
 		uint32_t f = m->flags;

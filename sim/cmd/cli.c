@@ -6,9 +6,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim/cmd/cli.h"
 #include "sim/engine/costs.h"
@@ -132,7 +135,8 @@ bool parse_duration(const char *s, uint64_t *ns)
 		return false;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
+	/* strtod takes "nan" and "inf": neither is a duration. */
+	if (errno || end == s || !isfinite(v) || v <= 0)
 		return false;
 	double mul;
 	if (strcmp(end, "ms") == 0)
@@ -334,7 +338,7 @@ static enum flag_took flag_how(struct flag_parse *p, const char *a, const char *
 		cfg->locks = (int)k;
 	} else if (strcmp(a, "--watchdog") == 0) {
 		double s = strtod(v, &end);
-		if (end == v || *end || s < 0.1 || s > 600)
+		if (end == v || *end || !isfinite(s) || s < 0.1 || s > 600)
 			return refuse(p, a, v, "is not a number of seconds (0.1..600)");
 		cfg->watchdog_s = s;
 	} else if (strcmp(a, "--check-every") == 0) {
@@ -346,6 +350,33 @@ static enum flag_took flag_how(struct flag_parse *p, const char *a, const char *
 	return TOOK_VALUE;
 }
 
+const char *output_file_problem(const char *path)
+{
+	struct stat st;
+	char dir[4096];
+
+	if (!*path)
+		return "is an empty path";
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return "is a directory";
+		return access(path, W_OK) == 0 ? NULL : "is not writable";
+	}
+	if (errno != ENOENT)
+		return strerror(errno);
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return "is in a directory that does not exist";
+	return access(dir, W_OK | X_OK) == 0 ? NULL : "is in a directory we cannot write to";
+}
+
 /* Where results are written: --graph FILE, -o DIR (record). */
 static enum flag_took flag_output(struct flag_parse *p, const char *a, const char *v)
 {
@@ -355,10 +386,14 @@ static enum flag_took flag_output(struct flag_parse *p, const char *a, const cha
 		return NOT_MINE;
 	if (!v)
 		return missing(p, a);
-	if (out)
+	if (out) {
 		fl->out = v;
-	else
+	} else {
+		const char *why = output_file_problem(v);
+		if (why)
+			return refuse(p, a, v, why);
 		fl->graph = v;
+	}
 	return TOOK_VALUE;
 }
 

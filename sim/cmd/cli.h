@@ -31,6 +31,12 @@ const char *run_options_help(void);
 /* Parse "5s", "250ms", "2m", "1.5s"; false if malformed. */
 bool parse_duration(const char *s, uint64_t *ns);
 
+/*
+ * Can a result file be written at path?  Checked before the work starts, so
+ * a long run does not end in "cannot write".  NULL if so, else why not.
+ */
+const char *output_file_problem(const char *path);
+
 /* Print the run's report (text or JSON) and write --graph. Returns status. */
 int finish_run(const char *cmd, const struct run_config *cfg, const struct run_flags *fl,
 	       struct run_result *r, int status, const char *extra_json);

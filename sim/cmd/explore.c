@@ -160,6 +160,16 @@ static int new_name(struct scenario *scn, int *serial)
 	return scn->ninodes++;
 }
 
+/* What a group does between its iget X and iput X (G_lookup: nothing). */
+static const struct {
+	int n;
+	enum scn_op_kind op[2];
+} middle_ops[] = {
+	[G_unlink] = { 1, { OPK_unlink } },
+	[G_dirty] = { 1, { OPK_mark_dirty } },
+	[G_hold] = { 2, { OPK_ihold, OPK_iput } },
+};
+
 static void add_group(struct scenario *scn, const struct plan_item *pi, int *serial)
 {
 	int cpu = pi->cpu;
@@ -168,23 +178,13 @@ static void add_group(struct scenario *scn, const struct plan_item *pi, int *ser
 
 	switch (g) {
 	case G_lookup:
-		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
-		break;
 	case G_unlink:
-		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_unlink, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
-		break;
 	case G_dirty:
-		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_mark_dirty, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
-		break;
 	case G_hold:
+		/* iget X, what the group does to it, iput X */
 		add(scn, cpu, OPK_iget, X, 0);
-		add(scn, cpu, OPK_ihold, X, 0);
-		add(scn, cpu, OPK_iput, X, 0);
+		for (int k = 0; k < middle_ops[g].n; k++)
+			add(scn, cpu, middle_ops[g].op[k], X, 0);
 		add(scn, cpu, OPK_iput, X, 0);
 		break;
 	case G_create: {
@@ -584,12 +584,40 @@ static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi, u
 	return true;
 }
 
+/* The numeric flags: 1 taken, 0 bad (said), -1 not one of them. */
+static int num_flag(struct explorer *x, const char *a, const char *v, uint64_t *schedules,
+		    uint64_t *seed)
+{
+	uint64_t n;
+
+	if (!strcmp(a, "--schedules"))
+		return arg_num(a, v, 1, 10000000, schedules);
+	if (!strcmp(a, "--seed"))
+		return arg_num(a, v, 0, UINT64_MAX, seed);
+	if (!strcmp(a, "--cpus")) {
+		if (!arg_num(a, v, 2, SCHED_MAX_CPUS, &n))
+			return 0;
+		x->ncpus = (int)n;
+	} else if (!strcmp(a, "--ops")) {
+		if (!arg_num(a, v, 1, 16, &n))
+			return 0;
+		x->groups = (int)n;
+	} else if (!strcmp(a, "--depth")) {
+		if (!arg_num(a, v, 1, 4, &n))
+			return 0;
+		x->depth = (int)n;
+	} else {
+		return -1;
+	}
+	return 1;
+}
+
 static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *schedules,
 		      uint64_t *seed, const char **out, bool *quiet, bool *do_shrink)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n;
+		int took;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(explore_help, stdout);
 			return 0;
@@ -615,28 +643,9 @@ static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *sched
 			}
 			x->workload = v;
 			i++;
-		} else if (!strcmp(a, "--schedules")) {
-			if (!arg_num(a, v, 1, 10000000, schedules))
+		} else if ((took = num_flag(x, a, v, schedules, seed)) >= 0) {
+			if (!took)
 				return 2;
-			i++;
-		} else if (!strcmp(a, "--seed")) {
-			if (!arg_num(a, v, 0, UINT64_MAX, seed))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--cpus")) {
-			if (!arg_num(a, v, 2, SCHED_MAX_CPUS, &n))
-				return 2;
-			x->ncpus = (int)n;
-			i++;
-		} else if (!strcmp(a, "--ops")) {
-			if (!arg_num(a, v, 1, 16, &n))
-				return 2;
-			x->groups = (int)n;
-			i++;
-		} else if (!strcmp(a, "--depth")) {
-			if (!arg_num(a, v, 1, 4, &n))
-				return 2;
-			x->depth = (int)n;
 			i++;
 		} else if (!strcmp(a, "--strategy")) {
 			if (!v || (strcmp(v, "pct") && strcmp(v, "random"))) {
@@ -650,6 +659,11 @@ static int parse_args(int argc, char **argv, struct explorer *x, uint64_t *sched
 			if (!v) {
 				fprintf(stderr, "icache-sim explore: -o needs a "
 						"file\n");
+				return 2;
+			}
+			const char *why = output_file_problem(v);
+			if (why) {
+				fprintf(stderr, "icache-sim explore: -o: '%s' %s\n", v, why);
 				return 2;
 			}
 			*out = v;

@@ -156,6 +156,7 @@ static enum op_kind op_trace_kind(enum scn_op_kind k)
 	case OPK_invalidate:
 		return OP_umount;
 	case OPK_create:
+	case OPK_insert_locked:
 		return OP_create;
 	case OPK_iunique:
 		return OP_iunique;
@@ -235,7 +236,7 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 		S->mark_inode_dirty(inode, op->flags);
 		return true;
 	case OPK_create:
-		inode = S->new_inode(&icache.sbs[si->sb]);
+		inode = S->new_inode(&icache.sbs[si->sb], 0);
 		S->insert_inode_hash(inode);
 		took_ref(pl, row, op->inode, inode);
 		*result = (int64_t)inode->i_ino;
@@ -280,6 +281,19 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int
 		*result = inode != NULL;
 		if (inode)
 			took_ref(pl, row, op->inode, inode);
+		return true;
+	case OPK_insert_locked:
+		/* A filesystem's create with its own inode numbers (ext2's
+		 * new_inode): -EBUSY means a live inode has the number, and
+		 * the new one is thrown away (make_bad_inode, iput). */
+		inode = S->new_inode(sb, ino);
+		*result = S->insert_inode_locked(inode);
+		if (*result == 0) {
+			S->unlock_new_inode(inode);
+			took_ref(pl, row, op->inode, inode);
+		} else {
+			S->iput(inode);
+		}
 		return true;
 	case OPK_igrab:
 		inode = pl->refs[row][op->inode] ? pl->held[row][op->inode] : pl->last[op->inode];
@@ -1039,7 +1053,7 @@ static int play_verdict(struct play *pl, enum outcome r)
 	uint64_t ops = (uint64_t)scn->nsetup;
 	for (int i = 0; i < pl->s.ncpus; i++)
 		ops += pl->s.cpu[i].ops_done;
-	trace_run_end(ops, (uint32_t)violations_total());
+	trace_run_end(ops, (uint32_t)violations_total(), 0);
 	return status;
 }
 

@@ -12,6 +12,7 @@
  * quarantine, marked INODE_FREED, so a late touch is recognised and
  * reported instead of corrupting a new inode that reused the memory.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,9 +239,18 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
 	inode->i_generation++;
+	/* A new life of recycled memory: spin_lock_init() in inode_init_always()
+	 * forgets the previous owner too, so the first acquisition is no bounce. */
 	inode->i_lock.inst = ino;
+	inode->i_lock.last_cpu = -1;
 	nr_inodes_inc();
 	return inode;
+}
+
+void inode_set_ino(struct inode *inode, uint64_t ino)
+{
+	inode->i_ino = ino;
+	inode->i_lock.inst = ino;
 }
 
 void inode_publish(struct inode *inode)
@@ -334,6 +344,17 @@ void inode_ref_get(struct inode *inode, enum site site)
 				 state & I_FREEING ? "I_FREEING" : "I_WILL_FREE");
 	int old = atomic_fetch_add_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, old, old + 1, site);
+	/* 0 -> 1 revives an unused inode that the shrinker or an evicting
+	 * CPU may be claiming right now: only the lock that guards i_state
+	 * orders the two (__iget under i_lock / inode_lock). */
+	struct sim_lock *l = icache.scheme->state_lock(inode);
+	if (old == 0 && l && this_cpu && !sim_lock_held(l))
+		report_violation(VIOL_unlocked_ref, l->cls, -1, site, -1, cpu_id(), -1,
+				 inode->i_ino,
+				 "%s takes the first reference to unused inode %llu in %s "
+				 "without holding %s",
+				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
+				 lock_class_name(l->cls));
 }
 
 int inode_ref_put(struct inode *inode, enum site site)
@@ -396,12 +417,37 @@ bool inode_hashed(const struct inode *inode)
 	return atomic_load_explicit(&inode->i_hashed, memory_order_relaxed);
 }
 
+/* A live (not being freed) inode of the same (sb, ino) on b, other than
+ * inode: the hash holds at most one. */
+static struct inode *hash_live_twin(struct hash_bucket *b, const struct inode *inode)
+{
+	struct hlist_node *n;
+	hlist_for_each(n, &b->head) {
+		struct inode *o = container_of(n, struct inode, i_hash);
+		if (o != inode && o->i_ino == inode->i_ino && o->i_sb == inode->i_sb &&
+		    !(inode_state(o) & (I_FREEING | I_WILL_FREE)))
+			return o;
+	}
+	return NULL;
+}
+
 void inode_hash_add(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_hash, inode, site, "the hash");
 	if (!alive_for_list(inode, LIST_hash, site) || inode_hashed(inode))
 		return;
-	hlist_add_head(&inode->i_hash, &inode_hash_bucket(inode->i_sb, inode->i_ino)->head);
+	struct hash_bucket *b = inode_hash_bucket(inode->i_sb, inode->i_ino);
+	/* insert_inode_hash trusts its caller, as in the kernel: a number the
+	 * filesystem picked (get_next_ino) is the filesystem's to keep unique
+	 * (scenarios number creates and igets from 1 alike).  The iget paths
+	 * must look under the lock before they hash: there a twin is a bug. */
+	if (site != SITE_insert_inode_hash && hash_live_twin(b, inode))
+		report_violation(VIOL_duplicate_inode, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
+				 "%s hashes a second live inode for (sb %u, ino %llu) in %s: "
+				 "lookups will find either one",
+				 cpu_name(), inode->i_sb->s_id, (unsigned long long)inode->i_ino,
+				 site_name(site));
+	hlist_add_head(&inode->i_hash, &b->head);
 	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
 }
@@ -420,6 +466,19 @@ struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uin
 {
 	struct hlist_node *n;
 	hlist_for_each(n, &b->head) {
+		struct inode *inode = container_of(n, struct inode, i_hash);
+		if (inode->i_ino == ino && inode->i_sb == sb)
+			return inode;
+	}
+	return NULL;
+}
+
+struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
+			      struct inode *after)
+{
+	struct hlist_node *n = after ? after->i_hash.next : b->head.first;
+
+	for (; n; n = n->next) {
 		struct inode *inode = container_of(n, struct inode, i_hash);
 		if (inode->i_ino == ino && inode->i_sb == sb)
 			return inode;
@@ -715,11 +774,26 @@ static struct wait_slot *wait_slot(const struct inode *inode)
 
 uint64_t wait_inode_prepare(struct inode *inode)
 {
-	struct wait_slot *w = wait_slot(inode);
-	pthread_mutex_lock(&w->m);
-	uint64_t seq = w->seq;
-	pthread_mutex_unlock(&w->m);
-	return seq;
+	return atomic_load_explicit(&inode->i_wakes, memory_order_acquire);
+}
+
+/*
+ * Free-running mode: no legitimate sleep on an inode lasts this long (the
+ * waker holds no lock across it), so a sleeper still unwoken after it was
+ * missed: a state change without its wake_up_inode().  Reported, then the
+ * sleeper goes on as if woken (the caller looks at the state again).
+ */
+#define MISSED_WAKEUP_NS (2ull * 1000000000ull)
+
+static void report_missed_wakeup(struct inode *inode, enum site site)
+{
+	report_violation(VIOL_missed_wakeup, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
+			 "missed wakeup: %s sleeps on inode %llu in %s and nobody "
+			 "woke it in %.1f s (i_state 0x%x, count %d%s)",
+			 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
+			 (double)MISSED_WAKEUP_NS / 1e9, inode_state(inode),
+			 atomic_load(&inode->i_count),
+			 inode->i_magic == INODE_MAGIC ? "" : ", freed");
 }
 
 void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
@@ -729,31 +803,28 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 	if (sim_sched) {
 		/* Only one CPU runs at a time: if nobody woke the inode since
 		 * the token was taken, nobody will before we park. */
-		pthread_mutex_lock(&w->m);
-		bool woken = w->seq != token;
-		pthread_mutex_unlock(&w->m);
-		if (!woken)
+		if (wait_inode_prepare(inode) == token)
 			sim_sched->wait(this_cpu, inode->i_ino, site);
 		return;
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += 20 * 1000 * 1000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	ts.tv_sec += (time_t)(MISSED_WAKEUP_NS / 1000000000ull);
+	bool missed = false;
 	pthread_mutex_lock(&w->m);
-	while (w->seq == token)
-		if (pthread_cond_timedwait(&w->c, &w->m, &ts) != 0)
-			break;
+	while (wait_inode_prepare(inode) == token && !missed)
+		missed = pthread_cond_timedwait(&w->c, &w->m, &ts) == ETIMEDOUT &&
+			 wait_inode_prepare(inode) == token;
 	pthread_mutex_unlock(&w->m);
+	if (missed)
+		report_missed_wakeup(inode, site);
 }
 
 void wake_up_inode(struct inode *inode)
 {
 	struct wait_slot *w = wait_slot(inode);
 	pthread_mutex_lock(&w->m);
+	atomic_fetch_add_explicit(&inode->i_wakes, 1, memory_order_acq_rel);
 	w->seq++;
 	pthread_cond_broadcast(&w->c);
 	pthread_mutex_unlock(&w->m);

@@ -58,9 +58,13 @@ struct inode {
 	enum inode_list_id i_lru_on; /* LIST_lru, LIST_in_use, LIST_dispose or -1 */
 	uint64_t dirtied_when;       /* protected like i_wb_list */
 	uint64_t i_generation;       /* bumped at each reuse of the memory */
-	bool i_published;            /* its birth is in the trace */
-	uint32_t i_check;            /* scratch for the invariant checker */
-	struct list_head i_pool;     /* allocator's quarantine (pool lock) */
+	/* wake_up_inode() calls on this memory, ever (never reset, so a
+	 * sleeper's token stays meaningful across a reuse): a sleeper waits
+	 * for its own inode's wake, not for any wake of its wait slot. */
+	atomic_uint_fast64_t i_wakes;
+	bool i_published;        /* its birth is in the trace */
+	uint32_t i_check;        /* scratch for the invariant checker */
+	struct list_head i_pool; /* allocator's quarantine (pool lock) */
 };
 
 struct super_block {
@@ -147,6 +151,9 @@ void icache_destroy(void);
  */
 struct inode *alloc_inode(struct super_block *sb, uint64_t ino);
 void inode_publish(struct inode *inode);
+/* Number an inode allocated with ino 0, before it is published (2.6.36's
+ * new_inode numbered it under inode_lock). */
+void inode_set_ino(struct inode *inode, uint64_t ino);
 /* Return an inode's memory; it must be on no list.  No locks. */
 void destroy_inode(struct inode *inode, enum site site);
 /* Is this inode's memory still a live inode? Reports if not. */
@@ -180,6 +187,9 @@ void inode_hash_del(struct inode *inode, enum site site);
 bool inode_hashed(const struct inode *inode);
 /* Find (sb, ino) on its chain; the chain's lock must be held. */
 struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
+/* The next (sb, ino) on its chain after `after` (NULL: from the head). */
+struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
+			      struct inode *after);
 /* Is ino used on its chain? For iunique. */
 bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
 

@@ -116,6 +116,7 @@ struct sim_cpu {
 	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
 	uint64_t rng;                    /* workload random state */
 	int sched_blocked;               /* scenario mode: parked on a lock */
+	int nest_subclass;               /* set by spin_lock_nested() for one call */
 	/* The acquisition under way (ticket taken, MCS node queued). */
 	unsigned wait_ticket;
 	struct mcs_node *wait_node;
@@ -161,6 +162,14 @@ void sim_up_write(struct sim_lock *l, enum site site);
 #define spin_lock(l) sim_spin_lock((l), __site)
 #define spin_trylock(l) sim_spin_trylock((l), __site)
 #define spin_unlock(l) sim_spin_unlock((l), __site)
+/*
+ * lockdep's annotation: this lock may be taken while another lock of its
+ * class is held (subclass > 0, e.g. SINGLE_DEPTH_NESTING).  Without it,
+ * nesting two locks of one class is reported: the validator cannot order
+ * two instances, so only the author can say the nesting is safe.
+ */
+#define SINGLE_DEPTH_NESTING 1
+#define spin_lock_nested(l, sub) (this_cpu->nest_subclass = (sub), sim_spin_lock((l), __site))
 #define down_read(l) sim_down_read((l), __site)
 #define up_read(l) sim_up_read((l), __site)
 #define down_write(l) sim_down_write((l), __site)

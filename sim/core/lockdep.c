@@ -180,8 +180,23 @@ void lockdep_acquire(struct sim_cpu *c, struct sim_lock *l, enum site site)
 					 site_name(site), site_name(h->site));
 			continue;
 		}
-		if (a == b)
-			continue; /* two instances of one class */
+		if (a == b) {
+			/* Two instances of one class: no order between them
+			 * is known, so it must be annotated (lockdep's
+			 * subclasses) or it is reported. */
+			if (!c->nest_subclass)
+				report_violation(
+					VIOL_nested_class, a, b, h->site, site, c->id, -1, 0,
+					"possible recursive locking: %s takes %s "
+					"(instance %llu) in %s while holding %s "
+					"(instance %llu, taken in %s); nesting two "
+					"locks of one class needs an annotation "
+					"(spin_lock_nested)",
+					c->name, lock_class_name(b), (unsigned long long)l->inst,
+					site_name(site), lock_class_name(a),
+					(unsigned long long)h->lock->inst, site_name(h->site));
+			continue;
+		}
 		counts[cpu][a][b]++;
 		if (atomic_load_explicit(&seen[a][b], memory_order_acquire))
 			continue;
@@ -195,6 +210,7 @@ void lockdep_acquire(struct sim_cpu *c, struct sim_lock *l, enum site site)
 		}
 		pthread_mutex_unlock(&graph_lock);
 	}
+	c->nest_subclass = 0;
 }
 
 void lockdep_write_dot(FILE *f, const char *title)

@@ -15,6 +15,7 @@
 #ifndef SIM_SCHEME_H
 #define SIM_SCHEME_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "sim/core/icache.h"
@@ -48,9 +49,16 @@ struct scheme {
 	struct sim_lock *(*state_lock)(struct inode *inode);
 	struct sim_lock *(*list_lock)(enum inode_list_id list, struct inode *inode);
 
-	/* Allocation and lookup. */
-	struct inode *(*new_inode)(struct super_block *sb);
+	/*
+	 * Allocation and lookup.  new_inode numbers the inode ino, or with
+	 * get_next_ino() when ino is 0 (2.6.37 on, the filesystem numbers
+	 * it; 2.6.36's new_inode did, from last_ino).  insert_inode_locked
+	 * hashes a new inode with I_NEW unless a live one has its number:
+	 * it waits for that one and returns -EBUSY if it is still hashed.
+	 */
+	struct inode *(*new_inode)(struct super_block *sb, uint64_t ino);
 	void (*insert_inode_hash)(struct inode *inode);
+	int (*insert_inode_locked)(struct inode *inode);
 	struct inode *(*iget_locked)(struct super_block *sb, uint64_t ino);
 	void (*unlock_new_inode)(struct inode *inode);
 	struct inode *(*ilookup)(struct super_block *sb, uint64_t ino);

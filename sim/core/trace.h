@@ -173,11 +173,16 @@ static inline void trace_run_begin(const char *scheme, const char *workload, int
 	trace_ev_run_begin(scheme, workload, (uint16_t)cpus, seed, order, (uint16_t)nrules);
 	for (int i = 0; i < nrules; i++)
 		trace_ev_order_rule(rules[i].outer, rules[i].inner);
+#ifdef ICACHE_TEST_DUMMY_EVENT
+	/* Test-only: the table's dummy row, fired with no other plumbing
+	 * (tests/test_events.c, make check-dummy-event). */
+	trace_ev_test_dummy(0xffff, 42, 7);
+#endif
 }
 
-static inline void trace_run_end(uint64_t ops, uint32_t violations)
+static inline void trace_run_end(uint64_t ops, uint32_t violations, int interrupted)
 {
-	trace_ev_run_end(ops, violations);
+	trace_ev_run_end(ops, violations, (uint8_t)interrupted);
 }
 
 #endif /* SIM_TRACE_H */

@@ -41,10 +41,10 @@ void violations_set_quiet(bool q)
 }
 
 static bool same_report(const struct violation *v, enum violation_kind kind, int cls_a, int cls_b,
-			int site_a, int site_b)
+			int site_a, int site_b, const char *what)
 {
 	return v->kind == kind && v->cls_a == cls_a && v->cls_b == cls_b && v->site_a == site_a &&
-	       v->site_b == site_b;
+	       v->site_b == site_b && (v->what == what || strcmp(v->what, what) == 0);
 }
 
 void report_violation(enum violation_kind kind, int cls_a, int cls_b, int site_a, int site_b,
@@ -62,7 +62,7 @@ void report_violation(enum violation_kind kind, int cls_a, int cls_b, int site_a
 	total++;
 	per_kind[kind]++;
 	for (int i = 0; i < nkept; i++) {
-		if (same_report(&kept[i], kind, cls_a, cls_b, site_a, site_b)) {
+		if (same_report(&kept[i], kind, cls_a, cls_b, site_a, site_b, fmt)) {
 			kept[i].count++;
 			fresh = false;
 			break;
@@ -79,6 +79,7 @@ void report_violation(enum violation_kind kind, int cls_a, int cls_b, int site_a
 		v->cpu_b = cpu_b;
 		v->ino = ino;
 		v->count = 1;
+		v->what = fmt;
 		memcpy(v->text, text, sizeof(text));
 	}
 	if (fresh && !quiet)

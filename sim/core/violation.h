@@ -5,7 +5,8 @@
  * A report is printed to stderr the first time it is seen (like a lockdep
  * splat), fired as an icache:violation tracepoint, and kept so that `run`
  * can list it in its JSON and exit with status 1.  Identical reports (same
- * kind, classes and sites) are counted, not repeated.
+ * kind, classes, sites and check, i.e. format string) are counted, not
+ * repeated; two different checks failing at one site are two reports.
  */
 #ifndef SIM_VIOLATION_H
 #define SIM_VIOLATION_H
@@ -26,6 +27,7 @@ struct violation {
 	int cpu_a, cpu_b;   /* CPUs involved, -1 if none */
 	uint64_t ino;       /* inode involved, 0 if none */
 	uint64_t count;     /* how many times it was seen */
+	const char *what;   /* its format string: which check said it */
 	char text[VIOLATION_TEXT];
 };
 

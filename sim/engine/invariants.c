@@ -166,6 +166,33 @@ static long walk_sb_lists(bool quiescent)
 	return n;
 }
 
+static bool being_freed(const struct inode *inode)
+{
+	return inode_state(inode) & (I_FREEING | I_WILL_FREE);
+}
+
+/* At most one live inode per (sb, ino) in the hash: look for a twin of
+ * inode further down its chain (chains are short; bounded like a walk). */
+static void check_no_twin(struct hlist_node *from, const struct inode *inode)
+{
+	long steps = 0;
+	if (being_freed(inode))
+		return;
+	for (struct hlist_node *n = from->next; n && steps++ < walk_limit; n = n->next) {
+		const struct inode *o = container_of(n, struct inode, i_hash);
+		if (o->i_magic != INODE_MAGIC)
+			return;
+		if (o->i_ino == inode->i_ino && o->i_sb == inode->i_sb && !being_freed(o)) {
+			failures++;
+			report_violation(VIOL_duplicate_inode, -1, -1, -1, -1, -1, -1, inode->i_ino,
+					 "invariant: two live inodes for (sb %u, ino %llu) "
+					 "are hashed",
+					 inode->i_sb->s_id, (unsigned long long)inode->i_ino);
+			return;
+		}
+	}
+}
+
 static void walk_hash(void)
 {
 	size_t nb = (size_t)1 << icache.hash_bits;
@@ -188,6 +215,7 @@ static void walk_hash(void)
 				     "invariant: hashed inode %llu is "
 				     "on no sb list",
 				     (unsigned long long)inode->i_ino);
+			check_no_twin(n, inode);
 		}
 	}
 }

@@ -7,8 +7,9 @@
  *   watchdog      wakes every 50 ms; if no lock was taken by anyone for
  *                 --watchdog seconds, it prints who holds what and who waits
  *                 for what, lockdep style, and ends the run with status 1;
- *                 if locks are taken but no operation completes for four
- *                 times as long, it reports a livelock the same way.
+ *                 if one CPU finishes no operation (the flusher no pass)
+ *                 for twice as long, it reports that CPU the same way
+ *                 (a livelock, or a deadlock if it waits for a lock).
  *
  * With --check-every, the main thread stops the world now and then (each
  * CPU parks between two operations) and runs the invariant checker.
@@ -43,6 +44,8 @@ struct run_ctx {
 	atomic_bool pause_req;
 	int parked;          /* under pause_m */
 	int workers_running; /* under pause_m */
+	/* A thread that has left its loop; the watchdog stops watching it. */
+	atomic_bool finished[MAX_SIM_CPUS + 2];
 };
 
 const struct run_config *run_cfg(struct run_ctx *ctx)
@@ -160,15 +163,35 @@ struct worker_arg {
 	struct sim_cpu *cpu;
 };
 
+/* Set from a signal handler: a lock-free atomic is all it may touch. */
+static atomic_int stop_signal;
+
+void run_request_stop(int sig)
+{
+	atomic_store(&stop_signal, sig);
+}
+
 static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
 {
-	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
+	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed) ||
+	    atomic_load_explicit(&stop_signal, memory_order_relaxed))
 		return true;
 	if (ctx->cfg->ops) {
 		uint64_t mine = ctx->ops_per_cpu + ((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
 		return done >= mine;
 	}
 	return (done & 15) == 0 && now_ns() >= ctx->deadline_ns;
+}
+
+/* A worker or the flusher is done: the main thread's wait (and a pause
+ * waiting for everyone to park) must stop counting it. */
+static void thread_finished(struct run_ctx *ctx, struct sim_cpu *cpu)
+{
+	atomic_store(&ctx->finished[cpu->id], true);
+	pthread_mutex_lock(&ctx->pause_m);
+	ctx->workers_running--;
+	pthread_cond_broadcast(&ctx->pause_c);
+	pthread_mutex_unlock(&ctx->pause_m);
 }
 
 static void *worker_main(void *p)
@@ -186,10 +209,7 @@ static void *worker_main(void *p)
 		atomic_store_explicit(&a->cpu->ops_done, done, memory_order_relaxed);
 		maybe_park(ctx);
 	}
-	pthread_mutex_lock(&ctx->pause_m);
-	ctx->workers_running--;
-	pthread_cond_broadcast(&ctx->pause_c);
-	pthread_mutex_unlock(&ctx->pause_m);
+	thread_finished(ctx, a->cpu);
 	return NULL;
 }
 
@@ -206,10 +226,7 @@ static void *flusher_main(void *p)
 		if (n == 0)
 			usleep(500);
 	}
-	pthread_mutex_lock(&ctx->pause_m);
-	ctx->workers_running--;
-	pthread_cond_broadcast(&ctx->pause_c);
-	pthread_mutex_unlock(&ctx->pause_m);
+	thread_finished(ctx, a->cpu);
 	return NULL;
 }
 
@@ -237,51 +254,95 @@ static void dump_cpu(FILE *f, const struct sim_cpu *c)
 	fprintf(f, "\n");
 }
 
+/*
+ * Progress is per CPU: each worker must finish an operation, and the
+ * flusher a pass, within twice --watchdog.  Counting everyone together
+ * let one CPU spin for ever on a freed inode while the others (or the
+ * flusher) kept the sum moving.
+ */
+struct wd_watch {
+	uint64_t ops[MAX_SIM_CPUS + 2];
+	uint64_t since[MAX_SIM_CPUS + 2];
+};
+
+/* The first watched thread idle for longer than limit, or -1. */
+static int wd_stuck_cpu(struct run_ctx *ctx, struct wd_watch *w, uint64_t t, uint64_t limit)
+{
+	for (int i = 0; i < ctx->nthreads - 1; i++) {
+		uint64_t ops = atomic_load(&ctx->cpus[i].ops_done);
+		if (atomic_load(&ctx->finished[i]) || ops != w->ops[i]) {
+			w->ops[i] = ops;
+			w->since[i] = t;
+		} else if (t - w->since[i] > limit) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* The report goes out even with --quiet: it ends the run. */
+static void wd_report(struct run_ctx *ctx, const char *headline)
+{
+	char buf[4096];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	if (!m) {
+		fprintf(stderr, "icache-sim: %s\n", headline);
+		_exit(1);
+	}
+	fprintf(m, "%s\n", headline);
+	for (int i = 0; i < ctx->nthreads - 1; i++)
+		dump_cpu(m, &ctx->cpus[i]);
+	fclose(m);
+	buf[sizeof(buf) - 1] = 0;
+	report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
+	if (ctx->cfg->quiet)
+		fprintf(stderr, "icache-sim: %s", buf);
+	fflush(stderr);
+	fflush(stdout);
+	_exit(1);
+}
+
 static void *watchdog_main(void *p)
 {
 	struct run_ctx *ctx = p;
-	uint64_t last_progress = 0, last_ops = 0;
-	uint64_t still_since = now_ns(), idle_ops_since = now_ns();
+	struct wd_watch *w = xcalloc(1, sizeof(*w));
+	uint64_t last_progress = 0, still_since = now_ns();
 	uint64_t limit = (uint64_t)(ctx->cfg->watchdog_s * 1e9);
+	char head[160];
 
+	for (int i = 0; i < ctx->nthreads - 1; i++)
+		w->since[i] = still_since;
 	while (!atomic_load(&ctx->watchdog_stop)) {
 		usleep(50 * 1000);
+		uint64_t t = now_ns(), prog = 0;
 		if (atomic_load(&ctx->pause_req)) {
-			still_since = idle_ops_since = now_ns();
+			still_since = t;
+			for (int i = 0; i < ctx->nthreads - 1; i++)
+				w->since[i] = t;
 			continue;
 		}
-		uint64_t prog = 0, ops = 0;
-		for (int i = 0; i < ctx->nthreads - 1; i++) {
+		for (int i = 0; i < ctx->nthreads - 1; i++)
 			prog += atomic_load(&ctx->cpus[i].progress);
-			ops += atomic_load(&ctx->cpus[i].ops_done);
-		}
-		uint64_t t = now_ns();
 		if (prog != last_progress) {
 			last_progress = prog;
 			still_since = t;
 		}
-		if (ops != last_ops) {
-			last_ops = ops;
-			idle_ops_since = t;
+		if (t - still_since > limit) {
+			snprintf(head, sizeof(head), "deadlock: no CPU took a lock for %.1f s",
+				 (double)(t - still_since) / 1e9);
+			wd_report(ctx, head);
 		}
-		bool dead = t - still_since > limit;
-		bool live = t - idle_ops_since > 4 * limit;
-		if (!dead && !live)
-			continue;
-		char buf[4096];
-		FILE *m = fmemopen(buf, sizeof(buf), "w");
-		fprintf(m, "%s: no %s for %.1f s\n", dead ? "deadlock" : "livelock",
-			dead ? "CPU took a lock" : "operation finished",
-			(double)(t - (dead ? still_since : idle_ops_since)) / 1e9);
-		for (int i = 0; i < ctx->nthreads - 1; i++)
-			dump_cpu(m, &ctx->cpus[i]);
-		fclose(m);
-		buf[sizeof(buf) - 1] = 0;
-		report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
-		fflush(stderr);
-		fflush(stdout);
-		_exit(1);
+		int stuck = wd_stuck_cpu(ctx, w, t, 2 * limit);
+		if (stuck >= 0) {
+			const struct sim_cpu *c = &ctx->cpus[stuck];
+			snprintf(head, sizeof(head), "%s: %s finished no %s for %.1f s",
+				 atomic_load(&c->waiting_for) ? "deadlock" : "livelock", c->name,
+				 stuck < ctx->cfg->ncpus ? "operation" : "writeback pass",
+				 (double)(t - w->since[stuck]) / 1e9);
+			wd_report(ctx, head);
+		}
 	}
+	free(w);
 	return NULL;
 }
 
@@ -476,6 +537,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	struct worker_arg *args = xcalloc((size_t)nthreads, sizeof(*args));
 	pthread_t wd;
 	ctx.workers_running = nworkers + (flusher ? 1 : 0);
+	atomic_store(&ctx.finished[nworkers], !flusher);
 	xpthread_create(&wd, NULL, watchdog_main, &ctx);
 	for (int i = 0; i < nworkers; i++) {
 		args[i].ctx = &ctx;
@@ -502,8 +564,9 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	for (int i = 0; i < nworkers; i++)
 		result->ops += atomic_load(&ctx.cpus[i].ops_done);
 	run_collect(result, ctx.cpu_ptrs, nthreads, failures, keep_inodes);
+	result->interrupted = atomic_load(&stop_signal);
 	if (cfg->trace_run)
-		trace_run_end(result->ops, (uint32_t)result->violations);
+		trace_run_end(result->ops, (uint32_t)result->violations, result->interrupted);
 
 	this_cpu = NULL;
 	icache_destroy();

@@ -50,7 +50,7 @@ static void op_create_unlink(struct run_ctx *ctx, struct sim_cpu *c)
 	struct super_block *sb = run_shared_sb(ctx, c);
 
 	trace_op_begin(c, OP_create, 0);
-	struct inode *inode = S(ctx)->new_inode(sb);
+	struct inode *inode = S(ctx)->new_inode(sb, 0);
 	S(ctx)->insert_inode_hash(inode);
 	S(ctx)->mark_inode_dirty(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC);
 	trace_op_end(c, OP_create, inode->i_ino, 0);

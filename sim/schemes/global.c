@@ -28,8 +28,18 @@
  * The inode keeps separate i_lru and i_wb_list links (the core has them),
  * but this scheme uses them as one i_list: moving an inode to a writeback
  * list takes it off inode_in_use / the LRU first, and back.
+ *
+ * Simplified (tests/fidelity/ holds the paths step by step):
+ *   - unlock_new_inode and end_writeback take inode_lock for their i_state
+ *     stores (2.6.36 did them unlocked); the core's checker wants them.
+ *   - nr_inodes is the core's per-CPU counter and nr_unused counts only
+ *     the LRU (2.6.36: one int under inode_lock, counting every unused
+ *     inode, dirty ones too).
+ *   - get_next_ino (a 2.6.37 function) is last_ino under inode_lock here.
+ *   - no page cache: prune's page-stripping path is not modelled.
  */
 #include "sim/core/scheme.h"
+#include "sim/core/violation.h"
 
 static void evict(struct inode *inode);
 static void iput(struct inode *inode);
@@ -76,9 +86,11 @@ static void i_list_del(struct inode *inode, enum site site)
  */
 static void __iget(struct inode *inode, enum site site)
 {
-	if (atomic_load(&inode->i_count) == 0 && !(inode_state(inode) & (I_DIRTY | I_SYNC)))
-		inode_in_use_add(inode, site);
+	bool first = atomic_load(&inode->i_count) == 0;
+
 	inode_ref_get(inode, site);
+	if (first && !(inode_state(inode) & (I_DIRTY | I_SYNC)))
+		inode_in_use_add(inode, site);
 }
 
 /* ---- allocation and the hash ------------------------------------------- */
@@ -96,18 +108,22 @@ static uint64_t get_next_ino(void)
 }
 
 /* new_inode: a fresh inode on inode_in_use and its sb list, not hashed. */
-static struct inode *new_inode(struct super_block *sb)
+static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 {
 	SITE(new_inode);
-	/* 2.6.36 numbered it from last_ino inside the hold below; ours is a
-	 * separate, equally global, hold of the same lock. */
-	struct inode *inode = alloc_inode(sb, get_next_ino());
+	struct inode *inode = alloc_inode(sb, 0);
 
-	inode_publish(inode);
+	/* One hold: __inode_add_to_lists, i_ino = ++last_ino, i_state = 0. */
 	spin_lock(&icache.inode_lock);
-	inode_state_assign(inode, 0, __site);
+	/* 2.6.36 numbered every new inode from last_ino; a filesystem with
+	 * numbers of its own overwrote it afterwards. */
+	inode_set_ino(inode, ++icache.last_ino);
+	if (ino)
+		inode_set_ino(inode, ino);
+	inode_publish(inode);
 	inode_in_use_add(inode, __site);
 	inode_sb_list_add(inode, __site);
+	inode_state_assign(inode, 0, __site);
 	spin_unlock(&icache.inode_lock);
 	return inode;
 }
@@ -118,6 +134,41 @@ static void insert_inode_hash(struct inode *inode)
 	spin_lock(&icache.inode_lock);
 	inode_hash_add(inode, __site);
 	spin_unlock(&icache.inode_lock);
+}
+
+/*
+ * insert_inode_locked: hash a new inode with I_NEW, unless a live inode
+ * of that number is hashed: then wait for it to be set up, and if it is
+ * still hashed, give up with -EBUSY; if it went away, try again.  2.6.36
+ * set I_NEW before the loop, unlocked; we set it in the inserting hold.
+ */
+static int insert_inode_locked(struct inode *inode)
+{
+	SITE(insert_inode_locked);
+	struct super_block *sb = inode->i_sb;
+	struct hash_bucket *b = inode_hash_bucket(sb, inode->i_ino);
+	struct inode *old;
+
+	for (;;) {
+		spin_lock(&icache.inode_lock);
+		for (old = hash_chain_next(b, sb, inode->i_ino, NULL); old;
+		     old = hash_chain_next(b, sb, inode->i_ino, old))
+			if (!(inode_state(old) & (I_FREEING | I_WILL_FREE)))
+				break;
+		if (!old) {
+			inode_state_set(inode, I_NEW, __site);
+			inode_hash_add(inode, __site);
+			spin_unlock(&icache.inode_lock);
+			return 0;
+		}
+		__iget(old, __site);
+		spin_unlock(&icache.inode_lock);
+		wait_on_inode(old);
+		bool busy = inode_hashed(old);
+		iput(old);
+		if (busy)
+			return -EBUSY;
+	}
 }
 
 /*
@@ -136,12 +187,12 @@ static void wait_on_freeing_inode(struct inode *inode)
 }
 
 /*
- * find_inode_fast: look (sb, ino) up on its chain and take a reference.
- * Called with inode_lock held; may drop and retake it to wait.
+ * find_inode_fast: look (sb, ino) up on its chain.  Called with inode_lock
+ * held; may drop and retake it to wait.  It takes no reference: in 2.6.36
+ * the callers __iget what it returns (f7899bd5472 moved that in, 2.6.37).
  */
 static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
 {
-	SITE(find_inode_fast);
 	struct hash_bucket *b = inode_hash_bucket(sb, ino);
 	struct inode *inode;
 
@@ -153,7 +204,22 @@ repeat:
 		wait_on_freeing_inode(inode);
 		goto repeat;
 	}
-	__iget(inode, __site);
+	return inode;
+}
+
+/* ifind_fast: the hit path of iget_locked and ilookup. */
+static struct inode *ifind_fast(struct super_block *sb, uint64_t ino)
+{
+	SITE(ifind_fast);
+	struct inode *inode;
+
+	spin_lock(&icache.inode_lock);
+	inode = find_inode_fast(sb, ino);
+	if (inode)
+		__iget(inode, __site);
+	spin_unlock(&icache.inode_lock);
+	if (inode)
+		wait_on_inode(inode);
 	return inode;
 }
 
@@ -172,15 +238,16 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 	if (!old) {
 		inode_publish(inode);
 		/* __inode_add_to_lists: in use, on the sb, hashed. */
-		inode_state_assign(inode, I_NEW, __site);
-		inode_hash_add(inode, __site);
 		inode_in_use_add(inode, __site);
 		inode_sb_list_add(inode, __site);
+		inode_hash_add(inode, __site);
+		inode_state_assign(inode, I_NEW, __site);
 		spin_unlock(&icache.inode_lock);
 		/* Returned with I_NEW set: the caller reads it in, then calls
 		 * unlock_new_inode. */
 		return inode;
 	}
+	__iget(old, __site);
 	spin_unlock(&icache.inode_lock);
 	/* Lost the race: ours was never visible, theirs may still be new. */
 	destroy_inode(inode, __site);
@@ -190,16 +257,10 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 
 static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 {
-	SITE(iget_locked);
-	struct inode *inode;
+	struct inode *inode = ifind_fast(sb, ino);
 
-	spin_lock(&icache.inode_lock);
-	inode = find_inode_fast(sb, ino);
-	spin_unlock(&icache.inode_lock);
-	if (inode) {
-		wait_on_inode(inode);
+	if (inode)
 		return inode;
-	}
 	return get_new_inode_fast(sb, ino);
 }
 
@@ -219,15 +280,7 @@ static void unlock_new_inode(struct inode *inode)
 
 static struct inode *ilookup(struct super_block *sb, uint64_t ino)
 {
-	SITE(ilookup);
-	struct inode *inode;
-
-	spin_lock(&icache.inode_lock);
-	inode = find_inode_fast(sb, ino);
-	spin_unlock(&icache.inode_lock);
-	if (inode)
-		wait_on_inode(inode);
-	return inode;
+	return ifind_fast(sb, ino);
 }
 
 /* igrab: a new reference, unless the inode is already on its way out. */
@@ -299,10 +352,22 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	spin_lock(&icache.inode_lock);
 	wb_queue_io(wb, __site);
 	while (written < nr && (inode = wb_io_oldest(wb)) != NULL) {
-		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
-			/* Not ours to write: someone owns it. */
+		if (inode_state(inode) & (I_NEW | I_WILL_FREE)) {
+			/* requeue_io: not ours to write now. */
 			inode_wb_move(inode, wb, LIST_b_more_io, __site);
 			written++;
+			continue;
+		}
+		/* BUG_ON(inode->i_state & I_FREEING): whoever sets it takes
+		 * the inode off its i_list first, in the same hold. */
+		if (inode_state(inode) & I_FREEING) {
+			report_violation(
+				VIOL_invariant, LC_inode_lock, -1, __site, -1,
+				this_cpu ? this_cpu->id : -1, -1, inode->i_ino,
+				"BUG_ON(inode->i_state & I_FREEING) in writeback_sb_inodes: "
+				"inode %llu is I_FREEING on b_io",
+				(unsigned long long)inode->i_ino);
+			inode_wb_del(inode, __site);
 			continue;
 		}
 		__iget(inode, __site);
@@ -356,19 +421,17 @@ out:
 /* ---- the end of an inode ---------------------------------------------------- */
 
 /*
- * evict: tear down an inode marked I_FREEING, which is on no LRU.  One
- * lock covers every list, so the whole teardown is one hold of it (2.6.36
- * unhashed in a second hold after clear_inode; the cost is the same).
+ * evict: the filesystem's part of the teardown of an inode marked
+ * I_FREEING, which its owner has already taken off i_list (and, from
+ * iput_final, off the sb list).  end_writeback waits out any writer and
+ * marks it I_CLEAR; 2.6.36 stored that without inode_lock ("nobody else
+ * touches it"), we take it for the core's state checker.
  */
 static void evict(struct inode *inode)
 {
 	SITE(evict);
 
 	spin_lock(&icache.inode_lock);
-	i_list_del(inode, __site);
-	inode_sb_list_del(inode, __site);
-
-	/* end_writeback: wait out any writer, then mark it clear. */
 	while (inode_state(inode) & I_SYNC) {
 		uint64_t token = wait_inode_prepare(inode);
 		spin_unlock(&icache.inode_lock);
@@ -376,15 +439,23 @@ static void evict(struct inode *inode)
 		spin_lock(&icache.inode_lock);
 	}
 	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
-
-	/* remove_inode_hash */
-	inode_hash_del(inode, __site);
-
-	/* Lookups sleeping in __wait_on_freeing_inode may look again. */
-	wake_up_inode(inode);
 	spin_unlock(&icache.inode_lock);
+}
 
-	destroy_inode(inode, __site);
+/*
+ * After evict: unhash (and, for a dispose list, take off the sb list) in
+ * a second inode_lock hold; then lookups sleeping in
+ * __wait_on_freeing_inode may look again, and the memory goes.
+ */
+static void unhash_and_destroy(struct inode *inode, bool sb_list, enum site site)
+{
+	sim_spin_lock(&icache.inode_lock, site);
+	inode_hash_del(inode, site);
+	if (sb_list)
+		inode_sb_list_del(inode, site);
+	sim_spin_unlock(&icache.inode_lock, site);
+	wake_up_inode(inode);
+	destroy_inode(inode, site);
 }
 
 static void dispose_list(struct list_head *head)
@@ -392,23 +463,26 @@ static void dispose_list(struct list_head *head)
 	SITE(dispose_list);
 	struct inode *inode;
 
-	while ((inode = inode_dispose_pop(head, __site)) != NULL)
+	while ((inode = inode_dispose_pop(head, __site)) != NULL) {
 		evict(inode);
+		unhash_and_destroy(inode, true, __site);
+	}
 }
 
-/* iput_final: the last reference is gone; called with inode_lock held. */
+/*
+ * iput_final: the last reference is gone; called with inode_lock held.
+ * 2.6.36 moved a clean inode to inode_unused before looking at MS_ACTIVE,
+ * so even a dying sb's inode passes through the LRU; it unhashed that one
+ * as soon as it was written, before I_FREEING.
+ */
 static void iput_final(struct inode *inode)
 {
 	SITE(iput_final);
-	struct super_block *sb = inode->i_sb;
 
 	if (!generic_drop_inode(inode)) {
-		if (sb_active(sb)) {
-			/* Keep it cached: a clean inode moves from
-			 * inode_in_use to the LRU (a dirty one stays on its
-			 * writeback list), all under the one lock. */
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)))
-				inode_lru_add(inode, __site);
+		if (!(inode_state(inode) & (I_DIRTY | I_SYNC)))
+			inode_lru_add(inode, __site);
+		if (sb_active(inode->i_sb)) {
 			spin_unlock(&icache.inode_lock);
 			return;
 		}
@@ -418,15 +492,16 @@ static void iput_final(struct inode *inode)
 		spin_unlock(&icache.inode_lock);
 		write_inode_now(inode);
 		spin_lock(&icache.inode_lock);
-		/* The handoff, in one inode_lock hold. */
-		inode_state_assign(inode, (inode_state(inode) & ~I_WILL_FREE) | I_FREEING, __site);
-	} else {
-		inode_state_set(inode, I_FREEING, __site);
+		inode_state_clear(inode, I_WILL_FREE, __site);
+		inode_hash_del(inode, __site);
 	}
+	/* The handoff: off every list but the hash, I_FREEING, one hold. */
 	i_list_del(inode, __site);
+	inode_sb_list_del(inode, __site);
+	inode_state_set(inode, I_FREEING, __site);
 	spin_unlock(&icache.inode_lock);
-	/* The inode is ours now: no lock needed to tear it down. */
 	evict(inode);
+	unhash_and_destroy(inode, false, __site);
 }
 
 static void iput(struct inode *inode)
@@ -571,6 +646,7 @@ const struct scheme scheme_global = {
 	.list_lock = list_lock,
 	.new_inode = new_inode,
 	.insert_inode_hash = insert_inode_hash,
+	.insert_inode_locked = insert_inode_locked,
 	.iget_locked = iget_locked,
 	.unlock_new_inode = unlock_new_inode,
 	.ilookup = ilookup,

@@ -1,6 +1,14 @@
 /*
- * inode-scale-v4.c - the inode cache of Dave Chinner's "Inode Lock
- * Scalability V4" series (October 2010), before Al Viro's review.
+ * inode-scale-v4.c - the inode cache of Dave Chinner's inode scalability
+ * series of October 2010, before Al Viro's review.  Which posting each part
+ * comes from (docs/sources.md): the lock layout, "no trylocks", per-cpu
+ * counters and the dispose list are from the "Inode Lock Scalability V4"
+ * cover letter (16 Oct 2010, 19 patches); the iput_final that drops i_lock
+ * before the LRU add is the hunk of "[PATCH 16/21] fs: Protect
+ * inode->i_state with the inode->i_lock" (21 Oct 2010) that Al Viro quoted.
+ * The name keeps "v4" for the command line.  Assumed, not sourced: the sb
+ * list lock nests inside the hash bucket lock (Al Viro proposes it for the
+ * merged order; V4's own nesting is not in the sources).
  *
  * inode_lock is gone and every list has a lock of its own, finer than what
  * was finally merged: a lock per hash chain, a lock per superblock for its
@@ -30,7 +38,7 @@
  * iput_final must drop i_lock before it puts a still cached inode on the
  * LRU.  For that moment the inode has no reference, no I_FREEING and no
  * lock: another CPU can look it up, unlink it and free it, and we then put
- * a freed inode on the LRU.  Al Viro pointed this out (seed 005) and the
+ * a freed inode on the LRU.  Al Viro pointed this out (22 Oct 2010) and the
  * series was reworked into the merged order.  This file keeps the bug: it
  * is what the lesson is about.  The simulator's handoff checker sees the
  * freed inode arrive at the LRU and reports it.
@@ -73,11 +81,11 @@ static uint64_t get_next_ino(void)
 }
 
 /* new_inode: a fresh inode on its sb list, not hashed. */
-static struct inode *new_inode(struct super_block *sb)
+static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 {
 	SITE(new_inode);
-	/* Filesystems number it right away with get_next_ino(); so do we. */
-	struct inode *inode = alloc_inode(sb, get_next_ino());
+	/* The filesystem numbers it: from its disk, or get_next_ino(). */
+	struct inode *inode = alloc_inode(sb, ino ? ino : get_next_ino());
 
 	inode_publish(inode);
 	spin_lock(&inode->i_lock);
@@ -100,6 +108,47 @@ static void insert_inode_hash(struct inode *inode)
 	inode_hash_add(inode, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&b->lock);
+}
+
+/*
+ * insert_inode_locked: hash a new inode with I_NEW, unless a live inode
+ * of that number is hashed: then wait for it to be set up, and if it is
+ * still hashed, give up with -EBUSY; if it went away, try again.
+ * 2.6.39's loop with the chain's own lock (V4's code is not at hand).
+ */
+static int insert_inode_locked(struct inode *inode)
+{
+	SITE(insert_inode_locked);
+	struct super_block *sb = inode->i_sb;
+	struct hash_bucket *b = inode_hash_bucket(sb, inode->i_ino);
+	struct inode *old;
+
+	for (;;) {
+		spin_lock(&b->lock);
+		for (old = hash_chain_next(b, sb, inode->i_ino, NULL); old;
+		     old = hash_chain_next(b, sb, inode->i_ino, old)) {
+			spin_lock(&old->i_lock);
+			if (!(inode_state(old) & (I_FREEING | I_WILL_FREE)))
+				break;
+			spin_unlock(&old->i_lock);
+		}
+		if (!old) {
+			spin_lock(&inode->i_lock);
+			inode_state_set(inode, I_NEW, __site);
+			inode_hash_add(inode, __site);
+			spin_unlock(&inode->i_lock);
+			spin_unlock(&b->lock);
+			return 0;
+		}
+		inode_ref_get(old, __site);
+		spin_unlock(&old->i_lock);
+		spin_unlock(&b->lock);
+		wait_on_inode(old);
+		bool busy = inode_hashed(old);
+		iput(old);
+		if (busy)
+			return -EBUSY;
+	}
 }
 
 /*
@@ -264,10 +313,23 @@ static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb
 	spin_lock(&inode->i_lock);
 	inode_state_clear(inode, I_SYNC, __site);
 	if (!(inode_state(inode) & I_FREEING)) {
-		if (inode_state(inode) & I_DIRTY)
+		if (inode_state(inode) & I_DIRTY) {
 			inode_wb_move(inode, wb, LIST_b_dirty, __site);
-		else
+		} else {
 			inode_wb_del(inode, __site);
+			/* V4: "only attempt to add the inode to the LRU if the
+			 * inode is unreferenced" (write_inode_now from
+			 * iput_final).  The LRU lock is outside i_lock, so
+			 * i_lock is dropped first: the "similar inode
+			 * life-time wart" Dave names in sync_inode. */
+			if (!atomic_load(&inode->i_count)) {
+				spin_unlock(&inode->i_lock);
+				spin_lock(&icache.lru_lock);
+				inode_lru_add(inode, __site);
+				spin_unlock(&icache.lru_lock);
+				spin_lock(&inode->i_lock);
+			}
+		}
 	}
 	wake_up_inode(inode);
 }
@@ -426,7 +488,7 @@ static void iput_final(struct inode *inode)
 			/* Keep it cached.  The LRU lock nests outside i_lock,
 			 * so i_lock has to go first...
 			 *
-			 * THE RACE (seed 005): from this unlock until the LRU
+			 * THE RACE ([PATCH 16/21]): from this unlock until the LRU
 			 * add, the inode has count 0, no I_FREEING and no lock.
 			 * Another CPU can find it in the hash, unlink it, drop
 			 * the last reference and free it, and then we put a
@@ -617,7 +679,7 @@ static const struct lock_rule lock_order[] = {
 
 const struct scheme scheme_inode_scale_v4 = {
 	.name = "inode-scale-v4",
-	.era = "Dave Chinner's Inode Lock Scalability V4 (Oct 2010)",
+	.era = "Dave Chinner, Oct 2010: V4's locks, iput_final of [PATCH 16/21]",
 	.summary = "[hash bucket, sb, wb, lru] > i_lock; no trylocks; iput_final "
 		   "drops i_lock before the LRU add (the race)",
 	.order = lock_order,
@@ -627,6 +689,7 @@ const struct scheme scheme_inode_scale_v4 = {
 	.list_lock = list_lock,
 	.new_inode = new_inode,
 	.insert_inode_hash = insert_inode_hash,
+	.insert_inode_locked = insert_inode_locked,
 	.iget_locked = iget_locked,
 	.unlock_new_inode = unlock_new_inode,
 	.ilookup = ilookup,

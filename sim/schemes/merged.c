@@ -34,6 +34,14 @@
  * the inode.  Every list walker skips such inodes and lookups wait for them
  * to go, so once it is set every lock may be dropped.  I_WILL_FREE becomes
  * I_FREEING within one i_lock hold, so nobody can see the inode in between.
+ *
+ * Simplified (tests/fidelity/ holds the paths step by step):
+ *   - find_inode_fast compares i_ino before taking i_lock; 2.6.39 took
+ *     i_lock of every inode on the chain first.
+ *   - end_writeback takes i_lock for its I_FREEING|I_CLEAR store (2.6.39
+ *     did it unlocked); the core's state checker wants every change locked.
+ *   - inodes are freed at once, not after an RCU grace period (call_rcu).
+ *   - no page cache: prune's page-stripping path is not modelled.
  */
 #include "sim/core/scheme.h"
 
@@ -74,11 +82,11 @@ static uint64_t get_next_ino(void)
 }
 
 /* new_inode: a fresh inode on its sb list, not hashed. */
-static struct inode *new_inode(struct super_block *sb)
+static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 {
 	SITE(new_inode);
-	/* Filesystems number it right away with get_next_ino(); so do we. */
-	struct inode *inode = alloc_inode(sb, get_next_ino());
+	/* The filesystem numbers it: from its disk, or get_next_ino(). */
+	struct inode *inode = alloc_inode(sb, ino ? ino : get_next_ino());
 
 	inode_publish(inode);
 	spin_lock(&inode->i_lock);
@@ -99,6 +107,46 @@ static void insert_inode_hash(struct inode *inode)
 	inode_hash_add(inode, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.hash_lock);
+}
+
+/*
+ * insert_inode_locked: hash a new inode with I_NEW, unless a live inode
+ * of that number is hashed: then wait for it to be set up, and if it is
+ * still hashed, give up with -EBUSY; if it went away, try again.
+ */
+static int insert_inode_locked(struct inode *inode)
+{
+	SITE(insert_inode_locked);
+	struct super_block *sb = inode->i_sb;
+	struct hash_bucket *b = inode_hash_bucket(sb, inode->i_ino);
+	struct inode *old;
+
+	for (;;) {
+		spin_lock(&icache.hash_lock);
+		for (old = hash_chain_next(b, sb, inode->i_ino, NULL); old;
+		     old = hash_chain_next(b, sb, inode->i_ino, old)) {
+			spin_lock(&old->i_lock);
+			if (!(inode_state(old) & (I_FREEING | I_WILL_FREE)))
+				break;
+			spin_unlock(&old->i_lock);
+		}
+		if (!old) {
+			spin_lock(&inode->i_lock);
+			inode_state_set(inode, I_NEW, __site);
+			inode_hash_add(inode, __site);
+			spin_unlock(&inode->i_lock);
+			spin_unlock(&icache.hash_lock);
+			return 0;
+		}
+		inode_ref_get(old, __site);
+		spin_unlock(&old->i_lock);
+		spin_unlock(&icache.hash_lock);
+		wait_on_inode(old);
+		bool busy = inode_hashed(old);
+		iput(old);
+		if (busy)
+			return -EBUSY;
+	}
 }
 
 /*
@@ -137,6 +185,12 @@ repeat:
 		wait_on_freeing_inode(inode);
 		goto repeat;
 	}
+#ifdef ICACHE_BREAK_unlocked_ref
+	/* Test-only break (tests/test_checker.c): grab after dropping i_lock. */
+	spin_unlock(&inode->i_lock);
+	inode_ref_get(inode, __site);
+	return inode;
+#endif
 	inode_ref_get(inode, __site);
 	spin_unlock(&inode->i_lock);
 	return inode;
@@ -154,6 +208,15 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 
 	spin_lock(&icache.hash_lock);
 	old = find_inode_fast(sb, ino);
+#ifdef ICACHE_BREAK_duplicate_inode
+	/* Test-only break: trust the first, unlocked miss; never look again. */
+	if (old) {
+		spin_unlock(&icache.hash_lock);
+		iput(old);
+		spin_lock(&icache.hash_lock);
+		old = NULL;
+	}
+#endif
 	if (!old) {
 		inode_publish(inode);
 		spin_lock(&inode->i_lock);
@@ -195,7 +258,9 @@ static void unlock_new_inode(struct inode *inode)
 	SITE(unlock_new_inode);
 	spin_lock(&inode->i_lock);
 	inode_state_clear(inode, I_NEW, __site);
+#ifndef ICACHE_BREAK_missed_wakeup /* test-only break: sleepers never woken */
 	wake_up_inode(inode);
+#endif
 	spin_unlock(&inode->i_lock);
 }
 
@@ -365,12 +430,14 @@ static void evict(struct inode *inode)
 	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
 	spin_unlock(&inode->i_lock);
 
+#ifndef ICACHE_BREAK_freed_hashed /* test-only break: freed, still hashed */
 	/* remove_inode_hash */
 	spin_lock(&icache.hash_lock);
 	spin_lock(&inode->i_lock);
 	inode_hash_del(inode, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.hash_lock);
+#endif
 
 	/* Lookups sleeping in __wait_on_freeing_inode may look again. */
 	spin_lock(&inode->i_lock);
@@ -401,7 +468,9 @@ static void iput_final(struct inode *inode)
 			 * so the inode goes on the LRU before anyone else can
 			 * see it unreferenced and unlocked. */
 			inode_state_set(inode, I_REFERENCED, __site);
-			if (!(inode_state(inode) & (I_DIRTY | I_SYNC)) && !inode_on_lru(inode)) {
+			if (!(inode_state(inode) & (I_DIRTY | I_SYNC))) {
+				/* inode_lru_list_add: adds only if i_lru is
+				 * empty, which it checks under the lock. */
 				spin_lock(&icache.lru_lock);
 				inode_lru_add(inode, __site);
 				spin_unlock(&icache.lru_lock);
@@ -475,10 +544,11 @@ static long prune_icache(long nr)
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
-		/* Off the LRU in the same hold that sets I_FREEING. */
+		/* I_FREEING under i_lock; off the LRU in the same hold of
+		 * the LRU lock, so nobody meets it there unowned. */
 		inode_state_set(inode, I_FREEING, __site);
-		inode_dispose_add(inode, &freeable, __site);
 		spin_unlock(&inode->i_lock);
+		inode_dispose_add(inode, &freeable, __site);
 		freed++;
 	}
 	spin_unlock(&icache.lru_lock);
@@ -509,6 +579,14 @@ static long evict_inodes(struct super_block *sb)
 		if (atomic_load(&inode->i_count))
 			continue;
 		spin_lock(&inode->i_lock);
+#ifdef ICACHE_BREAK_nested_ilock
+		/* Test-only break: peek at the next inode under both i_locks. */
+		if (pos->next != &sb->s_inodes) {
+			struct inode *next = list_entry(pos->next, struct inode, i_sb_list);
+			spin_lock(&next->i_lock);
+			spin_unlock(&next->i_lock);
+		}
+#endif
 		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -618,6 +696,7 @@ const struct scheme scheme_merged = {
 	.list_lock = list_lock,
 	.new_inode = new_inode,
 	.insert_inode_hash = insert_inode_hash,
+	.insert_inode_locked = insert_inode_locked,
 	.iget_locked = iget_locked,
 	.unlock_new_inode = unlock_new_inode,
 	.ilookup = ilookup,

@@ -1,6 +1,7 @@
 /*
  * registry.c - the list of schemes that icache-sim knows, oldest first.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,20 @@ const struct scheme *scheme_find(const char *name)
 	return NULL;
 }
 
+/* Has an earlier rule than i the same outer lock (so i was printed)? */
+static bool outer_seen(const struct scheme *s, int i)
+{
+	for (int k = 0; k < i; k++)
+		if (s->order[k].outer == s->order[i].outer)
+			return true;
+	return false;
+}
+
+/*
+ * For people only (readers of a trace use its order_rule events): the
+ * rules grouped by outer lock, in the order declared,
+ * "i_lock > hash_bucket, inode_lru_lock; iunique_lock > hash_bucket".
+ */
 const char *scheme_order_text(const struct scheme *s)
 {
 	static __thread char buf[1024];
@@ -26,9 +41,16 @@ const char *scheme_order_text(const struct scheme *s)
 	if (s->norder == 0)
 		return "none (no lock nests inside another)";
 	buf[0] = 0;
-	for (int i = 0; i < s->norder && off < sizeof(buf); i++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s > %s", i ? "; " : "",
-					lock_class_name(s->order[i].outer),
-					lock_class_name(s->order[i].inner));
+	for (int i = 0; i < s->norder && off < sizeof(buf); i++) {
+		if (outer_seen(s, i))
+			continue;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s >", off ? "; " : "",
+					lock_class_name(s->order[i].outer));
+		for (int k = i; k < s->norder && off < sizeof(buf); k++)
+			if (s->order[k].outer == s->order[i].outer)
+				off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s %s",
+							k == i ? "" : ",",
+							lock_class_name(s->order[k].inner));
+	}
 	return buf;
 }

@@ -28,12 +28,22 @@
  *   iunique_lock
  *     hash bucket lock
  *
- * The price: code that starts from a list (a hash lookup, the flusher, the
- * shrinker, umount) holds the list lock before it knows which inode it
- * wants, which is the wrong way round.  It may only spin_trylock i_lock;
- * if that fails it drops the list lock, relaxes and tries again.  Those
- * are the "trylock loops" of the October 2010 argument (seed 002).  The
- * validator sees them as trylocks: no dependency, no report.
+ * The price: code that starts from a list holds the list lock before it
+ * knows which inode it wants, which is the wrong way round.  It may only
+ * spin_trylock i_lock; if that fails it drops the list lock, relaxes and
+ * tries again.  Those are the "trylock loops" of the October 2010
+ * argument (Nick Piggin, <20101015205045.GA20476@amd>, docs/sources.md):
+ * in his fs/inode.c, insert_inode_locked (twice, with insert_inode_locked4)
+ * and one list walker; three in fs/fs-writeback.c.  The validator sees
+ * them as trylocks: no dependency, no report.
+ *
+ * NOT his design, for want of RCU here (no inode is freed after a grace
+ * period in this simulator yet):
+ *   - his lookups walked the hash chain under RCU without the chain lock
+ *     and took i_lock in order; ours hold the chain lock and trylock, as
+ *     insert_inode_locked does (find_inode_fast below);
+ *   - his sb-list walkers walked under RCU; ours hold the list lock and
+ *     trylock (invalidate_sb below).
  */
 #include <sched.h>
 
@@ -96,11 +106,11 @@ static uint64_t get_next_ino(void)
 }
 
 /* new_inode: a fresh inode on its sb list, not hashed. */
-static struct inode *new_inode(struct super_block *sb)
+static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 {
 	SITE(new_inode);
-	/* Filesystems number it right away with get_next_ino(); so do we. */
-	struct inode *inode = alloc_inode(sb, get_next_ino());
+	/* The filesystem numbers it: from its disk, or get_next_ino(). */
+	struct inode *inode = alloc_inode(sb, ino ? ino : get_next_ino());
 
 	inode_publish(inode);
 	spin_lock(&inode->i_lock);
@@ -125,6 +135,53 @@ static void insert_inode_hash(struct inode *inode)
 }
 
 /*
+ * insert_inode_locked, as in Nick's tree: "Don't use RCU walks, common
+ * case of no old inode found requires hash lock".  The chain lock nests
+ * inside i_lock, so old->i_lock can only be trylocked under it: on
+ * failure, drop the chain lock, relax and walk again.  An inode of the
+ * number that is live: wait for it and give up with -EBUSY if it is still
+ * hashed; one that went away: try again.
+ */
+static int insert_inode_locked(struct inode *inode)
+{
+	SITE(insert_inode_locked);
+	struct super_block *sb = inode->i_sb;
+	struct hash_bucket *b = inode_hash_bucket(sb, inode->i_ino);
+	struct inode *old;
+
+	spin_lock(&inode->i_lock);
+	inode_state_set(inode, I_NEW, __site);
+	spin_unlock(&inode->i_lock);
+repeat:
+	spin_lock(&b->lock);
+	for (old = hash_chain_next(b, sb, inode->i_ino, NULL); old;
+	     old = hash_chain_next(b, sb, inode->i_ino, old)) {
+		if (inode_state(old) & (I_FREEING | I_WILL_FREE))
+			continue;
+		if (!spin_trylock(&old->i_lock)) {
+			spin_unlock(&b->lock);
+			cpu_relax();
+			goto repeat;
+		}
+		break;
+	}
+	if (!old) {
+		inode_hash_add(inode, __site);
+		spin_unlock(&b->lock);
+		return 0;
+	}
+	inode_ref_get(old, __site);
+	spin_unlock(&old->i_lock);
+	spin_unlock(&b->lock);
+	wait_on_inode(old);
+	bool busy = inode_hashed(old);
+	iput(old);
+	if (busy)
+		return -EBUSY;
+	goto repeat;
+}
+
+/*
  * __wait_on_freeing_inode: called with the chain's lock and i_lock held on
  * an inode that is being freed.  Drop both, sleep until it is gone, retake
  * the chain's lock.  The inode may no longer exist when we wake: the caller
@@ -145,7 +202,8 @@ static void wait_on_freeing_inode(struct inode *inode)
 /*
  * find_inode_fast: look (sb, ino) up on its chain and take a reference.
  * Called with the chain's lock held; may drop and retake it to wait, or
- * to let the holder of the inode's i_lock finish (a trylock loop).
+ * to let the holder of the inode's i_lock finish (a trylock loop).  A
+ * stand-in: Nick's lookup was an RCU walk with no trylock (see the top).
  */
 static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
 {
@@ -649,6 +707,7 @@ const struct scheme scheme_vfs_scale = {
 	.list_lock = list_lock,
 	.new_inode = new_inode,
 	.insert_inode_hash = insert_inode_hash,
+	.insert_inode_locked = insert_inode_locked,
 	.iget_locked = iget_locked,
 	.unlock_new_inode = unlock_new_inode,
 	.ilookup = ilookup,

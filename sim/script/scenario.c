@@ -47,6 +47,7 @@ static const char *const opk_names[NR_OPKS] = {
 	[OPK_deactivate] = "deactivate",
 	[OPK_invalidate] = "invalidate",
 	[OPK_create] = "create",
+	[OPK_insert_locked] = "insert-locked",
 	[OPK_iunique] = "iunique",
 	[OPK_lock] = "lock",
 	[OPK_unlock] = "unlock",
@@ -59,7 +60,7 @@ const char *scn_op_name(enum scn_op_kind k)
 
 static bool op_takes_inode(enum scn_op_kind k)
 {
-	return k <= OPK_mark_dirty || k == OPK_create;
+	return k <= OPK_mark_dirty || k == OPK_create || k == OPK_insert_locked;
 }
 
 static bool op_takes_sb(enum scn_op_kind k)
@@ -469,30 +470,32 @@ static struct scn_expect *add_expect(struct parser *p, enum scn_expect_kind k, c
 /* ---- the kinds of line --------------------------------------------------------------- */
 
 /* inode T [sb N] [nlink N] [dirty [sync|datasync|pages]] [held cpuN...] [new] */
-static bool parse_inode_line(struct parser *p)
-{
-	struct inode_tok it = { 0 };
-	uint64_t nlink = 1, n;
-	unsigned dirty = 0;
-	bool held[SCHED_MAX_CPUS] = { false }, any_held = false, keep_new = false;
-	const char *t;
-	int idx;
+/* What an inode line of the setup says. */
+struct inode_line {
+	struct inode_tok it;
+	uint64_t nlink;
+	unsigned dirty;
+	bool held[SCHED_MAX_CPUS], any_held, keep_new;
+};
 
-	if (!need(p, "an inode number", &it.t))
-		return false;
+/* The words after "inode N": sb, nlink, dirty, held, new, cached. */
+static bool inode_line_words(struct parser *p, struct inode_line *il)
+{
+	const char *t;
+
 	while ((t = next(p)) != NULL) {
 		if (strcmp(t, "sb") == 0) {
-			if (!sb_arg(p, &it.sb))
+			if (!sb_arg(p, &il->it.sb))
 				return false;
 		} else if (strcmp(t, "nlink") == 0) {
-			if (!num_arg(p, "link count", 0, 1000, &nlink))
+			if (!num_arg(p, "link count", 0, 1000, &il->nlink))
 				return false;
 		} else if (strcmp(t, "dirty") == 0) {
-			dirty = I_DIRTY_SYNC;
+			il->dirty = I_DIRTY_SYNC;
 			if (accept(p, "pages"))
-				dirty = I_DIRTY_PAGES;
+				il->dirty = I_DIRTY_PAGES;
 			else if (accept(p, "datasync"))
-				dirty = I_DIRTY_SYNC | I_DIRTY_DATASYNC;
+				il->dirty = I_DIRTY_SYNC | I_DIRTY_DATASYNC;
 			else
 				accept(p, "sync");
 		} else if (strcmp(t, "held") == 0) {
@@ -500,38 +503,31 @@ static bool parse_inode_line(struct parser *p)
 			do {
 				if (!cpu_arg(p, &cpu))
 					return false;
-				held[cpu] = any_held = true;
+				il->held[cpu] = il->any_held = true;
 			} while (peek(p) && strncmp(peek(p), "cpu", 3) == 0);
 		} else if (strcmp(t, "new") == 0) {
-			keep_new = true;
-		} else if (strcmp(t, "cached") == 0) {
-			/* the default, said out loud */
-		} else {
+			il->keep_new = true;
+		} else if (strcmp(t, "cached") != 0) { /* cached: the default, said out loud */
 			return perr(p,
 				    "unexpected '%s' in an inode line (sb, "
 				    "nlink, dirty, held, new, cached)",
 				    t);
 		}
 	}
-	if (!parse_num(it.t, 1, UINT64_MAX >> 1, &n))
-		return perr(p, "bad inode '%s': setup inodes are numbers", it.t);
-	if (!resolve_inode(p, &it, false, &idx))
-		return false;
-	if (nlink == 0 && !any_held)
-		return perr(p, "an unlinked inode nobody holds would be evicted "
-			       "at once: add 'held cpuN' or give it links");
-	if (keep_new && !any_held)
-		return perr(p, "'new' keeps I_NEW set, so some CPU must hold it "
-			       "and later do unlock-new: add 'held cpuN'");
+	return true;
+}
 
-	/* Built from real operations: iget it, give it its links and dirt,
-	 * hand the references to their holders, iput the setup's own. */
-	struct scn_op op = { .line = p->line, .inode = idx, .sb = it.sb };
+/* Built from real operations: iget it, give it its links and dirt, hand
+ * the references to their holders, iput the setup's own. */
+static void inode_line_setup(struct parser *p, const struct inode_line *il, int idx)
+{
+	struct scn_op op = { .line = p->line, .inode = idx, .sb = il->it.sb };
 	int first = -1;
+
 	for (int c = 0; c < SCHED_MAX_CPUS; c++) {
-		if (!held[c])
+		if (!il->held[c])
 			continue;
-		op.kind = first < 0 ? (keep_new ? OPK_iget_locked : OPK_iget) : OPK_iget;
+		op.kind = first < 0 ? (il->keep_new ? OPK_iget_locked : OPK_iget) : OPK_iget;
 		if (first < 0)
 			first = c;
 		add_setup(p->scn, c, &op);
@@ -541,14 +537,14 @@ static bool parse_inode_line(struct parser *p)
 		op.kind = OPK_iget;
 		add_setup(p->scn, -1, &op);
 	}
-	if (nlink != 1) {
+	if (il->nlink != 1) {
 		op.kind = OPK_unlink;
-		op.n = (long)nlink; /* the player sets the count */
+		op.n = (long)il->nlink; /* the player sets the count */
 		add_setup(p->scn, owner, &op);
 	}
-	if (dirty) {
+	if (il->dirty) {
 		op.kind = OPK_mark_dirty;
-		op.flags = dirty;
+		op.flags = il->dirty;
 		op.n = 0;
 		add_setup(p->scn, owner, &op);
 	}
@@ -556,6 +552,29 @@ static bool parse_inode_line(struct parser *p)
 		op.kind = OPK_iput;
 		add_setup(p->scn, -1, &op);
 	}
+}
+
+static bool parse_inode_line(struct parser *p)
+{
+	struct inode_line il = { .nlink = 1 };
+	uint64_t n;
+	int idx;
+
+	if (!need(p, "an inode number", &il.it.t))
+		return false;
+	if (!inode_line_words(p, &il))
+		return false;
+	if (!parse_num(il.it.t, 1, UINT64_MAX >> 1, &n))
+		return perr(p, "bad inode '%s': setup inodes are numbers", il.it.t);
+	if (!resolve_inode(p, &il.it, false, &idx))
+		return false;
+	if (il.nlink == 0 && !il.any_held)
+		return perr(p, "an unlinked inode nobody holds would be evicted "
+			       "at once: add 'held cpuN' or give it links");
+	if (il.keep_new && !il.any_held)
+		return perr(p, "'new' keeps I_NEW set, so some CPU must hold it "
+			       "and later do unlock-new: add 'held cpuN'");
+	inode_line_setup(p, &il, idx);
 	return true;
 }
 
@@ -794,100 +813,103 @@ static void rest_text(const char *line, char *buf, size_t len)
 		buf[--n] = 0;
 }
 
-static bool parse_line(struct parser *p, char *raw)
+/*
+ * Cut the comment, keep the trimmed line in text (for say, title and the
+ * schedule's echo) and split raw into p's words.  Returns -1 on an error
+ * (reported), 0 for a line with no words, 1 otherwise.
+ */
+static int split_words(struct parser *p, char *raw, char *text, size_t len)
 {
-	struct scenario *scn = p->scn;
-	char text[512], *save;
-	const char *t;
-	bool colon;
-	int cpu;
+	char *save, *hash = strchr(raw, '#');
 
-	char *hash = strchr(raw, '#');
 	if (hash)
 		*hash = 0;
-	snprintf(text, sizeof(text), "%s", raw);
-	{
-		size_t n = strlen(text);
-		while (n && isspace((unsigned char)text[n - 1]))
-			text[--n] = 0;
-	}
+	snprintf(text, len, "%s", raw);
+	size_t n = strlen(text);
+	while (n && isspace((unsigned char)text[n - 1]))
+		text[--n] = 0;
 	p->ntok = 0;
 	p->pos = 0;
 	for (char *w = strtok_r(raw, " \t\r\f\v", &save); w;
 	     w = strtok_r(NULL, " \t\r\f\v", &save)) {
-		if (p->ntok == MAX_TOKENS)
-			return perr(p, "line too long (more than %d words)", MAX_TOKENS);
+		if (p->ntok == MAX_TOKENS) {
+			perr(p, "line too long (more than %d words)", MAX_TOKENS);
+			return -1;
+		}
 		p->tok[p->ntok++] = w;
 	}
-	if (p->ntok == 0)
-		return true;
 	for (int i = 0; i < p->ntok; i++)
 		for (const char *c = p->tok[i]; *c; c++)
-			if (!isprint((unsigned char)*c))
-				return perr(p,
-					    "unexpected byte 0x%02x: is this a "
-					    "scenario file?",
-					    (unsigned char)*c);
-	t = next(p);
-	const char *body = text;
-	while (isspace((unsigned char)*body))
-		body++;
+			if (!isprint((unsigned char)*c)) {
+				perr(p, "unexpected byte 0x%02x: is this a scenario file?",
+				     (unsigned char)*c);
+				return -1;
+			}
+	return p->ntok > 0;
+}
 
-	if (strcmp(t, "scheme") == 0) {
-		if (!need(p, "a scheme name", &t))
-			return false;
-		scn->scheme = scheme_find(t);
-		if (!scn->scheme)
-			return perr(p,
-				    "unknown scheme '%s' (try `icache-sim "
-				    "schemes`)",
-				    t);
-		return done(p);
+/* scheme NAME */
+static bool parse_scheme_line(struct parser *p)
+{
+	const char *t;
+
+	if (!need(p, "a scheme name", &t))
+		return false;
+	p->scn->scheme = scheme_find(t);
+	if (!p->scn->scheme)
+		return perr(p,
+			    "unknown scheme '%s' (try `icache-sim "
+			    "schemes`)",
+			    t);
+	return done(p);
+}
+
+/* variant NAME: a test variant of the scheme, to show what a lock is for
+ * by running without it. */
+static bool parse_variant_line(struct parser *p)
+{
+	const char *t;
+
+	if (!need(p, "a variant name", &t))
+		return false;
+	if (strcmp(t, "no-iprune-sem") != 0)
+		return perr(p,
+			    "unknown variant '%s' (there is "
+			    "no-iprune-sem)",
+			    t);
+	p->scn->no_iprune_sem = true;
+	return done(p);
+}
+
+/* setup: OP, or setup cpuN: OP (the setup's operation owned by cpuN). */
+static bool parse_setup_line(struct parser *p, const char *t)
+{
+	struct scn_op op;
+	bool colon;
+	int owner = -1;
+
+	if (strcmp(t, "setup") == 0) {
+		const char *c = next(p);
+		owner = c ? cpu_token(c, &colon) : -1;
+		if (owner < 0 || !colon)
+			return perr(p, "'setup' must be followed by ':' or "
+				       "'cpuN:'");
+		if (owner >= SCHED_MAX_CPUS)
+			return perr(p, "unknown CPU '%s'", c);
 	}
-	if (strcmp(t, "variant") == 0) {
-		/* A test variant of the scheme: show what a lock is for by
-		 * running without it. */
-		if (!need(p, "a variant name", &t))
-			return false;
-		if (strcmp(t, "no-iprune-sem") != 0)
-			return perr(p,
-				    "unknown variant '%s' (there is "
-				    "no-iprune-sem)",
-				    t);
-		scn->no_iprune_sem = true;
-		return done(p);
-	}
-	if (strcmp(t, "title") == 0) {
-		rest_text(text, scn->title, sizeof(scn->title));
-		return true;
-	}
-	if (strcmp(t, "say") == 0) {
-		struct scn_item *it = add_item(p, SI_say);
-		rest_text(text, it->text, sizeof(it->text));
-		return true;
-	}
-	if (strcmp(t, "inode") == 0)
-		return parse_inode_line(p);
-	if (strcmp(t, "expect") == 0)
-		return parse_expect(p, body);
-	if (strcmp(t, "setup:") == 0 || strcmp(t, "setup") == 0) {
-		int owner = -1;
-		if (strcmp(t, "setup") == 0) {
-			const char *c = next(p);
-			owner = c ? cpu_token(c, &colon) : -1;
-			if (owner < 0 || !colon)
-				return perr(p, "'setup' must be followed by ':' or "
-					       "'cpuN:'");
-			if (owner >= SCHED_MAX_CPUS)
-				return perr(p, "unknown CPU '%s'", c);
-		}
-		struct scn_op op;
-		if (!parse_op(p, &op))
-			return false;
-		add_setup(scn, owner, &op);
-		return true;
-	}
-	cpu = cpu_token(t, &colon);
+	if (!parse_op(p, &op))
+		return false;
+	add_setup(p->scn, owner, &op);
+	return true;
+}
+
+/* cpuN: OP (its program), or cpuN until/steps/ops/to end (the schedule). */
+static bool parse_cpu_line(struct parser *p, const char *t, const char *body)
+{
+	struct scenario *scn = p->scn;
+	bool colon;
+	int cpu = cpu_token(t, &colon);
+
 	if (cpu < 0)
 		return perr(p,
 			    "unknown line '%s' (scheme, title, inode, setup:, "
@@ -910,6 +932,41 @@ static bool parse_line(struct parser *p, char *raw)
 		return false;
 	snprintf(scn->items[scn->nitems - 1].text, sizeof(scn->items[0].text), "%s", body);
 	return true;
+}
+
+static bool parse_line(struct parser *p, char *raw)
+{
+	struct scenario *scn = p->scn;
+	char text[512];
+	int words = split_words(p, raw, text, sizeof(text));
+
+	if (words <= 0)
+		return words == 0;
+	const char *t = next(p);
+	const char *body = text;
+	while (isspace((unsigned char)*body))
+		body++;
+
+	if (strcmp(t, "scheme") == 0)
+		return parse_scheme_line(p);
+	if (strcmp(t, "variant") == 0)
+		return parse_variant_line(p);
+	if (strcmp(t, "title") == 0) {
+		rest_text(text, scn->title, sizeof(scn->title));
+		return true;
+	}
+	if (strcmp(t, "say") == 0) {
+		struct scn_item *it = add_item(p, SI_say);
+		rest_text(text, it->text, sizeof(it->text));
+		return true;
+	}
+	if (strcmp(t, "inode") == 0)
+		return parse_inode_line(p);
+	if (strcmp(t, "expect") == 0)
+		return parse_expect(p, body);
+	if (strcmp(t, "setup:") == 0 || strcmp(t, "setup") == 0)
+		return parse_setup_line(p, t);
+	return parse_cpu_line(p, t, body);
 }
 
 /* Checks that need the whole file. */

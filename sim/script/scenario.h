@@ -48,6 +48,7 @@ enum scn_op_kind {
 	OPK_iunique,
 	OPK_lock, /* test_lock_a / test_lock_b */
 	OPK_unlock,
+	OPK_insert_locked, /* new_inode(INO) + insert_inode_locked */
 	NR_OPKS
 };
 

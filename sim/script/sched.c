@@ -324,6 +324,16 @@ static void hook_point(const struct sched_event *ev)
 	}
 }
 
+/* The CPU stops here (blocked or asleep) until the scheduler picks it. */
+static void park(struct sched *s, struct sched_cpu *sc, enum sched_cpu_state state,
+		 enum seg_end seg)
+{
+	sc->state = state;
+	if (s->on_park)
+		s->on_park(s, sc, s->obs_arg);
+	switch_out(s, sc, seg);
+}
+
 static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
 {
 	struct sched *s = active;
@@ -331,12 +341,9 @@ static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
 
 	if (!sc)
 		return;
-	sc->state = SCPU_BLOCKED;
 	sc->blocked_on = l;
 	sc->blocked_site = site;
-	if (s->on_park)
-		s->on_park(s, sc, s->obs_arg);
-	switch_out(s, sc, SEG_BLOCKED);
+	park(s, sc, SCPU_BLOCKED, SEG_BLOCKED);
 	sc->blocked_on = NULL;
 }
 
@@ -347,13 +354,10 @@ static void hook_wait(struct sim_cpu *c, uint64_t ino, enum site site)
 
 	if (!sc)
 		return;
-	sc->state = SCPU_SLEEPING;
 	sc->sleep_ino = ino;
 	sc->sleep_site = site;
 	sc->woken = false;
-	if (s->on_park)
-		s->on_park(s, sc, s->obs_arg);
-	switch_out(s, sc, SEG_SLEEPING);
+	park(s, sc, SCPU_SLEEPING, SEG_SLEEPING);
 }
 
 static void hook_wake(struct sim_cpu *c, uint64_t ino)

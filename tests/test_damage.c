@@ -1,0 +1,502 @@
+/*
+ * test_damage.c - icache-view never shows a damaged trace as a whole story.
+ *
+ * The damaged traces are made here, from real recordings: a complete
+ * trace (record --blocking, 1 MiB sub-buffers so each stream has several
+ * packets) is copied and then cut at a packet boundary (with and without
+ * LTTng's index), cut mid-packet, stripped of one stream file, or given a
+ * flipped bit in the metadata name of icache:lock_acquired.  Others are
+ * recorded damaged: tiny buffers that discard events, a recorder killed
+ * with SIGKILL or SIGTERM mid-run, two simulator processes in one plain
+ * lttng session.  For each, every output mode (--summary, --json, --dot,
+ * the screen after --keys, and the real terminal under tmux for some)
+ * either exits 2 with one line naming the cause, or shows the readable
+ * part marked INCOMPLETE with the reason.  No order violation is shown
+ * without "unreliable" once events were lost.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "tests/testutil.h"
+#include "viewer/ctfgen.h"
+
+static char tmp[256];  /* scratch directory of the suite */
+static char good[300]; /* a complete recording */
+static int good_status = -1;
+
+static void record_good(void)
+{
+	int st;
+	snprintf(tmp, sizeof(tmp), "/tmp/icdamage.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(good, sizeof(good), "%s/good", tmp);
+	free(run_cmd(&good_status,
+		     "%s record --scheme merged --workload mixed --cpus 2 --ops 3000 --seed 5 "
+		     "--blocking --subbuf-size 1M --quiet -o %s >%s/good.out 2>&1",
+		     bin_path("icache-sim"), good, tmp));
+	(void)st;
+}
+
+static void cleanup(void)
+{
+	int st;
+	if (tmp[0])
+		free(run_cmd(&st, "rm -rf %s", tmp));
+}
+
+static void need_good(void)
+{
+	ck_assert_msg(good_status == 0, "icache-sim record failed (%d): see %s/good.out",
+		      good_status, tmp);
+}
+
+/* A copy of the good trace; the stream directory in sdir. */
+static void copy_good(const char *name, char *dir, size_t len, char *sdir, size_t slen)
+{
+	int st;
+	need_good();
+	snprintf(dir, len, "%s/%s", tmp, name);
+	free(run_cmd(&st, "rm -rf %s && cp -r %s %s", dir, good, dir));
+	char *d = run_cmd(&st, "dirname $(ls %s/ust/uid/*/64-bit/metadata)", dir);
+	d[strcspn(d, "\n")] = 0;
+	snprintf(sdir, slen, "%s", d);
+	free(d);
+}
+
+static char *view(int *st, const char *args, const char *dir)
+{
+	return run_cmd(st, "%s %s %s 2>&1", bin_path("icache-view"), args, dir);
+}
+
+/* Every "AGAINST THE ORDER" line of a summary is marked unreliable. */
+static void no_unmarked_violation(const char *summary, const char *json)
+{
+	for (const char *p = summary; (p = strstr(p, "AGAINST THE ORDER")); p++) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		ck_assert_msg(memmem(p, n, "unreliable", 10) != NULL,
+			      "an order violation not marked unreliable: %.*s", (int)n, p);
+	}
+	ck_assert_msg(
+		!strstr(json, "\"against_order\":true,\"documented\":false,\"unreliable\":false"),
+		"JSON has an against-order edge not marked unreliable");
+}
+
+/* Shown, loudly incomplete, with `reason` in every output. */
+static void expect_incomplete(const char *dir, const char *reason)
+{
+	int st;
+	char *sum = view(&st, "--summary", dir);
+	ck_assert_msg(st == 0, "%s: --summary exit %d: %.600s", dir, st, sum);
+	ck_assert_msg(strstr(sum, "complete   NO: INCOMPLETE TRACE"), "%s: not marked: %.600s", dir,
+		      sum);
+	ck_assert_msg(strstr(sum, reason), "%s: reason '%s' missing: %.900s", dir, reason, sum);
+	ck_assert_msg(!strstr(sum, "msg-it") && !strstr(sum, "0x"), "library internals: %.600s",
+		      sum);
+	char *json = view(&st, "--summary --json", dir);
+	ck_assert_msg(st == 0, "%s: --json exit %d", dir, st);
+	ck_assert_msg(strstr(json, "\"complete\":false,\"incomplete_reasons\":["), "%.600s", json);
+	ck_assert_msg(strstr(json, reason), "%s: JSON lacks '%s'", dir, reason);
+	no_unmarked_violation(sum, json);
+	char *dot = view(&st, "--dot", dir);
+	ck_assert_msg(st == 0 && strstr(dot, "INCOMPLETE TRACE"), "%s: --dot: %.600s", dir, dot);
+	ck_assert_msg(!strstr(dot, "color=red"), "%s: a red (trusted) violation in --dot", dir);
+	char *scr = view(&st, "--keys G --screen 160x40", dir);
+	ck_assert_msg(st == 0 && strstr(scr, "INCOMPLETE"), "%s: screen: %.600s", dir, scr);
+	char *why = view(&st, "--keys '!' --screen 200x40", dir);
+	ck_assert_msg(st == 0 && strstr(why, "INCOMPLETE TRACE: why"), "%s: ! overlay: %.600s", dir,
+		      why);
+	free(sum);
+	free(json);
+	free(dot);
+	free(scr);
+	free(why);
+}
+
+/* Refused in every mode with one line naming the path and the cause. */
+static void expect_refused(const char *dir, const char *what)
+{
+	static const char *modes[] = { "--summary", "--summary --json", "--dot",
+				       "--keys G --screen 120x40" };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		int st;
+		char *out = run_cmd(&st, "%s %s %s 2>&1 >/dev/null", bin_path("icache-view"),
+				    modes[i], dir);
+		ck_assert_msg(st == 2, "%s %s: exit %d: %s", modes[i], dir, st, out);
+		int lines = 0;
+		for (char *p = out; *p; p++)
+			lines += *p == '\n';
+		ck_assert_msg(lines == 1, "%s: %d lines: %.400s", dir, lines, out);
+		ck_assert_msg(strstr(out, dir) && strstr(out, what), "%s: expected '%s': %.400s",
+			      dir, what, out);
+		free(out);
+	}
+}
+
+/* A release the trace never saw taken (written by hand: LTTng does not
+ * make one on purpose) is a reason, not a silent count. */
+START_TEST(release_without_acquire)
+{
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/orphan", tmp);
+	struct ctfgen_event e[] = {
+		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
+		{ CTFGEN_RELEASE, 2000, 0, 2, 0, 0, 1000 },
+		{ CTFGEN_RELEASE, 3000, 1, 2, 0, 7, 500 },
+	};
+	ck_assert_int_eq(ctfgen_write(dir, "icache", e, 3), 0);
+	int st;
+	char *sum = view(&st, "--summary", dir);
+	ck_assert_msg(st == 0 && strstr(sum, "complete   NO") &&
+			      strstr(sum, "1 lock release without a matching acquire"),
+		      "%.900s", sum);
+	free(sum);
+}
+END_TEST
+
+START_TEST(complete_trace_is_complete)
+{
+	need_good();
+	int st;
+	char *sum = view(&st, "--summary", good);
+	ck_assert_msg(st == 0 && strstr(sum, "complete   yes"), "%.600s", sum);
+	char *json = view(&st, "--summary --json", good);
+	ck_assert_msg(strstr(json, "\"complete\":true,\"incomplete_reasons\":[]"), "%.600s", json);
+	free(sum);
+	free(json);
+}
+END_TEST
+
+/* The stream with the most packets, and its size. */
+static void biggest_stream(const char *sdir, char *file, size_t len, long *size)
+{
+	int st;
+	char *f = run_cmd(&st, "ls -S %s | grep -v -e metadata -e index | head -1", sdir);
+	f[strcspn(f, "\n")] = 0;
+	snprintf(file, len, "%s/%s", sdir, f);
+	free(f);
+	struct stat sb;
+	ck_assert_int_eq(stat(file, &sb), 0);
+	*size = (long)sb.st_size;
+	ck_assert_msg(*size >= 3 * 1048576, "%s: %ld bytes, fewer than 3 packets", file, *size);
+}
+
+START_TEST(cut_at_packet_boundary)
+{
+	char dir[512], sdir[512], file[1024];
+	long size;
+	int st;
+	copy_good("cutpkt", dir, sizeof(dir), sdir, sizeof(sdir));
+	biggest_stream(sdir, file, sizeof(file), &size);
+	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576, file));
+	expect_incomplete(dir, "is cut at a packet boundary");
+	/* Without LTTng's index the cut is seen by where the stream ends. */
+	free(run_cmd(&st, "rm -rf %s/index", sdir));
+	expect_incomplete(dir, "ends early");
+}
+END_TEST
+
+START_TEST(cut_mid_packet)
+{
+	char dir[512], sdir[512], file[1024];
+	long size;
+	int st;
+	copy_good("cutmid", dir, sizeof(dir), sdir, sizeof(sdir));
+	biggest_stream(sdir, file, sizeof(file), &size);
+	long at = size / 2 / 1048576 * 1048576 + 1000;
+	free(run_cmd(&st, "truncate -s %ld %s", at, file));
+	char want[128];
+	snprintf(want, sizeof(want), "is cut mid-packet at byte %ld", at);
+	expect_incomplete(dir, want);
+	/* The events before the cut are shown, not refused. */
+	char *json = view(&st, "--summary --json", dir);
+	ck_assert_msg(json_num(json, NULL, "events") > 1000, "%.600s", json);
+	ck_assert_msg(!strstr(json, "lock holders overlap"), "%.600s", json);
+	free(json);
+	/* The stream is read from a temporary copy, removed afterwards. */
+	char *left = run_cmd(&st,
+			     "mkdir -p %s/vtmp && TMPDIR=%s/vtmp %s --summary %s >/dev/null 2>&1; "
+			     "ls -A %s/vtmp | wc -l",
+			     tmp, tmp, bin_path("icache-view"), dir, tmp);
+	ck_assert_msg(atoi(left) == 0, "temporary copies left behind: %s", left);
+	free(left);
+}
+END_TEST
+
+/* The real terminal: the viewer comes up on a cut trace, says INCOMPLETE
+ * in its header, and '!' lists the reasons. */
+static char *tmux_capture(void)
+{
+	int st;
+	return run_cmd(&st, "tmux -L icdamage capture-pane -p -t dmg 2>/dev/null");
+}
+
+static bool tmux_wait(const char *text)
+{
+	for (int i = 0; i < 300; i++) {
+		char *scr = tmux_capture();
+		bool ok = strstr(scr, text) != NULL;
+		free(scr);
+		if (ok)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+START_TEST(interactive_says_incomplete)
+{
+	char dir[512], sdir[512], file[1024];
+	long size;
+	int st;
+	copy_good("tmuxcut", dir, sizeof(dir), sdir, sizeof(sdir));
+	biggest_stream(sdir, file, sizeof(file), &size);
+	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576 + 77, file));
+	free(run_cmd(&st,
+		     "tmux -L icdamage kill-server 2>/dev/null; "
+		     "tmux -L icdamage new-session -d -s dmg -x 160 -y 40 "
+		     "'env LANG=C.UTF-8 %s %s; sleep 30'",
+		     bin_path("icache-view"), dir));
+	ck_assert_msg(tmux_wait("INCOMPLETE ("), "no INCOMPLETE in the header");
+	free(run_cmd(&st, "tmux -L icdamage send-keys -t dmg '!'"));
+	ck_assert_msg(tmux_wait("INCOMPLETE TRACE: why"), "'!' shows no reasons");
+	char *scr = tmux_capture();
+	ck_assert_msg(strstr(scr, "is cut mid-packet"), "%.2000s", scr);
+	free(scr);
+	free(run_cmd(&st, "tmux -L icdamage send-keys -t dmg q; tmux -L icdamage kill-server"));
+}
+END_TEST
+
+START_TEST(stream_file_deleted)
+{
+	char dir[512], sdir[512], file[1024];
+	long size;
+	int st;
+	copy_good("nostream", dir, sizeof(dir), sdir, sizeof(sdir));
+	biggest_stream(sdir, file, sizeof(file), &size);
+	unlink(file);
+	expect_incomplete(dir, "is missing: LTTng's index lists");
+	/* No order is derived from what is left. */
+	char *json = view(&st, "--summary --json", dir);
+	ck_assert_msg(strstr(json, "\"edges\":[]"), "%.600s", json);
+	free(json);
+}
+END_TEST
+
+START_TEST(metadata_name_bit_flipped)
+{
+	char dir[512], sdir[512];
+	int st;
+	copy_good("flip", dir, sizeof(dir), sdir, sizeof(sdir));
+	char *out =
+		run_cmd(&st,
+			"python3 -c \"import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); "
+			"i=b.find(b'icache:lock_acquired'); b[i+14]^=1; open(p,'wb').write(b)\" "
+			"%s/metadata",
+			sdir);
+	ck_assert_msg(st == 0, "%.600s", out);
+	free(out);
+	expect_refused(dir,
+		       "no event class icache:lock_acquired, but an unknown icache:lock_acpuired");
+}
+END_TEST
+
+START_TEST(lost_events_make_no_violation)
+{
+	char dir[512];
+	int st;
+	snprintf(dir, sizeof(dir), "%s/lossy", tmp);
+	free(run_cmd(&st,
+		     "%s record --scheme merged --workload mixed --cpus 2 --duration 300ms "
+		     "--subbuf-size 4K --quiet -o %s >/dev/null 2>&1",
+		     bin_path("icache-sim"), dir));
+	ck_assert_msg(st == 1, "record with 4 KiB buffers lost nothing? exit %d", st);
+	expect_incomplete(dir, "events in");
+	char *json = view(&st, "--summary --json", dir);
+	ck_assert_msg(json_num(json, NULL, "discarded_events") > 0, "%.600s", json);
+	ck_assert_msg(strstr(json, "\"loss_windows\":[{\"stream\":"), "%.600s", json);
+	free(json);
+}
+END_TEST
+
+/* Wait (at most 30 s) until record's watcher has destroyed its session. */
+static void wait_session_gone(int pid)
+{
+	for (int i = 0; i < 300; i++) {
+		int st;
+		char *out = run_cmd(&st, "lttng list 2>/dev/null | grep -c 'icache-rec-%d-'", pid);
+		bool gone = atoi(out) == 0;
+		free(out);
+		if (gone)
+			return;
+		usleep(100000);
+	}
+	ck_abort_msg("record %d's session is still there 30 s after it was killed", pid);
+}
+
+static void killed_recorder(const char *name, int sig)
+{
+	char dir[512], cmd[1024];
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
+	snprintf(cmd, sizeof(cmd),
+		 "exec %s record --scheme merged --workload mixed --cpus 2 --duration 20s "
+		 "--quiet -o %s >/dev/null 2>&1",
+		 bin_path("icache-sim"), dir);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	/* Kill it once it is recording: its stream files grow. */
+	int st;
+	for (int i = 0; i < 200; i++) {
+		char *sz = run_cmd(&st, "du -sk %s 2>/dev/null | cut -f1", dir);
+		long kb = atol(sz);
+		free(sz);
+		if (kb > 2048)
+			break;
+		usleep(50000);
+	}
+	kill(pid, sig);
+	waitpid(pid, &st, 0);
+	wait_session_gone(pid);
+	int ist;
+	char *sum = view(&ist, "--summary", dir);
+	ck_assert_msg(ist == 0, "%s: exit %d: %s", dir, ist, sum);
+	/* Interrupted cleanly (run_end says so) or cut: never "complete". */
+	ck_assert_msg(strstr(sum, "no run_end event") || strstr(sum, "the run was interrupted"),
+		      "%.600s", sum);
+	free(sum);
+	expect_incomplete(dir, "run");
+}
+
+START_TEST(recorder_killed)
+{
+	killed_recorder("sigkill", SIGKILL);
+}
+END_TEST
+
+START_TEST(recorder_terminated)
+{
+	killed_recorder("sigterm", SIGTERM);
+}
+END_TEST
+
+/*
+ * Two simulators (merged, then global) traced into one plain lttng
+ * session; their pids in *a, *b.  Only our two processes: each waits on a
+ * FIFO until the session, tracking just their pids, has started (other
+ * programs may trace icache events on this machine at the same time).
+ * vpid: add that context; one_by_one: the second starts after the first.
+ */
+static void two_sims(const char *dir, const char *name, bool vpid, bool one_by_one, int *a, int *b)
+{
+	char sess[96], sim[4096];
+	int st;
+	snprintf(sess, sizeof(sess), "icdamage-%s-%d", name, (int)getpid());
+	ck_assert_ptr_nonnull(realpath(bin_path("icache-sim"), sim));
+	char *out =
+		run_cmd(&st,
+			"cd %s && mkfifo %s.1 %s.2 && "
+			"{ sh -c 'read x < %s.1; exec %s run --scheme merged --ops 1500 --quiet' "
+			">/dev/null & a=$!; "
+			"  sh -c 'read x < %s.2; exec %s run --scheme global --ops 1500 --quiet' "
+			">/dev/null & b=$!; "
+			"  lttng create %s --output=%s >/dev/null && "
+			"  lttng enable-channel -u -s %s --subbuf-size=4M c0 >/dev/null && "
+			"  lttng enable-event -u -s %s -c c0 'icache:*' >/dev/null && "
+			"  lttng add-context -u -s %s -c c0 %s -t vtid >/dev/null && "
+			"  lttng untrack -u -s %s --vpid --all >/dev/null && "
+			"  lttng track -u -s %s --vpid=$a,$b >/dev/null && "
+			"  lttng start %s >/dev/null; echo go > %s.1; %s echo go > %s.2; "
+			"  wait $a; wait $b; echo $a $b; "
+			"  lttng stop %s >/dev/null; lttng destroy %s >/dev/null; }",
+			tmp, name, name, name, sim, name, sim, sess, dir, sess, sess, sess,
+			vpid ? "-t vpid" : "", sess, sess, sess, name, one_by_one ? "wait $a;" : "",
+			name, sess, sess);
+	ck_assert_msg(sscanf(out, "%d %d", a, b) == 2, "%.300s", out);
+	free(out);
+}
+
+/* Two simulators traced into one plain lttng session with vpid. */
+START_TEST(two_processes_never_one_story)
+{
+	char dir[512];
+	int st;
+	snprintf(dir, sizeof(dir), "%s/two", tmp);
+	int a = 0, b = 0;
+	two_sims(dir, "two", true, false, &a, &b);
+	expect_refused(dir, "in one trace, not one story");
+	char *err = view(&st, "--summary", dir);
+	char pa[32], pb[32];
+	snprintf(pa, sizeof(pa), "pid %d", a);
+	snprintf(pb, sizeof(pb), "pid %d", b);
+	ck_assert_msg(strstr(err, pa) && strstr(err, pb) && strstr(err, "--run N or --pid P"),
+		      "%.600s", err);
+	free(err);
+	/* Each process alone is one whole story with its own scheme. */
+	char args[64];
+	snprintf(args, sizeof(args), "--summary --pid %d", a);
+	char *one = view(&st, args, dir);
+	ck_assert_msg(st == 0 && strstr(one, "scheme merged") && strstr(one, "complete   yes"),
+		      "%.600s", one);
+	free(one);
+	snprintf(args, sizeof(args), "--summary --json --pid %d", b);
+	one = view(&st, args, dir);
+	ck_assert_msg(st == 0 && strstr(one, "\"scheme\":\"global\""), "%.600s", one);
+	char shown[96];
+	snprintf(shown, sizeof(shown), "\"scheme\":\"global\",\"pid\":%d,\"shown\":true", b);
+	ck_assert_msg(strstr(one, shown) && strstr(one, "\"shown\":false"), "%.900s", one);
+	free(one);
+	/* --run names a run; a run that is not there is one line, exit 2. */
+	one = view(&st, "--summary --run 99", dir);
+	ck_assert_msg(st == 2 && strstr(one, "no run 99 in this trace"), "%.600s", one);
+	free(one);
+}
+END_TEST
+
+/* Without a vpid context a run is the window from its run_begin to the
+ * run_end of the same thread: two runs one after the other still are two
+ * stories, and --run picks one. */
+START_TEST(two_runs_without_vpid)
+{
+	char dir[512];
+	int st, a = 0, b = 0;
+	snprintf(dir, sizeof(dir), "%s/seq", tmp);
+	two_sims(dir, "seq", false, true, &a, &b);
+	expect_refused(dir, "2 runs in one trace, not one story");
+	char *one = view(&st, "--summary --run 2", dir);
+	ck_assert_msg(st == 0 && strstr(one, "scheme global") && strstr(one, "complete   yes"),
+		      "%.900s", one);
+	free(one);
+	one = view(&st, "--summary --run 1", dir);
+	ck_assert_msg(st == 0 && strstr(one, "scheme merged") && strstr(one, "complete   yes"),
+		      "%.900s", one);
+	free(one);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("damage");
+	TCase *tc = tcase_create("damaged traces");
+	tcase_set_timeout(tc, 300);
+	tcase_add_unchecked_fixture(tc, record_good, cleanup);
+	tcase_add_test(tc, complete_trace_is_complete);
+	tcase_add_test(tc, release_without_acquire);
+	tcase_add_test(tc, cut_at_packet_boundary);
+	tcase_add_test(tc, cut_mid_packet);
+	tcase_add_test(tc, stream_file_deleted);
+	tcase_add_test(tc, interactive_says_incomplete);
+	tcase_add_test(tc, metadata_name_bit_flipped);
+	tcase_add_test(tc, lost_events_make_no_violation);
+	tcase_add_test(tc, recorder_killed);
+	tcase_add_test(tc, recorder_terminated);
+	tcase_add_test(tc, two_processes_never_one_story);
+	tcase_add_test(tc, two_runs_without_vpid);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,220 @@
+/*
+ * test_fidelity.c - every scheme does what its kernel did, path by path.
+ *
+ * Each file in tests/fidelity/ is a scenario (`icache-sim play` runs it)
+ * that plays one code path alone on cpu0, followed by the steps that path
+ * must take, written by hand from that era's source:
+ *
+ *     # source: fs/inode.c at v2.6.39 (61c4f2c81c61)
+ *     #> acquire inode_hash_lock in iget_locked | iget_locked: spin_lock(&inode_hash_lock)
+ *
+ * A "#>" line is one step of the play log (without "step N: cpu0 "), then
+ * "|" and the kernel line it stands for.  Every step of the path is
+ * listed, in order; begin and end of the operations are not.  The test
+ * plays the file and compares step for step: a scheme change that moves,
+ * adds or drops a lock operation, a state change or a list move fails here
+ * and names the file, the step and the kernel line.
+ */
+#include <dirent.h>
+#include <errno.h>
+
+#include "tests/testutil.h"
+
+#define FID_DIR "tests/fidelity"
+#define MAX_STEPS 512
+
+struct steps {
+	char *line[MAX_STEPS];
+	int n;
+};
+
+static void steps_free(struct steps *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->line[i]);
+	s->n = 0;
+}
+
+static void steps_add(struct steps *s, const char *b, size_t len)
+{
+	while (len && (b[len - 1] == ' ' || b[len - 1] == '\t'))
+		len--;
+	ck_assert_int_lt(s->n, MAX_STEPS);
+	s->line[s->n] = strndup(b, len);
+	ck_assert_ptr_nonnull(s->line[s->n]);
+	s->n++;
+}
+
+static char *slurp(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	ck_assert_msg(f != NULL, "%s: %s", file, strerror(errno));
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n = getdelim(&buf, &cap, '\0', f);
+	fclose(f);
+	ck_assert_msg(n >= 0, "%s: empty", file);
+	return buf;
+}
+
+/*
+ * The expected steps of a file; checks that each cites its kernel line and
+ * that the file names its source.  Returns the number of "# source:" lines.
+ */
+static int read_expected(const char *file, struct steps *exp)
+{
+	char *text = slurp(file), *save = NULL;
+	int sources = 0, lineno = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		if (strncmp(l, "# source:", 9) == 0 && strlen(l) > 12)
+			sources++;
+		if (strncmp(l, "#>", 2) != 0)
+			continue;
+		const char *b = l + 2;
+		while (*b == ' ')
+			b++;
+		const char *bar = strstr(b, " | ");
+		ck_assert_msg(bar && strlen(bar + 3) > 3,
+			      "%s: a #> line without its kernel line after ' | ': %s", file, l);
+		steps_add(exp, b, (size_t)(bar - b));
+	}
+	free(text);
+	return sources;
+}
+
+/* The steps the player logged, "step N: cpuK " and begin/end dropped. */
+static int read_actual(const char *file, struct steps *act)
+{
+	int st;
+	char *out = run_cmd(&st, "timeout 30 %s play %s 2>&1", bin_path("icache-sim"), file);
+	char *save = NULL;
+
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(l, "step ", 5) != 0)
+			continue;
+		char *p = strstr(l, ": cpu");
+		if (!p || !(p = strchr(p + 2, ' ')))
+			continue;
+		p++;
+		if (strncmp(p, "begin ", 6) == 0 || strncmp(p, "end ", 4) == 0)
+			continue;
+		steps_add(act, p, strlen(p));
+	}
+	free(out);
+	return st;
+}
+
+/* NULL if they match, else a malloc'd account of the first difference. */
+static char *compare(const char *file, const struct steps *exp, const struct steps *act)
+{
+	char *msg = NULL;
+	int n = exp->n > act->n ? exp->n : act->n;
+
+	for (int i = 0; i < n; i++) {
+		const char *e = i < exp->n ? exp->line[i] : "(nothing more)";
+		const char *a = i < act->n ? act->line[i] : "(nothing more)";
+		if (strcmp(e, a) == 0)
+			continue;
+		if (asprintf(&msg,
+			     "%s: step %d of the path differs from the kernel:\n"
+			     "  kernel:    %s\n  simulator: %s",
+			     file, i + 1, e, a) < 0)
+			msg = strdup(file);
+		return msg;
+	}
+	return NULL;
+}
+
+static int fid_files(char names[][256], int max)
+{
+	DIR *d = opendir(FID_DIR);
+	int n = 0;
+
+	ck_assert_msg(d != NULL, FID_DIR ": %s", strerror(errno));
+	for (struct dirent *e; (e = readdir(d)) && n < max;) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && strcmp(e->d_name + len - 4, ".fid") == 0)
+			snprintf(names[n++], 256, FID_DIR "/%s", e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, 256, (int (*)(const void *, const void *))strcmp);
+	return n;
+}
+
+START_TEST(every_path_follows_its_kernel)
+{
+	static char names[256][256];
+	int n = fid_files(names, 256), failed = 0;
+
+	ck_assert_int_gt(n, 0);
+	for (int i = 0; i < n; i++) {
+		struct steps exp = { 0 }, act = { 0 };
+		int sources = read_expected(names[i], &exp);
+		ck_assert_msg(sources > 0, "%s: no '# source:' line", names[i]);
+		ck_assert_msg(exp.n > 0, "%s: no expected steps", names[i]);
+		int st = read_actual(names[i], &act);
+		char *msg = compare(names[i], &exp, &act);
+		if (st != 0 || msg) {
+			fprintf(stderr, "%s\n", msg ? msg : "play failed");
+			if (st != 0)
+				fprintf(stderr, "%s: play exits %d\n", names[i], st);
+			failed++;
+		}
+		free(msg);
+		steps_free(&exp);
+		steps_free(&act);
+	}
+	ck_assert_msg(failed == 0, "%d of %d paths differ from their kernel (above)", failed, n);
+	printf("test_fidelity: %d paths match their kernel step for step\n", n);
+}
+END_TEST
+
+/*
+ * The comparison is not vacuous: a path with one kernel step taken away,
+ * or two swapped, is reported at that step.
+ */
+START_TEST(a_changed_path_is_reported)
+{
+	static char names[256][256];
+	int n = fid_files(names, 256);
+	struct steps exp = { 0 }, act = { 0 };
+
+	ck_assert_int_gt(n, 0);
+	read_expected(names[0], &exp);
+	read_actual(names[0], &act);
+	ck_assert_ptr_null(compare(names[0], &exp, &act));
+	ck_assert_int_ge(exp.n, 3);
+
+	char *dropped = exp.line[1];
+	memmove(&exp.line[1], &exp.line[2], (size_t)(exp.n - 2) * sizeof(char *));
+	exp.n--;
+	char *msg = compare(names[0], &exp, &act);
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_ptr_nonnull(strstr(msg, "step 2 of the path"));
+	free(msg);
+	exp.line[exp.n++] = dropped;
+
+	char *t = act.line[0];
+	act.line[0] = act.line[1];
+	act.line[1] = t;
+	msg = compare(names[0], &exp, &act);
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_ptr_nonnull(strstr(msg, "step 1 of the path"));
+	free(msg);
+	steps_free(&exp);
+	steps_free(&act);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fidelity");
+	TCase *tc = tcase_create("paths");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, every_path_follows_its_kernel);
+	tcase_add_test(tc, a_changed_path_is_reported);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

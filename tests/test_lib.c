@@ -1,0 +1,242 @@
+/*
+ * test_lib.c - lib/, the code every program shares: the fatal path of
+ * checked allocation (hook first, one line, status 2), the JSON string
+ * writer, the --keys notation, fork/exec with capture, the CTF directory
+ * scan, the lock_stat table and the palette's NO_COLOR rule.
+ */
+#include <curses.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "lib/ctf.h"
+#include "lib/json.h"
+#include "lib/keys.h"
+#include "lib/lockstat.h"
+#include "lib/spawn.h"
+#include "lib/term.h"
+#include "lib/xalloc.h"
+#include "tests/testutil.h"
+
+/* ---- xalloc: the fatal path ------------------------------------------------ */
+
+static int hook_fd = -1;
+
+static void test_hook(void)
+{
+	if (write(hook_fd, "H", 1) != 1)
+		_exit(99);
+}
+
+/*
+ * In a child: register the hook, then ask for more memory than exists.
+ * The parent sees the hook's byte arrive before the message, one line on
+ * stderr naming the program, and exit status 2.
+ */
+START_TEST(fatal_runs_the_hook_then_one_line_exit_2)
+{
+	int hook[2], err[2];
+	ck_assert_int_eq(pipe(hook), 0);
+	ck_assert_int_eq(pipe(err), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		hook_fd = hook[1];
+		dup2(err[1], 2);
+		fatal_hook_set(test_hook);
+		/* n * size overflows: refused before malloc is asked, so
+		 * sanitizers (which abort on absurd sizes) see nothing. */
+		void *p = xcalloc(SIZE_MAX / 2, 4);
+		_exit(p ? 0 : 98);
+	}
+	close(hook[1]);
+	close(err[1]);
+	char h[8] = "", msg[512] = "";
+	ssize_t nh = read(hook[0], h, sizeof(h));
+	ssize_t nm = 0, r;
+	/* stderr is unbuffered: the line comes in several writes. */
+	while ((r = read(err[0], msg + nm, sizeof(msg) - 1 - (size_t)nm)) > 0)
+		nm += r;
+	int st;
+	waitpid(pid, &st, 0);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+	ck_assert_int_eq(nh, 1);
+	ck_assert_int_eq(h[0], 'H');
+	ck_assert_int_gt(nm, 0);
+	msg[nm] = 0;
+	ck_assert_msg(strstr(msg, "test_lib: out of memory") == msg, "%s", msg);
+	ck_assert_msg(strchr(msg, '\n') == msg + nm - 1, "not one line: %s", msg);
+	close(hook[0]);
+	close(err[0]);
+}
+END_TEST
+
+START_TEST(x_functions_return_what_they_copy)
+{
+	char *s = xstrdup("inode_lock");
+	ck_assert_str_eq(s, "inode_lock");
+	char *t = xstrndup("i_lock > lru", 6);
+	ck_assert_str_eq(t, "i_lock");
+	char *u = xasprintf("%s/%d", "cpu", 3);
+	ck_assert_str_eq(u, "cpu/3");
+	int *z = xcalloc(4, sizeof(int));
+	ck_assert_int_eq(z[0] | z[1] | z[2] | z[3], 0);
+	z = xreallocarray(z, 1000, sizeof(int));
+	z[999] = 7;
+	ck_assert_int_eq(z[999], 7);
+	free(s);
+	free(t);
+	free(u);
+	free(z);
+}
+END_TEST
+
+/* ---- json -------------------------------------------------------------------- */
+
+START_TEST(json_strings_are_escaped_once_for_all)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	json_str(f, "a\"b\\c\nd\te\001f");
+	fputc(' ', f);
+	json_str(f, NULL);
+	fputc(' ', f);
+	json_str_or_null(f, "x", false);
+	fputc(' ', f);
+	json_str_or_null(f, "x", true);
+	fclose(f);
+	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\nd\\te\\u0001f\" \"\" null \"x\"");
+	free(buf);
+}
+END_TEST
+
+/* ---- keys -------------------------------------------------------------------- */
+
+START_TEST(keys_notation)
+{
+	int k[32];
+	int n = keys_parse("a<Enter><Tab><Up><PgDn><F10><lt>x<gt>\\n<Nope>", k, 32);
+	const int want[] = { 'a', '\n', '\t', KEY_UP, KEY_NPAGE, KEY_F(10), '<', 'x',
+			     '>', '\n', '<',  'N',    'o',       'p',       'e', '>' };
+	ck_assert_int_eq(n, (int)(sizeof(want) / sizeof(want[0])));
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(k[i] == want[i], "key %d: %d, not %d", i, k[i], want[i]);
+	/* The output is bounded by max. */
+	ck_assert_int_eq(keys_parse("abcdef", k, 3), 3);
+}
+END_TEST
+
+/* ---- spawn -------------------------------------------------------------------- */
+
+START_TEST(spawn_captures_output_and_status)
+{
+	char *out;
+	char *echo[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	ck_assert_int_eq(spawn_capture(echo, true, &out), 3);
+	ck_assert_str_eq(out, "out\nerr\n");
+	free(out);
+	ck_assert_int_eq(spawn_capture(echo, false, &out), 3);
+	ck_assert_str_eq(out, "out\n");
+	free(out);
+	char *nosuch[] = { "/nonexistent/icache-nothing", NULL };
+	ck_assert_int_eq(spawn_capture(nosuch, true, &out), 127);
+	ck_assert_ptr_nonnull(strstr(out, "cannot run /nonexistent/icache-nothing"));
+	free(out);
+	char *killed[] = { "sh", "-c", "kill -9 $$", NULL };
+	ck_assert_int_eq(spawn_capture(killed, true, &out), -1);
+	free(out);
+}
+END_TEST
+
+/* ---- ctf: finding the trace directories ------------------------------------- */
+
+static void touch(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(ctf_dirs_found_at_any_depth)
+{
+	char root[] = "/tmp/icache-test-lib.XXXXXX", p[512];
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(p, sizeof(p), "%s/ust", root);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/ust/uid", root);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/ust/uid/metadata", root);
+	touch(p, "/* CTF 1.8 */");
+	snprintf(p, sizeof(p), "%s/ust/uid/chan_0", root);
+	touch(p, "12345");
+	snprintf(p, sizeof(p), "%s/notes", root);
+	touch(p, "x");
+
+	struct ctf_dirs d = { 0 };
+	ctf_dirs_scan(&d, root);
+	ck_assert_int_eq(d.n, 1);
+	snprintf(p, sizeof(p), "%s/ust/uid", root);
+	ck_assert_str_eq(d.dirs[0], p);
+	ck_assert_int_eq(d.nfiles, 3);
+	ck_assert_uint_eq(d.bytes, 5); /* the stream file, not the metadata */
+	ctf_dirs_free(&d);
+	ck_assert_int_eq(d.n, 0);
+	char *rm[] = { "rm", "-rf", root, NULL }, *out;
+	ck_assert_int_eq(spawn_capture(rm, true, &out), 0);
+	free(out);
+}
+END_TEST
+
+/* ---- lockstat, term ------------------------------------------------------------ */
+
+START_TEST(lockstat_row_layout)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const uint64_t v[LOCKSTAT_NCOLS] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	lockstat_header(f);
+	lockstat_print(f, "i_lock", v);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "class                 acquisitions  contentions"));
+	ck_assert_ptr_nonnull(strstr(buf, "\ni_lock                           1            2 "));
+	free(buf);
+}
+END_TEST
+
+START_TEST(no_color_is_honoured)
+{
+	setenv("TERM", "xterm", 1);
+	unsetenv("NO_COLOR");
+	ck_assert(term_env_wants_color());
+	setenv("NO_COLOR", "", 1); /* empty: no effect (no-color.org) */
+	ck_assert(term_env_wants_color());
+	setenv("NO_COLOR", "1", 1);
+	ck_assert(!term_env_wants_color());
+	unsetenv("NO_COLOR");
+	setenv("TERM", "dumb", 1);
+	ck_assert(!term_env_wants_color());
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lib");
+	TCase *tc = tcase_create("lib");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, fatal_runs_the_hook_then_one_line_exit_2);
+	tcase_add_test(tc, x_functions_return_what_they_copy);
+	tcase_add_test(tc, json_strings_are_escaped_once_for_all);
+	tcase_add_test(tc, keys_notation);
+	tcase_add_test(tc, spawn_captures_output_and_status);
+	tcase_add_test(tc, ctf_dirs_found_at_any_depth);
+	tcase_add_test(tc, lockstat_row_layout);
+	tcase_add_test(tc, no_color_is_honoured);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
