@@ -117,7 +117,7 @@ BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 BREAKS := missed_wakeup freed_hashed duplicate_inode unlocked_ref nested_ilock
 BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
 
-.PHONY: all check demo bench install clean deps format format-check fuzz check-dummy-event
+.PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
 all: $(BINS) $(TEST_BINS) $(BREAK_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -162,9 +162,25 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(SIM_LIB) $(if $(VI
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
+# ---- pre-recorded lesson traces ------------------------------------------
+# One recording of each lesson's scenario, for machines with no LTTng
+# session daemon: icache-lesson loads $(BUILD)/traces/NAME when it cannot
+# record (lessons/src/lesson_trace.h).  test_lessons checks each against a
+# fresh recording.
+
+LESSON_TRACE_SCNS := $(sort $(shell sed -n 's/^scenario: *scenarios\///p' lessons/*.lesson 2>/dev/null))
+LESSON_TRACES := $(patsubst %.scn,$(BUILD)/traces/%.stamp,$(LESSON_TRACE_SCNS))
+
+traces: $(LESSON_TRACES)
+
+$(BUILD)/traces/%.stamp: lessons/scenarios/%.scn $(SIM_BIN)
+	@mkdir -p $(BUILD)/traces && rm -rf $(BUILD)/traces/$*
+	$(SIM_BIN) play $< -o $(BUILD)/traces/$* > /dev/null
+	@touch $@
+
 # ---- the things a user types --------------------------------------------
 
-check: all
+check: all $(if $(filter 0,$(TRACE)),,traces)
 	@BUILD=$(BUILD) SAN=$(SAN) ONLY="$(ONLY)" sh tests/run-all.sh
 
 demo:
@@ -184,6 +200,8 @@ install: all
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
+	if [ -d $(BUILD)/traces ]; then mkdir -p $(DESTDIR)$(PREFIX)/share/icache-lab/traces && \
+		for d in $(BUILD)/traces/*/; do cp -r $$d $(DESTDIR)$(PREFIX)/share/icache-lab/traces/; done; fi
 
 fuzz:
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) sh viewer/fuzz.sh

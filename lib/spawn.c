@@ -74,3 +74,30 @@ int spawn_capture(char *const argv[], bool with_stderr, char **output)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+int spawn_capture_split(char *const argv[], char **output, char **errors)
+{
+	/* stderr into a file of its own, read once the child is gone:
+	 * through the stdout pipe, an unbuffered error line would land in
+	 * the middle of the buffered output, cutting a line in two. */
+	FILE *ef = tmpfile();
+	int saved = -1, st;
+
+	if (!ef) {
+		*output = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
+		*errors = xstrdup("");
+		return -1;
+	}
+	fflush(NULL);
+	saved = dup(2);
+	dup2(fileno(ef), 2);
+	st = spawn_capture(argv, false, output);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+	lseek(fileno(ef), 0, SEEK_SET);
+	*errors = read_all(fileno(ef));
+	fclose(ef);
+	return st;
+}

@@ -18,4 +18,12 @@
  */
 int spawn_capture(char *const argv[], bool with_stderr, char **output);
 
+/*
+ * The same with stdout and stderr apart (both malloc'd, never NULL), for
+ * a program whose error line must not land inside its output.  The
+ * caller's own stderr is pointed at a temporary file while the child
+ * runs (the child inherits it); single-threaded callers only.
+ */
+int spawn_capture_split(char *const argv[], char **output, char **errors);
+
 #endif /* LIB_SPAWN_H */

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "tests/testutil.h"
+#include "viewer/ctfgen.h"
 
 static char tmp[256];  /* scratch directory of the suite */
 static char good[300]; /* a complete recording */
@@ -133,6 +134,27 @@ static void expect_refused(const char *dir, const char *what)
 		free(out);
 	}
 }
+
+/* A release the trace never saw taken (written by hand: LTTng does not
+ * make one on purpose) is a reason, not a silent count. */
+START_TEST(release_without_acquire)
+{
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/orphan", tmp);
+	struct ctfgen_event e[] = {
+		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
+		{ CTFGEN_RELEASE, 2000, 0, 2, 0, 0, 1000 },
+		{ CTFGEN_RELEASE, 3000, 1, 2, 0, 7, 500 },
+	};
+	ck_assert_int_eq(ctfgen_write(dir, "icache", e, 3), 0);
+	int st;
+	char *sum = view(&st, "--summary", dir);
+	ck_assert_msg(st == 0 && strstr(sum, "complete   NO") &&
+			      strstr(sum, "1 lock release without a matching acquire"),
+		      "%.900s", sum);
+	free(sum);
+}
+END_TEST
 
 START_TEST(complete_trace_is_complete)
 {
@@ -363,38 +385,50 @@ START_TEST(recorder_terminated)
 }
 END_TEST
 
-/* Two simulators traced into one plain lttng session with vpid. */
-START_TEST(two_processes_never_one_story)
+/*
+ * Two simulators (merged, then global) traced into one plain lttng
+ * session; their pids in *a, *b.  Only our two processes: each waits on a
+ * FIFO until the session, tracking just their pids, has started (other
+ * programs may trace icache events on this machine at the same time).
+ * vpid: add that context; one_by_one: the second starts after the first.
+ */
+static void two_sims(const char *dir, const char *name, bool vpid, bool one_by_one, int *a, int *b)
 {
-	char dir[512], sess[64];
+	char sess[96], sim[4096];
 	int st;
-	snprintf(dir, sizeof(dir), "%s/two", tmp);
-	snprintf(sess, sizeof(sess), "icdamage-two-%d", (int)getpid());
-	char sim[4096];
+	snprintf(sess, sizeof(sess), "icdamage-%s-%d", name, (int)getpid());
 	ck_assert_ptr_nonnull(realpath(bin_path("icache-sim"), sim));
-	/* Only our two processes: each waits on a FIFO until the session,
-	 * tracking just their pids, has started (other programs may trace
-	 * icache events on this machine at the same time). */
 	char *out =
 		run_cmd(&st,
-			"cd %s && mkfifo f1 f2 && "
-			"{ sh -c 'read x < f1; exec %s run --scheme merged --ops 1500 --quiet' "
+			"cd %s && mkfifo %s.1 %s.2 && "
+			"{ sh -c 'read x < %s.1; exec %s run --scheme merged --ops 1500 --quiet' "
 			">/dev/null & a=$!; "
-			"  sh -c 'read x < f2; exec %s run --scheme global --ops 1500 --quiet' "
+			"  sh -c 'read x < %s.2; exec %s run --scheme global --ops 1500 --quiet' "
 			">/dev/null & b=$!; "
 			"  lttng create %s --output=%s >/dev/null && "
 			"  lttng enable-channel -u -s %s --subbuf-size=4M c0 >/dev/null && "
 			"  lttng enable-event -u -s %s -c c0 'icache:*' >/dev/null && "
-			"  lttng add-context -u -s %s -c c0 -t vpid -t vtid >/dev/null && "
+			"  lttng add-context -u -s %s -c c0 %s -t vtid >/dev/null && "
 			"  lttng untrack -u -s %s --vpid --all >/dev/null && "
 			"  lttng track -u -s %s --vpid=$a,$b >/dev/null && "
-			"  lttng start %s >/dev/null; echo go > f1; echo go > f2; "
+			"  lttng start %s >/dev/null; echo go > %s.1; %s echo go > %s.2; "
 			"  wait $a; wait $b; echo $a $b; "
 			"  lttng stop %s >/dev/null; lttng destroy %s >/dev/null; }",
-			tmp, sim, sim, sess, dir, sess, sess, sess, sess, sess, sess, sess, sess);
-	int a = 0, b = 0;
-	ck_assert_msg(sscanf(out, "%d %d", &a, &b) == 2, "%.300s", out);
+			tmp, name, name, name, sim, name, sim, sess, dir, sess, sess, sess,
+			vpid ? "-t vpid" : "", sess, sess, sess, name, one_by_one ? "wait $a;" : "",
+			name, sess, sess);
+	ck_assert_msg(sscanf(out, "%d %d", a, b) == 2, "%.300s", out);
 	free(out);
+}
+
+/* Two simulators traced into one plain lttng session with vpid. */
+START_TEST(two_processes_never_one_story)
+{
+	char dir[512];
+	int st;
+	snprintf(dir, sizeof(dir), "%s/two", tmp);
+	int a = 0, b = 0;
+	two_sims(dir, "two", true, false, &a, &b);
 	expect_refused(dir, "in one trace, not one story");
 	char *err = view(&st, "--summary", dir);
 	char pa[32], pb[32];
@@ -424,6 +458,27 @@ START_TEST(two_processes_never_one_story)
 }
 END_TEST
 
+/* Without a vpid context a run is the window from its run_begin to the
+ * run_end of the same thread: two runs one after the other still are two
+ * stories, and --run picks one. */
+START_TEST(two_runs_without_vpid)
+{
+	char dir[512];
+	int st, a = 0, b = 0;
+	snprintf(dir, sizeof(dir), "%s/seq", tmp);
+	two_sims(dir, "seq", false, true, &a, &b);
+	expect_refused(dir, "2 runs in one trace, not one story");
+	char *one = view(&st, "--summary --run 2", dir);
+	ck_assert_msg(st == 0 && strstr(one, "scheme global") && strstr(one, "complete   yes"),
+		      "%.900s", one);
+	free(one);
+	one = view(&st, "--summary --run 1", dir);
+	ck_assert_msg(st == 0 && strstr(one, "scheme merged") && strstr(one, "complete   yes"),
+		      "%.900s", one);
+	free(one);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("damage");
@@ -431,6 +486,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, record_good, cleanup);
 	tcase_add_test(tc, complete_trace_is_complete);
+	tcase_add_test(tc, release_without_acquire);
 	tcase_add_test(tc, cut_at_packet_boundary);
 	tcase_add_test(tc, cut_mid_packet);
 	tcase_add_test(tc, stream_file_deleted);
@@ -440,6 +496,7 @@ int main(void)
 	tcase_add_test(tc, recorder_killed);
 	tcase_add_test(tc, recorder_terminated);
 	tcase_add_test(tc, two_processes_never_one_story);
+	tcase_add_test(tc, two_runs_without_vpid);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -8,11 +8,16 @@
  * found; the programs come from $BUILD/bin.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <glob.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "tests/testutil.h"
+#include "lessons/src/drive.h"
+#include "lessons/src/glossary.h"
+#include "lessons/src/lesson.h"
+#include "lessons/src/lesson_trace.h"
 #include "lessons/src/moment.h"
 #include "viewer/names.h"
 
@@ -338,25 +343,48 @@ START_TEST(keys_drive_reaches_goal)
 }
 END_TEST
 
+/* The ABBA programs kept, scheduled so they happen not to deadlock, and
+ * the student's own expect line claiming success. */
+static const char nonfix[] = "scheme merged\ntitle ABBA kept, scheduled around\n"
+			     "cpu0: lock a\ncpu0: lock b\ncpu0: unlock b\ncpu0: unlock a\n"
+			     "cpu1: lock b\ncpu1: lock a\ncpu1: unlock a\ncpu1: unlock b\n"
+			     "cpu0 to end\ncpu1 to end\nexpect violation lock_cycle\n";
+
 START_TEST(keys_edit_exercise)
 {
 	fresh_state();
-	/* lesson 08, step 6: the untouched copy does not reach the goal */
+	/* lesson 08, step 6: the untouched copy does not pass */
 	int st;
 	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --keys 'nbnnnne' --screen 130x40 2>&1",
 			    state_dir, bin_path("icache-lesson"));
-	ck_assert_msg(strstr(out, "Step 6/6"), "%s", out);
-	ck_assert_msg(strstr(out, "does not happen yet"), "%s", out);
+	ck_assert_msg(strstr(out, "Step 6/6"), "no step 6");
+	ck_assert_msg(strstr(out, "Not yet."), "the untouched copy passed");
 	free(out);
-	/* the student's copy, fixed (here: the shipped solution), passes */
-	free(run_cmd(&st,
-		     "cp lessons/scenarios/abba-fixed.scn "
-		     "%s/icache-lab/work/08-lock-order-and-deadlock-step6.scn",
-		     state_dir));
-	ck_assert_int_eq(st, 0);
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --keys 'nbnnnne' --screen 130x40 2>&1",
+	/* a non-fix (the order kept, both CPUs run to the end, the student
+	 * expecting the cycle) is rejected for the cycle, in full */
+	char work[512];
+	snprintf(work, sizeof(work), "%s/icache-lab/work/08-lock-order-and-deadlock-step6.scn",
+		 state_dir);
+	FILE *f = fopen(work, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(nonfix, f);
+	fclose(f);
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --step 6 --keys e --screen 150x45 2>&1",
 		      state_dir, bin_path("icache-lesson"));
-	ck_assert_msg(strstr(out, "Well done"), "%s", out);
+	ck_assert_msg(!strstr(out, "Well done"), "the non-fix passed");
+	ck_assert_msg(strstr(out, "'violation lock_cycle' happens"), "no reason given");
+	/* ... and the panes show the student's run: its cycle */
+	ck_assert_msg(strstr(out, "possible circular locking dependency"), "not the student's run");
+	free(out);
+	/* the shipped solution passes, and progress records the exercise */
+	free(run_cmd(&st, "cp lessons/scenarios/abba-fixed.scn %s", work));
+	ck_assert_int_eq(st, 0);
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --step 6 --keys e --screen 130x40 2>&1",
+		      state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "Well done"), "the fix did not pass");
+	free(out);
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "exercises 1/2 solved"), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }
@@ -431,15 +459,15 @@ START_TEST(tmux_walk_lesson_01)
 		     "'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s 1; sleep 30'",
 		     cwd, sock, state_dir, exe));
 	ck_assert_int_eq(st, 0);
-	ck_assert_msg(wait_for("Step 1/10", 15), "the lesson did not start");
+	ck_assert_msg(wait_for("Step 1/11", 15), "the lesson did not start");
 	char *s = capture();
 	ck_assert_msg(strstr(s, "In this lesson you will:"), "%s", s);
 	ck_assert_msg(strstr(s, "Events by CPU"), "no lanes pane: %s", s);
 	free(s);
 
-	/* step 4 asks; the trace after the moment waits for the answer */
+	/* step 4 asks; the panes never show what comes after the moment */
 	keys("Space Space Space");
-	ck_assert(wait_for("Step 4/10", 5));
+	ck_assert(wait_for("Step 4/11", 5));
 	s = capture();
 	ck_assert_msg(strstr(s, "Predict first"), "%s", s);
 	ck_assert_msg(strstr(s, "Inode") && strstr(s, "Held locks"), "%s", s);
@@ -447,11 +475,16 @@ START_TEST(tmux_walk_lesson_01)
 	keys("b");
 	ck_assert_msg(wait_for("Right.", 5), "no verdict");
 	keys("n n n n");
-	ck_assert(wait_for("Step 8/10", 5));
-	keys("a"); /* a wrong answer is told so, with the right one */
-	ck_assert(wait_for("Not this time", 5));
-	keys("n n");
-	ck_assert(wait_for("Step 10/10", 5));
+	ck_assert(wait_for("Step 8/11", 5));
+	keys("a"); /* a wrong answer gets a second try */
+	ck_assert(wait_for("Not this one", 5));
+	s = capture();
+	ck_assert_msg(!strstr(s, "worth keeping"), "the explanation came early: %s", s);
+	free(s);
+	keys("b");
+	ck_assert(wait_for("Right on the second try", 5));
+	keys("n n n");
+	ck_assert(wait_for("Step 11/11", 5));
 	s = capture();
 	ck_assert_msg(strstr(s, "I_FREEING and the end"), "%s", s);
 	ck_assert_msg(strstr(s, "Sources:"), "%s", s);
@@ -459,7 +492,8 @@ START_TEST(tmux_walk_lesson_01)
 	keys("n");
 	ck_assert(wait_for("That was the last step", 5));
 	keys("q");
-	/* progress: all ten steps seen, done, one of two answers right */
+	/* progress: all eleven steps seen, done, one of two FIRST answers
+	 * right, the marks of each step */
 	char path[512];
 	snprintf(path, sizeof(path), "%s/icache-lab/progress", state_dir);
 	bool found = false;
@@ -467,7 +501,7 @@ START_TEST(tmux_walk_lesson_01)
 		FILE *f = fopen(path, "r");
 		char line[256];
 		while (f && fgets(line, sizeof(line), f))
-			found |= strcmp(line, "01-inode-cache 10 10 1 1 2\n") == 0;
+			found |= strcmp(line, "01-inode-cache 11 11 1 1 2 11 ...R...W...\n") == 0;
 		if (f)
 			fclose(f);
 		usleep(100000);
@@ -478,6 +512,599 @@ START_TEST(tmux_walk_lesson_01)
 	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "done, 1/2 right"), "%s", out);
 	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* ---- scheduler mode: the crash sequence and random presses -------------- */
+
+/* Nothing a student sees may look like memory garbage or leak our plumbing. */
+static void assert_clean(const char *screen, const char *what)
+{
+	static const char *const bad[] = { "/tmp/", "exited", "icache-drive", ".scn:", "(null)" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!strstr(screen, bad[i]), "%s shows '%s':\n%.3000s", what, bad[i],
+			      screen);
+	/* a negative number (like -93913413) is garbage everywhere but
+	 * "cpu-1", the lane of events without a CPU */
+	for (const char *p = screen; (p = strchr(p, '-')); p++)
+		if (p[1] >= '0' && p[1] <= '9' &&
+		    (p == screen || p[-1] == ' ' || p[-1] == '(' || p[-1] == '=' || p[-1] == '|'))
+			ck_assert_msg(false, "%s shows a negative number at '%.20s'", what, p);
+}
+
+START_TEST(scheduler_crash_sequence)
+{
+	/* The issue's sequence: lesson 05 step 8, 1 x15, 0 x33, then 0, 0:
+	 * it crashed in draw_graph after drawing garbage.  In a terminal,
+	 * key bursts and all. */
+	fresh_state();
+	snprintf(sock, sizeof(sock), "lessoncrash%d", (int)getpid());
+	char cwd[512];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	int st;
+	free(run_cmd(
+		&st,
+		"cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+		"'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s/%s 5 --step 8; echo EXIT=$?; sleep 30'",
+		cwd, sock, state_dir, build_dir()[0] == '/' ? "" : cwd, bin_path("icache-lesson")));
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(wait_for("YOU ARE THE SCHEDULER", 15), "no scheduler step");
+	keys("1 1 1 1 1 1 1 1 1 1 1 1 1 1 1");
+	keys("0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0");
+	ck_assert(wait_for("Your schedule (", 15));
+	keys("0");
+	keys("0");
+	ck_assert_msg(wait_for("Refused:", 15), "the overshooting presses were not refused");
+	usleep(500000);
+	char *scr = capture();
+	ck_assert_msg(!strstr(scr, "EXIT="), "the lesson died:\n%s", scr);
+	ck_assert_msg(strstr(scr, "has finished its program"), "%s", scr);
+	assert_clean(scr, "the crash sequence");
+	free(scr);
+	keys("q");
+	ck_assert_msg(wait_for("EXIT=0", 10), "no clean exit");
+	free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/*
+ * 1 000 random key sequences (CPU numbers, some past a CPU's end, some
+ * for a CPU that does not exist, some undos) on lesson 05's race, lesson
+ * 08's ABBA and the merged race: each settles without an error, keeps
+ * only presses play accepts (settling again drops nothing), and every
+ * reason given is one of the sentences a student is meant to read.
+ * Settling plays without recording; random_sequences_drawn records and
+ * draws a few.
+ */
+START_TEST(scheduler_random_sequences)
+{
+	setenv("ICACHE_SIM", bin_path("icache-sim"), 1);
+	static const char *const scns[] = { "iput-lru-race-v4.scn", "abba-deadlock.scn",
+					    "iput-lru-race-merged.scn" };
+	unsigned seed = 20101022;
+	for (int run = 0; run < 1000; run++) {
+		struct drive *d = drive_new(scn(scns[run % 3]));
+		char err[400];
+		ck_assert(drive_load(d, err, sizeof(err)));
+		int n = 1 + (int)(rand_r(&seed) % 16);
+		for (int i = 0; i < n; i++) {
+			unsigned r = rand_r(&seed) % 10;
+			if (r == 9)
+				drive_undo(d);
+			else if (r % 3 < (unsigned)drive_ncpus(d))
+				drive_push(d, (int)(r % 3));
+		}
+		if (run % 10 == 9) /* now and then a long one, past the ends */
+			for (int i = 0; i < 40; i++)
+				drive_push(d, (int)(rand_r(&seed) % 2));
+		struct drive_outcome o;
+		ck_assert_msg(drive_settle(d, &o, err, sizeof(err)), "run %d: %s", run, err);
+		if (o.refused) {
+			ck_assert_msg(
+				strstr(o.why, " is blocked: it ") || strstr(o.why, " sleeps ") ||
+					strstr(o.why, "every CPU with work left is blocked") ||
+					strstr(o.why, " has finished its program"),
+				"run %d: reason '%s'", run, o.why);
+			assert_clean(o.why, "a refusal");
+		}
+		int kept = drive_nkeys(d);
+		drive_outcome_free(&o);
+		if (run % 10 == 0) { /* a tenth: settling again keeps all */
+			ck_assert(drive_settle(d, &o, err, sizeof(err)));
+			ck_assert_msg(!o.refused && drive_nkeys(d) == kept,
+				      "run %d: settling twice dropped more (%s)", run, o.why);
+			drive_outcome_free(&o);
+		}
+		drive_free(d);
+	}
+}
+END_TEST
+
+/* A few random sequences recorded and drawn, in one run of the lesson:
+ * r starts the schedule over, <Print> shows each screen; 2 is no CPU
+ * here and is refused on the status line. */
+START_TEST(random_sequences_drawn)
+{
+	fresh_state();
+	unsigned seed = 42;
+	char k[4096] = "";
+	size_t len = 0;
+	for (int run = 0; run < 12; run++) {
+		int n = 5 + (int)(rand_r(&seed) % 50);
+		for (int i = 0; i < n; i++) {
+			unsigned r = rand_r(&seed) % 10;
+			k[len++] = r == 9 ? 'u' : (char)('0' + r % 3);
+		}
+		len += (size_t)snprintf(k + len, sizeof(k) - len, "<Print>r");
+	}
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 5 --step 8 --keys '%s' --screen 150x45 2>&1",
+			    state_dir, bin_path("icache-lesson"), k);
+	ck_assert_msg(st == 0, "exit %d", st);
+	int screens = 0;
+	for (char *p = out; (p = strstr(p, "YOU ARE THE SCHEDULER")); p++)
+		screens++;
+	ck_assert_int_ge(screens, 12);
+	assert_clean(out, "random sequences");
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* ---- every lesson, end to end: spoilers, wrong then right, exercises ---- */
+
+/* The keys that walk lesson l: at each step the screen is printed; a
+ * question is answered wrong (printed), then right (printed); a drive
+ * step gets its solution, an edit step e (its copy is the solution). */
+static void walk_keys(const struct lesson *l, char *k, size_t cap)
+{
+	size_t n = 0;
+	for (int i = 0; i < l->nsteps && n + 600 < cap; i++) {
+		const struct step *s = &l->steps[i];
+		n += (size_t)snprintf(k + n, cap - n, "<Print>");
+		if (s->ask) {
+			int wrong = (s->answer + 1) % s->nchoice;
+			n += (size_t)snprintf(k + n, cap - n, "%c<Print>%c<Print>", 'a' + wrong,
+					      'a' + s->answer);
+		}
+		if (s->kind == STEP_DRIVE)
+			for (const char *c = s->solution; *c && n + 20 < cap; c++)
+				if (*c != ' ')
+					k[n++] = *c;
+		if (s->kind == STEP_EDIT)
+			k[n++] = 'e';
+		if (s->kind != STEP_NARRATE)
+			n += (size_t)snprintf(k + n, cap - n, "<Print>");
+		n += (size_t)snprintf(k + n, cap - n, "<Right>");
+	}
+	k[n] = 0;
+}
+
+/* The largest event number a screen's panes print (the lanes' event
+ * column, the inode history, the graph's #N), or -1. */
+static long long max_event_shown(const char *screen, int narrative_w)
+{
+	long long max = -1;
+	for (const char *line = screen; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if ((int)len > narrative_w + 2) {
+			const char *r = line + narrative_w + 2; /* "||" */
+			long long v;
+			int a, b;
+			char cpu[8];
+			/* lanes: "   123    0.4567 ..."; history: "   45 cpu0 ..." */
+			if (sscanf(r, "%*[> ]%lld %d.%d", &v, &a, &b) == 3)
+				max = v > max ? v : max;
+			else if (sscanf(r, "%*[> ]%lld %7[cpu0-9]", &v, cpu) == 2 &&
+				 strncmp(cpu, "cpu", 3) == 0)
+				max = v > max ? v : max;
+			for (const char *h = r; (h = strchr(h, '#')) && h < line + len; h++)
+				if (h[1] >= '0' && h[1] <= '9') {
+					v = atoll(h + 1);
+					max = v > max ? v : max;
+				}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return max;
+}
+
+START_TEST(every_lesson_end_to_end)
+{
+	char *f = lesson_file(_i);
+	struct diag d = { 0 };
+	struct lesson *l = lesson_parse(f, &d);
+	ck_assert_msg(l && !d.n, "%s does not parse", f);
+	fresh_state();
+	/* an exercise's copy: the shipped solution */
+	for (int i = 0; i < l->nsteps; i++)
+		if (l->steps[i].kind == STEP_EDIT) {
+			int st;
+			free(run_cmd(
+				&st,
+				"mkdir -p %s/icache-lab/work && cp %s/%s %s/icache-lab/work/%s-step%d.scn",
+				state_dir, l->dir, l->steps[i].solution, state_dir, l->name,
+				i + 1));
+			ck_assert_int_eq(st, 0);
+		}
+	char *k = malloc(65536);
+	ck_assert_ptr_nonnull(k);
+	walk_keys(l, k, 65536);
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s %s --keys '%s' --screen 160x50 2>&1",
+			    state_dir, bin_path("icache-lesson"), f, k);
+	ck_assert_msg(st == 0, "%s: exit %d", f, st);
+	/* each printed screen: the step it shows, and nothing later */
+	int narrative_w = 160 * 2 / 5, shown = 0, wrong = 0, right = 0, solved = 0;
+	char want[64];
+	snprintf(want, sizeof(want), "Step %d/%d", l->nsteps, l->nsteps);
+	ck_assert_msg(strstr(out, want), "%s: never reached the last step", f);
+	for (char *scr = out; scr && *scr;) {
+		char *ff = strstr(scr, "\f\n");
+		if (!ff)
+			break; /* the screen after the last key: seen */
+		*ff = 0;
+		const char *at = strstr(scr, "(event ");
+		long long pos = -1, of = 0;
+		if (at && sscanf(at, "(event %lld of %lld)", &pos, &of) == 2) {
+			long long m = max_event_shown(scr, narrative_w);
+			ck_assert_msg(m <= pos, "%s: a pane shows event %lld at event %lld:\n%s", f,
+				      m, pos, scr);
+		}
+		shown++;
+		wrong += strstr(scr, "Not this one") != NULL;
+		right += strstr(scr, "Right on the second try") != NULL;
+		solved += strstr(scr, "GOAL REACHED") || strstr(scr, "Well done");
+		assert_clean(scr, f);
+		scr = ff ? ff + 2 : NULL;
+	}
+	int questions = 0, exercises = 0;
+	for (int i = 0; i < l->nsteps; i++) {
+		questions += l->steps[i].ask != NULL;
+		exercises += l->steps[i].kind != STEP_NARRATE;
+	}
+	ck_assert_int_ge(shown, l->nsteps);
+	ck_assert_msg(wrong == questions && right == questions,
+		      "%s: %d questions, %d wrong tries seen, %d right seen", f, questions, wrong,
+		      right);
+	ck_assert_msg(solved == exercises, "%s: %d of %d exercises solved", f, solved, exercises);
+	free(out);
+	/* progress: every first answer was wrong, every exercise solved */
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
+	char line[128];
+	snprintf(line, sizeof(line), "finished steps %2d/%-2d", l->nsteps, l->nsteps);
+	ck_assert_msg(strstr(out, line), "%s: %s", f, out);
+	if (questions) {
+		snprintf(line, sizeof(line), "questions 0/%d right first time (%d answered)",
+			 questions, questions);
+		ck_assert_msg(strstr(out, line), "%s: %s", f, out);
+	}
+	if (exercises) {
+		snprintf(line, sizeof(line), "exercises %d/%d solved", exercises, exercises);
+		ck_assert_msg(strstr(out, line), "%s: %s", f, out);
+	}
+	free(out);
+	free(k);
+	lesson_free(l);
+	ldiag_free(&d);
+	free(f);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* ---- progress across runs ------------------------------------------------ */
+
+START_TEST(progress_keeps_first_answers)
+{
+	fresh_state();
+	int st;
+	/* lesson 02, step 3: right the first time */
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --keys 'nnb' --screen 130x40 2>&1",
+			    state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "Right."), "%s", out);
+	free(out);
+	/* again, wrong: the first answer stays */
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --keys 'nna' --screen 130x40 2>&1", state_dir,
+		      bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "Not this one"), "%s", out);
+	free(out);
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "questions 1/2 right first time (1 answered)"), "%s", out);
+	ck_assert_msg(strstr(out, "not started"), "%s", out);
+	ck_assert_msg(strstr(out, "0 of 10 lessons finished; 1 of 1 questions"), "%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* ---- the glossary --------------------------------------------------------- */
+
+START_TEST(glossary_covers_what_is_shown)
+{
+	struct glossary g;
+	ck_assert(glossary_load("lessons/GLOSSARY.md", &g));
+	/* what the panes print in short, and the list */
+	static const char *const words[] = {
+		"acq",     "WAIT",    "HOLD",    "rel",     "inst=",     "sb=",     "ino=",
+		"H1",      "ALLOC",   "FREE",    "!!",      "try-f",     "bounce",  "wait-us",
+		"hold-us", "I_CLEAR", "b_io",    "bdi",     "MS_ACTIVE", "depth-2", "lock_cycle",
+		"ABBA",    "LRU",     "i_count", "i_nlink",
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		bool found = false;
+		for (int k = 0; k < g.n && !found; k++)
+			found = strstr(g.e[k].term, words[i]) != NULL;
+		ck_assert_msg(found, "GLOSSARY.md has no entry for %s", words[i]);
+	}
+	/* and every flag, writeback list and MS_ word a lesson uses */
+	int nl = nlessons();
+	for (int i = 0; i < nl; i++) {
+		char *f = lesson_file(i);
+		int st;
+		char *out = run_cmd(
+			&st,
+			"grep -ohE '\\b(I_[A-Z_]+|MS_[A-Z]+|b_[a-z_]+|depth-[0-9]+)\\b' %s | sort -u",
+			f);
+		for (char *w = strtok(out, "\n"); w; w = strtok(NULL, "\n")) {
+			bool found = false;
+			for (int k = 0; k < g.n && !found; k++)
+				found = strstr(g.e[k].term, w) != NULL;
+			ck_assert_msg(found, "%s uses %s, which GLOSSARY.md does not explain", f,
+				      w);
+		}
+		free(out);
+		free(f);
+	}
+	glossary_free(&g);
+	/* ? shows it in the lesson, and any key closes it */
+	fresh_state();
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 1 --keys '?<Print>x' --screen 140x40 2>&1",
+			    state_dir, bin_path("icache-lesson"));
+	char *ff = strstr(out, "\f\n");
+	ck_assert_ptr_nonnull(ff);
+	*ff = 0;
+	ck_assert_msg(strstr(out, "Glossary") && strstr(out, "HOLD: the CPU now holds"), "%s", out);
+	ck_assert_msg(!strstr(ff + 2, "Glossary"), "it did not close");
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* ---- terminals, signals and temporary files ------------------------------- */
+
+START_TEST(bad_terminals_and_cleanup)
+{
+	fresh_state();
+	snprintf(sock, sizeof(sock), "lessonterm%d", (int)getpid());
+	char cwd[512], tmp[300];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(tmp, sizeof(tmp), "%s/tmp", state_dir);
+	int st;
+	free(run_cmd(&st, "mkdir -p %s", tmp));
+	char exe[1024];
+	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
+		 bin_path("icache-lesson"));
+	/* dumb, unknown and unset TERM: a sentence and exit 2, in a tty */
+	free(run_cmd(
+		&st,
+		"cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+		"'for t in dumb no-such-term-x; do TERM=$t XDG_STATE_HOME=%s %s 1 2>&1; echo \"EXIT $t=$?\"; done; "
+		"env -u TERM XDG_STATE_HOME=%s %s 1 2>&1; echo \"EXIT unset=$?\"; sleep 30'",
+		cwd, sock, state_dir, exe, state_dir, exe));
+	ck_assert_msg(wait_for("EXIT unset=", 20), "the lessons did not exit");
+	char *s = capture();
+	ck_assert_msg(strstr(s, "TERM=dumb cannot move the cursor") && strstr(s, "EXIT dumb=2"),
+		      "%s", s);
+	ck_assert_msg(strstr(s, "TERM=no-such-term-x is unknown") &&
+			      strstr(s, "EXIT no-such-term-x=2"),
+		      "%s", s);
+	ck_assert_msg(strstr(s, "TERM is not set") && strstr(s, "EXIT unset=2"), "%s", s);
+	free(s);
+	free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
+	/* Ctrl-C, then a crash (SIGSEGV), in the middle of a drive step:
+	 * no temporary trace or scenario is left behind */
+	static const char *const how[] = { "C-c", "SEGV" };
+	for (int i = 0; i < 2; i++) {
+		char pidfile[300];
+		snprintf(pidfile, sizeof(pidfile), "%s/pid", state_dir);
+		free(run_cmd(
+			&st,
+			"cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+			"'echo $$ > %s; exec env TMPDIR=%s XDG_STATE_HOME=%s LANG=C.UTF-8 %s 5 --step 8'",
+			cwd, sock, pidfile, tmp, state_dir, exe));
+		ck_assert(wait_for("YOU ARE THE SCHEDULER", 15));
+		keys("0 0 1");
+		ck_assert(wait_for("Your schedule (3)", 15));
+		char *ls = run_cmd(&st, "find %s -mindepth 1 | wc -l", tmp);
+		ck_assert_msg(atoi(ls) > 0, "the lesson keeps nothing in TMPDIR?");
+		free(ls);
+		char *pid = run_cmd(&st, "cat %s", pidfile);
+		if (i == 0)
+			keys("C-c");
+		else
+			free(run_cmd(&st, "kill -SEGV %d", atoi(pid)));
+		bool gone = false;
+		for (int t = 0; t < 100 && !gone; t++) {
+			gone = kill(atoi(pid), 0) != 0;
+			usleep(100000);
+		}
+		free(pid);
+		ck_assert_msg(gone, "%s: still running", how[i]);
+		ls = run_cmd(&st, "find %s -mindepth 1", tmp);
+		ck_assert_msg(!ls[0], "%s left behind:\n%s", how[i], ls);
+		free(ls);
+		free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
+	}
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* ---- --check: time, references ------------------------------------------- */
+
+START_TEST(check_time_and_references)
+{
+	char text[4096];
+	/* time goes back without saying so */
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: Late\nat: free of inode 42\ntext:\n  Gone.\n\n"
+			    "step: Early\nat: alloc of inode 42\ntext:\n  Back?\n",
+		 scn("one-inode-life.scn"));
+	bad_lesson("back.lesson", text, 11, "time goes back", true);
+	/* ... which a rewind: line allows */
+	snprintf(
+		text, sizeof(text),
+		HEAD("%s") "step: Late\nat: free of inode 42\ntext:\n  Gone.\n\n"
+			   "step: Early\nat: alloc of inode 42\nrewind: to its birth\ntext:\n  Back.\n",
+		scn("one-inode-life.scn"));
+	const char *path = write_lesson("rewind.lesson", text);
+	int st;
+	char *out = run_cmd(&st, "%s --check %s 2>&1", bin_path("icache-lesson"), path);
+	ck_assert_msg(st == 0, "%s", out);
+	free(out);
+	/* a path outside the repository, an internal seed number */
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "credit: notes (see /work/shared/notes.md)\n"
+			    "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	bad_lesson("outside.lesson", text, 5, "a path outside the repository", false);
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "credit: Al Viro, 22 Oct 2010 (seed 005)\n"
+			    "step: One\nat: start\ntext:\n  Hello.\n",
+		 scn("one-inode-life.scn"));
+	bad_lesson("seed.lesson", text, 5, "internal seed number", false);
+	/* a cross-reference to a lesson that does not show the thing: the
+	 * test lesson lives beside 07-x.lesson, which never names I_NEW */
+	char other[600];
+	snprintf(
+		other, sizeof(other), "%s",
+		write_lesson(
+			"07-x.lesson",
+			"title: x\nscenario: y.scn\n\nstep: a\nat: start\ntext:\n  I_FREEING only.\n"));
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: start\ntext:\n  It is marked I_NEW and others wait.\n"
+			    "  (Lesson 07 shows that wait.)\n",
+		 scn("one-inode-life.scn"));
+	bad_lesson("01-xref.lesson", text, 7, "refers to lesson 7 about I_NEW", false);
+	unlink(other);
+	snprintf(text, sizeof(text), HEAD("%s") "step: One\nat: start\ntext:\n  See lesson 42.\n",
+		 scn("one-inode-life.scn"));
+	bad_lesson("01-xref2.lesson", text, 7, "lesson 42, which does not exist", false);
+}
+END_TEST
+
+/* ---- lessons without a session daemon -------------------------------------- */
+
+/* The lessons' own scenarios (their scenario: lines), as file names. */
+static int lesson_scenarios(char names[][128], int max)
+{
+	int n = 0;
+	for (int i = 0; i < nlessons() && n < max; i++) {
+		char *f = lesson_file(i);
+		struct diag d = { 0 };
+		struct lesson *l = lesson_parse(f, &d);
+		if (l && l->scenario) {
+			const char *b = strrchr(l->scenario, '/') ? strrchr(l->scenario, '/') + 1 :
+								    l->scenario;
+			bool dup = false;
+			for (int k = 0; k < n; k++)
+				dup |= strcmp(names[k], b) == 0;
+			if (!dup)
+				snprintf(names[n++], 128, "%s", b);
+		}
+		lesson_free(l);
+		ldiag_free(&d);
+		free(f);
+	}
+	return n;
+}
+
+/* The shipped trace of every lesson scenario (make traces) is the trace
+ * a fresh recording gives, event for event (times and durations aside). */
+START_TEST(shipped_traces_match_fresh)
+{
+	setenv("ICACHE_SIM", bin_path("icache-sim"), 1);
+	unsetenv("ICACHE_LESSON_OFFLINE");
+	char names[32][128];
+	int n = lesson_scenarios(names, 32);
+	ck_assert_int_ge(n, 8);
+	for (int i = 0; i < n; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s", scn(names[i]));
+		struct lesson_trace shipped, fresh;
+		ck_assert_msg(lt_shipped(path, &shipped), "%s: %s (run make traces)", names[i],
+			      shipped.err);
+		ck_assert_msg(shipped.shipped, "%s", names[i]);
+		ck_assert_msg(lt_play(path, &fresh) && !fresh.shipped, "%s: %s", names[i],
+			      fresh.err);
+		ck_assert_msg(
+			shipped.ix->nev == fresh.ix->nev,
+			"%s: the shipped trace has %llu events, a fresh one %llu: make traces",
+			names[i], (unsigned long long)shipped.ix->nev,
+			(unsigned long long)fresh.ix->nev);
+		for (uint64_t e = 0; e < fresh.ix->nev; e++) {
+			const struct ix_event *a = &shipped.ix->ev[e], *b = &fresh.ix->ev[e];
+			ck_assert_msg(a->type == b->type && a->cpu == b->cpu && a->a == b->a &&
+					      a->b == b->b && a->site == b->site &&
+					      lt_obj(&shipped, a) == lt_obj(&fresh, b),
+				      "%s: event %llu differs from a fresh recording: make traces",
+				      names[i], (unsigned long long)e);
+		}
+		lt_free(&shipped);
+		lt_free(&fresh);
+	}
+}
+END_TEST
+
+/*
+ * Every lesson with no session daemon: ICACHE_LESSON_OFFLINE=1 makes the
+ * runner act as if none were reachable (the shared root daemon is left
+ * alone), so it loads the shipped traces.  Its narrated steps play with
+ * their panes; a scheduler step says what it needs instead.
+ */
+START_TEST(lessons_without_daemon)
+{
+	fresh_state();
+	char *f = lesson_file(_i);
+	struct diag d = { 0 };
+	struct lesson *l = lesson_parse(f, &d);
+	ck_assert_ptr_nonnull(l);
+	char k[2048] = "";
+	size_t len = 0;
+	int drive = -1;
+	for (int i = 0; i < l->nsteps && len + 40 < sizeof(k); i++) {
+		if (l->steps[i].kind == STEP_DRIVE && drive < 0)
+			drive = i;
+		len += (size_t)snprintf(k + len, sizeof(k) - len, "<Print><Right><Right>");
+	}
+	int st;
+	char *out = run_cmd(
+		&st,
+		"ICACHE_LESSON_OFFLINE=1 XDG_STATE_HOME=%s %s %s --keys '%s' --screen 150x45 2>&1",
+		state_dir, bin_path("icache-lesson"), f, k);
+	ck_assert_msg(st == 0, "%s offline: exit %d:\n%.2000s", f, st, out);
+	ck_assert_msg(strstr(out, "[pre-recorded]"), "%s: not the shipped trace", f);
+	ck_assert_msg(strstr(out, "Events by CPU") || strstr(out, "Held locks") ||
+			      strstr(out, "Lock order"),
+		      "%s: no panes", f);
+	char want[64];
+	snprintf(want, sizeof(want), "Step %d/%d", l->nsteps, l->nsteps);
+	ck_assert_msg(strstr(out, want), "%s: did not reach the last step offline", f);
+	free(out);
+	if (drive >= 0) {
+		out = run_cmd(
+			&st,
+			"ICACHE_LESSON_OFFLINE=1 XDG_STATE_HOME=%s %s %s --step %d --keys 0 --screen 150x45 2>&1",
+			state_dir, bin_path("icache-lesson"), f, drive + 1);
+		ck_assert_msg(strstr(out, "needs an LTTng session daemon"), "%s:\n%s", f, out);
+		free(out);
+	}
+	lesson_free(l);
+	ldiag_free(&d);
+	free(f);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }
 END_TEST
@@ -503,6 +1130,7 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, moment_never_comes);
 	tcase_add_test(tc, drive_solution_must_reach);
 	tcase_add_test(tc, moment_grammar);
+	tcase_add_test(tc, check_time_and_references);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("run");
@@ -511,6 +1139,27 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, keys_drive_reaches_goal);
 	tcase_add_test(tc, keys_edit_exercise);
 	tcase_add_test(tc, tmux_walk_lesson_01);
+	tcase_add_test(tc, progress_keeps_first_answers);
+	tcase_add_test(tc, glossary_covers_what_is_shown);
+	tcase_add_test(tc, bad_terminals_and_cleanup);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("scheduler");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, scheduler_crash_sequence);
+	tcase_add_test(tc, scheduler_random_sequences);
+	tcase_add_test(tc, random_sequences_drawn);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("offline");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, shipped_traces_match_fresh);
+	tcase_add_loop_test(tc, lessons_without_daemon, 0, nlessons());
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("walk");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, every_lesson_end_to_end, 0, nlessons());
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -219,61 +219,129 @@ static int count_lines(const char *s)
 	return n;
 }
 
-/* The file line of press i in drive_scenario_text's output (1-based). */
-static int press_line(const struct drive *d, int i)
+/* The press a line of drive_scenario_text's output holds, or -1. */
+static int press_of_line(const struct drive *d, int line)
 {
-	return count_lines(d->keep) + 2 + i + 1;
+	int i = line - (count_lines(d->keep) + 2) - 1;
+	return i >= 0 && i < d->nkeys ? i : -1;
 }
 
 /*
- * What play's step log says about the presses: the last step number before
- * "the schedule is over" (0: the log never says so), a deadlock report on
- * one of our lines, and each CPU's last "blocked:" line still standing.
+ * What play's step log says about the presses.  Play runs the schedule
+ * lines (one per press) and then, "the schedule is over", the rest of
+ * every program; only what happened before that is the student's doing.
  */
+enum cpu_run { RUN_READY, RUN_BLOCKED, RUN_DONE };
+
 struct log_facts {
-	uint64_t boundary_step;
+	int refused;       /* the press play would not run, -1 none */
+	bool refused_done; /* ... because its CPU had finished */
+	char refused_why[300];
+	bool deadlock;   /* the presses left every CPU blocked */
+	int deadlock_at; /* the press that did, -1 none (or not a press) */
+	int press;       /* the press whose step log this is */
+	/* what play's --verbose says each CPU is after each press, and a
+	 * copy taken when a press is refused: the state it met */
+	enum cpu_run run[10];
+	char park[10][200];
+	enum cpu_run before[10];
+	char before_park[10][200];
 	bool schedule_over;
-	int deadlock_line; /* 0 none */
-	char deadlock_why[300];
-	bool finished_line_err; /* "has already finished its program" */
-	char blocked[10][200];
+	bool done[10];         /* CPUs done within the presses */
+	char blocked[10][200]; /* each CPU's "blocked:" line standing */
+	char last[200];        /* the last press's step line */
 };
 
-static void read_log(const char *out, struct log_facts *f)
+/* "deadlock: WHY (schedule line N, step S)" */
+static void log_deadlock(const struct drive *d, const char *q, struct log_facts *f)
+{
+	const char *l = strstr(q, "(schedule line ");
+	if (!l) {
+		f->deadlock = true; /* after the schedule: not a press */
+		return;
+	}
+	int press = press_of_line(d, atoi(l + 15));
+	int w = (int)(l - q - 11);
+	if (strstr(q, "every CPU with work left is blocked")) {
+		f->deadlock = true; /* the press ran and made it */
+		f->deadlock_at = press;
+		return;
+	}
+	if (press < 0 || f->refused >= 0)
+		return;
+	f->refused = press;
+	memcpy(f->before, f->run, sizeof(f->run));
+	memcpy(f->before_park, f->park, sizeof(f->park));
+	/* "cpu1 blocked: waits for X" -> "cpu1 is blocked: it waits for X" */
+	const char *b = strstr(q + 10, " blocked: ");
+	if (b && b < l)
+		snprintf(f->refused_why, sizeof(f->refused_why), "%.*s is blocked: it %.*s",
+			 (int)(b - q - 10), q + 10, (int)(l - b - 11), b + 10);
+	else
+		snprintf(f->refused_why, sizeof(f->refused_why), "%.*s", w < 290 ? w : 290, q + 10);
+}
+
+/* "FILE:LINE: cpu0 has already finished its program" */
+static void log_finished(const struct drive *d, const char *line, struct log_facts *f)
+{
+	const char *c = strstr(line, ".scn:");
+	int press = c ? press_of_line(d, atoi(c + 5)) : -1;
+	if (press < 0 || f->refused >= 0)
+		return;
+	f->refused = press;
+	f->refused_done = true;
+	memcpy(f->before, f->run, sizeof(f->run));
+	memcpy(f->before_park, f->park, sizeof(f->park));
+	snprintf(f->refused_why, sizeof(f->refused_why),
+		 "cpu%d has finished its program: nothing is left for it to run", d->keys[press]);
+}
+
+static void read_log_line(const struct drive *d, const char *line, struct log_facts *f)
+{
+	unsigned long long st;
+	int cpu, n;
+	const char *q;
+	if (sscanf(line, " cpu%d holds %d lock", &cpu, &n) == 2 && cpu >= 0 && cpu < 10) {
+		f->press = cpu; /* the CPU whose state follows */
+		return;
+	}
+	if (strncmp(line, "   and ", 7) == 0 && f->press >= 0 && f->press < 10) {
+		const char *w = line + 7;
+		f->run[f->press] = strcmp(w, "is done") == 0  ? RUN_DONE :
+				   strcmp(w, "is ready") == 0 ? RUN_READY :
+								RUN_BLOCKED;
+		snprintf(f->park[f->press], sizeof(f->park[0]), "%.190s", w);
+		return;
+	}
+	if (strstr(line, "the schedule is over")) {
+		f->schedule_over = true;
+	} else if (strstr(line, "has already finished its program")) {
+		log_finished(d, line, f);
+	} else if ((q = strstr(line, "deadlock: "))) {
+		log_deadlock(d, q, f);
+	} else if (f->schedule_over) {
+		return;
+	} else if (sscanf(line, "step %llu: cpu%d", &st, &cpu) == 2 && cpu >= 0 && cpu < 10) {
+		f->blocked[cpu][0] = 0;
+		snprintf(f->last, sizeof(f->last), "%.190s", strchr(line, ':') + 2);
+	} else if (sscanf(line, "   cpu%d", &cpu) == 1 && cpu >= 0 && cpu < 10) {
+		if (strstr(line, " is done"))
+			f->done[cpu] = true;
+		else if (strstr(line, " blocked: "))
+			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s", line + 3);
+	}
+}
+
+static void read_log(const struct drive *d, const char *out, struct log_facts *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->refused = f->deadlock_at = f->press = -1;
 	for (const char *p = out; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char line[600];
 		snprintf(line, sizeof(line), "%.*s", (int)(n < 599 ? n : 599), p);
-		unsigned long long st;
-		int cpu;
-		const char *q;
-		if (!f->schedule_over && sscanf(line, "step %llu: cpu%d", &st, &cpu) == 2) {
-			f->boundary_step = st;
-			if (cpu >= 0 && cpu < 10)
-				f->blocked[cpu][0] = 0;
-		} else if (strstr(line, "the schedule is over")) {
-			f->schedule_over = true;
-		} else if (!f->schedule_over && sscanf(line, "   cpu%d blocked:", &cpu) == 1 &&
-			   cpu >= 0 && cpu < 10 && strstr(line, " blocked: ")) {
-			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s", line + 3);
-		} else if (!f->deadlock_line && (q = strstr(line, "deadlock: "))) {
-			const char *l = strstr(q, "(schedule line ");
-			if (l) {
-				f->deadlock_line = atoi(l + 15);
-				int w = (int)(l - q - 11);
-				snprintf(f->deadlock_why, sizeof(f->deadlock_why), "%.*s",
-					 w < 290 ? w : 290, q + 10);
-			}
-		} else if (strstr(line, "has already finished its program")) {
-			f->finished_line_err = true;
-			const char *c = strstr(line, ".scn:");
-			f->deadlock_line = c ? atoi(c + 5) : -1;
-			snprintf(f->deadlock_why, sizeof(f->deadlock_why), "%.290s",
-				 strstr(line, "cpu") ? strstr(line, "cpu") : line);
-		}
+		read_log_line(d, line, f);
 		if (!nl)
 			break;
 		p = nl + 1;
@@ -297,91 +365,159 @@ static int64_t step_end_event(const struct lesson_trace *t, uint64_t step)
 	return -1;
 }
 
-static bool replay_once(struct drive *d, const struct moment *goal, struct drive_outcome *o,
-			char *err, size_t len, bool again);
-
-bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outcome *o, char *err,
-		  size_t len)
+/* Remove press i from the list. */
+static void drop_press(struct drive *d, int i)
 {
-	return replay_once(d, goal, o, err, len, true);
+	memmove(d->keys + i, d->keys + i + 1, (size_t)(d->nkeys - i - 1) * sizeof(d->keys[0]));
+	d->nkeys--;
 }
 
 /*
- * Play the presses.  A press play refuses (its CPU is blocked, asleep or
- * done) is dropped with the ones after it; when play stopped with an error
- * rather than a report, the presses kept are played once more for their
- * trace.
+ * Press i was refused: drop it, and the presses after it that meet a CPU
+ * in the same state (a CPU that is done stays done, and a blocked one
+ * stays blocked until another CPU runs): those need no play to refuse.
+ * Returns how many went.
  */
-static bool replay_once(struct drive *d, const struct moment *goal, struct drive_outcome *o,
-			char *err, size_t len, bool again)
+static int drop_refused(struct drive *d, int i, const struct log_facts *f, char *why, size_t len)
+{
+	int dropped = 0;
+	drop_press(d, i);
+	dropped++;
+	while (i < d->nkeys) {
+		int cpu = d->keys[i];
+		if (cpu >= 10 || f->before[cpu] == RUN_READY)
+			break;
+		if (f->before[cpu] == RUN_DONE)
+			snprintf(why, len,
+				 "cpu%d has finished its program: nothing is left for it to run",
+				 cpu);
+		else if (strncmp(f->before_park[cpu], "blocked: ", 9) == 0)
+			snprintf(why, len, "cpu%d is blocked: it %.180s", cpu,
+				 f->before_park[cpu] + 9);
+		else
+			snprintf(why, len, "cpu%d %.180s", cpu, f->before_park[cpu]);
+		drop_press(d, i);
+		dropped++;
+	}
+	return dropped;
+}
+
+/* Play the presses without recording (a few milliseconds). */
+static bool play_log(const struct drive *d, struct log_facts *f, char *err, size_t len)
+{
+	char *scn = write_temp(d, err, len);
+	if (!scn)
+		return false;
+	struct play_result r;
+	bool ok = lp_run_args(scn, false, "--verbose", &r) && r.status <= 2;
+	unlink(scn);
+	free(scn);
+	if (ok)
+		read_log(d, r.output, f);
+	else
+		snprintf(err, len, "icache-sim play did not run (status %d)", r.status);
+	lp_result_free(&r);
+	return ok;
+}
+
+/*
+ * Keep only the presses play accepts: play them, drop the first one
+ * refused (and the ones that must be refused for the same reason), again
+ * until none is.  Refused presses never reach the trace.
+ */
+static bool settle_presses(struct drive *d, struct drive_outcome *o, struct log_facts *f, char *err,
+			   size_t len)
+{
+	for (int round = 0; round <= DRIVE_MAX_KEYS; round++) {
+		if (!play_log(d, f, err, len))
+			return false;
+		if (f->deadlock && f->deadlock_at >= 0 && f->deadlock_at + 1 < d->nkeys) {
+			/* nothing runs after a deadlock */
+			o->refused = true;
+			o->refused_at = f->deadlock_at + 1;
+			o->dropped += d->nkeys - f->deadlock_at - 1;
+			d->nkeys = f->deadlock_at + 1;
+			snprintf(o->why, sizeof(o->why),
+				 "every CPU with work left is blocked: nothing can run any more");
+			continue;
+		}
+		if (f->refused < 0)
+			return true;
+		o->refused = true;
+		o->refused_at = f->refused;
+		snprintf(o->why, sizeof(o->why), "%s", f->refused_why);
+		o->dropped += drop_refused(d, f->refused, f, o->why, sizeof(o->why));
+		if (f->refused == d->nkeys)
+			return true; /* what is left was played, and ran */
+	}
+	snprintf(err, len, "the presses would not settle");
+	return false;
+}
+
+bool drive_settle(struct drive *d, struct drive_outcome *o, char *err, size_t len)
 {
 	memset(o, 0, sizeof(*o));
 	o->reach_ev = o->boundary_ev = -1;
 	o->refused_at = -1;
+	struct log_facts f;
+	return settle_presses(d, o, &f, err, len);
+}
+
+/* Where the presses end in the recorded trace. */
+static int64_t boundary_of(const struct drive *d, const struct lesson_trace *t,
+			   const struct log_facts *f)
+{
+	uint64_t n = t->ix->nev;
+	if (!f->schedule_over)
+		return (int64_t)n - 1; /* play stopped inside the presses */
+	if (d->nkeys) {
+		int64_t b = step_end_event(t, (uint64_t)d->nkeys);
+		return b >= 0 ? b : (int64_t)n - 1;
+	}
+	/* no press: the state the setup left, before the first step */
+	for (uint64_t i = 0; i < n; i++)
+		if (t->ix->ev[i].type == EV_sched_step)
+			return (int64_t)i - 1;
+	return (int64_t)n - 1;
+}
+
+bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outcome *o, char *err,
+		  size_t len)
+{
+	memset(o, 0, sizeof(*o));
+	o->reach_ev = o->boundary_ev = -1;
+	o->refused_at = -1;
+	struct log_facts f;
+	if (!settle_presses(d, o, &f, err, len))
+		return false;
 	char *scn = write_temp(d, err, len);
 	if (!scn)
 		return false;
 	bool ok = lt_play(scn, &o->t);
 	unlink(scn);
 	free(scn);
-	struct log_facts f;
-	read_log(o->t.play.output ? o->t.play.output : "", &f);
-	int press = -1;
-	if (f.deadlock_line > 0)
-		for (int i = 0; i < d->nkeys; i++)
-			if (press_line(d, i) == f.deadlock_line)
-				press = i;
-	bool real_deadlock = strstr(f.deadlock_why, "every CPU") != NULL;
-	if (press >= 0 && !real_deadlock) {
-		char why[sizeof(o->why)];
-		/* "cpu1 blocked: waits for ..." -> "cpu1 is blocked: it waits ..." */
-		char prefix[24];
-		snprintf(prefix, sizeof(prefix), "cpu%d blocked: ", d->keys[press]);
-		if (strncmp(f.deadlock_why, prefix, strlen(prefix)) == 0)
-			snprintf(why, sizeof(why), "cpu%d is blocked: it %.280s", d->keys[press],
-				 f.deadlock_why + strlen(prefix));
+	if (!ok) {
+		if (strstr(o->t.err, "no LTTng session daemon"))
+			snprintf(
+				err, len,
+				"recording your schedule needs an LTTng session daemon, and none is reachable: the scheduler levels need one (the narrated steps use pre-recorded traces)");
 		else
-			snprintf(why, sizeof(why), "cpu%d cannot run: %.280s", d->keys[press],
-				 f.deadlock_why);
-		d->nkeys = press;
-		if (!ok || f.finished_line_err) {
-			lt_free(&o->t);
-			if (again && !replay_once(d, goal, o, err, len, false))
-				return false;
-		}
-		o->refused = true;
-		o->refused_at = press;
-		snprintf(o->why, sizeof(o->why), "%s", why);
-		if (!ok || f.finished_line_err)
-			return true;
-	} else if (!ok) {
-		snprintf(err, len, "%s", o->t.err);
+			snprintf(err, len, "%s", o->t.err);
 		lt_free(&o->t);
 		return false;
 	}
 	o->have_trace = true;
-	uint64_t n = o->t.ix->nev;
-	int64_t boundary = (int64_t)n - 1;
-	/* The presses end at the last step they ran: what play did after
-	 * them (the rest of the programs, or a report that a press could not
-	 * run) is not the student's doing.  A deadlock the presses made is. */
-	if (f.schedule_over || (o->refused && !real_deadlock)) {
-		int64_t b = step_end_event(&o->t, f.boundary_step);
-		if (b >= 0)
-			boundary = b;
-		else if (!f.boundary_step) {
-			/* no press has run a step: the state the setup left */
-			boundary = -1;
-			for (uint64_t i = 0; i < n && boundary < 0; i++)
-				if (o->t.ix->ev[i].type == EV_sched_step)
-					boundary = (int64_t)i - 1;
-		}
-	}
-	o->boundary_ev = boundary;
+	/* the facts of the run the trace is of */
+	read_log(d, o->t.play.output, &f);
+	o->boundary_ev = boundary_of(d, &o->t, &f);
 	int64_t r = lt_find(&o->t, goal);
-	o->reached = r >= 0 && r <= boundary;
+	o->reached = r >= 0 && r <= o->boundary_ev;
 	o->reach_ev = o->reached ? r : -1;
-	o->finished = !f.schedule_over && !f.deadlock_line;
+	o->deadlock = f.deadlock && !f.schedule_over;
+	o->finished = true;
+	for (int c = 0; c < d->ncpus; c++)
+		o->finished &= f.done[c];
+	snprintf(o->last, sizeof(o->last), "%s", d->nkeys ? f.last : "");
 	if (!o->refused) {
 		size_t k = 0;
 		for (int c = 0; c < 10 && k + 4 < sizeof(o->why); c++)

@@ -29,10 +29,13 @@ struct drive;
 struct drive_outcome {
 	bool reached; /* the goal moment is in the trace */
 	int64_t reach_ev;
-	bool refused;   /* the last press could not run */
-	int refused_at; /* its index */
+	bool refused;   /* a press could not run (it was dropped) */
+	int refused_at; /* the index it had */
+	int dropped;    /* presses dropped in all */
 	char why[400];
+	char last[200];        /* what the last press did, in play's words */
 	bool finished;         /* every CPU's program is over */
+	bool deadlock;         /* the presses left every CPU blocked */
 	int64_t boundary_ev;   /* the last event of the presses (-1: none) */
 	struct lesson_trace t; /* the trace of the presses kept */
 	bool have_trace;
@@ -58,12 +61,16 @@ void drive_copy_keys(struct drive *dst, const struct drive *src);
 char *drive_scenario_text(const struct drive *d);
 
 /*
- * Play the presses.  If the last one is refused it is dropped (and the
- * outcome says why); the trace is that of the presses kept.  false only
+ * Play the presses.  Each press play refuses is dropped (the outcome
+ * says why, for the last one refused), with the later presses the same
+ * reason refuses; the trace is that of the presses kept.  false only
  * when play itself failed (err says how).
  */
 bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outcome *o, char *err,
 		  size_t len);
+/* Only the first half of drive_replay: drop the presses play refuses,
+ * without recording (o has no trace; free it all the same). */
+bool drive_settle(struct drive *d, struct drive_outcome *o, char *err, size_t len);
 void drive_outcome_free(struct drive_outcome *o);
 
 #endif

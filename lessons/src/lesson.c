@@ -111,9 +111,11 @@ static const struct key_def keys[] = {
 	{ "show", K_STEP, false },       { "text", K_STEP, false },
 	{ "ask", K_STEP, false },        { "choice", K_STEP, true },
 	{ "answer", K_STEP, false },     { "explain", K_STEP, false },
-	{ "hint", K_STEP, false },       { "drive", K_STEP, false },
+	{ "hint", K_STEP, true },        { "drive", K_STEP, false },
 	{ "edit", K_STEP, false },       { "reach", K_STEP, false },
 	{ "solution", K_STEP, false },   { "compare", K_STEP, false },
+	{ "require", K_STEP, true },     { "forbid", K_STEP, true },
+	{ "rewind", K_STEP, false },
 };
 
 static const struct key_def *find_key(const char *name)
@@ -255,6 +257,24 @@ static void header_field(struct parser *p, const struct key_def *k, struct field
 	f->value = NULL;
 }
 
+/* require: / forbid: one more moment an edit exercise is judged by. */
+static void check_field(struct parser *p, struct step *s, bool require, char *v, int line)
+{
+	int *n = require ? &s->nrequire : &s->nforbid;
+	if (*n == LESSON_MAX_CHECKS) {
+		ldiag_add(p->d, p->file, line, "at most %d %s: lines", LESSON_MAX_CHECKS,
+			  require ? "require" : "forbid");
+		free(v);
+		return;
+	}
+	if (!s->check_line)
+		s->check_line = line;
+	(require ? s->require_text : s->forbid_text)[*n] = v;
+	set_moment(p, &(require ? s->require : s->forbid)[*n], require ? "require" : "forbid", v,
+		   line);
+	(*n)++;
+}
+
 static void step_field(struct parser *p, const struct key_def *k, struct field *f)
 {
 	struct step *s = p->cur;
@@ -266,6 +286,9 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 		s->at_text = v;
 		s->at_line = f->line;
 		set_moment(p, &s->at, "at", v, f->line);
+	} else if (strcmp(n, "rewind") == 0) {
+		s->rewind = v;
+		s->rewind_line = f->line;
 	} else if (strcmp(n, "show") == 0) {
 		char *copy = xstrdup(v);
 		parse_show(p, s, copy, f->line);
@@ -290,7 +313,13 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 	} else if (strcmp(n, "explain") == 0) {
 		s->explain = v;
 	} else if (strcmp(n, "hint") == 0) {
-		s->hint = v;
+		if (s->nhint == LESSON_MAX_HINTS) {
+			ldiag_add(p->d, p->file, f->line,
+				  "at most %d hint: lines (each one stronger)", LESSON_MAX_HINTS);
+			free(v);
+		} else {
+			s->hint[s->nhint++] = v;
+		}
 	} else if (strcmp(n, "drive") == 0 || strcmp(n, "edit") == 0) {
 		if (s->kind != STEP_NARRATE) {
 			ldiag_add(p->d, p->file, f->line,
@@ -311,6 +340,8 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 	} else if (strcmp(n, "compare") == 0) {
 		s->compare = v;
 		s->compare_line = f->line;
+	} else if (strcmp(n, "require") == 0 || strcmp(n, "forbid") == 0) {
+		check_field(p, s, n[0] == 'r', v, f->line);
 	} else {
 		free(v);
 	}
@@ -374,6 +405,8 @@ static void finish_step(struct parser *p)
 	}
 	if (s->compare && s->kind != STEP_DRIVE)
 		ldiag_add(p->d, f, s->compare_line, "compare: belongs to a drive: step");
+	if ((s->nrequire || s->nforbid) && s->kind != STEP_EDIT)
+		ldiag_add(p->d, f, s->check_line, "require:/forbid: belong to an edit: step");
 	if (s->kind == STEP_DRIVE && s->solution) {
 		for (const char *c = s->solution; *c; c++)
 			if (!isdigit((unsigned char)*c) && *c != ' ' && *c != 'u') {
@@ -410,7 +443,7 @@ static void take_field(struct parser *p, struct field *fl)
 	if (!k) {
 		ldiag_add(
 			p->d, p->file, fl->line,
-			"unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare)",
+			"unknown key '%s' (header: title, goal, scenario, credit; step: step, at, show, text, ask, choice, answer, explain, hint, drive, edit, reach, solution, compare, require, forbid, rewind)",
 			fl->key);
 		goto out;
 	}
@@ -630,17 +663,23 @@ static void step_free(struct step *s)
 {
 	free(s->title);
 	free(s->at_text);
+	free(s->rewind);
 	free(s->text);
 	free(s->ask);
 	for (int i = 0; i < s->nchoice; i++)
 		free(s->choice[i]);
 	free(s->answer_text);
 	free(s->explain);
-	free(s->hint);
+	for (int i = 0; i < s->nhint; i++)
+		free(s->hint[i]);
 	free(s->scenario);
 	free(s->reach_text);
 	free(s->solution);
 	free(s->compare);
+	for (int i = 0; i < s->nrequire; i++)
+		free(s->require_text[i]);
+	for (int i = 0; i < s->nforbid; i++)
+		free(s->forbid_text[i]);
 }
 
 void lesson_free(struct lesson *l)

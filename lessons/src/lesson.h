@@ -32,6 +32,9 @@ struct show_item {
 	unsigned long long ino;
 };
 
+#define LESSON_MAX_CHECKS 6
+#define LESSON_MAX_HINTS 3
+
 enum step_kind {
 	STEP_NARRATE, /* text at a moment */
 	STEP_DRIVE,   /* you are the scheduler */
@@ -46,6 +49,9 @@ struct step {
 	char *at_text; /* moment selector as written */
 	int at_line;
 	struct moment at;
+
+	char *rewind; /* why this moment comes before the last */
+	int rewind_line;
 
 	struct show_item show[LESSON_MAX_SHOW];
 	int nshow;
@@ -63,7 +69,10 @@ struct step {
 	int answer;        /* index into choice, -1 none */
 	int answer_line;
 	char *explain; /* shown once the student answered */
-	char *hint;
+	/* Graded hints, shown one more per i: what to look for, then where;
+	 * a drive step's last level is its solution. */
+	char *hint[LESSON_MAX_HINTS];
+	int nhint;
 
 	/* drive / edit */
 	char *scenario; /* path as written, relative to lesson */
@@ -75,6 +84,15 @@ struct step {
 	int solution_line;
 	char *compare; /* drive: rerun the keys on this scenario */
 	int compare_line;
+	/* edit: more moments that must all happen (require:) and moments
+	 * that must not (forbid:); every CPU must also finish its program */
+	char *require_text[LESSON_MAX_CHECKS];
+	struct moment require[LESSON_MAX_CHECKS];
+	int nrequire;
+	char *forbid_text[LESSON_MAX_CHECKS];
+	struct moment forbid[LESSON_MAX_CHECKS];
+	int nforbid;
+	int check_line; /* the first require:/forbid: */
 };
 
 struct lesson {

@@ -18,6 +18,7 @@
 #include "lessons/src/lesson.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/runner.h"
+#include "lessons/src/session.h"
 #include "lib/xalloc.h"
 
 #ifndef ICACHE_VERSION
@@ -25,8 +26,9 @@
 #endif
 
 static const char usage[] =
-	"usage: icache-lesson [N | FILE] [--keys KEYS --screen WxH]\n"
+	"usage: icache-lesson [N | FILE] [--step N] [--keys KEYS --screen WxH]\n"
 	"       icache-lesson --check [--static] FILE...\n"
+	"       icache-lesson --progress\n"
 	"\n"
 	"Lessons on the Linux inode cache and the 2010 inode_lock debate.  Without\n"
 	"arguments, list the lessons and your progress.  With a number (or a .lesson\n"
@@ -35,18 +37,26 @@ static const char usage[] =
 	"\n"
 	"keys in a lesson:\n"
 	"  space, n, Right   next step           b, Left    previous step\n"
-	"  a..h              answer a question (b too: use Left to go back then)\n"
+	"  a..h              answer a question; a wrong first answer gets one more try\n"
+	"                    (b too while a question is open: use Left to go back then)\n"
 	"  r                 replay the scenario\n"
 	"  0-9               drive that CPU one step (in a \"you are the scheduler\" step)\n"
 	"  u                 undo the last CPU step           e   edit (an exercise step)\n"
-	"  ?                 a hint                            q   quit\n"
+	"  i                 a hint (again: a stronger one)   ?   the glossary\n"
+	"  q                 quit (Ctrl-C too: temporary traces are removed either way)\n"
 	"\n"
 	"options:\n"
 	"  --check FILE...   validate lessons: the scenario plays, every step's moment\n"
 	"                    exists in the trace, answers are among the choices, every\n"
 	"                    exercise's solution reaches its goal; FILE:LINE: errors\n"
 	"  --static          with --check, only what can be checked without playing\n"
+	"  --progress        a summary of your progress, one line per lesson, for a\n"
+	"                    class: steps seen, questions right first time, exercises\n"
+	"  --step N          begin at step N (a lesson run in a terminal otherwise\n"
+	"                    resumes where you left off; --keys begins at step 1)\n"
 	"  --keys KEYS       run without a terminal: press KEYS, print the screen\n"
+	"                    (<Enter>, <Left>, <Right>; <Print> prints the screen at\n"
+	"                    that point too, followed by a line with a form feed)\n"
 	"  --screen WxH      the screen size for --keys (default 120x40)\n"
 	"  --help, --version\n"
 	"\n"
@@ -96,6 +106,62 @@ static int list_lessons(void)
 	return 0;
 }
 
+/* One line of the summary: "steps 10/10 done  questions 1/2 ..." */
+static void summary_line(const struct lesson *l, char *buf, size_t len)
+{
+	struct progress p;
+	if (!progress_get(l->name, &p)) {
+		snprintf(buf, len, "not started");
+		return;
+	}
+	int solved, all;
+	progress_exercises(&p, &solved, &all);
+	int questions = 0;
+	for (int i = 0; i < l->nsteps; i++)
+		questions += l->steps[i].ask != NULL;
+	size_t k = (size_t)snprintf(buf, len, "%-8s steps %2d/%-2d",
+				    p.done ? "finished" : "started", p.seen, l->nsteps);
+	if (questions)
+		k += (size_t)snprintf(buf + k, len - k,
+				      "  questions %d/%d right first time (%d answered)", p.right,
+				      questions, p.asked);
+	if (all)
+		snprintf(buf + k, len - k, "  exercises %d/%d solved", solved, all);
+}
+
+static int progress_summary(void)
+{
+	int n;
+	char **list = catalog_list(&n);
+	char *dir = progress_dir(false);
+	printf("Progress of %s (%s/progress)\n\n", getenv("USER") ? getenv("USER") : "this user",
+	       dir ? dir : "no home directory");
+	free(dir);
+	int finished = 0, right = 0, asked = 0;
+	for (int i = 0; i < n; i++) {
+		struct diag d = { 0 };
+		struct lesson *l = lesson_parse(list[i], &d);
+		if (l) {
+			char line[200];
+			summary_line(l, line, sizeof(line));
+			printf("  %02d  %-56.56s %s\n", l->number, l->title ? l->title : l->name,
+			       line);
+			struct progress p;
+			if (progress_get(l->name, &p)) {
+				finished += p.done;
+				right += p.right;
+				asked += p.asked;
+			}
+		}
+		lesson_free(l);
+		ldiag_free(&d);
+	}
+	printf("\n%d of %d lessons finished; %d of %d questions answered right the first time.\n",
+	       finished, n, right, asked);
+	catalog_free(list);
+	return 0;
+}
+
 static bool parse_screen(const char *s, int *w, int *h)
 {
 	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 60 && *w <= 1000 && *h >= 20 && *h <= 500;
@@ -103,7 +169,8 @@ static bool parse_screen(const char *s, int *w, int *h)
 
 /* What the command line asks for. */
 struct args {
-	bool check, static_only;
+	bool check, static_only, summary;
+	int start; /* --step N, 0 none */
 	const char *keys;
 	int w, h;
 	char **files;
@@ -125,6 +192,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->check = true;
 		} else if (!strcmp(f, "--static")) {
 			a->static_only = true;
+		} else if (!strcmp(f, "--progress")) {
+			a->summary = true;
+		} else if (!strcmp(f, "--step")) {
+			char *end = NULL;
+			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+			if (!end || *end || v < 1 || v > 999) {
+				fprintf(stderr,
+					"icache-lesson: --step needs a step number (1, 2, ...)\n");
+				return 2;
+			}
+			a->start = (int)v;
+			i++;
 		} else if (!strcmp(f, "--keys") || !strcmp(f, "--screen")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "icache-lesson: %s needs a value\n", f);
@@ -157,6 +236,7 @@ static int check_lessons(const struct args *a)
 		fprintf(stderr, "icache-lesson: --check needs a lesson file\n");
 		return 2;
 	}
+	session_begin();
 	for (int i = 0; i < a->nfiles; i++) {
 		char *path = catalog_find(a->files[i]);
 		int problems = lesson_check(path ? path : a->files[i], !a->static_only, stderr);
@@ -165,6 +245,7 @@ static int check_lessons(const struct args *a)
 		bad += problems;
 		free(path);
 	}
+	session_end();
 	return bad ? 2 : 0;
 }
 
@@ -187,8 +268,12 @@ static int run_lesson(const char *which, const struct args *a)
 		return 2;
 	}
 	ldiag_free(&d);
-	struct runner_opts o = { .keys = a->keys, .width = a->w, .height = a->h };
+	struct runner_opts o = {
+		.keys = a->keys, .width = a->w, .height = a->h, .start = a->start
+	};
+	session_begin();
 	int rc = lesson_run(l, &o);
+	session_end();
 	lesson_free(l);
 	free(path);
 	return rc;
@@ -197,6 +282,8 @@ static int run_lesson(const char *which, const struct args *a)
 /* --check, one lesson, or the list of lessons. */
 static int dispatch(const struct args *a)
 {
+	if (a->summary)
+		return progress_summary();
 	if (a->check)
 		return check_lessons(a);
 	if (a->nfiles > 1) {

@@ -18,6 +18,7 @@
 struct lesson_trace {
 	struct play_result play;
 	struct trace_index *ix;
+	bool shipped; /* a pre-recorded trace, not a fresh recording */
 	char err[512];
 };
 
@@ -25,6 +26,15 @@ struct lesson_trace {
  * says what failed (play's exit status 2, or the trace did not load); a
  * scenario whose expectations fail (exit 1) still loads. */
 bool lt_play(const char *scn, struct lesson_trace *t);
+/*
+ * Without an LTTng session daemon (the recording fails for a reason that
+ * is not the scenario's, or ICACHE_LESSON_OFFLINE=1 says to act as if),
+ * lt_play loads the pre-recorded trace of the scenario instead: `make
+ * traces` records one per lesson scenario into TRACES/NAME (NAME: the
+ * file name without .scn), where TRACES is $ICACHE_TRACES, else
+ * ../traces or ../share/icache-lab/traces beside this program.
+ */
+bool lt_shipped(const char *scn, struct lesson_trace *t);
 void lt_free(struct lesson_trace *t);
 
 /* The event index a moment names, -1 if it never comes. */

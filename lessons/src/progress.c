@@ -67,11 +67,14 @@ bool progress_get(const char *name, struct progress *p)
 	char line[512], n[256];
 	bool found = false;
 	while (fgets(line, sizeof(line), f)) {
-		int seen, total, done, right, asked;
-		if (sscanf(line, "%255s %d %d %d %d %d", n, &seen, &total, &done, &right, &asked) ==
-			    6 &&
+		int seen, total, done, right, asked, last = 0;
+		char marks[PROGRESS_MAX_STEPS + 1] = "";
+		if (sscanf(line, "%255s %d %d %d %d %d %d %64s", n, &seen, &total, &done, &right,
+			   &asked, &last, marks) >= 6 &&
 		    strcmp(n, name) == 0) {
-			*p = (struct progress){ seen, total, done != 0, right, asked };
+			*p = (struct progress){ seen, total, done != 0, right, asked, last, "" };
+			if (strcmp(marks, "~") != 0) /* "~": no marks */
+				snprintf(p->marks, sizeof(p->marks), "%s", marks);
 			found = true;
 		}
 	}
@@ -106,12 +109,21 @@ bool progress_put(const char *name, const struct progress *p)
 	}
 	if (in)
 		fclose(in);
-	fprintf(out, "%s %d %d %d %d %d\n", name, p->seen, p->total, p->done ? 1 : 0, p->right,
-		p->asked);
+	fprintf(out, "%s %d %d %d %d %d %d %s\n", name, p->seen, p->total, p->done ? 1 : 0,
+		p->right, p->asked, p->last, p->marks[0] ? p->marks : "~");
 	bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
 	if (!ok)
 		unlink(tmp);
 	free(path);
 	free(tmp);
 	return ok;
+}
+
+void progress_exercises(const struct progress *p, int *solved, int *all)
+{
+	*solved = *all = 0;
+	for (const char *m = p->marks; *m; m++) {
+		*all += *m == 'x' || *m == 'X';
+		*solved += *m == 'X';
+	}
 }

@@ -19,19 +19,42 @@
 
 #include "lessons/src/drive.h"
 #include "lessons/src/exercise.h"
+#include "lessons/src/glossary.h"
 #include "lessons/src/progress.h"
 #include "lessons/src/runner.h"
 #include "lessons/src/lesson_trace.h"
 #include "lessons/src/screen.h"
+#include "lessons/src/session.h"
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
 
 struct step_state {
-	int answer;        /* choice picked, -1 none */
+	int answer;        /* the choice picked last, -1 none */
+	int first;         /* the first choice picked (progress), -1 none */
+	int tries;         /* 2 wrong tries reveal the answer */
 	bool skipped_warn; /* n pressed once on an unanswered question */
 	bool seen;
-	bool hint;
+	int hint;    /* hints shown: 0 none, up to 3 (graded) */
+	bool solved; /* a drive goal reached / an exercise passed */
+};
+
+/* A question is open until it is answered right or tried twice. */
+static bool question_open(const struct step *s, const struct step_state *st)
+{
+	return s->ask && st->answer != s->answer && st->tries < 2;
+}
+
+/*
+ * What the panes may see: a trace up to one event and no further.  The
+ * index is shared (never edited); the view is a copy of its header whose
+ * event count stops at the moment, so no pane can print a later event:
+ * not the lanes, not the inode's history, not the lock_stat totals.
+ */
+struct view {
+	struct trace_index ix;
+	struct app app;
+	bool ok;
 };
 
 struct runner {
@@ -39,9 +62,8 @@ struct runner {
 	const struct runner_opts *o;
 	struct lesson_trace t;
 	bool have_trace;
-	struct app app;
-	bool app_ok;
-	int64_t *pos; /* per step: its event, -1 not found */
+	struct view main; /* the lesson's trace, up to the step's moment */
+	int64_t *pos;     /* per step: its event, -1 not found */
 	struct step_state *ss;
 	int cur;
 	char msg[300];
@@ -52,20 +74,51 @@ struct runner {
 	struct drive *dr;
 	struct drive_outcome out;
 	bool have_out;
-	struct app dapp;
-	bool dapp_ok;
-	bool compare; /* showing the same keys on the compare scenario */
+	struct view dview; /* the presses' trace, up to the last press */
+	bool compare;      /* showing the same keys on the compare scenario */
 	struct drive_outcome cmp;
 	bool have_cmp;
-	struct app capp;
-	bool capp_ok;
+	struct view cview;
 	bool reached; /* the goal was reached at least once */
 	bool stale;   /* presses not played yet */
+
+	/* the glossary (lessons/GLOSSARY.md), shown over the panes */
+	struct glossary gl;
+	bool gl_loaded, gl_open;
+	int gl_start, gl_next; /* this page's first entry, the next page's */
+
+	/* the edit exercise's last verdict: the student's own run */
+	int ex_step;    /* -1 none */
+	int ex_verdict; /* 1 passed, 0 not yet, -1 did not play */
+	char ex_msg[1200];
+	struct lesson_trace ex_trace;
+	bool have_ex;
+	struct view eview;
 };
 
 /* ---- the viewer's panes ---------------------------------------------- */
 
-/* The viewer's pane for one of ours, by id; -1 if it has none. */
+static void view_close(struct view *v)
+{
+	if (v->ok)
+		app_free(&v->app);
+	v->ok = false;
+}
+
+/* The view of `full` up to event `upto` (-1: nothing yet). */
+static void view_open(struct view *v, const struct trace_index *full, int64_t upto)
+{
+	view_close(v);
+	if (!full || upto < 0 || !full->nev)
+		return;
+	v->ix = *full;
+	if ((uint64_t)upto + 1 < full->nev)
+		v->ix.nev = (uint64_t)upto + 1;
+	app_init(&v->app, &v->ix);
+	v->ok = true;
+}
+
+/* The viewer's pane for one of ours, by name; -1 if it has none. */
 static int viewer_pane(int ours)
 {
 	static const enum view_pane id[NR_PANES] = {
@@ -109,6 +162,38 @@ static void app_point(struct app *a, const struct trace_index *ix, const struct 
 }
 
 /* ---- text layout ------------------------------------------------------- */
+
+/*
+ * A '|' line is shown as written; one too long for the column goes on
+ * over the next lines (indented, broken at a space), never cut off.
+ */
+static bool draw_verbatim(struct canvas *c, struct rect r, int *y, const char *p, size_t n,
+			  int indent, int width)
+{
+	const char *v = p + 1, *end = p + n;
+	if (*v == ' ')
+		v++;
+	int lead = 0;
+	while (v < end) {
+		if (*y >= r.y + r.h)
+			return false;
+		int room = width - lead;
+		size_t take = (size_t)(end - v);
+		if ((int)take > room) {
+			take = (size_t)room;
+			while (take > 0 && v[take] != ' ')
+				take--;
+			if (!take)
+				take = (size_t)room;
+		}
+		canvas_printf(c, r.x + indent + lead, (*y)++, room, R_HEADER, "%.*s", (int)take, v);
+		v += take;
+		while (v < end && *v == ' ')
+			v++;
+		lead = 4;
+	}
+	return true;
+}
 
 /*
  * Draw text wrapped into r from row *y on.  Lines are reflowed into
@@ -161,15 +246,8 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role, cons
 			}
 			pn = 0;
 		}
-		if (verbatim) {
-			if (*y >= r.y + r.h)
-				return false;
-			const char *v = p + 1;
-			if (*v == ' ')
-				v++;
-			canvas_printf(c, r.x + indent, (*y)++, width, R_HEADER, "%.*s",
-				      (int)(n - (size_t)(v - p)), v);
-		}
+		if (verbatim && !draw_verbatim(c, r, y, p, n, indent, width))
+			return false;
 		if (!n && nl && *y < r.y + r.h)
 			(*y)++; /* paragraph break */
 		if (!nl)
@@ -195,15 +273,16 @@ static void draw_question(struct runner *rn, const struct step *s, struct canvas
 			  int *y)
 {
 	const struct step_state *st = &rn->ss[rn->cur];
+	bool open = question_open(s, st);
 	(*y)++;
 	draw_wrapped(c, r, y, R_HEADER, s->ask, 0);
 	for (int i = 0; i < s->nchoice && *y < r.y + r.h; i++) {
 		int role = R_NORMAL;
 		const char *mark = "  ";
-		if (st->answer >= 0 && i == s->answer) {
+		if (!open && i == s->answer) {
 			role = R_GOOD;
 			mark = glyph(c, G_CHECK);
-		} else if (st->answer == i) {
+		} else if (st->answer == i || st->first == i) {
 			role = R_BAD;
 			mark = glyph(c, G_CROSS);
 		}
@@ -214,19 +293,26 @@ static void draw_question(struct runner *rn, const struct step *s, struct canvas
 	if (st->answer < 0) {
 		draw_wrapped(
 			c, r, y, R_DIM,
-			"Predict first: press a letter. The trace after this moment stays hidden until you answer.",
+			"Predict first: press a letter. The panes never show what comes after this moment.",
 			0);
 		return;
 	}
 	(*y)++;
+	if (open) {
+		draw_wrapped(
+			c, r, y, R_BAD,
+			"Not this one. Look at the panes again and pick another letter (one more try).",
+			0);
+		return;
+	}
+	char line[300];
 	if (st->answer == s->answer)
-		draw_wrapped(c, r, y, R_GOOD, "Right.", 0);
-	else {
-		char line[300];
+		snprintf(line, sizeof(line), "Right%s.",
+			 st->first != s->answer ? " on the second try" : "");
+	else
 		snprintf(line, sizeof(line), "Not this time: the answer is %c) %s.",
 			 'a' + s->answer, s->choice[s->answer]);
-		draw_wrapped(c, r, y, R_BAD, line, 0);
-	}
+	draw_wrapped(c, r, y, st->answer == s->answer ? R_GOOD : R_BAD, line, 0);
 	if (s->explain)
 		draw_wrapped(c, r, y, R_NORMAL, s->explain, 0);
 }
@@ -279,6 +365,28 @@ static void program_progress(const struct runner *rn, int cpu, const struct canv
 	}
 }
 
+/* How many hint levels a step has: its hint: lines, and for a drive step
+ * one more, the answer. */
+static int hint_levels(const struct step *s)
+{
+	return s->nhint + (s->kind == STEP_DRIVE && s->solution);
+}
+
+static void draw_hints(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+		       int *y)
+{
+	int shown = rn->ss[rn->cur].hint;
+	for (int i = 0; i < shown && i < hint_levels(s); i++) {
+		char line[700];
+		if (i < s->nhint)
+			snprintf(line, sizeof(line), "Hint %d: %s", i + 1, s->hint[i]);
+		else
+			snprintf(line, sizeof(line), "The answer: press %s", s->solution);
+		(*y)++;
+		draw_wrapped(c, r, y, R_DIM, line, 0);
+	}
+}
+
 static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
 		       int *y)
 {
@@ -318,10 +426,19 @@ static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c
 				      "the goal cannot be reached here");
 		draw_wrapped(c, r, y, o->reached ? R_BAD : R_GOOD, line, 0);
 	}
-	if (o && o->refused)
-		draw_wrapped(c, r, y, R_WAIT, o->why, 0);
-	else if (o && o->why[0])
+	if (o && o->last[0]) {
+		snprintf(line, sizeof(line), "Last press: %s", o->last);
+		draw_wrapped(c, r, y, R_NORMAL, line, 0);
+	}
+	if (o && o->refused) {
+		snprintf(line, sizeof(line), "Refused: %.300s. %s not kept.", o->why,
+			 o->dropped > 1 ? "Those presses were" : "That press was");
+		draw_wrapped(c, r, y, R_WAIT, line, 0);
+	} else if (o && o->why[0]) {
 		draw_wrapped(c, r, y, R_DIM, o->why, 0);
+	}
+	if (o && o->deadlock)
+		draw_wrapped(c, r, y, R_BAD, "Every CPU with work left is blocked: a deadlock.", 0);
 	if (o && o->reached && !rn->compare) {
 		(*y)++;
 		draw_wrapped(c, r, y, R_GOOD,
@@ -334,8 +451,25 @@ static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c
 			"Every CPU has finished and the goal did not happen. Undo (u) or start over (r).",
 			0);
 	}
-	if (rn->ss[rn->cur].hint && s->hint)
-		draw_wrapped(c, r, y, R_DIM, s->hint, 0);
+	draw_hints(rn, s, c, r, y);
+}
+
+static void draw_edit(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
+		      int *y)
+{
+	char line[600];
+	(*y)++;
+	snprintf(
+		line, sizeof(line),
+		"EXERCISE: press e to edit a copy of %s in $EDITOR. When you save and quit, the tool plays it under the checker (your own expect lines do not count) and checks that '%s' happens and every CPU finishes.",
+		s->scenario, s->reach_text);
+	draw_wrapped(c, r, y, R_HEADER, line, 0);
+	if (rn->ex_step != rn->cur)
+		return;
+	(*y)++;
+	draw_wrapped(c, r, y, rn->ex_verdict == 1 ? R_GOOD : R_BAD, rn->ex_msg, 0);
+	if (rn->have_ex)
+		draw_wrapped(c, r, y, R_DIM, "The panes show your run, to its last event.", 0);
 }
 
 static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
@@ -355,25 +489,22 @@ static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 		}
 		y++;
 	}
+	if (s->rewind) {
+		char line[600];
+		snprintf(line, sizeof(line), "Back in time: %s", s->rewind);
+		draw_wrapped(c, in, &y, R_WAIT, line, 0);
+		y++;
+	}
 	if (s->text)
 		draw_wrapped(c, in, &y, R_NORMAL, s->text, 0);
 	if (s->ask)
 		draw_question(rn, s, c, in, &y);
 	if (s->kind == STEP_DRIVE)
 		draw_drive(rn, s, c, in, &y);
-	if (s->kind == STEP_EDIT) {
-		char line[600];
-		y++;
-		snprintf(
-			line, sizeof(line),
-			"EXERCISE: press e to edit a copy of %s in $EDITOR; when you save and quit, the tool plays it and checks for: %s",
-			s->scenario, s->reach_text);
-		draw_wrapped(c, in, &y, R_HEADER, line, 0);
-	}
-	if (rn->ss[rn->cur].hint && s->hint && s->kind != STEP_DRIVE) {
-		y++;
-		draw_wrapped(c, in, &y, R_DIM, s->hint, 0);
-	}
+	if (s->kind == STEP_EDIT)
+		draw_edit(rn, s, c, in, &y);
+	if (s->kind != STEP_DRIVE)
+		draw_hints(rn, s, c, in, &y);
 	if (rn->cur == rn->l->nsteps - 1 && rn->l->ncredits && y + 2 < in.y + in.h) {
 		y++;
 		canvas_text(c, in.x, y++, in.w, R_DIM, "Sources:");
@@ -395,12 +526,13 @@ static bool first_is_pane(const struct step *s)
 static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
-	struct app *a = &rn->app;
-	if (s->kind == STEP_DRIVE) {
-		a = rn->compare && rn->capp_ok ? &rn->capp : rn->dapp_ok ? &rn->dapp : NULL;
-	} else if (!rn->app_ok) {
-		a = NULL;
-	}
+	struct app *a = rn->main.ok ? &rn->main.app : NULL;
+	if (s->kind == STEP_DRIVE)
+		a = rn->compare && rn->cview.ok ? &rn->cview.app :
+		    rn->dview.ok                ? &rn->dview.app :
+						  NULL;
+	else if (s->kind == STEP_EDIT && rn->ex_step == rn->cur && rn->eview.ok)
+		a = &rn->eview.app;
 	if (!a) {
 		canvas_box(c, r, "trace", false);
 		canvas_text(c, r.x + 2, r.y + 2, r.w - 4, R_DIM,
@@ -449,11 +581,59 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	}
 }
 
-/* Before a question is answered, the trace after its moment stays hidden. */
-static bool hide_future(const struct runner *rn)
+static void glossary_open(struct runner *rn)
 {
-	const struct step *s = &rn->l->steps[rn->cur];
-	return s->ask && rn->ss[rn->cur].answer < 0;
+	if (!rn->gl_loaded) {
+		char *path = lesson_resolve(rn->l, "GLOSSARY.md");
+		rn->gl_loaded = glossary_load(path, &rn->gl);
+		if (!rn->gl_loaded)
+			snprintf(rn->msg, sizeof(rn->msg), " No glossary: cannot read %.200s",
+				 path);
+		free(path);
+	}
+	rn->gl_open = rn->gl_loaded && rn->gl.n;
+	rn->gl_start = 0;
+}
+
+/* The glossary over the panes, one page; gl_next is where the next begins. */
+static void draw_glossary(struct runner *rn, struct canvas *c, struct rect r)
+{
+	canvas_box(c, r, "Glossary: ? or space for more, any other key closes", true);
+	struct rect in = { r.x + 2, r.y + 1, r.w - 4, r.h - 2 };
+	int y = in.y;
+	const char *section = NULL;
+	int i = rn->gl_start;
+	for (; i < rn->gl.n; i++) {
+		const struct gloss_entry *e = &rn->gl.e[i];
+		int before = y;
+		if (e->section != section) {
+			if (y + 2 >= in.y + in.h)
+				break;
+			canvas_text(c, in.x, y++, in.w, R_HEADER, e->section);
+			section = e->section;
+		}
+		char prefix[80];
+		snprintf(prefix, sizeof(prefix), "%.60s: ", e->term);
+		int probe = y;
+		struct rect rest = { in.x, y, in.w, in.y + in.h - y };
+		if (y >= in.y + in.h)
+			break;
+		int pw = canvas_text(c, in.x, y, in.w, R_FOCUS, prefix);
+		if (pw > 16) { /* a long term: its meaning below it */
+			probe++;
+			rest.y++;
+			rest.h--;
+			pw = 4;
+		}
+		if (!draw_wrapped(c, rest, &probe, R_NORMAL, e->meaning, pw)) {
+			/* it did not fit: it starts the next page */
+			for (int k = before; k < in.y + in.h; k++)
+				canvas_fill(c, in.x, k, in.w, R_NORMAL, ' ');
+			break;
+		}
+		y = probe;
+	}
+	rn->gl_next = i > rn->gl_start ? i : rn->gl.n;
 }
 
 static void draw(struct runner *rn, struct canvas *c)
@@ -473,8 +653,9 @@ static void draw(struct runner *rn, struct canvas *c)
 	const struct step *s = &rn->l->steps[rn->cur];
 	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
 		char where[120];
-		snprintf(where, sizeof(where), "at: %s (event %lld of %llu) ", s->at_text,
-			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev);
+		snprintf(where, sizeof(where), "at: %s (event %lld of %llu)%s ", s->at_text,
+			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev,
+			 rn->t.shipped ? " [pre-recorded]" : "");
 		int wl = (int)strlen(where);
 		canvas_text(c, c->w - wl, 0, wl, R_TITLE, where);
 	}
@@ -485,104 +666,111 @@ static void draw(struct runner *rn, struct canvas *c)
 		lw = c->w - 40;
 	draw_narrative(rn, c, (struct rect){ 0, 1, lw, c->h - 2 });
 	struct rect right = { lw, 1, c->w - lw, c->h - 2 };
-	if (hide_future(rn) && rn->app_ok) {
-		/* The panes show the state at the moment; the lanes would show
-		 * what comes next, so they wait for the answer. */
-		int64_t p = rn->pos[rn->cur];
-		if (p >= 0)
-			app_set_visible(&rn->app, (uint64_t)p + 1);
+	if (rn->gl_open)
+		draw_glossary(rn, c, right);
+	else
 		draw_right(rn, c, right);
-		app_set_visible(&rn->app, rn->t.ix->nev);
-	} else {
-		draw_right(rn, c, right);
-	}
 	const char *keys =
 		s->kind == STEP_DRIVE ?
-			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  ? hint  q quit" :
-		s->ask ? " a-h answer  space/n next  Left back  r replay  ? hint  q quit" :
-			 " space/n next  b back  r replay  ? hint  q quit";
+			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  ? glossary  q quit" :
+		s->ask ?
+			" a-h answer  space/n next  Left back  r replay  i hint  ? glossary  q quit" :
+			" space/n next  b back  r replay  i hint  ? glossary  q quit";
 	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
 	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
 }
 
 /* ---- progress ----------------------------------------------------------- */
 
+/* A step's mark in the progress file (see progress.h); a first answer
+ * and a solved exercise, once written, stay. */
+static char step_mark(const struct runner *rn, int i, char old)
+{
+	const struct step *s = &rn->l->steps[i];
+	const struct step_state *st = &rn->ss[i];
+	if (s->ask && (old == 'R' || old == 'W'))
+		return old;
+	if (s->ask)
+		return st->first < 0 ? '-' : st->first == s->answer ? 'R' : 'W';
+	if (s->kind != STEP_NARRATE)
+		return old == 'X' || st->solved ? 'X' : 'x';
+	return '.';
+}
+
 static void save_progress(struct runner *rn)
 {
 	struct progress p = { 0 };
 	progress_get(rn->l->name, &p);
-	int seen = 0, right = 0, asked = 0;
-	for (int i = 0; i < rn->l->nsteps; i++) {
+	int seen = 0, n = rn->l->nsteps;
+	if (n > PROGRESS_MAX_STEPS)
+		n = PROGRESS_MAX_STEPS;
+	char old[PROGRESS_MAX_STEPS + 1];
+	snprintf(old, sizeof(old), "%s", p.marks);
+	if ((int)strlen(old) != n)
+		old[0] = 0; /* the lesson changed: start the marks over */
+	p.right = p.asked = 0;
+	for (int i = 0; i < n; i++) {
 		seen += rn->ss[i].seen;
-		const struct step *s = &rn->l->steps[i];
-		if (s->ask && rn->ss[i].answer >= 0) {
-			asked++;
-			right += rn->ss[i].answer == s->answer;
-		}
+		p.marks[i] = step_mark(rn, i, old[0] ? old[i] : '.');
+		p.asked += p.marks[i] == 'R' || p.marks[i] == 'W';
+		p.right += p.marks[i] == 'R';
 	}
+	p.marks[n] = 0;
 	if (seen > p.seen)
 		p.seen = seen;
 	p.total = rn->l->nsteps;
 	if (rn->ss[rn->l->nsteps - 1].seen)
 		p.done = true;
-	if (asked >= p.asked) {
-		p.asked = asked;
-		p.right = right;
-	}
+	p.last = rn->cur + 1;
 	progress_put(rn->l->name, &p);
 }
 
 /* ---- driving ------------------------------------------------------------ */
 
+/* A view never outlives the trace it looks at: both go together. */
+static void outcome_drop(struct drive_outcome *o, bool *have, struct view *v)
+{
+	view_close(v);
+	if (*have)
+		drive_outcome_free(o);
+	*have = false;
+}
+
 static void drive_stop(struct runner *rn)
 {
-	if (rn->dapp_ok)
-		app_free(&rn->dapp);
-	if (rn->capp_ok)
-		app_free(&rn->capp);
-	if (rn->have_out)
-		drive_outcome_free(&rn->out);
-	if (rn->have_cmp)
-		drive_outcome_free(&rn->cmp);
+	outcome_drop(&rn->out, &rn->have_out, &rn->dview);
+	outcome_drop(&rn->cmp, &rn->have_cmp, &rn->cview);
 	drive_free(rn->dr);
 	rn->dr = NULL;
-	rn->dapp_ok = rn->capp_ok = rn->have_out = rn->have_cmp = false;
 	rn->compare = false;
 	rn->drive_step = -1;
 }
 
-static void drive_show(struct runner *rn, struct drive_outcome *o, struct app *a, bool *ok,
-		       const struct step *s)
+/* What ran after the presses (play runs the rest to the end) is not the
+ * student's doing: the panes end at the last press. */
+static void drive_show(struct drive_outcome *o, struct view *v, const struct step *s)
 {
-	if (*ok)
-		app_free(a);
-	*ok = false;
-	/* What ran after the presses (play runs the rest to the end) is not
-	 * the student's doing: the panes end at the last press. */
-	if (o->have_trace && o->t.ix && o->t.ix->nev) {
-		app_init(a, o->t.ix);
-		if (o->boundary_ev >= 0)
-			app_set_visible(a, (uint64_t)(o->boundary_ev + 1));
-		*ok = true;
-		app_point(a, o->t.ix, s, (int64_t)a->end - 1);
-	}
+	view_open(v, o->have_trace ? o->t.ix : NULL, o->boundary_ev);
+	if (v->ok)
+		app_point(&v->app, &v->ix, s, (int64_t)v->ix.nev - 1);
 }
 
 static void drive_run(struct runner *rn)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
 	char err[400];
-	if (rn->have_out)
-		drive_outcome_free(&rn->out);
-	rn->have_out = false;
+	outcome_drop(&rn->out, &rn->have_out, &rn->dview);
 	if (!drive_replay(rn->dr, &s->reach, &rn->out, err, sizeof(err))) {
 		snprintf(rn->msg, sizeof(rn->msg), " %.290s", err);
 		return;
 	}
 	rn->have_out = true;
-	if (rn->out.reached)
+	if (rn->out.reached && !rn->reached) {
 		rn->reached = true;
-	drive_show(rn, &rn->out, &rn->dapp, &rn->dapp_ok, s);
+		rn->ss[rn->cur].solved = true;
+		save_progress(rn);
+	}
+	drive_show(&rn->out, &rn->dview, s);
 }
 
 static void drive_begin(struct runner *rn)
@@ -603,6 +791,7 @@ static void drive_begin(struct runner *rn)
 	}
 	rn->drive_step = rn->cur;
 	rn->reached = false;
+	rn->stale = true; /* no press yet: the panes show what the setup left */
 }
 
 static void drive_compare(struct runner *rn)
@@ -618,15 +807,13 @@ static void drive_compare(struct runner *rn)
 	struct drive *d2 = drive_new(other);
 	free(other);
 	char err[400];
-	if (rn->have_cmp)
-		drive_outcome_free(&rn->cmp);
-	rn->have_cmp = false;
+	outcome_drop(&rn->cmp, &rn->have_cmp, &rn->cview);
 	if (drive_load(d2, err, sizeof(err))) {
 		drive_copy_keys(d2, rn->dr);
 		if (drive_replay(d2, &s->reach, &rn->cmp, err, sizeof(err))) {
 			rn->have_cmp = true;
 			rn->compare = true;
-			drive_show(rn, &rn->cmp, &rn->capp, &rn->capp_ok, s);
+			drive_show(&rn->cmp, &rn->cview, s);
 		}
 	}
 	if (!rn->have_cmp)
@@ -641,20 +828,22 @@ static void enter_step(struct runner *rn, int i)
 	rn->cur = i;
 	rn->ss[i].seen = true;
 	const struct step *s = &rn->l->steps[i];
-	if (s->kind == STEP_DRIVE)
+	if (s->kind == STEP_DRIVE) {
 		drive_begin(rn);
-	else if (rn->app_ok)
-		app_point(&rn->app, rn->t.ix, s, rn->pos[i]);
+	} else if (rn->have_trace) {
+		view_open(&rn->main, rn->t.ix, rn->pos[i] < 0 ? 0 : rn->pos[i]);
+		if (rn->main.ok)
+			app_point(&rn->main.app, &rn->main.ix, s, rn->pos[i]);
+	}
 	save_progress(rn);
 }
 
 static bool load_trace(struct runner *rn)
 {
-	if (rn->app_ok)
-		app_free(&rn->app);
+	view_close(&rn->main);
 	if (rn->have_trace)
 		lt_free(&rn->t);
-	rn->app_ok = rn->have_trace = false;
+	rn->have_trace = false;
 	char *scn = lesson_resolve(rn->l, rn->l->scenario);
 	bool ok = lt_play(scn, &rn->t);
 	free(scn);
@@ -669,10 +858,6 @@ static bool load_trace(struct runner *rn)
 		const struct step *s = &rn->l->steps[i];
 		rn->pos[i] = s->kind == STEP_NARRATE ? lt_find(&rn->t, &s->at) : 0;
 	}
-	if (rn->t.ix->nev) {
-		app_init(&rn->app, rn->t.ix);
-		rn->app_ok = true;
-	}
 	return true;
 }
 
@@ -684,15 +869,60 @@ static void settle(struct runner *rn)
 	rn->stale = false;
 }
 
+static void exercise_drop(struct runner *rn)
+{
+	view_close(&rn->eview);
+	if (rn->have_ex)
+		lt_free(&rn->ex_trace);
+	rn->have_ex = false;
+	rn->ex_step = -1;
+}
+
+/* Edit, judge, and show the student's own run in the panes. */
+static void edit_exercise(struct runner *rn, const struct step *s)
+{
+	exercise_drop(rn);
+	rn->ex_verdict = exercise_edit(rn->l, s, &rn->ex_trace, rn->ex_msg, sizeof(rn->ex_msg),
+				       rn->o->keys == NULL);
+	rn->ex_step = rn->cur;
+	rn->have_ex = rn->ex_verdict >= 0;
+	if (rn->have_ex) {
+		view_open(&rn->eview, rn->ex_trace.ix, (int64_t)rn->ex_trace.ix->nev - 1);
+		if (rn->eview.ok)
+			app_point(&rn->eview.app, &rn->eview.ix, s, (int64_t)rn->eview.ix.nev - 1);
+	}
+	if (rn->ex_verdict == 1) {
+		rn->ss[rn->cur].solved = true;
+		save_progress(rn);
+	}
+	snprintf(rn->msg, sizeof(rn->msg), " %s",
+		 rn->ex_verdict == 1 ? "Passed: the verdict is on the left." :
+				       "Not passed: the verdict is on the left; e edits again.");
+}
+
 static void key(struct runner *rn, int k)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
 	struct step_state *st = &rn->ss[rn->cur];
 	rn->msg[0] = 0;
-	if (s->ask && st->answer < 0 && k >= 'a' && k < 'a' + s->nchoice) {
+	if (rn->gl_open) {
+		/* ?, space or n: the next page; any other key closes it */
+		if ((k == '?' || k == ' ' || k == 'n') && rn->gl_next < rn->gl.n)
+			rn->gl_start = rn->gl_next;
+		else
+			rn->gl_open = false;
+		return;
+	}
+	if (question_open(s, st) && k >= 'a' && k < 'a' + s->nchoice) {
 		/* An open question takes its letters first (b is a choice
-		 * here; Left still goes back). */
+		 * here; Left still goes back).  The first answer is the one
+		 * progress keeps; a second try is for understanding. */
+		if (k - 'a' == st->answer)
+			return; /* the same wrong letter again */
 		st->answer = k - 'a';
+		if (st->first < 0)
+			st->first = st->answer;
+		st->tries++;
 		save_progress(rn);
 	} else if (k == 'q' || k == 'Q') {
 		rn->quit = true;
@@ -726,14 +956,22 @@ static void key(struct runner *rn, int k)
 			rn->quit = true;
 			return;
 		}
-		for (int i = 0; i < rn->l->nsteps; i++)
-			rn->ss[i].answer = -1;
+		for (int i = 0; i < rn->l->nsteps; i++) {
+			rn->ss[i].answer = -1; /* the first answers stay */
+			rn->ss[i].tries = 0;
+		}
 		enter_step(rn, 0);
 		snprintf(rn->msg, sizeof(rn->msg), " Replayed: a fresh trace, back to step 1.");
 	} else if (k == '?') {
-		st->hint = true;
-		if (!s->hint)
+		glossary_open(rn);
+	} else if (k == 'i') {
+		if (st->hint < hint_levels(s))
+			st->hint++;
+		if (!hint_levels(s))
 			snprintf(rn->msg, sizeof(rn->msg), " No hint for this step.");
+		else if (st->hint == hint_levels(s))
+			snprintf(rn->msg, sizeof(rn->msg), " That was the last hint%s.",
+				 s->kind == STEP_DRIVE ? ": the answer itself" : "");
 	} else if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
 		int cpu = k - '0';
 		if (cpu >= drive_ncpus(rn->dr)) {
@@ -754,7 +992,7 @@ static void key(struct runner *rn, int k)
 		settle(rn);
 		drive_compare(rn);
 	} else if (s->kind == STEP_EDIT && k == 'e') {
-		exercise_edit(rn->l, s, rn->msg, sizeof(rn->msg), rn->o->keys == NULL);
+		edit_exercise(rn, s);
 	}
 }
 
@@ -764,13 +1002,44 @@ static bool s_is_edit_key(const struct runner *rn, int k)
 	return k == 'e' && rn->l->steps[rn->cur].kind == STEP_EDIT;
 }
 
+/* --keys: the screen as it is now, as text. */
+static void print_screen(struct runner *rn)
+{
+	struct canvas c;
+	canvas_init(&c, rn->o->width, rn->o->height, false);
+	settle(rn);
+	draw(rn, &c);
+	char *text = canvas_to_text(&c);
+	if (text)
+		fputs(text, stdout);
+	free(text);
+	canvas_free(&c);
+}
+
+/* Where to begin: --step N, else where the student left off (in a
+ * terminal, unless the lesson was finished), else step 1. */
+static int first_step(struct runner *rn)
+{
+	const struct runner_opts *o = rn->o;
+	int n = rn->l->nsteps;
+	if (o->start > 0)
+		return (o->start <= n ? o->start : n) - 1;
+	struct progress p;
+	if (o->keys || !progress_get(rn->l->name, &p) || p.last < 2 || p.last > n ||
+	    (p.done && p.last == n))
+		return 0;
+	snprintf(rn->msg, sizeof(rn->msg),
+		 " Resumed at step %d, where you left off: b goes back, r starts over.", p.last);
+	return p.last - 1;
+}
+
 int lesson_run(struct lesson *l, const struct runner_opts *o)
 {
-	struct runner rn = { .l = l, .o = o, .drive_step = -1 };
+	struct runner rn = { .l = l, .o = o, .drive_step = -1, .ex_step = -1 };
 	rn.pos = xcalloc((size_t)l->nsteps, sizeof(*rn.pos));
 	rn.ss = xcalloc((size_t)l->nsteps, sizeof(*rn.ss));
 	for (int i = 0; i < l->nsteps; i++)
-		rn.ss[i].answer = -1;
+		rn.ss[i].answer = rn.ss[i].first = -1;
 	int rc = 0;
 	if (!load_trace(&rn)) {
 		rc = 1;
@@ -781,26 +1050,32 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 			fprintf(stderr,
 				"%s:%d: at: '%s' never happens in this trace (showing the start)\n",
 				l->path, l->steps[i].at_line, l->steps[i].at_text);
-	enter_step(&rn, 0);
+	enter_step(&rn, first_step(&rn));
 
 	if (o->keys) {
-		struct canvas c;
-		canvas_init(&c, o->width, o->height, false);
-		int codes[1024];
-		int n = scr_parse_keys(o->keys, codes, 1024);
-		for (int i = 0; i < n && !rn.quit; i++)
-			key(&rn, codes[i]);
-		settle(&rn);
-		draw(&rn, &c);
-		char *text = canvas_to_text(&c);
-		fputs(text, stdout);
-		free(text);
-		canvas_free(&c);
+		int n = 0;
+		int *codes = malloc((strlen(o->keys) + 1) * sizeof(*codes));
+		if (codes)
+			n = scr_parse_keys(o->keys, codes, (int)strlen(o->keys) + 1);
+		for (int i = 0; i < n && !rn.quit; i++) {
+			if (codes[i] == SCR_PRINT) {
+				print_screen(&rn);
+				fputs("\f\n", stdout);
+			} else {
+				key(&rn, codes[i]);
+			}
+		}
+		free(codes);
+		print_screen(&rn);
 	} else {
-		struct scr *t = scr_open();
+		char why[300];
+		session_release();
+		struct scr *t = scr_open(why, sizeof(why));
+		session_catch();
 		if (!t) {
 			fprintf(stderr,
-				"icache-lesson: no terminal (use --keys KEYS --screen WxH to run without one)\n");
+				"icache-lesson: %s.\nWithout a terminal, --keys KEYS --screen WxH prints the screen after KEYS.\n",
+				why);
 			rc = 2;
 			goto out;
 		}
@@ -830,8 +1105,10 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 	}
 out:
 	drive_stop(&rn);
-	if (rn.app_ok)
-		app_free(&rn.app);
+	exercise_drop(&rn);
+	view_close(&rn.main);
+	if (rn.gl_loaded)
+		glossary_free(&rn.gl);
 	if (rn.have_trace)
 		lt_free(&rn.t);
 	free(rn.pos);

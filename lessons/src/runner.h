@@ -9,6 +9,8 @@
 struct runner_opts {
 	const char *keys;  /* non-NULL: no terminal; press these, print */
 	int width, height; /* the screen for keys */
+	int start;         /* the step to begin at (1-based); 0: where the
+			     * student left off in a terminal, 1 with keys */
 };
 
 /* 0 done or quit, 1 the scenario could not be played, 2 bad input. */

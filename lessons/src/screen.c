@@ -3,6 +3,8 @@
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <curses.h>
+#include <stdio.h>
+#include <term.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -20,14 +22,51 @@ struct scr {
 	bool suspended;
 };
 
-struct scr *scr_open(void)
+/*
+ * Can this terminal draw the lesson?  initscr() on an unknown TERM prints
+ * its own error and exits, and on a dumb one draws nothing: ask terminfo
+ * first and say what to do instead.
+ */
+static bool usable_term(char *why, size_t len)
 {
-	if (!isatty(0) || !isatty(1))
+	const char *term = getenv("TERM");
+	int err = 0;
+	if (!term || !*term) {
+		snprintf(
+			why, len,
+			"TERM is not set: set it to your terminal's type (e.g. TERM=xterm-256color)");
+		return false;
+	}
+	if (setupterm(term, 1, &err) != OK) {
+		snprintf(
+			why, len,
+			"the terminal type TERM=%s is unknown here (no terminfo entry; try TERM=xterm-256color)",
+			term);
+		return false;
+	}
+	bool ok = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
+	del_curterm(cur_term);
+	if (!ok)
+		snprintf(
+			why, len,
+			"the terminal type TERM=%s cannot move the cursor, so the lesson cannot be drawn (run it in a terminal like xterm, or see --keys)",
+			term);
+	return ok;
+}
+
+struct scr *scr_open(char *why, size_t len)
+{
+	if (!isatty(0) || !isatty(1)) {
+		snprintf(why, len, "standard input and output must be a terminal");
+		return NULL;
+	}
+	if (!usable_term(why, len))
 		return NULL;
 	setlocale(LC_ALL, "");
 	struct scr *t = xcalloc(1, sizeof(*t));
 	t->utf8 = term_locale_utf8();
-	if (!initscr()) {
+	if (!newterm(NULL, stdout, stdin)) {
+		snprintf(why, len, "ncurses cannot open the terminal TERM=%s", getenv("TERM"));
 		free(t);
 		return NULL;
 	}
@@ -141,11 +180,26 @@ void scr_resume(struct scr *t)
 	t->suspended = false;
 }
 
+/* lib/keys.h's notation, plus <Print> (the lesson's own: print the
+ * screen at this point of --keys). */
 int scr_parse_keys(const char *s, int *out, int max)
 {
-	int n = keys_parse(s, out, max);
-
-	for (int i = 0; i < n; i++)
-		out[i] = from_curses(out[i]);
+	static const char print[] = "<Print>";
+	int n = 0;
+	while (*s && n < max) {
+		const char *p = strstr(s, print);
+		size_t len = p ? (size_t)(p - s) : strlen(s);
+		char *part = xstrndup(s, len);
+		int k = keys_parse(part, out + n, max - n);
+		free(part);
+		for (int i = n; i < n + k; i++)
+			out[i] = from_curses(out[i]);
+		n += k;
+		if (!p)
+			break;
+		if (n < max)
+			out[n++] = SCR_PRINT;
+		s = p + sizeof(print) - 1;
+	}
 	return n;
 }

@@ -10,14 +10,24 @@
 #define LESSON_SCREEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "viewer/canvas.h"
 
-enum { SCR_EOF = -1, SCR_RESIZE = -2, SCR_LEFT = -3, SCR_RIGHT = -4, SCR_UP = -5, SCR_DOWN = -6 };
+enum {
+	SCR_EOF = -1,
+	SCR_RESIZE = -2,
+	SCR_LEFT = -3,
+	SCR_RIGHT = -4,
+	SCR_UP = -5,
+	SCR_DOWN = -6,
+	SCR_PRINT = -7 /* --keys only: <Print> prints the screen here */
+};
 
 struct scr;
 
-struct scr *scr_open(void); /* NULL if stdin/stdout is no terminal */
+/* NULL if the terminal cannot draw the lesson (why says what to do). */
+struct scr *scr_open(char *why, size_t len);
 void scr_close(struct scr *t);
 void scr_size(struct scr *t, int *w, int *h);
 bool scr_utf8(const struct scr *t);

@@ -46,6 +46,25 @@ const char *lp_sim_path(void)
 
 bool lp_run(const char *scn, bool record, struct play_result *r)
 {
+	return lp_run_args(scn, record, NULL, r);
+}
+
+/* stdout, then stderr on a line of its own (never interleaved). */
+static char *join_output(char *out, char *err)
+{
+	if (!err[0]) {
+		free(err);
+		return out;
+	}
+	char *both =
+		xasprintf("%s%s%s", out, out[0] && out[strlen(out) - 1] != '\n' ? "\n" : "", err);
+	free(out);
+	free(err);
+	return both;
+}
+
+bool lp_run_args(const char *scn, bool record, const char *extra, struct play_result *r)
+{
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
 	if (record) {
@@ -62,10 +81,21 @@ bool lp_run(const char *scn, bool record, struct play_result *r)
 		snprintf(r->trace_dir, n, "%s/trace", tmpl);
 	}
 	const char *sim = lp_sim_path();
-	char *argv[] = { (char *)sim, "play", (char *)scn, "-o", r->trace_dir, NULL };
-	if (!record)
-		argv[3] = NULL;
-	r->status = spawn_capture(argv, true, &r->output);
+	/* Nothing recorded: the simulator need not wait on the session
+	 * daemon at start-up (a third of a short play).  Through env(1), so
+	 * that only this child sees it. */
+	char *quick[] = { "env",
+			  "LTTNG_UST_REGISTER_TIMEOUT=0",
+			  "LTTNG_UST_WITHOUT_BADDR_STATEDUMP=1",
+			  (char *)sim,
+			  "play",
+			  (char *)scn,
+			  (char *)extra,
+			  NULL };
+	char *rec[] = { (char *)sim, "play", (char *)scn, "-o", r->trace_dir, (char *)extra, NULL };
+	char *err = NULL;
+	r->status = spawn_capture_split(record ? rec : quick, &r->output, &err);
+	r->output = join_output(r->output, err);
 	return r->status >= 0 && r->status != 127;
 }
 

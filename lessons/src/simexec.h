@@ -27,6 +27,8 @@ const char *lp_exe_dir(void);
  * without -o (no LTTng session; just the exit status and output).
  */
 bool lp_run(const char *scn, bool record, struct play_result *r);
+/* ... with one more argument for play (NULL: none), e.g. "--verbose". */
+bool lp_run_args(const char *scn, bool record, const char *extra, struct play_result *r);
 /* Remove the trace directory and free the strings. */
 void lp_result_free(struct play_result *r);
 
