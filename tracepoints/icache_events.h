@@ -132,8 +132,10 @@
 	F(STR, -, scheme, SIDE) F(STR, -, workload, SIDE)           \
 	F(INT, uint16_t, cpus, SIDE) F(INT, uint64_t, seed, SIDE)   \
 	F(STR, -, order, SIDE) F(INT, uint16_t, order_rules, SIDE)
-#define ICACHE_FIELDS_run_end(F) \
-	F(INT, uint64_t, ops, VAL) F(INT, uint32_t, violations, RAW)
+/* interrupted: 0, or the signal that stopped the run (record's SIGINT/SIGTERM). */
+#define ICACHE_FIELDS_run_end(F)                                   \
+	F(INT, uint64_t, ops, VAL) F(INT, uint32_t, violations, RAW) \
+	F(INT, uint8_t, interrupted, SIDE)
 /* One rule of the scheme's documented lock order: outer before inner. */
 #define ICACHE_FIELDS_order_rule(F) \
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)

@@ -1053,7 +1053,7 @@ static int play_verdict(struct play *pl, enum outcome r)
 	uint64_t ops = (uint64_t)scn->nsetup;
 	for (int i = 0; i < pl->s.ncpus; i++)
 		ops += pl->s.cpu[i].ops_done;
-	trace_run_end(ops, (uint32_t)violations_total());
+	trace_run_end(ops, (uint32_t)violations_total(), 0);
 	return status;
 }
 

@@ -386,8 +386,29 @@ static void size_channel(struct recorder *r, const struct recorder_opts *o)
 			budget = avail;
 	}
 	r->subbuf_size = 8 * MiB;
+	/* Room for the whole run, if the consumer daemon never gets a core. */
+	while (r->subbuf_size < 256 * MiB && r->subbuf_size * r->num_subbuf < o->ring_bytes)
+		r->subbuf_size *= 2;
 	while (r->subbuf_size > 256 * 1024 && r->subbuf_size * r->num_subbuf * ncpu > budget)
 		r->subbuf_size /= 2;
+}
+
+/*
+ * What one CPU ring will hold: measured on the 2-core VM the project is
+ * built on, a traced CPU writes up to 54 MB/s (`record --cpus all
+ * --duration 3s`: 13 M events of ~25 bytes, 2 CPUs, a quiet machine) and an
+ * operation about 160 events.  A quarter more for safety.
+ */
+#define RING_BYTES_PER_S (54ull * 1000 * 1000)
+#define BYTES_PER_OP (160ull * 25)
+
+static uint64_t run_ring_bytes(const struct run_config *cfg)
+{
+	unsigned rings =
+		(unsigned)cfg->ncpus < possible_cpus() ? (unsigned)cfg->ncpus : possible_cpus();
+	double bytes = cfg->ops ? (double)cfg->ops * BYTES_PER_OP / (rings ? rings : 1) :
+				  (double)cfg->duration_ns / 1e9 * RING_BYTES_PER_S;
+	return (uint64_t)(bytes * 1.25);
 }
 
 static int track_only_us(const char *session)
@@ -553,6 +574,17 @@ int recorder_start(struct recorder *r, const struct recorder_opts *o)
 	return 0;
 }
 
+/* Less than one sub-buffer left where the trace is: the consumer daemon
+ * could not write, whatever the reader makes of what it left. */
+static bool disk_full(const struct recorder *r, const char *dir, uint64_t *left)
+{
+	struct statvfs sv;
+	if (statvfs(dir, &sv) != 0)
+		return false;
+	*left = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return *left < r->subbuf_size;
+}
+
 int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct trace_counts *counts)
 {
 	char err[512];
@@ -563,6 +595,11 @@ int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct tr
 	r->stop_s = secs_since(t0);
 	if (ret < 0)
 		return fail("cannot stop LTTng session %s: %s", r->session, lttng_strerror(ret));
+	uint64_t left;
+	if (disk_full(r, o->dir, &left))
+		return fail("%s: the disk is full (%" PRIu64 " KiB left): the trace is cut where "
+			    "the space ran out",
+			    o->dir, left / 1024);
 	if (trace_read(o->dir, NULL, NULL, counts, err, sizeof(err)) < 0)
 		return fail("cannot read the trace back: %s", err);
 	return 0;
@@ -727,6 +764,19 @@ static int take_record_flags(int argc, char **argv, struct recorder_opts *o)
 				     argv[i]);
 				return -1;
 			}
+		} else if (strcmp(argv[i], "--buffer-size") == 0) {
+			/* The whole ring of one CPU: 4 sub-buffers of a quarter. */
+			if (i + 1 >= argc) {
+				fail("--buffer-size needs a value");
+				return -1;
+			}
+			if (!parse_size(argv[++i], &o->subbuf_size) || o->subbuf_size < 16384) {
+				fail("--buffer-size: '%s' is not a power of two between 16k and "
+				     "1024M",
+				     argv[i]);
+				return -1;
+			}
+			o->subbuf_size /= 4;
 		} else {
 			argv[n++] = argv[i];
 		}
@@ -785,8 +835,15 @@ static const char record_help[] =
 	"  --blocking        writers wait for buffer space instead of discarding\n"
 	"                    (loses nothing, but a full buffer stalls a CPU that\n"
 	"                    may hold a lock: contention figures suffer)\n"
-	"  --subbuf-size S   sub-buffer size, a power of two (e.g. 1M; default\n"
-	"                    8M, smaller on big machines); 4 per CPU\n\n"
+	"  --buffer-size S   each CPU's ring buffer, a power of two (e.g. 64M);\n"
+	"                    default: room for the whole run (~54 MB per CPU\n"
+	"                    and second, ~4 KB per operation), at least 32M,\n"
+	"                    at most 1G or a quarter of /dev/shm in all\n"
+	"  --subbuf-size S   the same, given as one of its 4 sub-buffers\n\n"
+	"SIGINT or SIGTERM stops the workload at the next operation: the trace\n"
+	"ends with run_end (marked interrupted), the report is printed and the\n"
+	"exit status is 130 or 143.  If record is killed outright, a watcher\n"
+	"process still destroys the session; the trace up to the cut stays.\n\n"
 	"run options:\n%s\n"
 	"Lock statistics of a traced run are those of a slower program: each of\n"
 	"the ~100 events per operation costs 0.1-0.5 us, most of them inside a\n"
@@ -852,6 +909,29 @@ static char **full_argv(int argc, char **argv)
 	return v;
 }
 
+static void on_stop_signal(int sig)
+{
+	run_request_stop(sig);
+}
+
+/*
+ * SIGINT/SIGTERM end the workload at the next operation boundary; the run
+ * then ends as usual (run_end, marked interrupted), the session is flushed
+ * and destroyed, the report printed.  Installed before the session is
+ * made (a shell's background job starts with SIGINT ignored): a signal
+ * during the set-up lets it finish, then the run stops at once.
+ */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int record_run(const struct run_config *cfg, const struct run_flags *fl,
 		      const struct recorder_opts *o)
 {
@@ -859,6 +939,7 @@ static int record_run(const struct run_config *cfg, const struct run_flags *fl,
 	struct run_result res;
 	struct trace_counts counts;
 
+	catch_stop_signals();
 	int status = recorder_start(&rec, o);
 	if (status) {
 		recorder_stop_sessiond(&rec);
@@ -879,6 +960,14 @@ static int record_run(const struct run_config *cfg, const struct run_flags *fl,
 		warn_lossy(&counts, &rec);
 		if (status == 0)
 			status = 1;
+	}
+	if (res.interrupted) {
+		fflush(stdout);
+		fprintf(stderr,
+			"icache-sim %s: interrupted by %s after %" PRIu64
+			" operations; the trace is complete up to there (run_end says so)\n",
+			cmd_name, strsignal(res.interrupted), res.ops);
+		status = 128 + res.interrupted;
 	}
 	run_result_free(&res);
 	return status;
@@ -914,6 +1003,7 @@ int cmd_record(int argc, char **argv)
 	/* A re-exec'd image finds the (empty) directory it made itself. */
 	int status = prepare_out_dir(fl.out, abs, sizeof(abs));
 	o.dir = abs;
+	o.ring_bytes = run_ring_bytes(&cfg);
 	if (!status)
 		status = recorder_prepare(&o, again);
 	free(again);

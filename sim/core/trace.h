@@ -180,9 +180,9 @@ static inline void trace_run_begin(const char *scheme, const char *workload, int
 #endif
 }
 
-static inline void trace_run_end(uint64_t ops, uint32_t violations)
+static inline void trace_run_end(uint64_t ops, uint32_t violations, int interrupted)
 {
-	trace_ev_run_end(ops, violations);
+	trace_ev_run_end(ops, violations, (uint8_t)interrupted);
 }
 
 #endif /* SIM_TRACE_H */

@@ -163,9 +163,18 @@ struct worker_arg {
 	struct sim_cpu *cpu;
 };
 
+/* Set from a signal handler: a lock-free atomic is all it may touch. */
+static atomic_int stop_signal;
+
+void run_request_stop(int sig)
+{
+	atomic_store(&stop_signal, sig);
+}
+
 static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
 {
-	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
+	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed) ||
+	    atomic_load_explicit(&stop_signal, memory_order_relaxed))
 		return true;
 	if (ctx->cfg->ops) {
 		uint64_t mine = ctx->ops_per_cpu + ((uint64_t)c->id < ctx->ops_extra ? 1 : 0);
@@ -555,8 +564,9 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	for (int i = 0; i < nworkers; i++)
 		result->ops += atomic_load(&ctx.cpus[i].ops_done);
 	run_collect(result, ctx.cpu_ptrs, nthreads, failures, keep_inodes);
+	result->interrupted = atomic_load(&stop_signal);
 	if (cfg->trace_run)
-		trace_run_end(result->ops, (uint32_t)result->violations);
+		trace_run_end(result->ops, (uint32_t)result->violations, result->interrupted);
 
 	this_cpu = NULL;
 	icache_destroy();

@@ -89,7 +89,15 @@ struct run_result {
 	uint64_t worker_points; /* of them, passed by the workload's CPUs */
 	double host_seconds;
 	uint64_t line_xfers; /* lock and list-head lines moved between CPUs */
+	int interrupted;     /* the signal that stopped it early, or 0 */
 };
+
+/*
+ * Ask a running run_workload() to stop at the next operation boundary, as
+ * if its time were up; sig is reported in run_end.  Async-signal-safe: a
+ * signal handler calls it (record's SIGINT/SIGTERM).
+ */
+void run_request_stop(int sig);
 
 /* Run it.  keep_inodes: fill result->inodes. Returns 0, or 1 on a report. */
 int run_workload(const struct run_config *cfg, struct run_result *result, bool keep_inodes);

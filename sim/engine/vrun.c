@@ -478,7 +478,7 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 		result->ops += atomic_load(&cpus[i].ops_done);
 	run_collect(result, ptrs, nthreads, 0, keep_inodes);
 	if (cfg->trace_run)
-		trace_run_end(result->ops, (uint32_t)result->violations);
+		trace_run_end(result->ops, (uint32_t)result->violations, 0);
 
 	this_cpu = NULL;
 	icache_destroy();
