@@ -1109,6 +1109,51 @@ START_TEST(lessons_without_daemon)
 }
 END_TEST
 
+/* In a terminal a lesson resumes where the student left it. */
+START_TEST(tmux_resume)
+{
+	fresh_state();
+	snprintf(sock, sizeof(sock), "lessonresume%d", (int)getpid());
+	char cwd[512], exe[1024];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
+		 bin_path("icache-lesson"));
+	int st;
+	for (int run = 0; run < 2; run++) {
+		free(run_cmd(&st,
+			     "cd %s && tmux -L %s new-session -d -s lesson -x 150 -y 45 "
+			     "'env XDG_STATE_HOME=%s LANG=C.UTF-8 %s 2; echo EXIT=$?; sleep 30'",
+			     cwd, sock, state_dir, exe));
+		if (run == 0) {
+			ck_assert(wait_for("Step 1/", 15));
+			keys("n n");
+			ck_assert(wait_for("Step 3/", 5));
+		} else {
+			ck_assert_msg(wait_for("Step 3/", 15), "did not resume at step 3");
+			ck_assert(wait_for("Resumed at step 3", 5));
+		}
+		keys("q");
+		ck_assert(wait_for("EXIT=0", 10));
+		free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
+	}
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/* 2.6.36's lock is called by its name in lesson 02's lanes and lock_stat. */
+START_TEST(global_lock_named)
+{
+	fresh_state();
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --step 5 --keys '' --screen 160x45 2>&1",
+			    state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "||inode_lock "), "lock_stat does not name inode_lock");
+	ck_assert_msg(!strstr(out, "||lock "), "lock_stat calls inode_lock 'lock'");
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
 static Suite *lessons_suite(void)
 {
 	Suite *s = suite_create("lessons");
@@ -1142,6 +1187,8 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, progress_keeps_first_answers);
 	tcase_add_test(tc, glossary_covers_what_is_shown);
 	tcase_add_test(tc, bad_terminals_and_cleanup);
+	tcase_add_test(tc, tmux_resume);
+	tcase_add_test(tc, global_lock_named);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("scheduler");

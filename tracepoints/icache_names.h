@@ -75,15 +75,16 @@
 	X(ifind_fast)
 
 /* The lists an inode can be on. */
-#define ICACHE_LISTS(X)                                     \
-	X(hash)    /* inode hash chain (i_hash) */          \
-	X(sb)      /* sb->s_inodes (i_sb_list) */           \
-	X(lru)     /* the unused-inode LRU (i_lru) */       \
-	X(b_dirty) /* bdi writeback lists (i_wb_list) */    \
-	X(b_io)                                             \
-	X(b_more_io)                                        \
-	X(in_use)  /* 2.6.36 only: inode_in_use (i_list) */ \
-	X(dispose) /* a private dispose list threaded through i_lru */
+#define ICACHE_LISTS(X)                                                   \
+	X(hash)    /* inode hash chain (i_hash) */                        \
+	X(sb)      /* sb->s_inodes (i_sb_list) */                         \
+	X(lru)     /* the unused-inode LRU (i_lru) */                     \
+	X(b_dirty) /* bdi writeback lists (i_wb_list) */                  \
+	X(b_io)                                                           \
+	X(b_more_io)                                                      \
+	X(in_use)     /* 2.6.36 only: inode_in_use (i_list) */            \
+	X(dispose)    /* a private dispose list threaded through i_lru */ \
+	X(sb_dispose) /* V4's invalidate_inodes: one threaded through i_sb_list */
 
 #define ICACHE_LIST_ACTIONS(X) \
 	X(add)                 \

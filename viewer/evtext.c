@@ -21,8 +21,8 @@ static const char *short_class(int cls)
 	static char buf[4][32];
 	static unsigned next;
 	const char *n = lock_class_label(cls);
-	if (!strcmp(n, "i_lock"))
-		return n;
+	if (!strcmp(n, "i_lock") || !strcmp(n, "inode_lock"))
+		return n; /* shortened, 2.6.36's lock would read "lock" */
 	char *p = buf[next++ & 3];
 	snprintf(p, sizeof(buf[0]), "%s", strncmp(n, "inode_", 6) ? n : n + 6);
 	size_t l = strlen(p);

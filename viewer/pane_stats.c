@@ -41,8 +41,8 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
 			continue;
 		const char *n = lock_class_label(k);
-		if (!strncmp(n, "inode_", 6))
-			n += 6;
+		if (!strncmp(n, "inode_", 6) && strcmp(n, "inode_lock") != 0)
+			n += 6; /* the one global lock keeps its name: not "lock" */
 		if (!wide) {
 			canvas_printf(c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
 				      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64

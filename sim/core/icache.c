@@ -513,6 +513,27 @@ void inode_sb_list_del(struct inode *inode, enum site site)
 	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
 }
 
+void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
+{
+	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
+	if (!inode_alive(inode, site, "moves to a dispose list") || list_empty(&inode->i_sb_list))
+		return;
+	list_move(&inode->i_sb_list, dispose);
+	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_sb_dispose, LACT_add, site);
+}
+
+struct inode *inode_sb_dispose_pop(struct list_head *dispose, enum site site)
+{
+	if (list_empty(dispose))
+		return NULL;
+	struct inode *inode = list_first_entry(dispose, struct inode, i_sb_list);
+	list_del_init(&inode->i_sb_list);
+	trace_inode_list(this_cpu, inode->i_ino, LIST_sb_dispose, LACT_del, site);
+	return inode;
+}
+
 /* ---- the LRU (and 2.6.36's in-use list, which shares the link) ------------- */
 
 bool inode_on_lru(const struct inode *inode)

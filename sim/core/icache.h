@@ -208,6 +208,14 @@ struct inode *inode_lru_oldest(void);
 void inode_in_use_add(struct inode *inode, enum site site);
 void inode_in_use_del(struct inode *inode, enum site site);
 
+/*
+ * V4's invalidate_inodes threaded its dispose list through i_sb_list, so
+ * that the walk of s_inodes need not take the LRU lock per inode: move an
+ * inode from s_inodes (sb list lock held) to such a list, and pop it.
+ */
+void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum site site);
+struct inode *inode_sb_dispose_pop(struct list_head *dispose, enum site site);
+
 /* Private dispose lists are threaded through i_lru; no lock needed. */
 void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site site);
 struct inode *inode_dispose_pop(struct list_head *dispose, enum site site);

@@ -581,11 +581,32 @@ static long prune_icache(long nr)
  * invalidate_inodes, 2.6.36's shape: free every unused inode of a sb and
  * say whether any was busy; iprune_sem keeps prune_icache out.
  */
+/*
+ * V4 kept the invalidate_list/dispose_list pairing "but changed the
+ * dispose list to use the i_sb_list pointer in the inode instead of the
+ * i_lru to avoid needing to take the inode_lru_lock for every inode on
+ * the superblock list" (the V4 cover letter): the walk moves each inode
+ * it claims from s_inodes to its dispose list, and the LRU lock is taken
+ * per inode only when the list is freed, with no list lock held.
+ */
+static void dispose_sb_list(struct list_head *head)
+{
+	SITE(dispose_list);
+	struct inode *inode;
+
+	while ((inode = inode_sb_dispose_pop(head, __site)) != NULL) {
+		spin_lock(&icache.lru_lock);
+		inode_lru_del(inode, __site);
+		spin_unlock(&icache.lru_lock);
+		evict(inode);
+	}
+}
+
 static int invalidate_sb(struct super_block *sb, long *freed)
 {
 	SITE(invalidate_inodes);
 	struct list_head dispose;
-	struct list_head *pos;
+	struct list_head *pos, *next;
 	int busy = 0;
 
 	*freed = 0;
@@ -593,7 +614,7 @@ static int invalidate_sb(struct super_block *sb, long *freed)
 	/* Held for write throughout: prune_icache stays out (2.6.36). */
 	down_write(&icache.iprune_sem);
 	spin_lock(&sb->s_inode_list_lock);
-	list_for_each(pos, &sb->s_inodes) {
+	list_for_each_safe(pos, next, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
 
 		spin_lock(&inode->i_lock);
@@ -607,16 +628,12 @@ static int invalidate_sb(struct super_block *sb, long *freed)
 			continue;
 		}
 		inode_state_set(inode, I_FREEING, __site);
-		/* The LRU lock is outside i_lock: drop i_lock first. */
 		spin_unlock(&inode->i_lock);
-		spin_lock(&icache.lru_lock);
-		inode_lru_del(inode, __site);
-		spin_unlock(&icache.lru_lock);
-		inode_dispose_add(inode, &dispose, __site);
+		inode_sb_dispose_add(inode, &dispose, __site);
 		(*freed)++;
 	}
 	spin_unlock(&sb->s_inode_list_lock);
-	dispose_list(&dispose);
+	dispose_sb_list(&dispose);
 	up_write(&icache.iprune_sem);
 	return busy;
 }

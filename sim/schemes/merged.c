@@ -587,7 +587,12 @@ static long evict_inodes(struct super_block *sb)
 			spin_unlock(&next->i_lock);
 		}
 #endif
-		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
+		/* 2.6.39 read i_count only before i_lock: by then umount has
+		 * kept the flusher off this sb (s_umount, sync_filesystem),
+		 * which we do not model, so a reference taken meanwhile is
+		 * looked for again under i_lock. */
+		if ((inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) ||
+		    atomic_load(&inode->i_count)) {
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
