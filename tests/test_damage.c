@@ -265,7 +265,18 @@ START_TEST(interactive_says_incomplete)
 	char *scr = tmux_capture();
 	ck_assert_msg(strstr(scr, "is cut mid-packet"), "%.2000s", scr);
 	free(scr);
-	free(run_cmd(&st, "tmux -L icdamage send-keys -t dmg q; tmux -L icdamage kill-server"));
+	/* Quit, and let the viewer remove its temporary copy of the cut
+	 * stream before the terminal goes away. */
+	free(run_cmd(&st, "tmux -L icdamage send-keys -t dmg Escape q"));
+	for (int i = 0; i < 100; i++) {
+		char *now = tmux_capture();
+		bool gone = !strstr(now, "Events by CPU");
+		free(now);
+		if (gone)
+			break;
+		usleep(50000);
+	}
+	free(run_cmd(&st, "tmux -L icdamage kill-server"));
 }
 END_TEST
 

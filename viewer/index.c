@@ -866,6 +866,8 @@ static void add_packet(struct trace_index *ix, const bt_message *msg)
 		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
 }
 
+static void note_stream_end(struct trace_index *ix, int si);
+
 static void packet_end(struct trace_index *ix, const bt_message *msg)
 {
 	const bt_packet *pkt = bt_message_packet_end_borrow_packet_const(msg);
@@ -878,8 +880,16 @@ static void packet_end(struct trace_index *ix, const bt_message *msg)
 		    bt_message_packet_end_borrow_default_clock_snapshot_const(msg), &t) ==
 	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 		int si = stream_of(ix, st);
-		if (si >= 0 && t > ix->streams[si].end_ts)
-			ix->streams[si].end_ts = t;
+		if (si < 0)
+			return;
+		struct ix_stream *x = &ix->streams[si];
+		if (t > x->end_ts)
+			x->end_ts = t;
+		/* Its file's last packet: the stream ends here.  (Packet ends
+		 * come in time order; the stream-end message has no time and
+		 * the muxer may hold it back.) */
+		if (x->packets && ++x->packets_read == x->packets)
+			note_stream_end(ix, si);
 	}
 }
 
@@ -888,14 +898,20 @@ static void packet_end(struct trace_index *ix, const bt_message *msg)
  * other streams, this one's tail is missing: that is a loss window from
  * here to the end (materialized by cut_pending at the next later event).
  */
-static void stream_end(struct trace_index *ix, const bt_stream *st)
+static void note_stream_end(struct trace_index *ix, int si)
 {
 	struct ix_loader *ld = ix->loader;
-	int si = stream_of(ix, st);
 	const struct ix_run *r = ix->nruns ? &ix->runs[ix->nruns - 1] : NULL;
-	if (si < 0 || (r && r->end_ts != INT64_MIN) || ld->npending >= 64)
+	if (si < 0 || ix->streams[si].end_noted || (r && r->end_ts != INT64_MIN) ||
+	    ld->npending >= 64)
 		return;
+	ix->streams[si].end_noted = true;
 	ld->pending[ld->npending++] = si;
+}
+
+static void stream_end(struct trace_index *ix, const bt_stream *st)
+{
+	note_stream_end(ix, stream_of(ix, st));
 }
 
 static void cut_pending(struct trace_index *ix, int64_t ts)

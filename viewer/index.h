@@ -106,14 +106,16 @@ struct ix_stream {
 	uint64_t lost_events, lost_packets, windows;
 	int64_t lost_from, lost_to;
 	/* from the files, before babeltrace2 reads them */
-	uint64_t size, whole; /* bytes; bytes in whole packets */
-	uint32_t packets;     /* whole packets in the file */
-	uint32_t idx_packets; /* packets its index file lists */
-	uint64_t idx_bytes;   /* bytes its index file accounts for */
-	bool missing;         /* index file without a data file */
-	bool cut_mid;         /* last packet cut short */
-	bool cut_idx;         /* fewer packets than the index lists */
-	bool ends_early;      /* set at the end of the load */
+	uint64_t size, whole;  /* bytes; bytes in whole packets */
+	uint32_t packets;      /* whole packets in the file */
+	uint32_t idx_packets;  /* packets its index file lists */
+	uint64_t idx_bytes;    /* bytes its index file accounts for */
+	bool missing;          /* index file without a data file */
+	bool cut_mid;          /* last packet cut short */
+	bool cut_idx;          /* fewer packets than the index lists */
+	bool ends_early;       /* set at the end of the load */
+	uint32_t packets_read; /* packet ends babeltrace2 delivered */
+	bool end_noted;        /* its end is a pending cut already */
 };
 
 struct ix_checkpoint {
