@@ -375,7 +375,8 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0);
 	ck_assert(cost_step_ns(&m, "create-unlink") > 0);
 	ck_assert_msg(strstr(m.source, "cores, 20"), "%s", m.source);
-	out = run_cmd(&status, "%s run --virtual --costs %s --cpus 4 --ops 2000",
+	out = run_cmd(&status,
+		      "%s run --virtual --costs %s --cpus 4 --ops 2000 --workload create-unlink",
 		      bin_path("icache-sim"), path);
 	ck_assert_msg(status == 0 && strstr(out, "virtual time: costs measured on "), "%s", out);
 	free(out);
