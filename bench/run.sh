@@ -23,8 +23,13 @@
 #   2. tracing   bench/tracing.sh (the recorder's), when it exists.
 #   3. viewer    bench/viewer.sh: icache-view --bench against babeltrace2's
 #                counter sink on one recorded trace, when both have landed.
+#   4. virtual   bench/virtual.sh: calibrate this host, the virtual mode's
+#                prediction against real --locks ticket runs at 1..cores
+#                CPUs, then every scheme at 1..64 virtual CPUs, the headline
+#                ratios at 8 and the speed of the simulation.
 #
-# Writes OUT/bench.json (every raw run plus the summaries) and
+# Writes OUT/bench.json (every raw run plus the summaries), OUT/costs.txt
+# (this host's cost model), OUT/virtual.svg and
 # OUT/scaling.svg (gnuplot; skipped with a note if gnuplot is missing).
 # Every figure is a ratio to a reference measured in this same invocation;
 # absolute numbers are printed beside the host's CPU count and model only.
@@ -175,7 +180,9 @@ while [ "$rep" -le "$REPS" ]; do
 		for w in $WORKLOADS; do
 			for s in $(rotate $((rep - 1)) $RUNLIST); do
 				seq=$((seq + 1))
-				"$SIM" run --scheme "${s%-again}" --workload "$w" --cpus "$cpus" \
+				# --locks mutex: the section's figures stay comparable
+				# with its earlier runs; spinning locks are section 4's.
+				"$SIM" run --locks mutex --scheme "${s%-again}" --workload "$w" --cpus "$cpus" \
 					--duration "$DURATION" --seed "$rep" --quiet --json \
 					>"$TMP/run.$seq.json" 2>"$TMP/run.$seq.err"
 				rc=$?
@@ -289,6 +296,16 @@ rc=$?
 [ -s "$TMP/viewer.json" ] && echo "(viewer: $(elapsed "$t1") s)"
 echo
 
+# ---- 4. virtual SMP -------------------------------------------------------
+
+echo "== 4. Virtual SMP (icache-sim run --virtual): validated here, then 1 to 64 CPUs"
+t1=$(now)
+BUILD=$BUILD QUICK=$QUICK OUT=$OUT JSON="$TMP/virtual.json" sh "$HERE/virtual.sh"
+rc=$?
+[ $rc -eq 0 ] || { echo "bench: the virtual section (bench/virtual.sh) exited $rc" >&2; status=1; }
+echo "(virtual: $(elapsed "$t1") s)"
+echo
+
 # ---- bench.json -----------------------------------------------------------
 
 json_section() { # FILE: its object if it holds one, else a note
@@ -326,6 +343,8 @@ json_section() { # FILE: its object if it holds one, else a note
 	json_section "$TMP/tracing.json"
 	printf ',\n"viewer":'
 	json_section "$TMP/viewer.json"
+	printf ',\n"virtual":'
+	json_section "$TMP/virtual.json"
 	printf ',\n"plot":"%s","seconds":%s}\n' "$plot" "$(elapsed "$t0")"
 } >"$OUT/bench.json.tmp" && mv "$OUT/bench.json.tmp" "$OUT/bench.json"
 

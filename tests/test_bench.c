@@ -497,6 +497,29 @@ START_TEST(quick_bench_runs_and_is_sane)
 			      "viewer and babeltrace2 count different events");
 	}
 
+	/* The virtual SMP section: validation rows for the host's CPU
+	 * counts, curves to 64 virtual CPUs, the headline, the speed. */
+	struct jval *virt = jget(root, "virtual");
+	ck_assert(virt && virt->type == J_OBJ);
+	struct jval *val = jget(virt, "validation"), *curves = jget(virt, "curves");
+	ck_assert_msg(val && val->type == J_ARR && val->n >= 4, "virtual: no validation rows");
+	for (size_t i = 0; i < val->n; i++) {
+		assert_positive(val->items[i], "real_ops_per_s", false, "validation");
+		assert_positive(val->items[i], "virtual_ops_per_s", false, "validation");
+	}
+	ck_assert_msg(curves && curves->type == J_ARR && curves->n >= 8, "virtual: no curves");
+	bool has64 = false;
+	for (size_t i = 0; i < curves->n; i++) {
+		assert_positive(curves->items[i], "ops_per_s", false, "curves");
+		struct jval *c = jget(curves->items[i], "cpus");
+		has64 |= c && c->num == 64;
+	}
+	ck_assert_msg(has64, "the curves do not reach 64 virtual CPUs");
+	struct jval *head = jget(virt, "headline"), *speed = jget(virt, "speed");
+	ck_assert_msg(head && head->type == J_STR, "virtual: no headline");
+	ck_assert(speed && speed->type == J_OBJ);
+	assert_positive(speed, "points", false, "speed");
+
 	/* The plot, when gnuplot is here. */
 	free(run_cmd(&st, "command -v gnuplot >/dev/null"));
 	if (st == 0) {

@@ -136,7 +136,7 @@ static void push_held(struct sim_cpu *c, struct sim_lock *l, enum site site, boo
 	c->held[n].lock = l;
 	c->held[n].site = site;
 	c->held[n].trylock = trylock;
-	c->held[n].since_ns = now_ns();
+	c->held[n].since_ns = lock_now(c);
 	atomic_store_explicit(&c->nheld, n + 1, memory_order_release);
 }
 
@@ -492,7 +492,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 	if (ICACHE_PLAIN_LOCKS && !sim_sched && !sim_lock_busy(l))
 		rwsem_wait(c, l, write, site); /* blocking: see mutex_enter() */
 	else if (rwsem_try(l, write) != 0) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = lock_now(c);
 
 		c->stats[l->cls].contentions++;
 		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
@@ -501,7 +501,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
 		rwsem_wait(c, l, write, site);
 		atomic_store_explicit(&c->waiting_for, NULL, memory_order_release);
-		wait_ns = now_ns() - t0;
+		wait_ns = lock_now(c) - t0;
 	}
 	push_held(c, l, site, false);
 	if (write) {
@@ -542,7 +542,7 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 				 lock_class_name(l->cls), site_name(site));
 		return;
 	}
-	uint64_t hold_ns = now_ns() - since;
+	uint64_t hold_ns = lock_now(c) - since;
 	st->hold_ns_total += hold_ns;
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;

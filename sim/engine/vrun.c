@@ -41,6 +41,8 @@
 
 #define VSTACK (256 * 1024)
 #define FLUSHER_IDLE_PS (500ull * 1000 * 1000) /* 500 us */
+/* No operation finished anywhere in this many points: a livelock. */
+#define LIVELOCK_POINTS (20ull * 1000 * 1000)
 
 enum vstate { V_READY, V_RUNNING, V_BLOCKED, V_SLEEPING, V_DONE };
 
@@ -70,6 +72,7 @@ struct vrun {
 	struct fiber main;
 	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps;
 	uint64_t points, worker_points, xfers, end_ps, duration_ps;
+	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
 };
 
@@ -129,7 +132,7 @@ static void set_clock(struct vcpu *v, uint64_t ps)
 	v->cpu->vclock = ps / 1000;
 }
 
-static void deadlock(struct vrun *r);
+static void deadlock(struct vrun *r, const char *what);
 
 /* The running CPU stops (parked, done, or giving way): run the next. */
 static void run_next(struct vrun *r, struct vcpu *from)
@@ -147,7 +150,7 @@ static void run_next(struct vrun *r, struct vcpu *from)
 		this_cpu = NULL;
 		to = &r->main;
 	} else {
-		deadlock(r);
+		deadlock(r, "deadlock: no simulated CPU can run");
 		return;
 	}
 	fiber_switch(&from->fib, to);
@@ -200,6 +203,18 @@ static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock 
 	struct vcpu *pick = NULL;
 	uint64_t n = 0;
 
+	if (l->is_rwsem) {
+		/* A sleeping rw-lock: every sleeper wakes and tries again. */
+		for (int i = 0; i < r->nv; i++) {
+			struct vcpu *w = &r->v[i];
+			if (w->state == V_BLOCKED && w->blocked_on == l) {
+				set_clock(w, later(w->ps, v->ps) + r->wake_ps);
+				w->blocked_on = NULL;
+				heap_push(r, w);
+			}
+		}
+		return;
+	}
 	for (int i = 0; i < r->nv; i++) {
 		struct vcpu *w = &r->v[i];
 		if (w->state != V_BLOCKED || w->blocked_on != l)
@@ -267,6 +282,10 @@ static void v_point(const struct sched_event *ev)
 	if (!v->flusher)
 		r->worker_points++;
 	set_clock(v, v->ps + r->step_ps + event_cost(r, v, ev));
+	if (ev->kind == SEV_op_end)
+		r->points_at_last_op = r->points;
+	else if (r->points - r->points_at_last_op > LIVELOCK_POINTS)
+		deadlock(r, "livelock: no operation finished in 20000000 points");
 	if (ev->kind == SEV_release)
 		release_wakes(r, v, ev->lock);
 	maybe_give_way(r, v);
@@ -316,12 +335,12 @@ static const struct sched_hooks vhooks = {
 };
 
 /* Nobody can run and some CPU has work left: say who holds and waits. */
-static void deadlock(struct vrun *r)
+static void deadlock(struct vrun *r, const char *what)
 {
 	char buf[8192];
 	size_t off = 0;
 
-	off += (size_t)snprintf(buf, sizeof(buf), "deadlock: no simulated CPU can run\n");
+	off += (size_t)snprintf(buf, sizeof(buf), "%s\n", what);
 	for (int i = 0; i < r->nv && off < sizeof(buf); i++) {
 		struct vcpu *w = &r->v[i];
 		int n = atomic_load(&w->cpu->nheld);

@@ -1,0 +1,286 @@
+#!/bin/sh
+# bench/virtual.sh - section 4 of `make bench`: the virtual SMP mode, checked
+# against real runs and then taken where this host cannot go.
+#
+#   1. calibrate  icache-sim calibrate writes OUT/costs.txt (this host's);
+#                 QUICK skips it and uses the shipped cost model
+#   2. validation at every CPU count this host really has: real runs with
+#                 --locks ticket (REPS each, for a fixed time so that a
+#                 loaded host cannot stretch them, median) against the virtual
+#                 prediction with those costs, as ratios virtual/real of
+#                 ops/s and of lock contentions per op (targets: ops/s within
+#                 +-30 %, contentions/op within 2x)
+#   3. curves     every scheme, create-unlink and mixed, at VCPUS virtual
+#                 CPUs (ticket locks), and global again with mcs locks
+#   4. headline   at 8 virtual CPUs, create-unlink: contentions per op and
+#                 lock-line transfers (bounces) per op, global / merged; the
+#                 CPU count where global's throughput peaks (the ticket
+#                 collapse begins past it)
+#   5. speed      64 virtual CPUs x 100000 create-unlink ops: points per host
+#                 second
+#
+# Environment: BUILD, OUT, QUICK, JSON (write the section's figures there),
+# TMPDIR.  Exit status 0, or 1 if a run failed.
+set -u
+
+BUILD=${BUILD:-build}
+OUT=${OUT:-bench/results}
+SIM=$BUILD/bin/icache-sim
+case ${QUICK:-0} in
+"" | 0 | no | false) QUICK=0 ;;
+*) QUICK=1 ;;
+esac
+if [ "$QUICK" = 1 ]; then
+	VCPUS="1 2 8 64"
+	OPS=2000
+	VALOPS=5000
+	REALDUR=100ms
+	REPS=1
+	SPEEDOPS=10000
+	CAL=shipped
+	VALWORKLOADS=create-unlink
+else
+	VCPUS="1 2 4 8 16 32 64"
+	OPS=40000
+	VALOPS=200000
+	REALDUR=1s
+	REPS=5
+	SPEEDOPS=100000
+	CAL=
+	VALWORKLOADS="create-unlink mixed"
+fi
+WORKLOADS="create-unlink mixed"
+SCHEMES=$("$SIM" schemes | awk '/^[^ \t]/ { print $1 }')
+SCHEMES=$(echo $SCHEMES)
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/icache-vbench.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT" "$TMP/plot"
+status=0
+
+# jnum FILE KEY: the first "KEY":number.  jsum FILE KEY: all of them added.
+jnum() { tr ',{}' '\n\n\n' <"$1" | awk -F: -v k="\"$2\"" '$1 == k { print $2 + 0; exit }'; }
+jsum() { tr ',{}' '\n\n\n' <"$1" | awk -F: -v k="\"$2\"" '$1 == k { s += $2 } END { print s + 0 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+run() { # OUTFILE ARGS...: one icache-sim run, its JSON kept
+	f=$1
+	shift
+	"$SIM" run "$@" --quiet --json >"$f" 2>"$f.err"
+	rc=$?
+	if [ "$rc" -gt 1 ] || ! head -c1 "$f" | grep -q '{'; then
+		echo "bench: icache-sim run $* failed ($rc):" >&2
+		head -3 "$f.err" >&2
+		status=1
+		echo '{}' >"$f"
+	fi
+}
+
+# ---- 1. calibrate -----------------------------------------------------------
+
+if [ "$CAL" = shipped ]; then
+	# QUICK: no time to calibrate on a CI box; the shipped model stands in.
+	COSTS=""
+	echo "-- calibrate: skipped in QUICK; the shipped cost model is used"
+else
+	echo "-- calibrate: this host's cost model"
+	if ! "$SIM" calibrate -o "$OUT/costs.txt" >"$TMP/cal.txt" 2>&1; then
+		echo "bench: icache-sim calibrate failed:" >&2
+		cat "$TMP/cal.txt" >&2
+		exit 1
+	fi
+	sed 's/^/  /' "$TMP/cal.txt"
+	COSTS=$OUT/costs.txt
+fi
+echo
+
+# ---- 2. validation ------------------------------------------------------------
+
+echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
+printf '  %-14s %-7s %4s %12s %12s %7s %10s %10s %7s\n' workload scheme cpus \
+	"real ops/s" "virt ops/s" ratio "real c/op" "virt c/op" ratio
+: >"$TMP/validation"
+c=1
+while [ "$c" -le "$cores" ]; do
+	for w in $VALWORKLOADS; do
+		for s in global merged; do
+			: >"$TMP/r.ops"
+			: >"$TMP/r.con"
+			rep=1
+			while [ "$rep" -le "$REPS" ]; do
+				f=$TMP/real.$w.$s.$c.$rep.json
+				run "$f" --locks ticket --scheme "$s" --workload "$w" --cpus "$c" \
+					--duration "$REALDUR" --seed "$rep"
+				jnum "$f" ops_per_s >>"$TMP/r.ops"
+				awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
+					'BEGIN { print (b > 0) ? a / b : 0 }' >>"$TMP/r.con"
+				rep=$((rep + 1))
+			done
+			f=$TMP/virt.$w.$s.$c.json
+			run "$f" --virtual ${COSTS:+--costs "$COSTS"} --scheme "$s" --workload "$w" --cpus "$c" \
+				--ops "$VALOPS"
+			rops=$(median <"$TMP/r.ops")
+			rcon=$(median <"$TMP/r.con")
+			vops=$(jnum "$f" ops_per_s)
+			vcon=$(awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
+				'BEGIN { print (b > 0) ? a / b : 0 }')
+			printf '  %-14s %-7s %4d %12.0f %12.0f %7s %10.3f %10.3f %7s\n' "$w" "$s" "$c" \
+				"$rops" "$vops" "$(ratio "$vops" "$rops")" "$rcon" "$vcon" \
+				"$(ratio "$vcon" "$rcon")"
+			echo "$w $s $c $rops $vops $rcon $vcon" >>"$TMP/validation"
+		done
+	done
+	c=$((c + 1))
+done
+awk '{ o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
+       if (o >= 0.7 && o <= 1.3) okops++
+       if ($6 == 0 && $7 == 0 || (k >= 0.5 && k <= 2)) okcon++
+       n++ }
+     END { printf "  within target: ops/s %d of %d rows (+-30 %%), contentions/op %d of %d (2x)\n",
+		   okops, n, okcon, n }' "$TMP/validation"
+echo "  (at 1 CPU the per-point work is fitted to the real run by calibrate; 2 CPUs"
+echo "   and up are predictions.  Real spinning runs on a shared host include lock"
+echo "   holders preempted by other processes, which the model does not have.)"
+echo
+
+# ---- 3. curves ------------------------------------------------------------------
+
+echo "-- curves: ops/s (contentions per op) at $VCPUS virtual CPUs, $OPS ops, ticket locks"
+: >"$TMP/curves"
+for w in $WORKLOADS; do
+	for s in $SCHEMES global+mcs; do
+		scheme=${s%+mcs}
+		locks=ticket
+		[ "$s" = "$scheme" ] || locks=mcs
+		printf '  %-14s %-15s' "$w" "$s"
+		for c in $VCPUS; do
+			f=$TMP/curve.$w.$s.$c.json
+			run "$f" --virtual ${COSTS:+--costs "$COSTS"} --locks "$locks" --scheme "$scheme" \
+				--workload "$w" --cpus "$c" --ops "$OPS"
+			ops=$(jnum "$f" ops)
+			ops_s=$(jnum "$f" ops_per_s)
+			con=$(awk -v a="$(jsum "$f" contentions)" -v b="$ops" 'BEGIN { print (b > 0) ? a / b : 0 }')
+			bnc=$(awk -v a="$(jsum "$f" bounces)" -v b="$ops" 'BEGIN { print (b > 0) ? a / b : 0 }')
+			xf=$(awk -v a="$(jnum "$f" line_xfers)" -v b="$ops" 'BEGIN { print (b > 0) ? a / b : 0 }')
+			printf ' %8.0f (%5.2f)' "$ops_s" "$con"
+			echo "$w $s $c $ops_s $con $bnc $xf" >>"$TMP/curves"
+			echo "$c $ops_s $con $bnc" >>"$TMP/plot/$w.$s.dat"
+		done
+		echo
+	done
+done
+echo
+
+# ---- 4. headline -------------------------------------------------------------------
+
+echo "-- headline: create-unlink at 8 virtual CPUs (the V4 cover letter's 8-way box)"
+awk -v vcpus="$VCPUS" '
+$1 == "create-unlink" && $3 == 8 { con[$2] = $5; bnc[$2] = $6; xf[$2] = $7 }
+$1 == "create-unlink" && $2 == "global" { if ($4 + 0 > best) { best = $4 + 0; at = $3 } }
+END {
+	if (!(("global" in con) && ("merged" in con))) {
+		print "  (8 is not among the CPU counts of this run)"
+	} else {
+		printf "  contentions per op: global %.2f, merged %.3f: global / merged = %.1f\n",
+			con["global"], con["merged"], (con["merged"] > 0) ? con["global"] / con["merged"] : 0
+		printf "  lock-line bounces per op: global %.2f, merged %.2f: global / merged = %.2f\n",
+			bnc["global"], bnc["merged"], (bnc["merged"] > 0) ? bnc["global"] / bnc["merged"] : 0
+		printf "  lock and list-head line transfers per op: global %.2f, merged %.2f: %.2f\n",
+			xf["global"], xf["merged"], (xf["merged"] > 0) ? xf["global"] / xf["merged"] : 0
+	}
+	printf "  global (ticket) peaks at %d virtual CPU%s; past it, more CPUs give less\n", at,
+		(at == 1) ? "" : "s"
+}' "$TMP/curves" | tee "$TMP/headline"
+echo
+
+# ---- 5. speed ------------------------------------------------------------------------
+
+f=$TMP/speed.json
+run "$f" --virtual ${COSTS:+--costs "$COSTS"} --scheme merged --workload create-unlink --cpus 64 \
+	--ops "$SPEEDOPS"
+pts=$(jnum "$f" points)
+hs=$(jnum "$f" host_seconds)
+echo "-- speed: 64 virtual CPUs x $SPEEDOPS create-unlink ops (merged): $pts points in $hs s" \
+	"of host time, $(awk -v p="$pts" -v s="$hs" 'BEGIN { printf "%.0f", (s > 0) ? p / s : 0 }') points/s"
+echo
+
+# ---- the plot --------------------------------------------------------------------------
+
+plot=$OUT/virtual.svg
+if command -v gnuplot >/dev/null 2>&1; then
+	{
+		echo "set terminal svg size 1100,760 dynamic enhanced font 'sans,11'"
+		echo "set output '$plot'"
+		echo "set multiplot layout 2,2 title 'icache-sim --virtual (costs: ${COSTS:-shipped})'"
+		echo "set key below horizontal"
+		echo "set grid"
+		echo "set logscale x 2"
+		echo "set xlabel 'virtual CPUs'"
+		echo "set xtics ($(echo $VCPUS | sed 's/ /, /g'))"
+		for w in $WORKLOADS; do
+			echo "set ylabel 'ops per virtual second'"
+			echo "unset logscale y"
+			echo "set yrange [0:*]"
+			echo "set format y '%.1s%c'"
+			printf "set title '%s: throughput'\nplot " "$w"
+			sep=""
+			for s in $SCHEMES global+mcs; do
+				printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$TMP/plot/$w.$s.dat" "$s"
+				sep=", "
+			done
+			echo
+			echo "set ylabel 'lock contentions per op'"
+			echo "set logscale y"
+			echo "set yrange [*:*]"
+			echo "set format y '%g'"
+			printf "set title '%s: contentions per op (log)'\nplot " "$w"
+			sep=""
+			for s in $SCHEMES global+mcs; do
+				printf "%s'%s' using 1:(\$3 > 0 ? \$3 : 1/0) with linespoints lw 2 title '%s'" \
+					"$sep" "$TMP/plot/$w.$s.dat" "$s"
+				sep=", "
+			done
+			echo
+		done
+		echo "unset multiplot"
+	} >"$TMP/plot.gp"
+	if gnuplot "$TMP/plot.gp" 2>"$TMP/plot.err"; then
+		echo "plot: $plot"
+	else
+		echo "bench: gnuplot failed:" >&2
+		head -5 "$TMP/plot.err" >&2
+		status=1
+	fi
+else
+	echo "plot: gnuplot not found, no plot"
+	plot=""
+fi
+
+# ---- the section's JSON --------------------------------------------------------------
+
+if [ -n "${JSON:-}" ]; then
+	{
+		printf '{"costs_file":"%s","costs":"%s","vcpus":[%s],"ops":%d,"validation_ops":%d,"real_duration":"%s","reps":%d,' \
+			"${COSTS:-shipped}" "$( [ -n "$COSTS" ] && grep -v '^#' "$COSTS" | tr '\t' ' ' | sed 's/ *#.*//; s/"//g' | tr '\n' ';')" \
+			"$(echo $VCPUS | sed 's/ /,/g')" "$OPS" "$VALOPS" "$REALDUR" "$REPS"
+		printf '"validation":['
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s}",
+			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7 }' "$TMP/validation"
+		printf '],"curves":['
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"ops_per_s\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"line_xfers_per_op\":%s}",
+			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7 }' "$TMP/curves"
+		printf '],"headline":"%s","speed":{"cpus":64,"ops":%d,"points":%s,"host_seconds":%s},' \
+			"$(tr '\n' ' ' <"$TMP/headline" | sed 's/  */ /g; s/"//g')" "$SPEEDOPS" "${pts:-0}" "${hs:-0}"
+		printf '"runs":{'
+		sep=""
+		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/curve.*.json; do
+			[ -f "$f" ] || continue
+			printf '%s"%s":' "$sep" "$(basename "$f" .json)"
+			tr -d '\n' <"$f"
+			sep=","
+		done
+		printf '},"plot":"%s"}\n' "$plot"
+	} >"$JSON"
+fi
+exit $status
