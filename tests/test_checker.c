@@ -25,7 +25,7 @@ struct breakage {
 static const struct breakage breaks[] = {
 	/* unlock_new_inode forgets wake_up_inode: a sleeper on I_NEW is a
 	 * missed wakeup, not a silent 20 ms retry. */
-	{ "missed_wakeup", "iput-race", "--duration 2500ms", "missed wakeup: cpu" },
+	{ "missed_wakeup", "iput-race", "--duration 2500ms --watchdog 1", "missed wakeup: cpu" },
 	/* evict frees an inode it left hashed: a lookup loops on it for
 	 * ever; the per-CPU watchdog names that CPU, even with --quiet. */
 	{ "freed_hashed", "mixed", "--duration 30s --watchdog 1 --quiet",

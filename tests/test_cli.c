@@ -2,6 +2,8 @@
  * test_cli.c - icache-sim's command line: help, listings, JSON, and a
  * one-line error with exit status 2 for every kind of bad usage.
  */
+#include <sys/stat.h>
+
 #include "tests/testutil.h"
 
 /* Run icache-sim ARGS; expect status 2 and one line mentioning `needle`. */
@@ -178,6 +180,37 @@ START_TEST(resource_limits_exit_2_with_one_line)
 }
 END_TEST
 
+/* Readers of whole files refuse what is not a regular file, at once. */
+START_TEST(readers_refuse_non_regular_files)
+{
+	int st;
+	char fifo[] = "/tmp/icache-fifo-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(fifo));
+	char path[64];
+	snprintf(path, sizeof(path), "%s/f", fifo);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	bad_usage("play /dev/zero", "/dev/zero: cannot read: it is not a regular file");
+	char args[128];
+	snprintf(args, sizeof(args), "play %s", path);
+	bad_usage(args, "cannot read: it is not a regular file");
+	/* A lesson on /dev/zero, and a lesson whose scenario is /dev/zero. */
+	char *out = run_cmd(&st, "timeout 20 %s --check /dev/zero 2>&1", bin_path("icache-lesson"));
+	ck_assert_msg(st == 2 && strstr(out, "it is not a regular file"), "exit %d: %s", st, out);
+	free(out);
+	out = run_cmd(&st,
+		      "d=%s/l; cp -r lessons $d && sed -i 's#^scenario: .*#scenario: /dev/zero#'"
+		      " $d/04-nicks-order.lesson && timeout 20 %s --check $d/04-nicks-order.lesson"
+		      " 2>&1; echo rc=$?",
+		      fifo, bin_path("icache-lesson"));
+	ck_assert_msg(strstr(out, "drive: cannot read scenario '/dev/zero': it is not a regular "
+				  "file") &&
+			      strstr(out, "rc=2"),
+		      "lesson with /dev/zero: %s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", fifo));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -189,6 +222,7 @@ int main(void)
 	tcase_add_test(tc, run_writes_the_lock_order_graph);
 	tcase_add_test(tc, cpus_all_uses_every_core);
 	tcase_add_test(tc, resource_limits_exit_2_with_one_line);
+	tcase_add_test(tc, readers_refuse_non_regular_files);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

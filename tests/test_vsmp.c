@@ -384,6 +384,37 @@ START_TEST(calibrate_writes_what_virtual_reads)
 }
 END_TEST
 
+/* record --virtual: a real LTTng trace of a 16-CPU pile-up, read back by
+ * the viewer, whose lock_stat matches the run's (virtual wait times). */
+START_TEST(record_virtual_16_cpus)
+{
+	char dir[] = "/tmp/icache-vsmp-rec.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	int status;
+	char *out = run_cmd(&status,
+			    "%s record --virtual --costs %s --cpus 16 --scheme global "
+			    "--workload create-unlink --ops 500 -o %s/t 2>&1",
+			    bin_path("icache-sim"), test_costs(), dir);
+	ck_assert_msg(status == 0, "record --virtual: exit %d\n%.1500s", status, out);
+	ck_assert_msg(strstr(out, "16 virtual CPUs") && strstr(out, "discarded events: 0"),
+		      "%.1500s", out);
+	const char *p = strstr(out, "\ninode_lock ");
+	ck_assert_ptr_nonnull(p);
+	long acq = 0, con = 0;
+	ck_assert_int_eq(sscanf(p + 1, "inode_lock %ld %ld", &acq, &con), 2);
+	ck_assert_msg(con > acq / 2, "16 CPUs on one lock, only %ld of %ld contended", con, acq);
+	free(out);
+	out = run_cmd(&status, "%s --summary %s/t 2>&1", bin_path("icache-view"), dir);
+	ck_assert_msg(status == 0 && strstr(out, "complete   yes"), "%.1500s", out);
+	char want[64];
+	snprintf(want, sizeof(want), "%ld", con);
+	ck_assert_msg(strstr(out, want), "viewer's contentions differ from the run's %ld:\n%.1500s",
+		      con, out);
+	free(out);
+	free(run_cmd(&status, "rm -rf %s", dir));
+}
+END_TEST
+
 Suite *vsmp_suite(void)
 {
 	Suite *s = suite_create("vsmp");
@@ -403,6 +434,7 @@ Suite *vsmp_suite(void)
 	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
 	tcase_add_test(tc, cost_files_are_checked);
 	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
+	tcase_add_test(tc, record_virtual_16_cpus);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lessons/src/drive.h"
+#include "lib/regfile.h"
 #include "lib/xalloc.h"
 
 struct drive {
@@ -71,9 +72,10 @@ static int cpu_word(const char *w, bool *colon)
 
 bool drive_load(struct drive *d, char *err, size_t len)
 {
-	FILE *f = fopen(d->path, "r");
+	const char *why;
+	FILE *f = fopen_regular(d->path, REGFILE_MAX_BYTES, &why);
 	if (!f) {
-		snprintf(err, len, "cannot read scenario '%s'", d->path);
+		snprintf(err, len, "cannot read scenario '%s': it %s", d->path, why);
 		return false;
 	}
 	char line[1024];

@@ -20,6 +20,7 @@
 
 #include "lessons/src/credit.h"
 #include "lessons/src/lesson.h"
+#include "lib/regfile.h"
 #include "lib/xalloc.h"
 #include "viewer/names.h"
 
@@ -424,7 +425,10 @@ static void new_step(struct parser *p, struct field *fl)
 {
 	struct lesson *l = p->l;
 	finish_step(p);
-	l->steps = xrealloc(l->steps, (size_t)(l->nsteps + 1) * sizeof(*l->steps));
+	/* Doubling, not one more each time: parsing stays linear. */
+	if ((l->nsteps & (l->nsteps - 1)) == 0)
+		l->steps = xrealloc(l->steps,
+				    (size_t)(l->nsteps ? 2 * l->nsteps : 1) * sizeof(*l->steps));
 	p->cur = &l->steps[l->nsteps++];
 	memset(p->cur, 0, sizeof(*p->cur));
 	p->cur->line = fl->line;
@@ -484,9 +488,9 @@ out:
 	fl->value = NULL;
 }
 
-static char *read_file(const char *path, size_t *len)
+static char *read_file(const char *path, size_t *len, const char **why)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, REGFILE_MAX_BYTES, why);
 	if (!f)
 		return NULL;
 	size_t cap = 8192, n = 0;
@@ -632,9 +636,10 @@ static void check_lesson(struct lesson *l, struct diag *d, int lineno)
 struct lesson *lesson_parse(const char *path, struct diag *d)
 {
 	size_t len;
-	char *buf = read_file(path, &len);
+	const char *why;
+	char *buf = read_file(path, &len, &why);
 	if (!buf) {
-		ldiag_add(d, path, 0, "cannot read: %s", strerror(errno));
+		ldiag_add(d, path, 0, errno ? "cannot read: %s" : "cannot read: it %s", why);
 		return NULL;
 	}
 	struct lesson *l = xcalloc(1, sizeof(*l));

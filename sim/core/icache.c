@@ -799,12 +799,18 @@ uint64_t wait_inode_prepare(struct inode *inode)
 }
 
 /*
- * Free-running mode: no legitimate sleep on an inode lasts this long (the
- * waker holds no lock across it), so a sleeper still unwoken after it was
- * missed: a state change without its wake_up_inode().  Reported, then the
- * sleeper goes on as if woken (the caller looks at the state again).
+ * Free-running mode: no legitimate sleep on an inode lasts as long as the
+ * watchdog's limit (the waker holds no lock across it), so a sleeper still
+ * unwoken then was missed: a state change without its wake_up_inode().
+ * Reported, then the sleeper goes on as if woken (the caller looks at the
+ * state again).  Written before the CPUs start.
  */
-#define MISSED_WAKEUP_NS (2ull * 1000000000ull)
+static uint64_t missed_wakeup_ns = 5ull * 1000000000ull;
+
+void set_missed_wakeup_ns(uint64_t ns)
+{
+	missed_wakeup_ns = ns;
+}
 
 static void report_missed_wakeup(struct inode *inode, enum site site)
 {
@@ -812,7 +818,7 @@ static void report_missed_wakeup(struct inode *inode, enum site site)
 			 "missed wakeup: %s sleeps on inode %llu in %s and nobody "
 			 "woke it in %.1f s (i_state 0x%x, count %d%s)",
 			 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
-			 (double)MISSED_WAKEUP_NS / 1e9, inode_state(inode),
+			 (double)missed_wakeup_ns / 1e9, inode_state(inode),
 			 atomic_load(&inode->i_count),
 			 inode->i_magic == INODE_MAGIC ? "" : ", freed");
 }
@@ -830,7 +836,12 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(MISSED_WAKEUP_NS / 1000000000ull);
+	ts.tv_sec += (time_t)(missed_wakeup_ns / 1000000000ull);
+	ts.tv_nsec += (long)(missed_wakeup_ns % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
 	bool missed = false;
 	pthread_mutex_lock(&w->m);
 	while (wait_inode_prepare(inode) == token && !missed)

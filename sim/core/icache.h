@@ -250,6 +250,9 @@ long get_nr_unused(void);
 uint64_t wait_inode_prepare(struct inode *inode);
 void wait_inode_token(struct inode *inode, uint64_t token, enum site site);
 void wake_up_inode(struct inode *inode);
+/* How long a sleeper waits before it reports a missed wakeup (free-running
+ * mode; run_workload sets it to --watchdog). */
+void set_missed_wakeup_ns(uint64_t ns);
 /* Sleep until I_NEW is clear (no locks held). */
 void wait_on_inode(struct inode *inode);
 

@@ -537,6 +537,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	struct worker_arg *args = xcalloc((size_t)nthreads, sizeof(*args));
 	pthread_t wd;
 	ctx.workers_running = nworkers + (flusher ? 1 : 0);
+	set_missed_wakeup_ns((uint64_t)(cfg->watchdog_s * 1e9));
 	atomic_store(&ctx.finished[nworkers], !flusher);
 	xpthread_create(&wd, NULL, watchdog_main, &ctx);
 	for (int i = 0; i < nworkers; i++) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/regfile.h"
 #include "lib/xalloc.h"
 #include "sim/core/violation.h"
 #include "lib/selector.h"
@@ -1072,9 +1073,13 @@ struct scenario *scenario_parse(const char *name, const char *text, size_t len)
 
 struct scenario *scenario_load(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f = fopen_regular(path, REGFILE_MAX_BYTES, &why);
 	if (!f) {
-		fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+		if (errno)
+			fprintf(stderr, "%s: cannot open: %s\n", path, why);
+		else
+			fprintf(stderr, "%s: cannot read: it %s\n", path, why);
 		return NULL;
 	}
 	size_t cap = 65536, len = 0, n;
