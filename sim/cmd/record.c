@@ -441,6 +441,10 @@ static int enable_channel(struct lttng_handle *h, struct lttng_domain *dom,
 	ch->attr.subbuf_size = r->subbuf_size;
 	ch->attr.num_subbuf = r->num_subbuf;
 	ch->attr.output = LTTNG_EVENT_MMAP;
+	/* Rings sized for the whole run may not fill for seconds: switch
+	 * sub-buffers every second anyway, so the trace on disk keeps up
+	 * with the run and a recorder killed outright loses little. */
+	ch->attr.switch_timer_interval = 1000 * 1000;
 	if (o->blocking)
 		lttng_channel_set_blocking_timeout(ch, -1); /* infinite */
 	ret = lttng_enable_channel(h, ch);

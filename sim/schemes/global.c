@@ -538,9 +538,9 @@ static long prune_icache(long nr)
 			inode_lru_rotate(inode, __site);
 			continue;
 		}
-		/* Off the LRU in the same hold that sets I_FREEING. */
-		inode_state_set(inode, I_FREEING, __site);
+		/* list_move to the dispose list, then I_FREEING, one hold. */
 		inode_dispose_add(inode, &freeable, __site);
+		inode_state_set(inode, I_FREEING, __site);
 		freed++;
 	}
 	spin_unlock(&icache.inode_lock);
