@@ -153,11 +153,13 @@ static void limited(const char *limit, bool as_nobody, const char *args, const c
 {
 	int st;
 	char inner[1024];
-	snprintf(inner, sizeof(inner), "ulimit %s; exec %s %s", limit, bin_path("icache-sim"),
-		 args);
+	const char *sim = as_nobody ? other_user_bin("icache-sim") : bin_path("icache-sim");
+	snprintf(inner, sizeof(inner), "ulimit %s; exec %s %s", limit, sim, args);
 	char *out = as_nobody ?
 			    run_cmd(&st, "su nobody -s /bin/bash -c '%s' 2>&1 >/dev/null", inner) :
 			    run_cmd(&st, "bash -c '%s' 2>&1 >/dev/null", inner);
+	if (as_nobody)
+		other_user_bin_done(sim);
 	ck_assert_msg(st == 2, "ulimit %s: exit %d, not 2: %s", limit, st, out);
 	ck_assert_msg(strstr(out, needle), "ulimit %s: said '%s', not '%s'", limit, out, needle);
 	char *nl = strchr(out, '\n');

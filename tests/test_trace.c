@@ -835,11 +835,12 @@ START_TEST(record_as_user_gets_private_daemon)
 	make_tmpdir(dir, sizeof(dir), "user");
 	ck_assert_int_eq(chown(dir, 4242, 4242), 0);
 	char sim[4096];
-	ck_assert_ptr_nonnull(realpath(bin_path("icache-sim"), sim));
+	ck_assert_ptr_nonnull(realpath(other_user_bin("icache-sim"), sim));
 	char *out = run_cmd(&st,
 			    "cd %s && setpriv --reuid=4242 --regid=4242 --clear-groups"
 			    " env HOME=%s %s record --cpus 2 --ops 3000 --json -o %s/t",
 			    dir, dir, sim, dir);
+	other_user_bin_done(sim);
 	ck_assert_msg(st == 0, "record as uid 4242 exited %d: %.300s", st, out);
 	ck_assert_msg(strstr(out, "\"sessiond\":\"started\""), "%.300s", out);
 	int pid = (int)json_num(out, NULL, "sessiond_pid");

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,32 @@ static inline char *run_cmd(int *status, const char *fmt, ...)
 	char *out;
 	*status = spawn_capture(argv, false, &out);
 	return out;
+}
+
+/*
+ * A copy of a built program that another user may run: the checkout (and
+ * so build/bin) may sit in a directory only root can enter, as mktemp -d
+ * makes it.  The copy lives in its own 0755 directory under /tmp; give the
+ * returned path to other_user_bin_done() to remove it.  Static buffer.
+ */
+static inline const char *other_user_bin(const char *name)
+{
+	static char path[600];
+	char dir[] = "/tmp/icache-bin-XXXXXX";
+	int st;
+
+	if (!mkdtemp(dir) || chmod(dir, 0755) != 0)
+		return bin_path(name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	free(run_cmd(&st, "cp %s %s && chmod 0755 %s", bin_path(name), path, path));
+	return st == 0 ? path : bin_path(name);
+}
+
+static inline void other_user_bin_done(const char *path)
+{
+	int st;
+	if (strncmp(path, "/tmp/icache-bin-", 16) == 0)
+		free(run_cmd(&st, "rm -rf \"$(dirname %s)\"", path));
 }
 
 /*
