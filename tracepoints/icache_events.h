@@ -54,6 +54,7 @@
 	E(run_begin, NOSCHED, "run_begin")                  \
 	E(run_end, NOSCHED, "run_end")                      \
 	E(order_rule, NOSCHED, "order_rule")                \
+	E(inode_pages, SCHED(pages), "inode_pages")         \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -113,6 +114,10 @@
 #define ICACHE_FIELDS_inode_nlink(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(INT, uint32_t, nlink, VAL)
+#define ICACHE_FIELDS_inode_pages(F)                                 \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
+	F(INT, int32_t, old_pages, HI) F(INT, int32_t, new_pages, LO) \
+	F(ENUM, site, site, SITE)
 
 #define ICACHE_FIELDS_op_begin(F) \
 	F(INT, uint16_t, cpu, CPU) F(ENUM, op, op, A) F(INT, uint64_t, ino, OBJ)

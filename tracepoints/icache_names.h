@@ -106,7 +106,10 @@
 	X(mount)      \
 	X(igrab)      \
 	X(iunique)    \
-	X(test)
+	X(test)       \
+	X(read_pages) \
+	X(write_inode) \
+	X(shrink)
 
 /* What the validator and the invariant checker can report. */
 #define ICACHE_VIOLATIONS(X)                                                       \
