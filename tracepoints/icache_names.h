@@ -93,21 +93,21 @@
 	X(rotate)
 
 /* Top-level operations a simulated CPU performs (op_begin / op_end). */
-#define ICACHE_OPS(X) \
-	X(iget)       \
-	X(ilookup)    \
-	X(iput)       \
-	X(create)     \
-	X(unlink)     \
-	X(mark_dirty) \
-	X(writeback)  \
-	X(prune)      \
-	X(umount)     \
-	X(mount)      \
-	X(igrab)      \
-	X(iunique)    \
-	X(test)       \
-	X(read_pages) \
+#define ICACHE_OPS(X)  \
+	X(iget)        \
+	X(ilookup)     \
+	X(iput)        \
+	X(create)      \
+	X(unlink)      \
+	X(mark_dirty)  \
+	X(writeback)   \
+	X(prune)       \
+	X(umount)      \
+	X(mount)       \
+	X(igrab)       \
+	X(iunique)     \
+	X(test)        \
+	X(read_pages)  \
 	X(write_inode) \
 	X(shrink)
 

@@ -142,7 +142,7 @@ struct scenario {
 	char file[256];
 	char title[200];
 	const struct scheme *scheme;
-	bool no_iprune_sem; /* "variant no-iprune-sem": the lock is off */
+	bool no_iprune_sem;      /* "variant no-iprune-sem": the lock is off */
 	long vfs_cache_pressure; /* "vfs-cache-pressure N"; 0 unless said */
 	bool has_pressure;
 	int ncpus;
