@@ -54,6 +54,7 @@
 	E(run_begin, NOSCHED, "run_begin")                  \
 	E(run_end, NOSCHED, "run_end")                      \
 	E(order_rule, NOSCHED, "order_rule")                \
+	E(virtual_time, NOSCHED, "virtual_time")            \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -139,6 +140,13 @@
 /* One rule of the scheme's documented lock order: outer before inner. */
 #define ICACHE_FIELDS_order_rule(F) \
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
+
+/* A virtual run starts (icache-sim --virtual): cpus simulated CPUs take
+ * turns on one host thread; stamped is 1 if the events from here to the end
+ * of the run carry their virtual time (record --virtual loads the clock
+ * plugin), 0 if they carry the host's. */
+#define ICACHE_FIELDS_virtual_time(F) \
+	F(INT, uint16_t, cpus, SIDE) F(INT, uint8_t, stamped, SIDE)
 
 /* clang-format on */
 
