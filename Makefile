@@ -127,9 +127,24 @@ BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
 .PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
 all: $(BINS) $(VCLOCK_SO) $(TEST_BINS) $(BREAK_BINS)
 
+# A scheme's events name their lines as lines of the scheme's own file
+# (SRC_FILE_ID, sim/core/lock.h).
+SCHEME_SRC_FLAG = $(if $(filter sim/schemes/%,$<),-DSRC_FILE_ID=SRC_scheme)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(if $(filter viewer/% lessons/% lib/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(SCHEME_SRC_FLAG) $(if $(filter viewer/% lessons/% lib/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+
+# Each scheme file's name and POSIX cksum(1), for run_begin (registry.c):
+# a viewer showing the source checks it has the file the run was built from.
+SCHEME_FILES := $(filter-out sim/schemes/registry.c,$(wildcard sim/schemes/*.c))
+$(BUILD)/gen/scheme_src.h: $(SCHEME_FILES) Makefile
+	@mkdir -p $(dir $@)
+	@for f in $(SCHEME_FILES); do set -- $$(cksum < $$f); \
+		echo "{ \"$$f\", $${1}u },"; done > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/sim/schemes/registry.o: $(BUILD)/gen/scheme_src.h
+$(BUILD)/obj/sim/schemes/registry.o: CFLAGS += -I$(BUILD)/gen
 
 $(LAB_LIB): $(LAB_OBJS)
 	@mkdir -p $(dir $@)
@@ -150,7 +165,7 @@ $(VCLOCK_SO): tracepoints/vclock_plugin.c
 
 $(BUILD)/break/%/icache-sim: sim/schemes/merged.c $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
+	$(CC) $(CFLAGS) -DSRC_FILE_ID=SRC_scheme -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
 	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
 		$(LAB_LIB) $(SIM_LIBS)
 
@@ -214,6 +229,11 @@ install: all
 	$(if $(VCLOCK_SO),install -d $(DESTDIR)$(PREFIX)/lib/icache-lab && \
 		install -m 755 $(VCLOCK_SO) $(DESTDIR)$(PREFIX)/lib/icache-lab/)
 	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
+	install -d $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes \
+		$(DESTDIR)$(PREFIX)/share/icache-lab/sim/core $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine
+	install -m 644 $(SCHEME_FILES) $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes/
+	install -m 644 sim/core/icache.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/core/
+	install -m 644 sim/engine/workloads.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine/
 	if [ -d $(BUILD)/traces ]; then mkdir -p $(DESTDIR)$(PREFIX)/share/icache-lab/traces && \
 		for d in $(BUILD)/traces/*/; do cp -r $$d $(DESTDIR)$(PREFIX)/share/icache-lab/traces/; done; fi
 
