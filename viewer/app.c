@@ -264,15 +264,14 @@ static void act_loss_prev(struct app *a)
 {
 	kind_step(a, EV_discarded_events, -1, "loss (discarded events)");
 }
-/* Scenario narration: play -o writes each `--` line of the scenario as a
- * note event (found by its name: traces without it have none). */
+/* Scenario narration: play -o writes the scenario's say lines as notes. */
 static void act_note_next(struct app *a)
 {
-	kind_step(a, ev_type_by_name("note"), 1, "note (scenario narration)");
+	kind_step(a, EV_note, 1, "note (scenario narration)");
 }
 static void act_note_prev(struct app *a)
 {
-	kind_step(a, ev_type_by_name("note"), -1, "note (scenario narration)");
+	kind_step(a, EV_note, -1, "note (scenario narration)");
 }
 
 /* ---- lanes: which CPUs, and how ------------------------------------------- */

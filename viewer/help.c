@@ -132,6 +132,10 @@ static void add_legend(struct hlines *h, const struct canvas *c, int w)
 		    "i_state change (F: I_FREEING set, W: I_WILL_FREE set), i_count, list move", w);
 	add_wrapped(h, false, "+ - { }", R_NORMAL, R_NORMAL,
 		    "inode allocated, freed; an operation begins, ends", w);
+	add_wrapped(h, false, "z ^", R_WAIT, R_NORMAL,
+		    "sleeps on an inode's state (I_NEW, I_FREEING, I_WILL_FREE); wakes", w);
+	add_wrapped(h, false, c->utf8 ? "¶" : "#", R_TITLE, R_NORMAL,
+		    "a note: the scenario's narration (a / A go from note to note)", w);
 	for (int cls = 0; cls < nr_lock_class_labels() && cls < IX_MAX_CLASSES; cls++) {
 		letters[cls][0] = class_letter(cls);
 		add(h, false, letters[cls], class_role(cls), R_NORMAL, lock_class_label(cls));

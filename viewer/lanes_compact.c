@@ -118,6 +118,14 @@ static const char *compact_glyph(const struct canvas *c, const struct ix_event *
 	case EV_violation:
 		*role = R_BAD;
 		return glyph(c, G_STAR);
+	case EV_inode_wait:
+		*role = R_WAIT;
+		return "z";
+	case EV_inode_wait_end:
+		return "^";
+	case EV_note:
+		*role = R_TITLE;
+		return c->utf8 ? "¶" : "#";
 	case EV_discarded_events:
 	case EV_discarded_packets:
 		*role = R_BAD;
