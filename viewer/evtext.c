@@ -205,6 +205,8 @@ static uint64_t field_value(const struct trace_index *ix, const struct ix_event 
 		return e->val & 0xffffffffu;
 	case SL_RAW:
 		return e->obj;
+	case SL_LIFE:
+		return e->life;
 	case SL_STRID:
 	case SL_SIDE:
 		break;

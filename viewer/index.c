@@ -42,7 +42,8 @@
 static bool optional_field(int type, const char *name)
 {
 	return (type == EV_run_begin && strcmp(name, "order_rules") == 0) ||
-	       (type == EV_run_end && strcmp(name, "interrupted") == 0);
+	       (type == EV_run_end && strcmp(name, "interrupted") == 0) ||
+	       strcmp(name, "life") == 0; /* lock and inode_alloc/free events */
 }
 
 struct class_info {
@@ -466,6 +467,9 @@ static void fill_slot(struct trace_index *ix, const struct class_info *ci, struc
 	case SL_RAW:
 		e->obj = (uint32_t)v;
 		break;
+	case SL_LIFE:
+		e->life = (uint32_t)v;
+		break;
 	case SL_SIDE:
 		break;
 	}
@@ -762,8 +766,6 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 
 	struct ix_event *e = new_event(ix, ts);
 	e->type = (uint8_t)ci->type;
-	if (vtid >= 0)
-		e->spare = (uint32_t)vtid;
 	for (int f = 0; f < ci->nf; f++)
 		fill_slot(ix, ci, e, f, v[f], s[f]);
 	if (ci->type == EV_violation)

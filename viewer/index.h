@@ -24,12 +24,12 @@
  * One event.  The meaning of a, b and val depends on type:
  *   lock_*          a=lock class, obj=instance id, val=wait_ns (acquired),
  *                   hold_ns (release), holder cpu (contended, -1 none),
- *                   b=success (trylock)
+ *                   b=success (trylock), life=the i_lock's life (0 other)
  *   inode_state     obj=ino id, val=old<<32|new
  *   inode_ref       obj=ino id, val=(u32)old<<32|(u32)new
  *   inode_list      obj=ino id, a=list, b=action
- *   inode_alloc     obj=ino id, val=sb<<32|nlink
- *   inode_free      obj=ino id, val=sb
+ *   inode_alloc     obj=ino id, val=sb<<32|nlink, life
+ *   inode_free      obj=ino id, val=sb, life
  *   inode_nlink     obj=ino id, val=nlink
  *   op_begin/op_end a=op, obj=ino id, val=result (end)
  *   sched_step      val=step, obj=string id of "what"
@@ -51,7 +51,7 @@ struct ix_event {
 	uint8_t site;
 	uint8_t core; /* real CPU (packet context cpu_id), 255 if above */
 	uint8_t pad;
-	uint32_t spare;
+	uint32_t life; /* lock, inode_alloc/free: the life id (low 32 bits), 0 none */
 };
 
 struct ix_violation {

@@ -45,6 +45,7 @@ enum ix_slot {
 	SL_LO,
 	SL_STRID,
 	SL_RAW,
+	SL_LIFE,
 	SL_SIDE
 };
 

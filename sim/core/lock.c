@@ -102,6 +102,7 @@ void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
 	l->mcs_mine = NULL;
 	l->cls = cls;
 	l->inst = inst;
+	l->life = 0;
 	atomic_init(&l->holder, -1);
 	atomic_init(&l->readers, 0);
 	l->is_rwsem = false;
@@ -488,7 +489,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 		return;
 	sched_point(SEV_acquire, site, l, 0, 0, 0);
 	lockdep_acquire(c, l, site);
-	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site, l->life);
 	if (ICACHE_PLAIN_LOCKS && !sim_sched && !sim_lock_busy(l))
 		rwsem_wait(c, l, write, site); /* blocking: see mutex_enter() */
 	else if (rwsem_try(l, write) != 0) {
@@ -496,7 +497,8 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 
 		c->stats[l->cls].contentions++;
 		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
-					atomic_load_explicit(&l->holder, memory_order_relaxed));
+					atomic_load_explicit(&l->holder, memory_order_relaxed),
+					l->life);
 		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
 		rwsem_wait(c, l, write, site);
@@ -520,7 +522,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 	if (wait_ns > c->stats[l->cls].wait_ns_max)
 		c->stats[l->cls].wait_ns_max = wait_ns;
 	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns, l->life);
 	sched_point(SEV_acquired, site, l, 0, 0, 0);
 }
 
@@ -546,7 +548,7 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 	st->hold_ns_total += hold_ns;
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;
-	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns);
+	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns, l->life);
 	if (write)
 		atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
 	else
