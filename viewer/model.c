@@ -141,13 +141,12 @@ static int16_t holder_id(unsigned cpu)
 	return cpu == IX_NO_CPU ? 0x7fff : (int16_t)cpu;
 }
 
-/* A lock instance: its number, or for an i_lock of a trace that names
- * lives, its life (two lives of one inode number are two locks). */
+/* A lock instance: (class, number, life), so two lives of one inode
+ * number are two i_locks.  The index keeps a life's low 16 bits: two lives
+ * of one number open at once are never 65 536 allocations apart. */
 static uint64_t lock_key(int cls, uint32_t obj, uint32_t life)
 {
-	if (life)
-		return 1ull << 63 | (uint64_t)cls << 32 | life;
-	return (uint64_t)cls << 32 | obj;
+	return (uint64_t)(cls & 0xff) << 48 | (uint64_t)(life & 0xffff) << 32 | obj;
 }
 
 const struct inode_state *model_inode(const struct model *m, uint32_t obj)

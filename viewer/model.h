@@ -107,7 +107,7 @@ struct model {
 	unsigned nedges;
 	struct lock_edge edges[MODEL_MAX_EDGES];
 	uint16_t edge_ix[MODEL_MAX_CLASSES][MODEL_MAX_CLASSES]; /* 1-based */
-	struct omap locks;  /* (cls<<32|obj), or 1<<63|cls<<32|life -> lock_inst */
+	struct omap locks;  /* cls<<48 | life<<32 | obj -> lock_inst */
 	struct omap inodes; /* obj -> inode_state */
 	struct lock_order order;
 	uint64_t violations; /* violation events so far */
