@@ -218,6 +218,8 @@ static uint64_t field_value(const struct trace_index *ix, const struct ix_event 
 		return e->src;
 	case SL_LINE:
 		return e->line;
+	case SL_LIFE:
+		return e->life;
 	case SL_STRID:
 	case SL_SIDE:
 		break;

@@ -49,7 +49,8 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 			      site_label(h->site), h->trylock ? " (trylock)" : "");
 	}
 	if (s->waiting && y < r.y + r.h) {
-		const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj);
+		const struct lock_inst *li =
+			model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
 		char who[40] = "free";
 		if (li && li->holder >= 0)
 			snprintf(who, sizeof(who), "held by cpu%d", li->holder);
