@@ -164,7 +164,7 @@ static void loss_lines(struct dlines *d, const struct app *a, const struct ix_ev
 /* A lock event: the instance's holder and what this CPU holds now. */
 static void lock_lines(struct dlines *d, const struct app *a, const struct ix_event *e)
 {
-	const struct lock_inst *li = model_lock(a->m, e->a, e->obj);
+	const struct lock_inst *li = model_lock(a->m, e->a, e->obj, e->life);
 	if (li) {
 		char who[24] = "free";
 		if (li->holder >= 0)

@@ -97,7 +97,7 @@ static int draw_idle(struct app *a, struct canvas *c, struct rect r, int y)
 static int draw_waiter(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
 		       const struct cpu_state *s)
 {
-	const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj);
+	const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
 	char who[24] = "free";
 	if (li && li->holder >= 0)
 		snprintf(who, sizeof(who), "held by cpu%d", li->holder);
