@@ -601,7 +601,15 @@ static void draw_header(struct app *a, struct canvas *c)
 		fmt_dur(dur, d, sizeof(d)),
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
-	if (!ix_complete(a->ix) && n + 2 < c->w)
+	if (a->ix->loader && n + 2 < c->w) {
+		/* Still decoding: what shows is a part, and completeness is
+		 * not known yet (the reasons come at the end). */
+		uint64_t done, total;
+		ix_progress(a->ix, &done, &total);
+		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "%s %d %%: figures so far",
+			      c->utf8 ? "indexing\u2026" : "indexing...",
+			      total ? (int)(done * 100 / total) : 0);
+	} else if (!ix_complete(a->ix) && n + 2 < c->w)
 		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "INCOMPLETE (%u, ! lists): %s",
 			      a->ix->nreasons, a->ix->reasons[0]);
 }

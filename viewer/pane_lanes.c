@@ -59,7 +59,8 @@ static int64_t scan_vis(const struct app *a, int64_t i, int dir)
 /* Where the lanes go: one per CPU (and one for "no CPU"), at least 14
  * columns each, the cursor's CPU in view when they do not all fit. */
 struct lanes {
-	int prefix; /* event number and time */
+	int prefix;      /* event number and time */
+	int numw, msw;   /* their widths: as wide as the trace's largest */
 	int nl;     /* lanes in all */
 	int lane_w;
 	int first, shown;
@@ -68,7 +69,16 @@ struct lanes {
 static struct lanes lanes_layout(const struct app *a, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
-	struct lanes lg = { .prefix = 19 };
+	struct lanes lg = { .numw = 7, .msw = 9 };
+	/* Wide enough for the last event's number and time, so that
+	 * 10 M events or 10 s of trace never cut a value. */
+	char b[32];
+	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
+	int n = snprintf(b, sizeof(b), "%" PRIu64, ix->nev ? ix->nev - 1 : 0);
+	lg.numw = n > lg.numw ? n : lg.numw;
+	n = snprintf(b, sizeof(b), "%.4f", (double)dur / 1e6);
+	lg.msw = n > lg.msw ? n : lg.msw;
+	lg.prefix = 1 + lg.numw + 1 + lg.msw + 1;
 
 	lg.nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
 	lg.lane_w = (r.w - lg.prefix) / (lg.nl ? lg.nl : 1);
@@ -102,8 +112,8 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 	char txt[200];
 
 	event_text(ix, (uint64_t)i, true, txt, sizeof(txt));
-	canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " %9.4f ",
-		      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i,
+	canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " %*.4f ",
+		      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i, lg->msw,
 		      (double)(e->ts - ix->ev[0].ts) / 1e6);
 	int lane = e->cpu == IX_NO_CPU ? (a->has_nocpu ? nl - 1 : -1) : e->cpu;
 	int role = event_role(ix, e);
@@ -137,7 +147,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 		return;
 	struct lanes lg = lanes_layout(a, r);
 	/* Lane titles. */
-	canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s %9s ", "event", "ms");
+	canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s %*s ", lg.numw + 1, "event", lg.msw,
+		      "ms");
 	for (int l = lg.first; l < lg.first + lg.shown && l < lg.nl; l++) {
 		int x = r.x + lg.prefix + (l - lg.first) * lg.lane_w;
 		if (l == lg.nl - 1 && a->has_nocpu)
