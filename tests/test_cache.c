@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "tests/testutil.h"
 #include "viewer/cache.h"
@@ -69,6 +70,12 @@ static char *bench(const char *dir, const char *flags, char **err)
 	ck_assert_msg(st == 0, "--bench %s failed: %s", dir, out);
 	*err = run_cmd(&st, "cat %s", errf);
 	return out;
+}
+
+static void tmux_keys(const char *sess, const char *k)
+{
+	int st;
+	free(run_cmd(&st, "tmux -L icview-cache send-keys -t %s %s", sess, k));
 }
 
 static int count_files(const char *dir)
@@ -261,6 +268,94 @@ START_TEST(progress_moves)
 }
 END_TEST
 
+/* ---- the terminal viewer while it indexes (tmux) ---------------------------- */
+
+static char *capture(const char *sess)
+{
+	int st;
+	return run_cmd(&st, "tmux -L icview-cache capture-pane -p -t %s 2>/dev/null", sess);
+}
+
+/* The screen, once it holds text (NULL after secs). */
+static char *wait_screen(const char *sess, const char *text, double secs)
+{
+	for (int i = 0; i < (int)(secs * 20); i++) {
+		char *s = capture(sess);
+		if (strstr(s, text))
+			return s;
+		free(s);
+		struct timespec t = { 0, 50000000 };
+		nanosleep(&t, NULL);
+	}
+	return NULL;
+}
+
+/* The N of "indexing... N %" on the screen, -1 if none. */
+static int shown_percent(const char *scr)
+{
+	const char *p = strstr(scr, "indexing");
+	if (!p)
+		return -1;
+	p = strpbrk(p, "0123456789");
+	return p ? atoi(p) : -1;
+}
+
+START_TEST(first_screen_while_indexing)
+{
+	need_trace();
+	const char *s = "icview-live";
+	char copy[400];
+	int st;
+	fresh_copy(copy, sizeof(copy), "live");
+	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	/* Slowed down (test only) so that the partial state is seen. */
+	free(run_cmd(&st,
+		     "tmux -L icview-cache new-session -d -s %s -x 120 -y 40 "
+		     "'env LANG=C.UTF-8 ICACHE_VIEW_TEST_STEP_MS=30 XDG_CACHE_HOME=%s %s %s; "
+		     "sleep 30'",
+		     s, cdir, bin_path("icache-view"), copy));
+	ck_assert_int_eq(st, 0);
+	char *scr = wait_screen(s, "figures so far", 20);
+	ck_assert_msg(scr, "the viewer did not come up while indexing");
+	ck_assert_msg(strstr(scr, "Events by CPU") && strstr(scr, "Held locks"), "%s", scr);
+	ck_assert_msg(!strstr(scr, "INCOMPLETE"), "judged before the end:\n%s", scr);
+	int p0 = shown_percent(scr);
+	ck_assert_msg(p0 >= 0 && p0 < 100, "%s", scr);
+	free(scr);
+	/* The bar moves, and the keys work meanwhile. */
+	tmux_keys(s, "G");
+	int p1 = p0;
+	for (int i = 0; i < 400 && p1 <= p0; i++) {
+		char *t = capture(s);
+		int p = shown_percent(t);
+		free(t);
+		if (p < 0)
+			break; /* done already: then it got past p0 too */
+		p1 = p;
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(p1 > p0 || p1 < 0, "the progress stayed at %d %%", p0);
+	tmux_keys(s, "q");
+	char *gone = NULL;
+	for (int i = 0; i < 100; i++) {
+		char *t = capture(s);
+		if (!strstr(t, "Events by CPU")) {
+			gone = t;
+			break;
+		}
+		free(t);
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(gone, "q did not quit while indexing");
+	free(gone);
+	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	/* Quitting half-way leaves no cache behind: nothing half-built. */
+	ck_assert_int_eq(count_files(cdir), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -273,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, corrupt_cache_rebuilt);
 	tcase_add_test(tc, clear_cache_flag);
 	tcase_add_test(tc, progress_moves);
+	tcase_add_test(tc, first_screen_while_indexing);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -524,7 +524,8 @@ static bool tables_consistent(const struct trace_index *ix)
 			return false;
 	for (uint32_t i = 0; i < ix->nruns; i++)
 		if (ix->runs[i].scheme >= ix->nstrs || ix->runs[i].workload >= ix->nstrs ||
-		    ix->runs[i].order >= ix->nstrs)
+		    ix->runs[i].order >= ix->nstrs || ix->runs[i].scheme_file >= ix->nstrs ||
+		    ix->runs[i].threads >= ix->nstrs)
 			return false;
 	for (uint32_t i = 0; i < ix->ndiscards; i++)
 		if (ix->discards[i].stream >= (int)ix->nstreams)

@@ -111,6 +111,14 @@ static bool take_key(struct app *a, struct canvas *c, int k, bool utf8)
 /* The viewer shows the trace this soon after start, indexed or not. */
 #define FIRST_SCREEN_MS 300
 
+/* Test only: ICACHE_VIEW_TEST_STEP_MS=N sleeps N ms after each decoding
+ * step, so that a test sees the partial state on any machine. */
+static unsigned test_step_ms(void)
+{
+	const char *v = getenv("ICACHE_VIEW_TEST_STEP_MS");
+	return v ? (unsigned)strtoul(v, NULL, 10) % 1000 : 0;
+}
+
 /*
  * Indexing, with the keyboard live.  Until FIRST_SCREEN_MS a progress
  * box; from then on the viewer itself, on the events indexed so far (its
@@ -121,9 +129,12 @@ static enum ix_status index_live(struct trace_index *ix, struct app *a, bool *sh
 				 struct canvas *c, bool utf8, char *err, size_t errlen)
 {
 	uint64_t t0 = ms_now(), drawn = 0, grown = 0;
+	unsigned slow = test_step_ms();
 	enum ix_status st;
 	timeout(0);
 	while ((st = ix_step(ix, 8, err, errlen)) == IX_MORE) {
+		if (slow)
+			napms((int)slow);
 		int k = getch();
 		uint64_t now = ms_now();
 		if (!*shown && ix->nev && now - t0 >= FIRST_SCREEN_MS) {
