@@ -748,16 +748,23 @@ void app_free(struct app *a)
 	timeline_free(a->tb);
 }
 
-/* The header: the trace and its run; an incomplete trace says so first
- * in what room there is (a narrow screen cuts the path, never the word
- * INCOMPLETE). */
+/* The header: the trace and its run; a trace still indexing or
+ * incomplete says so first in what room there is (a narrow screen cuts
+ * the path, never the word INCOMPLETE). */
 static void draw_header(struct app *a, struct canvas *c)
 {
 	const struct ix_run *r = ix_run0(a->ix);
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
 	char d[32], badge[64] = "";
-	if (!ix_complete(a->ix))
+	if (a->ix->loader) {
+		uint64_t done, total;
+		ix_progress(a->ix, &done, &total);
+		snprintf(badge, sizeof(badge), "%s %d %%: figures so far",
+			 c->utf8 ? "indexing\u2026" : "indexing...",
+			 total ? (int)(done * 100 / total) : 0);
+	} else if (!ix_complete(a->ix)) {
 		snprintf(badge, sizeof(badge), "INCOMPLETE (%u, ! lists)", a->ix->nreasons);
+	}
 	int bw = badge[0] ? (int)strlen(badge) + 2 : 0;
 	if (bw > c->w / 2)
 		bw = 0; /* tiny: the header as it comes */
@@ -775,7 +782,11 @@ static void draw_header(struct app *a, struct canvas *c)
 		return;
 	if (bw)
 		n = n + 2 < c->w - bw ? n : c->w - bw - 2;
-	if (n + 2 < c->w)
+	if (n + 2 >= c->w)
+		return;
+	if (a->ix->loader) /* what shows is a part; completeness comes at the end */
+		canvas_text(c, n + 2, 0, c->w - n - 2, R_BAD, badge);
+	else
 		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "%s: %s", badge, a->ix->reasons[0]);
 }
 
