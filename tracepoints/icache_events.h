@@ -54,6 +54,10 @@
 	E(run_begin, NOSCHED, "run_begin")                  \
 	E(run_end, NOSCHED, "run_end")                      \
 	E(order_rule, NOSCHED, "order_rule")                \
+	E(rcu_read_lock, SCHED(rcu_lock), "rcu_read_lock")  \
+	E(rcu_read_unlock, SCHED(rcu_unlock), "rcu_read_unlock") \
+	E(inode_rcu_free, SCHED(rcu_free), "inode_rcu_free") \
+	E(inode_rcu_freed, NOSCHED, "inode_rcu_freed")      \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -139,6 +143,20 @@
 /* One rule of the scheme's documented lock order: outer before inner. */
 #define ICACHE_FIELDS_order_rule(F) \
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
+/* An RCU read-side section begins / ends: depth is the CPU's nesting
+ * after the event (1 = outermost section entered, 0 = left). */
+#define ICACHE_FIELDS_rcu_read_lock(F) \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint32_t, depth, VAL) F(ENUM, site, site, SITE)
+#define ICACHE_FIELDS_rcu_read_unlock(F) ICACHE_FIELDS_rcu_read_lock(F)
+/* An evicted inode's memory is queued for freeing after a grace period
+ * (call_rcu), and given back when it has passed: waited_ns is the time in
+ * between; cpu is 0xffff (liburcu's call_rcu thread). */
+#define ICACHE_FIELDS_inode_rcu_free(F)                        \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint32_t, sb, VAL)
+#define ICACHE_FIELDS_inode_rcu_freed(F)                       \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint64_t, waited_ns, VAL)
 
 /* clang-format on */
 

@@ -123,6 +123,7 @@ struct sim_cpu {
 	struct mcs_node mcs_nodes[MAX_HELD_LOCKS + 1];
 	unsigned mcs_busy; /* bitmap of mcs_nodes in use */
 	uint64_t vclock;   /* virtual mode: this CPU's time, ns */
+	int rcu_nesting;   /* depth of its RCU read-side sections (rcu.h) */
 };
 
 /* Virtual-time mode (sim/engine/vrun.c): lock times are CPUs' vclocks. */
