@@ -72,8 +72,7 @@
 	X(insert_inode_locked)    \
 	X(can_unuse)              \
 	X(shrink_icache_memory)   \
-	X(ifind_fast)             \
-	X(i_callback)
+	X(ifind_fast)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                                   \
@@ -94,20 +93,23 @@
 	X(rotate)
 
 /* Top-level operations a simulated CPU performs (op_begin / op_end). */
-#define ICACHE_OPS(X) \
-	X(iget)       \
-	X(ilookup)    \
-	X(iput)       \
-	X(create)     \
-	X(unlink)     \
-	X(mark_dirty) \
-	X(writeback)  \
-	X(prune)      \
-	X(umount)     \
-	X(mount)      \
-	X(igrab)      \
-	X(iunique)    \
-	X(test)
+#define ICACHE_OPS(X)  \
+	X(iget)        \
+	X(ilookup)     \
+	X(iput)        \
+	X(create)      \
+	X(unlink)      \
+	X(mark_dirty)  \
+	X(writeback)   \
+	X(prune)       \
+	X(umount)      \
+	X(mount)       \
+	X(igrab)       \
+	X(iunique)     \
+	X(test)        \
+	X(read_pages)  \
+	X(write_inode) \
+	X(shrink)
 
 /* What the validator and the invariant checker can report. */
 #define ICACHE_VIOLATIONS(X)                                                       \
@@ -138,5 +140,16 @@
 	X(6, I_CLEAR)          \
 	X(7, I_SYNC)           \
 	X(8, I_REFERENCED)
+
+/*
+ * Which source file an event's `line` field is a line of (the lock and
+ * inode events carry both, as lockdep records its caller): the scheme's
+ * own file (run_begin's scheme_file), or a shared file of the core.
+ */
+#define ICACHE_SRC_FILES(X)                        \
+	X(unknown)   /* no call site was marked */ \
+	X(scheme)    /* run_begin's scheme_file */ \
+	X(core)      /* sim/core/icache.c */       \
+	X(workloads) /* sim/engine/workloads.c */
 
 #endif /* ICACHE_NAMES_H */

@@ -133,6 +133,15 @@ static bool inode_text(const struct trace_index *ix, const struct ix_event *e, u
 		snprintf(buf, len, "%s%" PRIu64 " nlink=%u",
 			 brief ? "nlink " : "inode_nlink ino=", id, (unsigned)e->val);
 		break;
+	case EV_inode_pages:
+		if (brief)
+			snprintf(buf, len, "pages %" PRIu64 " %d>%d", id,
+				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
+		else
+			snprintf(buf, len, "inode_pages ino=%" PRIu64 " nrpages %d -> %d at %s", id,
+				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
+				 site_label(e->site));
+		break;
 	default:
 		return false;
 	}
@@ -205,6 +214,10 @@ static uint64_t field_value(const struct trace_index *ix, const struct ix_event 
 		return e->val & 0xffffffffu;
 	case SL_RAW:
 		return e->obj;
+	case SL_SRC:
+		return e->src;
+	case SL_LINE:
+		return e->line;
 	case SL_STRID:
 	case SL_SIDE:
 		break;
@@ -225,7 +238,8 @@ static void field_text(const struct trace_index *ix, const struct ix_event *e,
 		      { "list", list_label },
 		      { "list_action", list_action_label },
 		      { "op", op_label },
-		      { "violation_kind", violation_label } };
+		      { "violation_kind", violation_label },
+		      { "src_file", src_file_label } };
 	if (f->slot == SL_STRID) {
 		snprintf(buf, len, "%s", ix_str(ix, e->obj));
 		return;
@@ -251,7 +265,8 @@ static void generic_text(const struct trace_index *ix, const struct ix_event *e,
 	for (int f = 0; f < IX_MAX_FIELDS && sc->fields[f].name && o < len; f++) {
 		const struct ix_field *fd = &sc->fields[f];
 		char v[96];
-		if (fd->slot == SL_SIDE || (brief && fd->slot == SL_CPU))
+		if (fd->slot == SL_SIDE ||
+		    (brief && (fd->slot == SL_CPU || fd->slot == SL_SRC || fd->slot == SL_LINE)))
 			continue;
 		field_text(ix, e, fd, v, sizeof(v));
 		o += (size_t)snprintf(buf + o, len - o, brief ? " %s" : " %s=%s",
