@@ -294,6 +294,13 @@ static void act_compact(struct app *a)
 	snprintf(a->message, sizeof(a->message), "%s lanes", a->compact == 1 ? "compact" : "text");
 }
 
+static void act_strip(struct app *a)
+{
+	a->strip_wait = !a->strip_wait;
+	snprintf(a->message, sizeof(a->message), "timeline: %s per lock class",
+		 a->strip_wait ? "time waited" : "contentions");
+}
+
 static void act_lanes(struct app *a)
 {
 	a->prompt = P_LANES;
@@ -519,6 +526,7 @@ const struct keydef keytab[] = {
 	  act_mark },
 	{ K('\''), "' x", "jump to mark x (and measure from it)", act_jump },
 	{ K('C'), "C", "lanes: compact (a narrow column per CPU) or text", act_compact },
+	{ K('T'), "T", "timeline strip: contentions or time waited per slice", act_strip },
 	{ K('p'), "p", "pick the lanes shown: 0-3,8 (empty: all, or around the cursor)",
 	  act_lanes },
 	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },
@@ -755,7 +763,15 @@ static void draw_header(struct app *a, struct canvas *c)
 		r && r->virtual_run && r->virtual_stamped ? " virtual time" : "",
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
-	if (!ix_complete(a->ix) && n + 2 < c->w)
+	if (a->ix->loader && n + 2 < c->w) {
+		/* Still decoding: what shows is a part, and completeness is
+		 * not known yet (the reasons come at the end). */
+		uint64_t done, total;
+		ix_progress(a->ix, &done, &total);
+		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "%s %d %%: figures so far",
+			      c->utf8 ? "indexing\u2026" : "indexing...",
+			      total ? (int)(done * 100 / total) : 0);
+	} else if (!ix_complete(a->ix) && n + 2 < c->w)
 		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "INCOMPLETE (%u, ! lists): %s",
 			      a->ix->nreasons, a->ix->reasons[0]);
 }
