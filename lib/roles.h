@@ -21,6 +21,12 @@ enum role {
 	R_STATUS,
 	R_HEADER,
 	R_MATCH,
+	/* a simulated CPU's own colour (the source pane's line marks),
+	 * cpuN uses R_CPU0 + N % 4 */
+	R_CPU0,
+	R_CPU1,
+	R_CPU2,
+	R_CPU3,
 	R__COUNT
 };
 

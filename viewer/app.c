@@ -17,6 +17,7 @@
 #include "lib/selector.h"
 #include "lib/xalloc.h"
 #include "viewer/app.h"
+#include "viewer/threads.h"
 #include "viewer/report.h"
 
 /* ---- queries ------------------------------------------------------------- */
@@ -318,26 +319,22 @@ uint32_t app_inode(const struct app *a)
 {
 	if (a->pinned != UINT32_MAX)
 		return a->pinned;
-	const struct ix_event *e = &a->ix->ev[a->cur];
-	if (e->type >= EV_inode_state && e->type <= EV_inode_nlink)
-		return e->obj;
-	if (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
-		return e->obj;
-	if ((e->type == EV_op_begin || e->type == EV_op_end) && ix_id_value(a->ix, e->obj) != 0)
-		return e->obj;
-	return a->hist.obj; /* keep showing the last one */
+	/* the last inode touched at or before the cursor (after a jump too);
+	 * a bounded look back keeps a frame cheap on any trace */
+	for (uint64_t i = a->cur + 1, n = 0; i-- > 0 && n < 200000; n++) {
+		uint32_t obj = event_inode(a->ix, i);
+		if (obj != UINT32_MAX)
+			return obj;
+	}
+	return UINT32_MAX;
 }
 
 static void act_pick(struct app *a)
 {
 	uint32_t was = a->pinned;
 	a->pinned = UINT32_MAX;
-	uint32_t obj = app_inode(a);
-	const struct ix_event *e = &a->ix->ev[a->cur];
-	bool here = (e->type >= EV_inode_state && e->type <= EV_inode_nlink) ||
-		    (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
-		    e->type == EV_op_begin || e->type == EV_op_end;
-	if (!here || obj == UINT32_MAX) {
+	uint32_t obj = event_inode(a->ix, a->cur);
+	if (obj == UINT32_MAX) {
 		a->pinned = was;
 		snprintf(a->message, sizeof(a->message), "no inode under the cursor");
 		return;
@@ -585,6 +582,8 @@ void app_free(struct app *a)
 	query_free(&a->filter);
 	free(a->hist.ev);
 	free(a->hist.kind);
+	free(a->hist.held);
+	free(a->hist.nheld);
 }
 
 static void draw_header(struct app *a, struct canvas *c)
@@ -597,7 +596,7 @@ static void draw_header(struct app *a, struct canvas *c)
 		c, 0, 0, c->w, R_HEADER,
 		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
-		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
+		r ? ix_str(a->ix, r->workload) : "", ix_sim_cpus(a->ix), a->end,
 		fmt_dur(dur, d, sizeof(d)),
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
@@ -625,9 +624,9 @@ static void draw_status(struct app *a, struct canvas *c)
 	char d[32];
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
-			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]", a->cur,
+			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  %s  %s%s%s%s%s  [%s]", a->cur,
 			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
-			      (int)(int16_t)e->cpu, a->has_filter ? "filter: " : "filter: none",
+			      thread_name(a->ix, e->cpu), a->has_filter ? "filter: " : "filter: none",
 			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
 			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
 			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");

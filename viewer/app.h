@@ -35,17 +35,25 @@ struct query {
 	struct query_term *t; /* grown as terms come (query_free) */
 };
 
+/* How many of the locks a CPU held at an entry of an inode's life are kept. */
+#define HIST_HELD 3
+
 struct inode_hist {
 	uint32_t obj;  /* which inode it is for (UINT32_MAX: none) */
+	uint64_t upto; /* built from events [0, upto) */
 	uint64_t *ev;  /* event numbers of the entries */
-	uint8_t *kind; /* see panes.c */
+	uint8_t *kind; /* see pane_inode.c */
+	/* the lock classes its CPU held then, innermost last (255: none);
+	 * nheld counts them all */
+	uint8_t (*held)[HIST_HELD];
+	uint8_t *nheld;
 	uint32_t n, cap;
 };
 
 struct app;
 
 /* The panes, by what they show (never by their title). */
-enum view_pane { VIEW_LANES, VIEW_LOCKS, VIEW_INODE, VIEW_ORDER, VIEW_STATS };
+enum view_pane { VIEW_LANES, VIEW_LOCKS, VIEW_INODE, VIEW_ORDER, VIEW_STATS, VIEW_SOURCE };
 
 /* Where a pane goes: the main column, the side column (stacked), the
  * bottom band (side by side); see pane_layout(). */
@@ -127,6 +135,9 @@ void query_free(struct query *q);
 
 /* Panes' drawing helpers shared with app.c. */
 void inode_hist_build(struct app *a, uint32_t obj);
-uint32_t app_inode(const struct app *a); /* pinned or under the cursor */
+uint32_t app_inode(const struct app *a); /* pinned, or the last one touched */
+/* The inode an event names (inode, i_lock, op, wait and violation
+ * events), UINT32_MAX if none. */
+uint32_t event_inode(const struct trace_index *ix, uint64_t ev);
 
 #endif

@@ -11,6 +11,8 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
+#include "viewer/unprot.h"
 
 /* ---- lanes: one column per simulated CPU, events around the cursor ------- */
 
@@ -90,6 +92,23 @@ static struct lanes lanes_layout(const struct app *a, struct rect r)
 	return lg;
 }
 
+/* In the other lanes of row y: a CPU that holds an inode pointer nothing
+ * protects (viewer/unprot.h), from the event that dropped its last
+ * protection to the one that touches the inode again. */
+static void draw_unprotected(struct app *a, struct canvas *c, struct rect r,
+			     const struct lanes *lg, int y, int64_t i, int lane)
+{
+	const struct unprot *u = unprot_spans(a->ix);
+	for (int l = lg->first; l < lg->first + lg->shown && l < lg->nl; l++) {
+		const struct unprot_span *s = unprot_at(u, (unsigned)l, (uint64_t)i);
+		if (!s || l == lane || lane < 0 || (uint64_t)i <= s->from)
+			continue;
+		int x = r.x + lg->prefix + (l - lg->first) * lg->lane_w;
+		canvas_printf(c, x, y, lg->lane_w - 1, R_BAD, "%s UNPROTECTED %" PRIu64,
+			      c->utf8 ? "┊" : "!", ix_id_value(a->ix, s->obj));
+	}
+}
+
 /* Row y: event i, in its CPU's lane (or across, for a loss or an event
  * of a CPU out of view), with the lane separators. */
 static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
@@ -118,9 +137,10 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 		int x = r.x + prefix + (lane - first) * lg->lane_w;
 		canvas_text(c, x, y, lg->lane_w - 1, role, txt);
 	} else {
-		canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(cpu%d) %s",
-			      (int)(int16_t)e->cpu, txt);
+		canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(%s) %s",
+			      thread_name(ix, e->cpu), txt);
 	}
+	draw_unprotected(a, c, r, lg, y, i, lane);
 	for (int l = first + 1; l < first + shown && l < nl; l++) {
 		int x = r.x + prefix + (l - first) * lg->lane_w - 1;
 		if (c->cells[y * c->w + x].ch == ' ')
@@ -143,7 +163,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 		if (l == lg.nl - 1 && a->has_nocpu)
 			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| (no cpu)");
 		else
-			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| cpu%d", l);
+			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| %s", thread_name(ix, (unsigned)l));
 	}
 	int rows = r.h - 2;
 	int mid = rows / 2;
@@ -164,8 +184,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	}
 	char det[300];
 	event_text(ix, a->cur, false, det, sizeof(det));
-	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s cpu%d %s", glyph(c, G_CURSOR),
-		      (int)(int16_t)ix->ev[a->cur].cpu, det);
+	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
+		      thread_name(ix, ix->ev[a->cur].cpu), det);
 }
 
 const struct pane pane_lanes = { VIEW_LANES, "Events by CPU", draw_lanes, SLOT_MAIN };

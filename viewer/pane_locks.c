@@ -12,19 +12,35 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
+#include "viewer/unprot.h"
 
 /* ---- held locks ------------------------------------------------------------ */
+
+/* A sleep on an inode's state, and whom it waits for: the CPU that set
+ * the I_NEW / I_FREEING / I_WILL_FREE it saw. */
+static int draw_sleep(struct app *a, struct canvas *c, struct rect r, int y,
+		      const struct cpu_state *s)
+{
+	const struct trace_index *ix = a->ix;
+	const struct inode_state *is = model_inode(a->m, s->sleep_obj);
+	char fl[96], who[48] = "";
+	state_flags_str(s->sleep_state, 0, fl, sizeof(fl));
+	if (is && is->setter >= 0)
+		snprintf(who, sizeof(who), ", waits for %s", thread_name(ix, (unsigned)is->setter));
+	canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s SLEEPS on inode %" PRIu64 " (%s)%s, since #%" PRIu64 " in %s",
+		      glyph(c, G_WAIT), ix_id_value(ix, s->sleep_obj), fl, who, s->sleep_ev,
+		      site_label(ix->ev[s->sleep_ev].site));
+	return y;
+}
 
 static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
 		    const struct cpu_state *s)
 {
 	const struct trace_index *ix = a->ix;
 	int64_t now = ix->ev[a->cur].ts;
-	char d[32], name[16];
-	if (cpu == IX_NO_CPU)
-		snprintf(name, sizeof(name), "nocpu");
-	else
-		snprintf(name, sizeof(name), "cpu%u", cpu);
+	char d[32], name[24];
+	snprintf(name, sizeof(name), "%s", thread_name(ix, cpu));
 	if (y >= r.y + r.h)
 		return y;
 	if (s->unknown) {
@@ -37,7 +53,7 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 	if (s->in_op)
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  in %s %" PRIu64 "%s", name,
 			      op_label(s->op), ix_id_value(ix, s->op_obj),
-			      s->nheld ? "" : "  (no lock held)");
+			      s->nheld ? "" : s->sleeping ? "  (asleep, no lock held)" : "  (no lock held)");
 	else
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  %s", name,
 			      s->nheld ? "" : "idle, no lock held");
@@ -52,12 +68,20 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 		const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj);
 		char who[40] = "free";
 		if (li && li->holder >= 0)
-			snprintf(who, sizeof(who), "held by cpu%d", li->holder);
+			snprintf(who, sizeof(who), "held by %s", thread_name(ix, (unsigned)li->holder));
 		canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s %s %s %" PRIu64 " at %s, %s%s",
 			      glyph(c, G_WAIT), s->contended ? "WAITS for" : "acquiring",
 			      lock_class_label(s->wait_cls), ix_id_value(ix, s->wait_obj),
 			      site_label(s->wait_site), who, s->contended ? " (contended)" : "");
 	}
+	if (s->sleeping && y < r.y + r.h)
+		y = draw_sleep(a, c, r, y, s);
+	const struct unprot_span *u = unprot_at(unprot_spans(ix), cpu, a->cur);
+	if (u && a->cur > u->from && y < r.y + r.h)
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      " %s UNPROTECTED: holds inode %" PRIu64
+			      " with no reference and no lock since #%" PRIu64,
+			      glyph(c, G_WARN), ix_id_value(ix, u->obj), u->from);
 	return y;
 }
 
@@ -69,7 +93,11 @@ static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
 		const struct cpu_state *s = model_cpu(a->m, cpu);
 		if (y < r.y) {
-			int lines = s->unknown ? 1 : 1 + s->nheld + (s->waiting ? 1 : 0);
+			const struct unprot_span *u = unprot_at(unprot_spans(a->ix), cpu, a->cur);
+			int lines = s->unknown ? 1 :
+						 1 + s->nheld + (s->waiting ? 1 : 0) +
+							 (s->sleeping ? 1 : 0) +
+							 (u && a->cur > u->from ? 1 : 0);
 			if (y + lines <= r.y) {
 				y += lines;
 				continue;
