@@ -329,6 +329,14 @@ uint32_t app_inode(const struct app *a)
 	return UINT32_MAX;
 }
 
+static void act_source(struct app *a)
+{
+	a->source = !a->source;
+	snprintf(a->message, sizeof(a->message), "%s",
+		 a->source ? "source pane: each CPU's line (s: the inode pane)" :
+			     "inode pane (s: the source pane)");
+}
+
 static void act_pick(struct app *a)
 {
 	uint32_t was = a->pinned;
@@ -381,6 +389,8 @@ const struct keydef keytab[] = {
 	{ K('m'), "m x", "set mark x (a-z) at the cursor", act_mark },
 	{ K('\''), "' x", "jump to mark x", act_jump },
 	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },
+	{ K('s'), "s", "the scheme's source (each CPU's line) in place of the inode pane",
+	  act_source },
 	{ K('\t', KEY_RIGHT), "Tab", "focus the next pane", act_pane },
 	{ K(KEY_BTAB, KEY_LEFT), "S-Tab", "focus the previous pane", act_pane_back },
 	{ K(']'), "]", "scroll the focused pane down", act_scroll_down },
@@ -680,7 +690,10 @@ static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
 	int top = 1, bh = c->h - 2;
 	bool alone = a->zoom || c->w < 80 || bh < 20;
-	pane_layout(r, alone ? a->focus : -1, c->w, top, bh);
+	/* the source and the inode pane share a place: s (or focus) picks */
+	int src = pane_index(VIEW_SOURCE), ino = pane_index(VIEW_INODE);
+	bool show_src = (a->source || a->focus == src) && a->focus != ino;
+	pane_layout_without(r, alone ? a->focus : -1, c->w, top, bh, show_src ? ino : src);
 }
 
 void app_draw(struct app *a, struct canvas *c)

@@ -89,6 +89,7 @@ struct app {
 	bool mark_set[26];
 	bool has_nocpu;  /* a lane for events without a CPU */
 	uint32_t pinned; /* inode picked with i (UINT32_MAX none) */
+	bool source;     /* the source pane in place of the inode pane (s) */
 	struct inode_hist hist;
 };
 
@@ -100,6 +101,8 @@ const struct pane *pane_by_id(enum view_pane id);
 /* Rectangles r[0..npanes) for a body w x h at (0, top); zoomed >= 0:
  * that pane alone fills it. */
 void pane_layout(struct rect *r, int zoomed, int w, int top, int h);
+/* The same with pane `hidden` (an index, -1 none) given no room. */
+void pane_layout_without(struct rect *r, int zoomed, int w, int top, int h, int hidden);
 /* The scroll offset of one pane. */
 static inline int *pane_scroll(struct app *a, enum view_pane id)
 {

@@ -584,6 +584,7 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		if (e->line) {
 			c->line = e->line;
 			c->src = e->src;
+			c->src_site = e->site;
 		}
 	}
 	m->pos++;

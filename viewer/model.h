@@ -54,7 +54,8 @@ struct cpu_state {
 	uint64_t last_ev; /* last event of this CPU, or UINT64_MAX */
 	/* the source line its latest event with one named (0: none yet) */
 	uint16_t line;
-	uint8_t src; /* enum src_file of line */
+	uint8_t src;      /* enum src_file of line */
+	uint8_t src_site; /* and the function (site) it is in */
 	/* asleep on an inode's state (inode_wait, not yet inode_wait_end) */
 	bool sleeping;
 	uint32_t sleep_obj, sleep_state;

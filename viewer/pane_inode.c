@@ -224,7 +224,8 @@ static void held_text(const struct inode_hist *h, uint32_t k, char *buf, size_t 
 }
 
 /* What entry k says, without who/where. */
-static void entry_what(const struct app *a, uint32_t k, char *buf, size_t len)
+static void entry_what(const struct app *a, uint32_t k, const char *glyph_star, char *buf,
+		       size_t len)
 {
 	const struct trace_index *ix = a->ix;
 	const struct ix_event *e = &ix->ev[a->hist.ev[k]];
@@ -237,10 +238,11 @@ static void entry_what(const struct app *a, uint32_t k, char *buf, size_t len)
 		snprintf(buf, len, "FREED");
 		break;
 	case H_WILLFREE:
-		snprintf(buf, len, "sets I_WILL_FREE");
+		snprintf(buf, len, "%s I_WILL_FREE set by %s", glyph_star, thread_name(ix, e->cpu));
 		break;
 	case H_FREEING:
-		snprintf(buf, len, "sets I_FREEING: owns it");
+		snprintf(buf, len, "%s I_FREEING set by %s: it owns it", glyph_star,
+			 thread_name(ix, e->cpu));
 		break;
 	case H_STATE:
 		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
@@ -304,7 +306,7 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w, uint
 	uint64_t i = a->hist.ev[k];
 	const struct ix_event *e = &ix->ev[i];
 	char what[240], held[80], line[24] = "";
-	entry_what(a, k, what, sizeof(what));
+	entry_what(a, k, glyph(c, G_STAR), what, sizeof(what));
 	held_text(&a->hist, k, held, sizeof(held));
 	if (e->line)
 		snprintf(line, sizeof(line), " %s:%u", e->src == 1 ? "line" : "core", e->line);

@@ -150,6 +150,31 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 		canvas_role(c, r.x, y, r.w, R_CURSOR);
 }
 
+/* The details line's tail: what an acquire is taken under (the locks its
+ * CPU already holds), and the source line of the event. */
+static void cursor_context(const struct app *a, char *det, size_t len)
+{
+	const struct trace_index *ix = a->ix;
+	const struct ix_event *e = &ix->ev[a->cur];
+	size_t o = strlen(det);
+	if (e->type == EV_lock_acquire) {
+		const struct cpu_state *s = model_cpu(a->m, e->cpu);
+		o += (size_t)snprintf(det + o, len - o, "%s", s->nheld ? ", under" : ", no lock held");
+		for (int i = 0; i < s->nheld && o < len; i++)
+			o += (size_t)snprintf(det + o, len - o, "%s %s %" PRIu64, i ? "," : "",
+					      lock_class_label(s->held[i].cls),
+					      ix_id_value(ix, s->held[i].obj));
+	}
+	if (e->line && o < len) {
+		const struct ix_run *r = ix_run0(ix);
+		const char *f = e->src == 1 && r ? ix_str(ix, r->scheme_file) :
+				e->src == 2	     ? "sim/core/icache.c" :
+							"sim/engine/workloads.c";
+		const char *base = strrchr(f, '/');
+		snprintf(det + o, len - o, "  [%s:%u]", base ? base + 1 : f, e->line);
+	}
+}
+
 static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
@@ -184,6 +209,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	}
 	char det[300];
 	event_text(ix, a->cur, false, det, sizeof(det));
+	cursor_context(a, det, sizeof(det));
 	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
 		      thread_name(ix, ix->ev[a->cur].cpu), det);
 }

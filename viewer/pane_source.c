@@ -24,7 +24,8 @@ static int cursor_marks(const struct app *a, struct src_cpu_mark *marks, int max
 	for (unsigned cpu = 0; cpu < a->ix->ncpus && n < max; cpu++) {
 		const struct cpu_state *s = model_cpu(a->m, cpu);
 		if (s->line)
-			marks[n++] = (struct src_cpu_mark){ cpu, s->src, s->line, false };
+			marks[n++] = (struct src_cpu_mark){ cpu, s->src, s->line,
+							    site_label(s->src_site), false };
 	}
 	return n;
 }

@@ -73,6 +73,11 @@ static struct rect slot_part(enum pane_slot s, struct rect r, int k, int n)
 
 void pane_layout(struct rect *r, int zoomed, int w, int top, int h)
 {
+	pane_layout_without(r, zoomed, w, top, h, -1);
+}
+
+void pane_layout_without(struct rect *r, int zoomed, int w, int top, int h, int hidden)
+{
 	memset(r, 0, sizeof(*r) * (size_t)npanes);
 	if (zoomed >= 0) {
 		r[zoomed] = (struct rect){ 0, top, w, h };
@@ -81,8 +86,10 @@ void pane_layout(struct rect *r, int zoomed, int w, int top, int h)
 	for (int i = 0; i < npanes; i++) {
 		enum pane_slot s = panes[i]->slot;
 		int k = 0, n = 0;
+		if (i == hidden)
+			continue;
 		for (int j = 0; j < npanes; j++)
-			if (panes[j]->slot == s) {
+			if (panes[j]->slot == s && j != hidden) {
 				k += j < i;
 				n++;
 			}

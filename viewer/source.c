@@ -237,8 +237,9 @@ void source_draw(struct canvas *c, struct rect r, const struct src_text *st,
 	/* who is where, in one line: cpu0 inode-scale-v4.c:498, cpu1 core:612 */
 	int x = r.x;
 	for (int k = 0; k < nmarks && y < r.y + r.h && x < r.x + r.w; k++)
-		x += canvas_printf(c, x, y, r.x + r.w - x, cpu_role(marks[k].cpu), "%s %s%s:%d ",
+		x += canvas_printf(c, x, y, r.x + r.w - x, cpu_role(marks[k].cpu), "%s %s%s%s%s:%d ",
 				   cpu_name(arg, marks[k].cpu), marks[k].next ? "next " : "",
+				   marks[k].fn ? marks[k].fn : "", marks[k].fn ? " " : "",
 				   marks[k].src == SRC_scheme ? "line" :
 				   marks[k].src == SRC_core ? "core icache.c" :
 				   marks[k].src == SRC_workloads ? "workloads.c" :
@@ -250,6 +251,15 @@ void source_draw(struct canvas *c, struct rect r, const struct src_text *st,
 	if (rows <= 0)
 		return;
 	int first = center > 0 ? center - rows / 2 : 1;
+	/* every CPU's line in view if they fit together */
+	int lo = 0, hi = 0;
+	for (int k = 0; k < nmarks; k++)
+		if (marks[k].src == SRC_scheme) {
+			lo = !lo || marks[k].line < lo ? marks[k].line : lo;
+			hi = marks[k].line > hi ? marks[k].line : hi;
+		}
+	if (lo && hi - lo < rows)
+		first = (lo + hi) / 2 - rows / 2;
 	if (first + rows - 1 > st->nlines)
 		first = st->nlines - rows + 1;
 	if (first < 1)

@@ -36,7 +36,8 @@ struct src_cpu_mark {
 	unsigned cpu;
 	int src;
 	int line;
-	bool next; /* "will run next" rather than "ran last" */
+	const char *fn; /* the function, or NULL */
+	bool next;      /* "will run next" rather than "ran last" */
 };
 
 /* POSIX cksum(1) of n bytes (the CRC the Makefile records). */
