@@ -87,6 +87,13 @@ SIM_BIN := $(BUILD)/bin/icache-sim
 # record reads its trace back with libbabeltrace2 (sim/cmd/trace_count.c).
 BT_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
 SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) $(BT_LIBS) -lm
+# The clock plugin of `record --virtual` (tracepoints/vclock_plugin.c) finds
+# the virtual clock in icache-sim by name: export those two symbols.
+SIM_EXPORTS := -Wl,--export-dynamic-symbol=icache_vclock_read \
+	-Wl,--export-dynamic-symbol=icache_vclock_attach
+ifneq ($(TRACE),0)
+  VCLOCK_SO := $(BUILD)/lib/icache-lab/icache-vclock.so
+endif
 
 # ---- the viewer and the lessons (optional until their sources exist) ----
 
@@ -118,7 +125,7 @@ BREAKS := missed_wakeup freed_hashed duplicate_inode unlocked_ref nested_ilock
 BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
 
 .PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
-all: $(BINS) $(TEST_BINS) $(BREAK_BINS)
+all: $(BINS) $(VCLOCK_SO) $(TEST_BINS) $(BREAK_BINS)
 
 # A scheme's events name their lines as lines of the scheme's own file
 # (SRC_FILE_ID, sim/core/lock.h).
@@ -149,12 +156,17 @@ $(SIM_LIB): $(SIM_OBJS)
 
 $(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
+	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $^ $(SIM_LIBS)
+
+# Where record looks for it: next to the binary, ../lib/icache-lab/.
+$(VCLOCK_SO): tracepoints/vclock_plugin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 $(BUILD)/break/%/icache-sim: sim/schemes/merged.c $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSRC_FILE_ID=SRC_scheme -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
-	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
+	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
 		$(LAB_LIB) $(SIM_LIBS)
 
 $(VIEW_LIB): $(VIEW_OBJS)
@@ -214,6 +226,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/icache-lab
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(if $(VCLOCK_SO),install -d $(DESTDIR)$(PREFIX)/lib/icache-lab && \
+		install -m 755 $(VCLOCK_SO) $(DESTDIR)$(PREFIX)/lib/icache-lab/)
 	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
 	install -d $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes \
 		$(DESTDIR)$(PREFIX)/share/icache-lab/sim/core $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine

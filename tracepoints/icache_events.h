@@ -58,6 +58,8 @@
 	E(inode_wait, NOSCHED, "inode_wait")                \
 	E(inode_wait_end, NOSCHED, "inode_wait_end")        \
 	E(note, NOSCHED, "note")                            \
+	E(virtual_time, NOSCHED, "virtual_time")            \
+	E(inode_pages, SCHED(pages), "inode_pages")         \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -121,6 +123,10 @@
 #define ICACHE_FIELDS_inode_nlink(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(INT, uint32_t, nlink, VAL)
+#define ICACHE_FIELDS_inode_pages(F)                                 \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
+	F(INT, int32_t, old_pages, HI) F(INT, int32_t, new_pages, LO) \
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
 
 #define ICACHE_FIELDS_op_begin(F) \
 	F(INT, uint16_t, cpu, CPU) F(ENUM, op, op, A) F(INT, uint64_t, ino, OBJ)
@@ -170,6 +176,12 @@
  * line in the scenario file. */
 #define ICACHE_FIELDS_note(F) \
 	F(STR, -, text, STRID) F(INT, uint32_t, scn_line, VAL)
+/* A virtual run starts (icache-sim --virtual): cpus simulated CPUs take
+ * turns on one host thread; stamped is 1 if the events from here to the end
+ * of the run carry their virtual time (record --virtual loads the clock
+ * plugin), 0 if they carry the host's. */
+#define ICACHE_FIELDS_virtual_time(F) \
+	F(INT, uint16_t, cpus, SIDE) F(INT, uint8_t, stamped, SIDE)
 
 /* clang-format on */
 

@@ -93,20 +93,23 @@
 	X(rotate)
 
 /* Top-level operations a simulated CPU performs (op_begin / op_end). */
-#define ICACHE_OPS(X) \
-	X(iget)       \
-	X(ilookup)    \
-	X(iput)       \
-	X(create)     \
-	X(unlink)     \
-	X(mark_dirty) \
-	X(writeback)  \
-	X(prune)      \
-	X(umount)     \
-	X(mount)      \
-	X(igrab)      \
-	X(iunique)    \
-	X(test)
+#define ICACHE_OPS(X)  \
+	X(iget)        \
+	X(ilookup)     \
+	X(iput)        \
+	X(create)      \
+	X(unlink)      \
+	X(mark_dirty)  \
+	X(writeback)   \
+	X(prune)       \
+	X(umount)      \
+	X(mount)       \
+	X(igrab)       \
+	X(iunique)     \
+	X(test)        \
+	X(read_pages)  \
+	X(write_inode) \
+	X(shrink)
 
 /* What the validator and the invariant checker can report. */
 #define ICACHE_VIOLATIONS(X)                                                       \
@@ -142,10 +145,10 @@
  * inode events carry both, as lockdep records its caller): the scheme's
  * own file (run_begin's scheme_file), or a shared file of the core.
  */
-#define ICACHE_SRC_FILES(X)                              \
-	X(unknown)   /* no call site was marked */       \
-	X(scheme)    /* run_begin's scheme_file */        \
-	X(core)      /* sim/core/icache.c */              \
+#define ICACHE_SRC_FILES(X)                        \
+	X(unknown)   /* no call site was marked */ \
+	X(scheme)    /* run_begin's scheme_file */ \
+	X(core)      /* sim/core/icache.c */       \
 	X(workloads) /* sim/engine/workloads.c */
 
 #endif /* ICACHE_NAMES_H */

@@ -48,8 +48,8 @@ static bool optional_field(int type, const char *name)
 			if (!strcmp(name, run_begin_late[k]))
 				return true;
 	/* every event's src and line (call sites) came later */
-	return (type == EV_run_end && strcmp(name, "interrupted") == 0) ||
-	       !strcmp(name, "src") || !strcmp(name, "line");
+	return (type == EV_run_end && strcmp(name, "interrupted") == 0) || !strcmp(name, "src") ||
+	       !strcmp(name, "line");
 }
 
 struct class_info {
@@ -596,6 +596,16 @@ static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid, int6
 	return (int)ix->nruns++;
 }
 
+/* virtual_time: the open run's clock is virtual from here on. */
+static void note_virtual_time(struct trace_index *ix, const uint64_t *v)
+{
+	if (!ix->nruns || ix->runs[ix->nruns - 1].end_ts != INT64_MIN)
+		return;
+	int k = field_pos(EV_virtual_time, "stamped");
+	ix->runs[ix->nruns - 1].virtual_run = true;
+	ix->runs[ix->nruns - 1].virtual_stamped = k >= 0 && v[k] != 0;
+}
+
 /* run_end belongs to the open run of the same process (or main thread). */
 static void note_run_end(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
 			 const uint64_t *v)
@@ -764,6 +774,8 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		run = note_run_begin(ix, ts, vtid, vpid, s, v);
 	else if (ci->type == EV_run_end)
 		note_run_end(ix, ts, vtid, vpid, v);
+	else if (ci->type == EV_virtual_time)
+		note_virtual_time(ix, v);
 	if (!selected(ix, ci->type, vtid, vpid))
 		return;
 	if (ld->missing >= 0) {

@@ -52,8 +52,8 @@ struct ix_event {
 	uint8_t a;
 	uint8_t b;
 	uint8_t site;
-	uint8_t core; /* real CPU (packet context cpu_id), 255 if above */
-	uint8_t src;  /* enum src_file of `line` (lock, inode events) */
+	uint8_t core;  /* real CPU (packet context cpu_id), 255 if above */
+	uint8_t src;   /* enum src_file of `line` (lock, inode events) */
 	uint16_t line; /* source line of the call site, 0 unknown */
 	uint16_t spare;
 };
@@ -78,7 +78,11 @@ struct ix_run {
 	int64_t begin_ts, end_ts; /* end_ts INT64_MIN: no run_end seen */
 	uint64_t ops;             /* from run_end */
 	bool interrupted;         /* run_end says a signal stopped it */
-	bool kept;                /* shown (all, or the one --run/--pid chose) */
+	/* A virtual_time event: the run's CPUs were simulated in virtual time;
+	 * stamped: the events carry that virtual time (record --virtual), not
+	 * the host's. */
+	bool virtual_run, virtual_stamped;
+	bool kept; /* shown (all, or the one --run/--pid chose) */
 };
 
 /* What --run N / --pid P asked for (0 / -1: no choice). */

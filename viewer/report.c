@@ -182,6 +182,11 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		fprintf(f, "             the first: %s, inode %" PRIu64 ", #%" PRIu64 " to #%" PRIu64 "\n",
 			thread_name(ix, u->s[0].cpu), ix_id_value(ix, u->s[0].obj), u->s[0].from,
 			u->s[0].to);
+	if (r && r->virtual_run)
+		fprintf(f, "time       %s\n",
+			r->virtual_stamped ?
+				"virtual: the simulated CPUs' clock (icache-sim --virtual)" :
+				"host: a virtual run recorded without its clock (times are not virtual)");
 	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
 		ix->discarded_packets,
 		ix->discarded_events || ix->discarded_packets ? "  (figures below undercount)" :
@@ -331,6 +336,8 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
 		ix->nev - ix->ndiscards, ix_sim_cpus(ix), ix->ncpus, dur, ix->discarded_events,
 		ix->discarded_packets);
+	fprintf(f, ",\"time\":\"%s\"",
+		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
 	const struct unprot *u = unprot_spans(ix);
 	if (!u->skipped)

@@ -124,6 +124,7 @@ struct sim_cpu {
 	atomic_uint_fast64_t ops_done; /* operations finished */
 	struct lock_class_stats stats[NR_LOCK_CLASSES];
 	int64_t nr_inodes;               /* this CPU's share of nr_inodes */
+	int64_t nr_unused;               /* its share of nr_unused (COUNTERS_PERCPU) */
 	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
 	uint64_t rng;                    /* workload random state */
 	int sched_blocked;               /* scenario mode: parked on a lock */
@@ -132,8 +133,8 @@ struct sim_cpu {
 	unsigned wait_ticket;
 	struct mcs_node *wait_node;
 	struct mcs_node mcs_nodes[MAX_HELD_LOCKS + 1];
-	unsigned mcs_busy; /* bitmap of mcs_nodes in use */
-	uint64_t vclock;   /* virtual mode: this CPU's time, ns */
+	unsigned mcs_busy;   /* bitmap of mcs_nodes in use */
+	uint64_t vclock;     /* virtual mode: this CPU's time, ns */
 	struct src_mark src; /* the call site it is at (sim_src_mark) */
 };
 

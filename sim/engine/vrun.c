@@ -37,6 +37,7 @@
 #include "sim/core/violation.h"
 #include "sim/engine/costs.h"
 #include "sim/engine/fiber.h"
+#include "sim/engine/vclock.h"
 #include "sim/engine/vrun.h"
 
 #define VSTACK (256 * 1024)
@@ -59,6 +60,7 @@ struct vcpu {
 	int heap_pos;       /* in the ready heap, or -1 */
 	uint64_t ops_target;
 	bool flusher;
+	uint64_t rng; /* --jitter: this CPU's xorshift state */
 };
 
 struct vrun {
@@ -130,6 +132,8 @@ static void set_clock(struct vcpu *v, uint64_t ps)
 {
 	v->ps = ps;
 	v->cpu->vclock = ps / 1000;
+	if (V && V->cur == v)
+		vclock_set(v->cpu->vclock); /* the time its next event is stamped with */
 }
 
 static void deadlock(struct vrun *r, const char *what);
@@ -144,6 +148,7 @@ static void run_next(struct vrun *r, struct vcpu *from)
 		next->state = V_RUNNING;
 		r->cur = next;
 		this_cpu = next->cpu;
+		vclock_set(next->cpu->vclock);
 		to = &next->fib;
 	} else if (r->workers_left == 0) {
 		r->cur = NULL;
@@ -266,6 +271,25 @@ static uint64_t event_cost(struct vrun *r, struct vcpu *v, const struct sched_ev
 
 /* ---- the hooks ----------------------------------------------------------------- */
 
+/*
+ * The work between two points: the measured step cost, or with --jitter a
+ * draw in step * [1 - j, 1 + j].  Without it, CPUs that do the same thing
+ * stay in lockstep for ever, which no real machine does (interrupts, cache
+ * misses, frequency changes); a race that needs one CPU to fall behind
+ * another by a few steps then never happens.
+ */
+static uint64_t step_cost(struct vrun *r, struct vcpu *v)
+{
+	double j = r->cfg->jitter;
+	if (j <= 0)
+		return r->step_ps;
+	v->rng ^= v->rng << 13;
+	v->rng ^= v->rng >> 7;
+	v->rng ^= v->rng << 17;
+	double u = (double)(v->rng >> 11) / 9007199254740992.0; /* [0, 1) */
+	return (uint64_t)((double)r->step_ps * (1 - j + 2 * j * u));
+}
+
 static struct vcpu *me(void)
 {
 	struct vrun *r = V;
@@ -281,7 +305,7 @@ static void v_point(const struct sched_event *ev)
 	r->points++;
 	if (!v->flusher)
 		r->worker_points++;
-	set_clock(v, v->ps + r->step_ps + event_cost(r, v, ev));
+	set_clock(v, v->ps + step_cost(r, v) + event_cost(r, v, ev));
 	if (ev->kind == SEV_op_end)
 		r->points_at_last_op = r->points;
 	else if (r->points - r->points_at_last_op > LIVELOCK_POINTS)
@@ -440,6 +464,7 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 		v->cpu = &cpus[i];
 		v->heap_pos = -1;
 		v->flusher = i >= r->nworkers;
+		v->rng = (cfg->seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(i + 1) << 32;
 		if (cfg->ops)
 			v->ops_target = cfg->ops / (uint64_t)r->nworkers +
 					((uint64_t)i < cfg->ops % (uint64_t)r->nworkers);
@@ -462,6 +487,7 @@ static void vrun_go(struct vrun *r)
 	r->cur = first;
 	struct sim_cpu *main_cpu = this_cpu;
 	this_cpu = first->cpu;
+	vclock_set(first->cpu->vclock);
 	fiber_switch(&r->main, &first->fib);
 	this_cpu = main_cpu;
 	sim_sched = saved;
@@ -486,6 +512,9 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 		exit(2);
 	}
 	uint64_t t0 = now_ns();
+	vclock_begin();     /* until run_end: the run ends at its virtual end */
+	if (cfg->trace_run) /* stamped at virtual time 0 */
+		trace_ev_virtual_time((uint16_t)cfg->ncpus, vclock_attached());
 	vrun_go(&r);
 	result->host_seconds = (double)(now_ns() - t0) / 1e9;
 	V = NULL;
@@ -498,6 +527,7 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	run_collect(result, ptrs, nthreads, 0, keep_inodes);
 	if (cfg->trace_run)
 		trace_run_end(result->ops, (uint32_t)result->violations, 0);
+	vclock_end();
 
 	this_cpu = NULL;
 	icache_destroy();
