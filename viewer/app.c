@@ -634,13 +634,13 @@ static void draw_status(struct app *a, struct canvas *c)
 	}
 	char d[32];
 	const struct ix_event *e = &a->ix->ev[a->cur];
-	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
-			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  %s  %s%s%s%s%s  [%s]", a->cur,
-			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
-			      thread_name(a->ix, e->cpu), a->has_filter ? "filter: " : "filter: none",
-			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
-			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
-			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");
+	int n = canvas_printf(
+		c, 0, y, c->w, R_STATUS, " #%" PRIu64 "/%" PRIu64 "  t=+%s  %s  %s%s%s%s%s  [%s]",
+		a->cur, a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
+		thread_name(a->ix, e->cpu), a->has_filter ? "filter: " : "filter: none",
+		a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
+		a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
+		a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");
 	if (a->message[0])
 		canvas_printf(c, n + 2, y, c->w - n - 2, R_STATUS, "| %s", a->message);
 	else

@@ -159,8 +159,8 @@ static bool wait_text(const struct trace_index *ix, const struct ix_event *e, ui
 		if (brief)
 			snprintf(buf, len, "SLEEP on %" PRIu64 " %s", id, f);
 		else
-			snprintf(buf, len, "inode_wait ino=%" PRIu64 " sleeps on i_state %s at %s", id,
-				 f, site_label(e->site));
+			snprintf(buf, len, "inode_wait ino=%" PRIu64 " sleeps on i_state %s at %s",
+				 id, f, site_label(e->site));
 		break;
 	case EV_inode_wait_end:
 		if (brief)

@@ -92,7 +92,8 @@ static void track_lock(struct held_track *t, const struct ix_event *e)
 	} else if (e->type == EV_lock_release) {
 		for (int k = t->n[c] - 1; k >= 0; k--)
 			if (t->cls[c][k] == e->a && t->obj[c][k] == e->obj) {
-				memmove(&t->cls[c][k], &t->cls[c][k + 1], (size_t)(t->n[c] - k - 1));
+				memmove(&t->cls[c][k], &t->cls[c][k + 1],
+					(size_t)(t->n[c] - k - 1));
 				memmove(&t->obj[c][k], &t->obj[c][k + 1],
 					(size_t)(t->n[c] - k - 1) * sizeof(uint32_t));
 				t->n[c]--;
@@ -138,8 +139,8 @@ static void hist_event(struct inode_hist *h, struct held_track *t, const struct 
 		       uint64_t i, int *owner, uint32_t *flags)
 {
 	static const int kinds[] = {
-		[EV_inode_alloc] = H_ALLOC, [EV_inode_free] = H_FREE,	[EV_inode_ref] = H_REF,
-		[EV_inode_nlink] = H_NLINK, [EV_inode_list] = H_LIST,	[EV_violation] = H_VIOL,
+		[EV_inode_alloc] = H_ALLOC, [EV_inode_free] = H_FREE,      [EV_inode_ref] = H_REF,
+		[EV_inode_nlink] = H_NLINK, [EV_inode_list] = H_LIST,      [EV_violation] = H_VIOL,
 		[EV_inode_wait] = H_SLEEP,  [EV_inode_wait_end] = H_WOKEN,
 	};
 	const struct ix_event *e = &ix->ev[i];
@@ -202,7 +203,8 @@ static const char *short_cls(int cls, char *buf, size_t len)
 	const char *n = lock_class_label(cls);
 	snprintf(buf, len, "%s", strncmp(n, "inode_", 6) || !strcmp(n, "inode_lock") ? n : n + 6);
 	size_t l = strlen(buf);
-	if (l > 5 && !strcmp(buf + l - 5, "_lock") && strcmp(buf, "inode_lock") && strcmp(buf, "i_lock"))
+	if (l > 5 && !strcmp(buf + l - 5, "_lock") && strcmp(buf, "inode_lock") &&
+	    strcmp(buf, "i_lock"))
 		buf[l - 5] = 0;
 	return buf;
 }
@@ -250,7 +252,8 @@ static void entry_what(const struct app *a, uint32_t k, const char *glyph_star, 
 		snprintf(buf, len, "i_state %s>%s", f1, f2);
 		break;
 	case H_REF:
-		snprintf(buf, len, "i_count %d>%d", (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
+		snprintf(buf, len, "i_count %d>%d", (int)(int32_t)(e->val >> 32),
+			 (int)(int32_t)e->val);
 		break;
 	case H_NLINK:
 		snprintf(buf, len, "i_nlink=%u", (unsigned)e->val);
@@ -311,7 +314,8 @@ static void hist_line(struct app *a, struct canvas *c, int x, int y, int w, uint
 	if (e->line)
 		snprintf(line, sizeof(line), " %s:%u", e->src == 1 ? "line" : "core", e->line);
 	const char *site = a->hist.kind[k] == H_VIOL || a->hist.kind[k] == H_FREE ||
-					   a->hist.kind[k] == H_ALLOC || a->hist.kind[k] == H_NLINK ?
+					   a->hist.kind[k] == H_ALLOC ||
+					   a->hist.kind[k] == H_NLINK ?
 				   "" :
 				   site_label(e->site);
 	canvas_printf(c, x, y, w, entry_role(a->hist.kind[k]), "%s%7" PRIu64 " %-7s %-26s %s %s%s",
@@ -327,7 +331,8 @@ static int draw_now(struct app *a, struct canvas *c, struct rect r, int y, uint3
 	const struct inode_state *s = model_inode(a->m, obj);
 	char fl[160];
 	if (!s) {
-		canvas_text(c, r.x, y++, r.w, R_DIM, "not allocated at the cursor (freed, or not yet)");
+		canvas_text(c, r.x, y++, r.w, R_DIM,
+			    "not allocated at the cursor (freed, or not yet)");
 		return y + 1;
 	}
 	state_flags_str(s->flags, 0, fl, sizeof(fl));
@@ -340,8 +345,8 @@ static int draw_now(struct app *a, struct canvas *c, struct rect r, int y, uint3
 		if (s->lists >> l & 1)
 			snprintf(lists + strlen(lists), sizeof(lists) - strlen(lists), " %s",
 				 list_label(l));
-	canvas_printf(c, r.x, y++, r.w, R_NORMAL, "i_count %d  i_nlink %u  sb %u  lists:%s", s->count,
-		      s->nlink, s->sb, lists[0] ? lists : " none");
+	canvas_printf(c, r.x, y++, r.w, R_NORMAL, "i_count %d  i_nlink %u  sb %u  lists:%s",
+		      s->count, s->nlink, s->sb, lists[0] ? lists : " none");
 	return y;
 }
 
@@ -361,8 +366,8 @@ static int draw_owner(struct app *a, struct canvas *c, struct rect r, int y, uin
 	bool fr = a->hist.kind[owner_k] == H_FREEING;
 	canvas_printf(c, r.x, y++, r.w, fr ? R_FREEING : R_WILLFREE,
 		      "handoff: %s set %s at #%" PRIu64 " in %s; others must skip or wait",
-		      thread_name(a->ix, e->cpu), fr ? "I_FREEING" : "I_WILL_FREE", a->hist.ev[owner_k],
-		      site_label(e->site));
+		      thread_name(a->ix, e->cpu), fr ? "I_FREEING" : "I_WILL_FREE",
+		      a->hist.ev[owner_k], site_label(e->site));
 	return y;
 }
 
@@ -373,7 +378,8 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 	inode_hist_build(a, obj);
 	int y = r.y;
 	if (obj == UINT32_MAX) {
-		canvas_text(c, r.x, y, r.w, R_DIM, "no inode yet: step to an inode event, i pins it");
+		canvas_text(c, r.x, y, r.w, R_DIM,
+			    "no inode yet: step to an inode event, i pins it");
 		return;
 	}
 	canvas_printf(c, r.x, y++, r.w, R_TITLE, "inode %" PRIu64 "%s", ix_id_value(ix, obj),

@@ -95,8 +95,8 @@ static struct lanes lanes_layout(const struct app *a, struct rect r)
 /* In the other lanes of row y: a CPU that holds an inode pointer nothing
  * protects (viewer/unprot.h), from the event that dropped its last
  * protection to the one that touches the inode again. */
-static void draw_unprotected(struct app *a, struct canvas *c, struct rect r,
-			     const struct lanes *lg, int y, int64_t i, int lane)
+static void draw_unprotected(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
+			     int y, int64_t i, int lane)
 {
 	const struct unprot *u = unprot_spans(a->ix);
 	for (int l = lg->first; l < lg->first + lg->shown && l < lg->nl; l++) {
@@ -159,7 +159,8 @@ static void cursor_context(const struct app *a, char *det, size_t len)
 	size_t o = strlen(det);
 	if (e->type == EV_lock_acquire) {
 		const struct cpu_state *s = model_cpu(a->m, e->cpu);
-		o += (size_t)snprintf(det + o, len - o, "%s", s->nheld ? ", under" : ", no lock held");
+		o += (size_t)snprintf(det + o, len - o, "%s",
+				      s->nheld ? ", under" : ", no lock held");
 		for (int i = 0; i < s->nheld && o < len; i++)
 			o += (size_t)snprintf(det + o, len - o, "%s %s %" PRIu64, i ? "," : "",
 					      lock_class_label(s->held[i].cls),
@@ -168,8 +169,8 @@ static void cursor_context(const struct app *a, char *det, size_t len)
 	if (e->line && o < len) {
 		const struct ix_run *r = ix_run0(ix);
 		const char *f = e->src == 1 && r ? ix_str(ix, r->scheme_file) :
-				e->src == 2	     ? "sim/core/icache.c" :
-							"sim/engine/workloads.c";
+				e->src == 2      ? "sim/core/icache.c" :
+						   "sim/engine/workloads.c";
 		const char *base = strrchr(f, '/');
 		snprintf(det + o, len - o, "  [%s:%u]", base ? base + 1 : f, e->line);
 	}
@@ -188,7 +189,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 		if (l == lg.nl - 1 && a->has_nocpu)
 			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| (no cpu)");
 		else
-			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| %s", thread_name(ix, (unsigned)l));
+			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| %s",
+				      thread_name(ix, (unsigned)l));
 	}
 	int rows = r.h - 2;
 	int mid = rows / 2;

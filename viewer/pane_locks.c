@@ -28,7 +28,8 @@ static int draw_sleep(struct app *a, struct canvas *c, struct rect r, int y,
 	state_flags_str(s->sleep_state, 0, fl, sizeof(fl));
 	if (is && is->setter >= 0)
 		snprintf(who, sizeof(who), ", waits for %s", thread_name(ix, (unsigned)is->setter));
-	canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s SLEEPS on inode %" PRIu64 " (%s)%s, since #%" PRIu64 " in %s",
+	canvas_printf(c, r.x, y++, r.w, R_WAIT,
+		      " %s SLEEPS on inode %" PRIu64 " (%s)%s, since #%" PRIu64 " in %s",
 		      glyph(c, G_WAIT), ix_id_value(ix, s->sleep_obj), fl, who, s->sleep_ev,
 		      site_label(ix->ev[s->sleep_ev].site));
 	return y;
@@ -53,7 +54,9 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 	if (s->in_op)
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  in %s %" PRIu64 "%s", name,
 			      op_label(s->op), ix_id_value(ix, s->op_obj),
-			      s->nheld ? "" : s->sleeping ? "  (asleep, no lock held)" : "  (no lock held)");
+			      s->nheld    ? "" :
+			      s->sleeping ? "  (asleep, no lock held)" :
+					    "  (no lock held)");
 	else
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  %s", name,
 			      s->nheld ? "" : "idle, no lock held");
@@ -68,7 +71,8 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 		const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj);
 		char who[40] = "free";
 		if (li && li->holder >= 0)
-			snprintf(who, sizeof(who), "held by %s", thread_name(ix, (unsigned)li->holder));
+			snprintf(who, sizeof(who), "held by %s",
+				 thread_name(ix, (unsigned)li->holder));
 		canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s %s %s %" PRIu64 " at %s, %s%s",
 			      glyph(c, G_WAIT), s->contended ? "WAITS for" : "acquiring",
 			      lock_class_label(s->wait_cls), ix_id_value(ix, s->wait_obj),

@@ -124,8 +124,7 @@ static int tree_width(const struct tree_line *t, int n)
 
 /* The tree in columns of height h at (x, y), if it fits in w; returns the
  * width used, 0 if it does not fit (never cut: the caller says so). */
-static int draw_tree(struct canvas *c, int x, int y, int w, int h, const struct tree_line *t,
-		     int n)
+static int draw_tree(struct canvas *c, int x, int y, int w, int h, const struct tree_line *t, int n)
 {
 	int cw = tree_width(t, n), cols = h > 0 ? (n + h - 1) / h : 0;
 	if (h <= 0 || cols * cw > w)
@@ -176,32 +175,32 @@ static int edge_now(const struct app *a, const struct lock_edge *e)
 	return 0;
 }
 
-static void draw_edge(struct app *a, struct canvas *c, int x, int y, int w, const struct lock_edge *e)
+static void draw_edge(struct app *a, struct canvas *c, int x, int y, int w,
+		      const struct lock_edge *e)
 {
 	const struct model *m = a->m;
 	const char *g = e->verdict > 0 ? glyph(c, G_CHECK) :
 			e->verdict < 0 ? glyph(c, G_CROSS) :
 					 "?";
 	int now = edge_now(a, e);
-	int n = canvas_printf(c, x, y, w,
-			      e->verdict < 0 ? R_BAD :
-			      e->verdict > 0 ? R_GOOD :
-					       R_NORMAL,
-			      "%s %s %s %s x%u, first #%" PRIu64 " %s%s", g,
-			      lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to),
-			      e->count, e->first_ev, site_label(e->first_site),
-			      e->lossy && e->verdict < 0 ?
-				      "  AGAINST THE ORDER? unreliable (after lost events)" :
-			      e->verdict < 0  ? "  AGAINST THE ORDER" :
-			      e->verdict == 0 ? (m->order.known ? "  undocumented" : "  order unknown") :
-			      e->lossy        ? "  (after lost events)" :
-						"");
-	if (now) {
+	int n = canvas_printf(
+		c, x, y, w,
+		e->verdict < 0 ? R_BAD :
+		e->verdict > 0 ? R_GOOD :
+				 R_NORMAL,
+		"%s %s%s %s %s x%u, first #%" PRIu64 " %s%s", g,
+		now == 2 ? "NEW, this event: " :
+		now      ? "this event: " :
+			   "",
+		lock_class_label(e->from), glyph(c, G_ARROW), lock_class_label(e->to), e->count,
+		e->first_ev, site_label(e->first_site),
+		e->lossy && e->verdict < 0 ? "  AGAINST THE ORDER? unreliable (after lost events)" :
+		e->verdict < 0             ? "  AGAINST THE ORDER" :
+		e->verdict == 0 ? (m->order.known ? "  undocumented" : "  order unknown") :
+		e->lossy        ? "  (after lost events)" :
+				  "");
+	if (now)
 		canvas_role(c, x, y, n, R_MATCH);
-		if (n + 2 < w)
-			canvas_text(c, x + n + 1, y, w - n - 1, R_MATCH,
-				    now == 2 ? "<< NEW: this event adds it" : "<< this event");
-	}
 }
 
 static void draw_graph(struct app *a, struct canvas *c, struct rect r)
@@ -214,8 +213,9 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 	struct tree_line t[TREE_MAX];
 	int nt = a->ix->order_known ? order_tree(a->ix, t) : 0;
 	if (nt) {
-		int tw = draw_tree(c, r.x + r.w - (tree_width(t, nt) * ((nt + r.h - 2) / (r.h - 1))),
-				   r.y + 1, r.w / 2, r.h - 1, t, nt);
+		int tw =
+			draw_tree(c, r.x + r.w - (tree_width(t, nt) * ((nt + r.h - 2) / (r.h - 1))),
+				  r.y + 1, r.w / 2, r.h - 1, t, nt);
 		if (tw) {
 			canvas_text(c, r.x + r.w - tw, r.y, tw, R_TITLE, "documented order");
 			w = r.w - tw - 1;
@@ -223,8 +223,10 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 	}
 	if (w == r.w)
 		y += draw_order_text(c, r.x, y, r.w, r.h > 3 ? 3 : 1,
-				     !a->ix->order_known ? "documented: (not given as data in this trace)" :
-				     run ? ix_str(a->ix, run->order) : "");
+				     !a->ix->order_known ?
+					     "documented: (not given as data in this trace)" :
+				     run ? ix_str(a->ix, run->order) :
+					   "");
 	unsigned against = 0, lossy = 0;
 	for (unsigned k = 0; k < m->nedges; k++) {
 		against += m->edges[k].verdict < 0;
@@ -243,12 +245,13 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 		for (int i = 0; i <= n && o < sizeof(buf); i++)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? " --> " : "",
 					      lock_class_label(path[i]));
-		canvas_printf(c, r.x, y++, w, R_BAD, "%s possible circular locking dependency%s: %s",
-			      glyph(c, G_CROSS), cycle_lossy ? " (UNRELIABLE: after lost events)" : "",
-			      buf);
+		canvas_printf(c, r.x, y++, w, R_BAD,
+			      "%s possible circular locking dependency%s: %s", glyph(c, G_CROSS),
+			      cycle_lossy ? " (UNRELIABLE: after lost events)" : "", buf);
 	}
-	canvas_printf(c, r.x, y++, w, R_TITLE, "%u edges held -> taken so far, %u against the order%s",
-		      m->nedges, against, lossy ? " (some UNRELIABLE: after lost events)" : "");
+	canvas_printf(c, r.x, y++, w, R_TITLE,
+		      "%u edges held -> taken so far, %u against the order%s", m->nedges, against,
+		      lossy ? " (some UNRELIABLE: after lost events)" : "");
 	for (unsigned k = (unsigned)*pane_scroll(a, VIEW_ORDER); k < m->nedges && y < r.y + r.h;
 	     k++)
 		draw_edge(a, c, r.x, y++, w, &m->edges[k]);

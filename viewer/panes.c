@@ -13,10 +13,9 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 
-extern const struct pane pane_lanes, pane_locks, pane_inode, pane_order, pane_stats,
-	pane_source;
+extern const struct pane pane_lanes, pane_locks, pane_inode, pane_order, pane_stats, pane_source;
 
-const struct pane *const panes[] = { &pane_lanes, &pane_locks,	&pane_inode,
+const struct pane *const panes[] = { &pane_lanes,  &pane_locks, &pane_inode,
 				     &pane_source, &pane_order, &pane_stats };
 const int npanes = sizeof(panes) / sizeof(panes[0]);
 

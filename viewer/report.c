@@ -175,11 +175,14 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	if (u->skipped)
 		fprintf(f, "unprotected  not computed (trace longer than the scan's limit)\n");
 	else
-		fprintf(f, "unprotected  %u span%s (a CPU holds an inode pointer with no "
-			   "reference and no lock, then touches it)\n",
+		fprintf(f,
+			"unprotected  %u span%s (a CPU holds an inode pointer with no "
+			"reference and no lock, then touches it)\n",
 			u->n, u->n == 1 ? "" : "s");
 	if (u->n)
-		fprintf(f, "             the first: %s, inode %" PRIu64 ", #%" PRIu64 " to #%" PRIu64 "\n",
+		fprintf(f,
+			"             the first: %s, inode %" PRIu64 ", #%" PRIu64 " to #%" PRIu64
+			"\n",
 			thread_name(ix, u->s[0].cpu), ix_id_value(ix, u->s[0].obj), u->s[0].from,
 			u->s[0].to);
 	if (r && r->virtual_run)

@@ -191,8 +191,8 @@ const struct src_text *source_for_trace(const struct trace_index *ix)
 		return cached;
 	source_free(cached);
 	const struct ix_run *r = ix_run0(ix);
-	cached = source_load(r ? ix_str(ix, r->scheme_file) : "", r ? r->scheme_cksum : 0,
-			     ix->path);
+	cached =
+		source_load(r ? ix_str(ix, r->scheme_file) : "", r ? r->scheme_cksum : 0, ix->path);
 	cached_ix = ix;
 	return cached;
 }
@@ -212,8 +212,8 @@ static int draw_gutter(struct canvas *c, int x, int y, int gw, const struct src_
 	for (int k = 0; k < nmarks && used + 3 <= gw; k++) {
 		if (marks[k].src != SRC_scheme || marks[k].line != ln)
 			continue;
-		canvas_printf(c, x + used, y, 3, cpu_role(marks[k].cpu), "%u%s",
-			      marks[k].cpu % 10, marks[k].next ? ":" : ">");
+		canvas_printf(c, x + used, y, 3, cpu_role(marks[k].cpu), "%u%s", marks[k].cpu % 10,
+			      marks[k].next ? ":" : ">");
 		used += 3;
 	}
 	return used;
@@ -237,13 +237,14 @@ void source_draw(struct canvas *c, struct rect r, const struct src_text *st,
 	/* who is where, in one line: cpu0 inode-scale-v4.c:498, cpu1 core:612 */
 	int x = r.x;
 	for (int k = 0; k < nmarks && y < r.y + r.h && x < r.x + r.w; k++)
-		x += canvas_printf(c, x, y, r.x + r.w - x, cpu_role(marks[k].cpu), "%s %s%s%s%s:%d ",
-				   cpu_name(arg, marks[k].cpu), marks[k].next ? "next " : "",
-				   marks[k].fn ? marks[k].fn : "", marks[k].fn ? " " : "",
-				   marks[k].src == SRC_scheme ? "line" :
-				   marks[k].src == SRC_core ? "core icache.c" :
+		x += canvas_printf(c, x, y, r.x + r.w - x, cpu_role(marks[k].cpu),
+				   "%s %s%s%s%s:%d ", cpu_name(arg, marks[k].cpu),
+				   marks[k].next ? "next " : "", marks[k].fn ? marks[k].fn : "",
+				   marks[k].fn ? " " : "",
+				   marks[k].src == SRC_scheme    ? "line" :
+				   marks[k].src == SRC_core      ? "core icache.c" :
 				   marks[k].src == SRC_workloads ? "workloads.c" :
-						       "?",
+								   "?",
 				   marks[k].line);
 	if (nmarks)
 		y++;

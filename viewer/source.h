@@ -21,13 +21,13 @@
 
 struct src_text {
 	char path[PATH_MAX]; /* where it was found ("" if nowhere) */
-	char name[128];  /* as run_begin names it, "sim/schemes/merged.c" */
-	char **lines;    /* nlines lines, without their newlines */
+	char name[128];      /* as run_begin names it, "sim/schemes/merged.c" */
+	char **lines;        /* nlines lines, without their newlines */
 	int nlines;
 	bool found;
-	bool mismatch;   /* found, but its cksum is not the run's */
+	bool mismatch; /* found, but its cksum is not the run's */
 	uint32_t want, got;
-	char why[300];   /* one plain sentence when not found / mismatched */
+	char why[300]; /* one plain sentence when not found / mismatched */
 };
 
 /* A CPU's line to mark: src is enum src_file (only SRC_scheme lines are

@@ -53,7 +53,9 @@ const char *thread_name(const struct trace_index *ix, unsigned cpu)
 		return b;
 	bool scenario = !strcmp(ix_str(ix, r->workload), "scenario");
 	snprintf(b, sizeof(bufs[0]), "%s",
-		 k == 0 ? (scenario ? "setup" : "flusher") : k == 1 ? "main" : "thread");
+		 k == 0 ? (scenario ? "setup" : "flusher") :
+		 k == 1 ? "main" :
+			  "thread");
 	if (k > 1)
 		snprintf(b, sizeof(bufs[0]), "thread%u", cpu);
 	return b;

@@ -48,8 +48,10 @@ static void guards_init(struct pass *p)
 {
 	static const struct {
 		const char *cls, *lists;
-	} g[] = { { "inode_hash_lock", "hash" },	      { "hash_bucket", "hash" },
-		  { "inode_sb_list_lock", "sb" },	      { "inode_lru_lock", "lru in_use" },
+	} g[] = { { "inode_hash_lock", "hash" },
+		  { "hash_bucket", "hash" },
+		  { "inode_sb_list_lock", "sb" },
+		  { "inode_lru_lock", "lru in_use" },
 		  { "inode_wb_list_lock", "b_dirty b_io b_more_io" } };
 	for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
 		int c = lock_class_by_name(g[k].cls);
@@ -132,7 +134,8 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
 		break;
 	case EV_inode_ref:
-		*own_refs(p, slot, e->obj) += (int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
+		*own_refs(p, slot, e->obj) +=
+			(int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
 		break;
 	case EV_inode_state: {
 		struct ino_track *t = ino(p, e->obj);
@@ -177,8 +180,8 @@ static void add_span(struct pass *p, int slot, uint32_t obj, uint64_t from, uint
 		u->cap = u->cap ? u->cap * 2 : 64;
 		u->s = xrealloc(u->s, u->cap * sizeof(*u->s));
 	}
-	u->s[u->n++] =
-		(struct unprot_span){ from, to, obj, (uint16_t)(slot == 256 ? (int)IX_NO_CPU : slot) };
+	u->s[u->n++] = (struct unprot_span){ from, to, obj,
+					     (uint16_t)(slot == 256 ? (int)IX_NO_CPU : slot) };
 	if (to - from > u->longest)
 		u->longest = to - from;
 }

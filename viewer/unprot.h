@@ -39,7 +39,7 @@ struct unprot_span {
 struct unprot {
 	struct unprot_span *s; /* sorted by from */
 	uint32_t n, cap;
-	uint64_t longest; /* the longest span's to - from */
+	uint64_t longest;       /* the longest span's to - from */
 	bool computed, skipped; /* skipped: the trace is too long to scan */
 };
 
