@@ -136,12 +136,17 @@ static int draw_tree(struct canvas *c, int x, int y, int w, int h, const struct 
 	return cols * cw;
 }
 
-/* The order as text, wrapped at rule groups, never cut; returns rows used. */
+/* The order as text, wrapped at rule groups; returns rows used.  What
+ * does not fit in maxh rows is not cut silently: the last row says so. */
 static int draw_order_text(struct canvas *c, int x, int y, int w, int maxh, const char *txt)
 {
 	int row = 0;
 	const char *p = txt;
 	while (*p && row < maxh) {
+		if (row == maxh - 1 && (int)strlen(p) > w) {
+			canvas_text(c, x, y + row++, w, R_DIM, "... (the whole order: z zooms)");
+			break;
+		}
 		int len = (int)strlen(p);
 		int take = len <= w ? len : w;
 		if (len > w) {
@@ -222,7 +227,7 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 		}
 	}
 	if (w == r.w)
-		y += draw_order_text(c, r.x, y, r.w, r.h > 3 ? 3 : 1,
+		y += draw_order_text(c, r.x, y, r.w, r.h > 4 ? r.h - 3 : 1,
 				     !a->ix->order_known ?
 					     "documented: (not given as data in this trace)" :
 				     run ? ix_str(a->ix, run->order) :
