@@ -114,7 +114,7 @@ struct app {
 	struct time_buckets *tb; /* the timeline strip's figures, built once */
 	bool has_nocpu;          /* a lane for events without a CPU */
 	uint32_t pinned;         /* inode picked with i (UINT32_MAX none) */
-	bool source; /* the source pane in place of the inode pane (s) */
+	bool source;             /* the source pane in place of the inode pane (s) */
 	struct inode_hist hist;
 };
 

@@ -111,11 +111,10 @@ static int draw_idle(struct app *a, struct canvas *c, struct rect r, int y)
 		       !cpu_busy(model_cpu(a->m, last + 1)))
 			last++;
 		if (o < (int)sizeof(line))
-			o += last > cpu ?
-				     snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u-%u", cpu,
-					      last) :
-				     snprintf(line + o, sizeof(line) - (size_t)o, " %s",
-					      thread_name(a->ix, cpu));
+			o += last > cpu ? snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u-%u",
+						   cpu, last) :
+					  snprintf(line + o, sizeof(line) - (size_t)o, " %s",
+						   thread_name(a->ix, cpu));
 		n += (int)(last - cpu) + 1;
 		cpu = last;
 	}
@@ -134,9 +133,9 @@ static int draw_waiter(struct app *a, struct canvas *c, struct rect r, int y, un
 		snprintf(who, sizeof(who), "held by %s", thread_name(a->ix, (unsigned)li->holder));
 	if (y >= r.y && y < r.y + r.h)
 		canvas_printf(c, r.x, y, r.w, R_WAIT, "%-6s %s %s %" PRIu64 " (%s) at %s",
-			      thread_name(a->ix, cpu),
-			      glyph(c, G_WAIT), lock_class_label(s->wait_cls),
-			      ix_id_value(a->ix, s->wait_obj), who, site_label(s->wait_site));
+			      thread_name(a->ix, cpu), glyph(c, G_WAIT),
+			      lock_class_label(s->wait_cls), ix_id_value(a->ix, s->wait_obj), who,
+			      site_label(s->wait_site));
 	return y + 1;
 }
 
@@ -146,9 +145,10 @@ static int draw_one(struct app *a, struct canvas *c, struct rect r, int y, unsig
 {
 	if (y < r.y) {
 		const struct unprot_span *u = unprot_at(unprot_spans(a->ix), cpu, a->cur);
-		int lines = s->unknown ? 1 :
-					 1 + s->nheld + (s->waiting ? 1 : 0) + (s->sleeping ? 1 : 0) +
-						 (u && a->cur > u->from ? 1 : 0);
+		int lines = s->unknown ?
+				    1 :
+				    1 + s->nheld + (s->waiting ? 1 : 0) + (s->sleeping ? 1 : 0) +
+					    (u && a->cur > u->from ? 1 : 0);
 		if (y + lines <= r.y)
 			return y + lines;
 		y = r.y;
