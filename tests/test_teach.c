@@ -226,6 +226,28 @@ START_TEST(unprotected_span)
 }
 END_TEST
 
+/* On free-running recordings: no span on merged (the fixed order), some on
+ * inode-scale-v4 (its iput_final window is open on every cached iput). */
+START_TEST(unprotected_free_runs)
+{
+	const char *schemes[] = { "merged", "inode-scale-v4" };
+	for (int k = 0; k < 2; k++) {
+		int st;
+		char dir[400];
+		snprintf(dir, sizeof(dir), "%s/free-%s", tmp, schemes[k]);
+		free(run_cmd(&st,
+			     "%s record --scheme %s --workload mixed --cpus 2 --ops 1500 --seed 3 "
+			     "--quiet -o %s >/dev/null 2>&1",
+			     bin_path("icache-sim"), schemes[k], dir));
+		ck_assert_msg(st == 0, "record %s failed", schemes[k]);
+		char *out = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), dir);
+		double n = json_num(out, NULL, "unprotected_spans");
+		ck_assert_msg(k == 0 ? n == 0 : n > 0, "%s: %g spans", schemes[k], n);
+		free(out);
+	}
+}
+END_TEST
+
 /* One inode's life: LRU add, dispose and the violation that names it,
  * pinned from the violation; only the past of the cursor. */
 START_TEST(inode_history)
@@ -386,6 +408,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, source_marks_both_cpus_in_iput_final);
 	tcase_add_test(tc, unprotected_span);
+	tcase_add_test(tc, unprotected_free_runs);
 	tcase_add_test(tc, inode_history);
 	tcase_add_test(tc, new_edge_highlight);
 	tcase_add_test(tc, named_threads);
