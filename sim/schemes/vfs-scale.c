@@ -498,6 +498,8 @@ static void evict(struct inode *inode)
 	inode_sb_list_del(inode, __site);
 	spin_unlock(&icache.sb_list_lock);
 
+	/* The page cache goes first (truncate_inode_pages). */
+	truncate_inode_pages(inode, __site);
 	/* end_writeback: wait out any writer, then mark it clear. */
 	spin_lock(&inode->i_lock);
 	while (inode_state(inode) & I_SYNC) {
@@ -584,12 +586,12 @@ static void iput(struct inode *inode)
 /*
  * prune_icache's page-stripping path: an unused inode pinned only by its
  * page cache.  Called with i_lock and inode_lru_lock held: pin it
- * (__iget), drop both, invalidate its pages, iput, retake the LRU lock.
- * Go on (true, both held) only if the inode is now at the young end of
- * the LRU, its i_lock can be trylocked (we hold the inner lock) and
- * can_unuse still holds; else false with the LRU lock held.  His tree's
- * version of this path is not in the sources: this is the 2.6.36 path in
- * his lock order.
+ * (__iget), drop both, invalidate its pages, iput, retake the LRU lock,
+ * and go on with the scan (false).  His tree's version of this path is
+ * not in the sources; his grep in the mail above finds a single trylock
+ * of inode->i_lock in fs/inode.c, the LRU walk's, so there is no second
+ * trylock for the 2.6.36 recheck here: the stripped inode, still on the
+ * LRU, is looked at again when the walk comes back to it.
  */
 static bool strip_pages(struct inode *inode)
 {
@@ -601,15 +603,7 @@ static bool strip_pages(struct inode *inode)
 	invalidate_mapping_pages(inode, __site);
 	iput(inode);
 	spin_lock(&icache.lru_lock);
-	if (inode != inode_lru_youngest())
-		return false; /* wrong inode or list_empty */
-	if (!spin_trylock(&inode->i_lock))
-		return false;
-	if (!can_unuse(inode)) {
-		spin_unlock(&inode->i_lock);
-		return false;
-	}
-	return true;
+	return false;
 }
 
 /*
