@@ -207,7 +207,9 @@ static bool other_text(const struct trace_index *ix, const struct ix_event *e, u
 		snprintf(buf, len, "run_end %" PRIu64 " ops, %u violations", e->val, e->obj);
 		break;
 	case EV_note:
-		snprintf(buf, len, "%s%s", brief ? "-- " : "note: ", ix_str(ix, e->obj));
+		if (!brief) /* the details: from the table, "note text=... scn_line=24" */
+			return false;
+		snprintf(buf, len, "-- %s", ix_str(ix, e->obj));
 		break;
 	case EV_discarded_events:
 		snprintf(buf, len, "LOST %" PRIu64 " events (discarded by the tracer)", e->val);
