@@ -417,6 +417,21 @@ START_TEST(timeline_strip)
 	ck_assert_msg(c0 >= 0, "no cursor on the strip:\n%.1500s", scr);
 	ck_assert_msg(strstr(scr, "Hot locks") && strstr(scr, "waited"), "no hot locks:\n%.1500s",
 		      scr);
+	/* At the first slice the hot locks count the strip's slice: the global hash lock's time
+	 * waited there is the hash row's figure at the cursor. */
+	const char *h0 = strstr(scr, BAR "hash 0 ");
+	ck_assert_msg(h0, "no hash 0 among the hot locks:\n%.1500s", scr);
+	h0 += strlen(BAR "hash 0 ");
+	h0 += strspn(h0, " ");
+	char waited[32];
+	snprintf(waited, sizeof(waited), "%.*s", (int)(strstr(h0, "  ") - h0), h0);
+	bool agree = false;
+	for (int y = 0; y < 50 && !agree; y++) {
+		const char *l = line_of(scr, y);
+		agree = !strncmp(l, BAR "hash ", strlen(BAR "hash ")) && strstr(l, waited);
+	}
+	ck_assert_msg(agree, "hot hash 0 waited %s, not on the strip's hash row:\n%.1500s", waited,
+		      scr);
 	free(scr);
 	keys(s, "G");
 	int c1 = c0;

@@ -731,8 +731,14 @@ void app_init(struct app *a, struct trace_index *ix)
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
 	a->last_mark = -1;
-	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
-		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && ix->ev[i].type < EV_run_begin;
+	/* A lane for the events without a CPU (RCU callbacks, the main
+	 * thread), the run's own records aside: no text goes across lanes. */
+	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++) {
+		int t = ix->ev[i].type;
+		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && t != EV_run_begin && t != EV_run_end &&
+			       t != EV_order_rule && t != EV_discarded_events &&
+			       t != EV_discarded_packets;
+	}
 	app_goto(a, 0);
 }
 

@@ -20,6 +20,7 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
 
 struct dline {
 	int role, indent;
@@ -105,10 +106,10 @@ static void say_edge(struct dlines *d, const struct app *a, int from, int to, co
 	const struct lock_edge *e = &m->edges[k - 1];
 	const struct ix_event *fe = &a->ix->ev[e->first_ev];
 	sayf(d, e->verdict < 0 ? R_BAD : R_NORMAL, 2,
-	     "%s: %s (taken in %s) -> %s (taken in %s), first by cpu%d at #%" PRIu64
+	     "%s: %s (taken in %s) -> %s (taken in %s), first by %s at #%" PRIu64
 	     ", %u times so far%s",
 	     what, lock_class_label(from), site_label(e->first_held_site), lock_class_label(to),
-	     site_label(e->first_site), (int)(int16_t)fe->cpu, e->first_ev, e->count,
+	     site_label(e->first_site), thread_name(a->ix, fe->cpu), e->first_ev, e->count,
 	     e->verdict < 0 ? ", against the documented order" :
 	     e->verdict > 0 ? ", documented" :
 			      "");
@@ -132,9 +133,9 @@ static void violation_head(struct dlines *d, const struct app *a, const struct i
 		return; /* only these two are about an order, with chains */
 	put(d, R_TITLE, 0, "Both chains (from the trace up to here):");
 	say_edge(d, a, v->cls_b, v->cls_a, "existing");
-	sayf(d, R_BAD, 2, "new: %s (taken in %s) -> %s (taken in %s), by cpu%d here",
+	sayf(d, R_BAD, 2, "new: %s (taken in %s) -> %s (taken in %s), by %s here",
 	     lock_class_label(v->cls_a), site_label(v->site_a), lock_class_label(v->cls_b),
-	     site_label(v->site_b), (int)(int16_t)v->cpu);
+	     site_label(v->site_b), thread_name(a->ix, v->cpu));
 }
 
 static void violation_lines(struct dlines *d, const struct app *a, const struct ix_event *e)
@@ -168,7 +169,8 @@ static void lock_lines(struct dlines *d, const struct app *a, const struct ix_ev
 	if (li) {
 		char who[24] = "free";
 		if (li->holder >= 0)
-			snprintf(who, sizeof(who), "held by cpu%d", li->holder);
+			snprintf(who, sizeof(who), "held by %s",
+				 thread_name(a->ix, (unsigned)li->holder));
 		sayf(d, R_NORMAL, 2, "%s %" PRIu64 " after this event: %s", lock_class_label(e->a),
 		     ix_id_value(a->ix, e->obj), who);
 	}
@@ -176,17 +178,17 @@ static void lock_lines(struct dlines *d, const struct app *a, const struct ix_ev
 		return;
 	const struct cpu_state *s = model_cpu(a->m, e->cpu);
 	for (int k = 0; k < s->nheld; k++)
-		sayf(d, R_HOLD, 2, "cpu%d holds #%d: %s %" PRIu64 " (taken in %s)", (int)e->cpu,
-		     k + 1, lock_class_label(s->held[k].cls), ix_id_value(a->ix, s->held[k].obj),
-		     site_label(s->held[k].site));
+		sayf(d, R_HOLD, 2, "%s holds #%d: %s %" PRIu64 " (taken in %s)",
+		     thread_name(a->ix, e->cpu), k + 1, lock_class_label(s->held[k].cls),
+		     ix_id_value(a->ix, s->held[k].obj), site_label(s->held[k].site));
 }
 
 static void build(struct dlines *d, const struct app *a)
 {
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	char buf[300], d1[32];
-	sayf(d, R_TITLE, 0, "#%" PRIu64 " of %" PRIu64 "   t=+%s   cpu%d   %s", a->cur, a->end,
-	     fmt_dur(e->ts - a->ix->ev[0].ts, d1, sizeof(d1)), (int)(int16_t)e->cpu,
+	sayf(d, R_TITLE, 0, "#%" PRIu64 " of %" PRIu64 "   t=+%s   %s   %s", a->cur, a->end,
+	     fmt_dur(e->ts - a->ix->ev[0].ts, d1, sizeof(d1)), thread_name(a->ix, e->cpu),
 	     ev_type_name(e->type));
 	if (e->type != EV_violation) { /* a violation's text is its report, below */
 		event_text(a->ix, a->cur, false, buf, sizeof(buf));

@@ -14,6 +14,7 @@
 
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
 
 /* The letter and colour of a lock class: a hand-made table for the
  * classes the schemes have (distinct letters, the hot classes of one
@@ -169,7 +170,9 @@ bool lanes_compact_wanted(struct app *a, struct rect r)
 		int nl = (int)a->ix->ncpus + (a->has_nocpu ? 1 : 0), n = 0;
 		for (int l = 0; l < nl; l++)
 			n += !a->lanes_picked || lane_picked(a, l);
-		a->compact_shown = n > 0 && (r.w - 19) / n < 14;
+		/* Many CPUs (above 8) that text lanes cannot all show; a few
+		 * extra lanes go to the text lanes' others column instead. */
+		a->compact_shown = n > 8 && (r.w - 19) / n < 14;
 	} else {
 		a->compact_shown = a->compact == 1;
 	}
@@ -228,8 +231,8 @@ static void compact_footer(struct app *a, struct canvas *c, struct rect r)
 	}
 	char det[300];
 	event_text(a->ix, a->cur, false, det, sizeof(det));
-	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s cpu%d %s", glyph(c, G_CURSOR),
-		      (int)(int16_t)a->ix->ev[a->cur].cpu, det);
+	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
+		      thread_name(a->ix, a->ix->ev[a->cur].cpu), det);
 }
 
 void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r)
@@ -241,11 +244,15 @@ void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r)
 		    g.prefix < 19 ? "   event" : "   event        ms");
 	for (int k = 0; k < g.shown; k++) {
 		int l = g.lane[k];
-		char t[8];
-		if (l == (int)a->ix->ncpus)
-			snprintf(t, sizeof(t), "m");
-		else
+		char t[16];
+		/* CPUs by number, the other threads by initial (f: flusher,
+		 * s: setup, m: main) */
+		if (l < (int)ix_sim_cpus(a->ix))
 			snprintf(t, sizeof(t), "%d", l);
+		else
+			snprintf(t, sizeof(t), "%c",
+				 thread_name(a->ix,
+					     l == (int)a->ix->ncpus ? IX_NO_CPU : (unsigned)l)[0]);
 		int w = (int)strlen(t), cw = g.cw >= 3 ? g.cw - 1 : g.cw;
 		if (w <= cw)
 			canvas_text(c, r.x + g.prefix + k * g.cw, r.y, cw, R_TITLE, t);

@@ -95,16 +95,23 @@ static void lanes_choose(const struct app *a, struct lanes *lg, int fit)
 		if (lg->shown)
 			return;
 	}
-	int ccpu = lane_of(a, a->ix->ev[a->cur].cpu);
-	if (ccpu < 0 || ccpu >= lg->nl)
-		ccpu = 0;
-	int first = ccpu - fit / 2;
-	if (first + fit > lg->nl)
-		first = lg->nl - fit;
+	/* The simulated CPUs around the cursor's come first; the cursor's
+	 * own lane if it is another thread (flusher, RCU callbacks). */
+	int sim = (int)ix_sim_cpus(a->ix), ccpu = lane_of(a, a->ix->ev[a->cur].cpu);
+	if (sim > lg->nl)
+		sim = lg->nl;
+	bool other = ccpu >= sim && ccpu < lg->nl && fit > 1;
+	int n = fit - (other ? 1 : 0), mid = ccpu >= 0 && ccpu < sim ? ccpu : 0;
+	int first = mid - n / 2;
+	if (first + n > sim)
+		first = sim - n;
 	if (first < 0)
 		first = 0;
-	for (int l = first; l < lg->nl && lg->shown < fit; l++)
+	for (int l = first; l < sim && lg->shown < n; l++)
 		lg->lane[lg->shown++] = l;
+	for (int l = sim; l < lg->nl && lg->shown < fit; l++) /* room left, or the cursor's */
+		if (!other || l == ccpu || lg->shown < n)
+			lg->lane[lg->shown++] = l;
 }
 
 static struct lanes lanes_layout(const struct app *a, struct rect r)

@@ -120,12 +120,22 @@ static int col_of(const struct app *a, int64_t ts, int cols)
 	return k < 0 ? 0 : k >= cols ? cols - 1 : (int)k;
 }
 
-/* Time range [*from, *to) of a column. */
+/* Time range [*from, *to) of a column: the buckets the strip puts in it,
+ * so the hot locks count exactly what the strip shows there. */
 static void col_range(const struct app *a, int col, int cols, int64_t *from, int64_t *to)
 {
-	int64_t t0 = a->ix->ev[0].ts, span = a->ix->ev[a->end - 1].ts - t0 + 1;
-	*from = t0 + span * col / cols;
-	*to = t0 + span * (col + 1) / cols;
+	const struct time_buckets *tb = a->tb;
+	*from = INT64_MAX;
+	*to = INT64_MIN;
+	for (int k = 0; k < TB_N; k++) {
+		int64_t b = tb->t0 + (int64_t)k * tb->width;
+		if (col_of(a, b, cols) != col)
+			continue;
+		*from = b < *from ? b : *from;
+		*to = b + tb->width > *to ? b + tb->width : *to;
+	}
+	if (*from == INT64_MAX) /* a column narrower than a bucket */
+		*from = *to = tb->t0;
 }
 
 /* One class's figures per column: contentions, wait. */
@@ -310,7 +320,8 @@ static void draw_hot(struct app *a, struct canvas *c, struct rect r)
 {
 	if (a->end == 0 || a->ix->nev == 0)
 		return;
-	int cols = a->tb && a->tb->cols ? a->tb->cols : 60;
+	struct time_buckets *tb = tb_update(a);
+	int cols = tb->cols ? tb->cols : 60;
 	int64_t from, to;
 	col_range(a, col_of(a, a->ix->ev[a->cur].ts, cols), cols, &from, &to);
 	struct omap m;
