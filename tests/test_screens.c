@@ -383,8 +383,7 @@ START_TEST(notes_and_losses)
 	/* At 80 columns the header cuts the path, not the word INCOMPLETE. */
 	int st;
 	scr = run_cmd(&st, "LANG=C.UTF-8 %s --screen 80x24 %s", bin_path("icache-view"), tlossy);
-	ck_assert_msg(strstr(line_of(scr, 0), "INCOMPLETE ("), "80x24 header: %s",
-		      line_of(scr, 0));
+	ck_assert_msg(strstr(line_of(scr, 0), "INCOMPLETE ("), "80x24 header: %s", line_of(scr, 0));
 	free(scr);
 }
 END_TEST
