@@ -103,6 +103,17 @@ static void view(const char *sess, int w, int h, const char *env, const char *tr
 	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s %s", env, bin_path("icache-view"),
 		 trace);
 	start(sess, w, h, cmd, "Events by CPU");
+	/* The first screen may come while the trace is still indexing: keys
+	 * are for the whole trace, so wait for the end of it. */
+	for (int i = 0; i < 300; i++) {
+		char *scr = capture(sess, false);
+		bool loading = strstr(scr, "indexing") != NULL;
+		free(scr);
+		if (!loading)
+			return;
+		sleep_ms(50);
+	}
+	ck_abort_msg("%s: still indexing after 15 s", sess);
 }
 
 static void keys(const char *sess, const char *k)
