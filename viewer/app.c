@@ -373,12 +373,13 @@ bool app_work(struct app *a)
 	uint64_t budget = a->sliced && a->slice ? a->slice : UINT64_MAX;
 	uint64_t t0 = a->sliced ? mono_ns() : 0;
 	for (uint64_t n = 0; j->on && n < budget; n++) {
-		if (a->sliced && !a->slice && (n & 4095) == 4095 && mono_ns() - t0 > SEARCH_SLICE_NS)
+		if (a->sliced && !a->slice && (n & 4095) == 4095 &&
+		    mono_ns() - t0 > SEARCH_SLICE_NS)
 			break;
 		j->at += j->dir;
 		if (j->at < 0 || (uint64_t)j->at >= a->end) {
-			snprintf(a->message, sizeof(a->message), "'%s' not found %s",
-				 a->search.src, j->dir > 0 ? "below" : "above");
+			snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
+				 j->dir > 0 ? "below" : "above");
 			j->on = false;
 		} else if (visible(a, (uint64_t)j->at) && search_pred(a, (uint64_t)j->at, NULL)) {
 			j->on = false;

@@ -114,8 +114,8 @@ struct app {
 	uint32_t slice; /* events a slice looks at (0: the default) */
 	struct app_job {
 		bool on;
-		int dir;      /* +1 forward, -1 backward */
-		int64_t at;   /* last event looked at */
+		int dir;       /* +1 forward, -1 backward */
+		int64_t at;    /* last event looked at */
 		uint64_t from; /* where it started */
 	} job;
 };

@@ -66,7 +66,7 @@ static int64_t scan_vis(const struct app *a, int64_t i, int dir)
 struct lanes {
 	int prefix;    /* event number and time */
 	int numw, msw; /* their widths: the trace's largest (msw 0: no time) */
-	int nl;     /* lanes in all */
+	int nl;        /* lanes in all */
 	int lane_w;
 	int shown;
 	int lane[LANES_MAX]; /* the lanes in view, left to right */
