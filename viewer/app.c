@@ -771,7 +771,9 @@ void app_init(struct app *a, struct trace_index *ix)
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
 	a->last_mark = -1;
-	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
+	/* The index knows if there is any such event: no scan of a big
+	 * trace for nothing. */
+	for (uint64_t i = 0; ix->nocpu_seen && i < ix->nev && !a->has_nocpu; i++)
 		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && ix->ev[i].type < EV_run_begin;
 	app_goto(a, 0);
 }

@@ -219,6 +219,7 @@ struct trace_index {
 	 * means malloc'd memory. */
 	struct ix_store *store;
 	uint64_t decoded;     /* events babeltrace2 decoded in this process */
+	bool nocpu_seen;      /* an event without a CPU (not a run's) */
 	uint64_t clock_freq;  /* of the trace's clock, Hz (0 unknown) */
 	int64_t clock_off_ns; /* its offset: ns = off + value * 1e9 / freq */
 };
