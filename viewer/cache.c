@@ -923,6 +923,21 @@ void ix_store_free(struct trace_index *ix)
 	ix->store = NULL;
 }
 
+void ix_release(const struct trace_index *ix, uint64_t from, uint64_t to)
+{
+	/* Only a mapping of a file that holds every event: the reopened
+	 * cache (read, never written), or a loader's file for the events
+	 * already settled (written through the shared mapping). */
+	const struct ix_store *s = ix->store;
+	if (!s || !ix->ev || (s->state != IXC_HIT && to > s->settled))
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t a = (from * EV_SIZE + (uint64_t)pg - 1) / (uint64_t)pg * (uint64_t)pg;
+	uint64_t b = to * EV_SIZE / (uint64_t)pg * (uint64_t)pg;
+	if (b > a && b <= s->map_len)
+		madvise((char *)ix->ev + a, b - a, MADV_DONTNEED);
+}
+
 enum ix_cache_state ix_cache_state(const struct trace_index *ix)
 {
 	return ix->store ? ix->store->state : IXC_MEMORY;

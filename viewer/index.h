@@ -247,6 +247,12 @@ extern bool ix_keep_stderr;
  * no further trace can be loaded in this process (the viewer loads one). */
 extern bool ix_bt_poisoned;
 
+/* A pass over all the events may call this behind it: the pages of
+ * events [from, to) are handed back (they are in the index's file and
+ * come back from it when read again), so that what stays resident does
+ * not grow with the trace.  Nothing happens for an index in memory. */
+void ix_release(const struct trace_index *ix, uint64_t from, uint64_t to);
+
 /* Side tables. */
 uint64_t ix_id_value(const struct trace_index *ix, uint32_t id);
 int64_t ix_id_find(const struct trace_index *ix, uint64_t value); /* -1 */
