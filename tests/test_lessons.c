@@ -400,9 +400,13 @@ START_TEST(keys_drive_reaches_goal)
 	fclose(f);
 	ck_assert(sol[0]);
 	int st;
+	/* after the first press, a sentence says what it did */
+	char with[300];
+	snprintf(with, sizeof(with), "%c<Print>%s", sol[0], sol + 1);
 	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 5 --keys 'nncnnnnn%s' --screen 140x45 2>&1",
-			    state_dir, bin_path("icache-lesson"), sol);
+			    state_dir, bin_path("icache-lesson"), with);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
+	ck_assert_msg(strstr(out, "Last press: cpu0 began iput 42, took i_lock of"), "%s", out);
 	ck_assert_msg(strstr(out, "YOU ARE THE SCHEDULER"), "%s", out);
 	ck_assert_msg(strstr(out, "GOAL REACHED"), "%s", out);
 	ck_assert_msg(strstr(out, "Held locks") && strstr(out, "Events by CPU"), "%s", out);
@@ -648,6 +652,55 @@ START_TEST(scheduler_crash_sequence)
 	ck_assert_msg(wait_for("EXIT=0", 10), "no clean exit");
 	free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
 	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/*
+ * "cpuN next", the scheduler levels' key press, stops after a step that
+ * matters: the beginning of an operation and a lock request taken at once
+ * run on, a free runs on until the memory is freed (here: to the end).
+ */
+START_TEST(next_stops_where_it_matters)
+{
+	static const char text[] = "scheme merged\ninode 42 held cpu0\n"
+				   "cpu0: iput 42\ncpu1: iget 43\n"
+				   "cpu0 next\ncpu0 next\nexpect no violation\n";
+	const char *path = write_lesson("next.scn", text);
+	int st;
+	char *out = run_cmd(&st, "%s play --verbose %s 2>&1", bin_path("icache-sim"), path);
+	ck_assert_msg(st == 0, "%s", out);
+	/* the first segment: begin, acquire, acquired i_lock; then it stops */
+	char *one = strstr(out, "-- line 5: cpu0 next");
+	char *two = strstr(out, "-- line 6: cpu0 next");
+	ck_assert_msg(one && two, "%s", out);
+	*two = 0;
+	ck_assert_msg(strstr(one, "begin iput 42") && strstr(one, "acquired i_lock of inode 42") &&
+			      strstr(one, "cpu0 stops"),
+		      "%s", one);
+	ck_assert_msg(!strstr(one, "ref of inode 42"), "ran past the lock: %s", one);
+	*two = '-';
+	char *rest = strstr(two, "\n-- ");
+	if (rest)
+		*rest = 0;
+	ck_assert_msg(strstr(two, "ref of inode 42: 1 -> 0") && strstr(two, "cpu0 stops"), "%s",
+		      two);
+	free(out);
+	/* an unlinked inode's last iput: the press that frees it runs on */
+	static const char gone[] = "scheme merged\ninode 42 held cpu0\n"
+				   "cpu0: unlink 42\ncpu0: iput 42\ncpu1: iget 43\n";
+	char big[2048];
+	int k = snprintf(big, sizeof(big), "%s", gone);
+	for (int i = 0; i < 40; i++)
+		k += snprintf(big + k, sizeof(big) - (size_t)k, "cpu0 next\n");
+	snprintf(big + k, sizeof(big) - (size_t)k, "expect no violation\n");
+	path = write_lesson("next-free.scn", big);
+	out = run_cmd(&st, "%s play --verbose %s 2>&1", bin_path("icache-sim"), path);
+	char *free_at = strstr(out, "free inode 42");
+	ck_assert_msg(free_at, "%s", out);
+	char *nl = strchr(free_at, '\n');
+	ck_assert_msg(nl && strncmp(nl + 1, "-- line", 7) != 0, "stopped at the free:\n%s", out);
+	ck_assert_msg(strstr(out, "has already finished its program"), "%s", out);
+	free(out);
 }
 END_TEST
 
@@ -1574,6 +1627,7 @@ static Suite *lessons_suite(void)
 
 	tc = tcase_create("scheduler");
 	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, next_stops_where_it_matters);
 	tcase_add_test(tc, scheduler_crash_sequence);
 	tcase_add_test(tc, scheduler_random_sequences);
 	tcase_add_test(tc, random_sequences_drawn);

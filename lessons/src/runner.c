@@ -400,9 +400,10 @@ static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c
 		return;
 	}
 	int n = drive_ncpus(rn->dr);
-	snprintf(line, sizeof(line),
-		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.", n - 1,
-		 s->compare ? "; c shows the same schedule under the other scenario" : "");
+	snprintf(
+		line, sizeof(line),
+		"Keys: 0-%d run that CPU to its next step that matters; u undoes; r starts over%s.",
+		n - 1, s->compare ? "; c shows the same schedule under the other scenario" : "");
 	draw_wrapped(c, r, y, R_DIM, line, 0);
 	for (int i = 0; i < n && *y < r.y + r.h; i++) {
 		char prefix[24], prog[400];
