@@ -243,6 +243,7 @@ struct log_facts {
 	int deadlock_at; /* the press that did, -1 none (or not a press) */
 	int press;       /* the CPU whose state "holds N locks" lines give */
 	int cur;         /* the press whose steps are being read, -1 none */
+	int sleep_press; /* the last press that put its CPU to sleep, -1 none */
 	/* what play's --verbose says each CPU is after each press, and a
 	 * copy taken when a press is refused: the state it met */
 	enum cpu_run run[10];
@@ -436,6 +437,14 @@ static void read_log_line(const struct drive *d, const char *line, struct log_fa
 		size_t used = strlen(f->steps);
 		snprintf(f->steps + used, sizeof(f->steps) - used, "%.280s\n", w);
 	} else if (sscanf(line, "   cpu%d", &cpu) == 1 && cpu >= 0 && cpu < 10) {
+		const char *zz = strstr(line, " sleeps on ");
+		if (zz) { /* the press put it to sleep: that is what it did */
+			f->sleep_press = f->cur;
+			size_t used = strlen(f->steps);
+			snprintf(f->steps + used, sizeof(f->steps) - used,
+				 "went to sleep on %.250s\n", zz + 11);
+			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s", line + 3);
+		}
 		if (strstr(line, " is done"))
 			f->done[cpu] = true;
 		else if (strstr(line, " blocked: "))
@@ -446,7 +455,7 @@ static void read_log_line(const struct drive *d, const char *line, struct log_fa
 static void read_log(const struct drive *d, const char *out, struct log_facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->refused = f->deadlock_at = f->press = f->cur = -1;
+	f->refused = f->deadlock_at = f->press = f->cur = f->sleep_press = -1;
 	for (const char *p = out; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -590,7 +599,19 @@ static int64_t boundary_of(const struct drive *d, const struct lesson_trace *t,
 	if (d->nkeys && f->last_step) {
 		/* a press runs one step or several: the last one's number */
 		int64_t b = step_end_event(t, f->last_step);
-		return b >= 0 ? b : (int64_t)n - 1;
+		if (b < 0)
+			return (int64_t)n - 1;
+		/* the last press put its CPU to sleep before any step: the
+		 * inode_wait that says so is the press's, after that record */
+		int cpu = f->sleep_press == d->nkeys - 1 ? d->keys[f->sleep_press] : -1;
+		for (uint64_t i = (uint64_t)b + 1; cpu >= 0 && i < n; i++)
+			if (t->ix->ev[i].cpu == cpu && t->ix->ev[i].type == EV_inode_wait) {
+				b = (int64_t)i;
+				break;
+			} else if (t->ix->ev[i].type == EV_sched_step) {
+				break;
+			}
+		return b;
 	}
 	/* no press: the state the setup left, before the first step */
 	for (uint64_t i = 0; i < n; i++)
