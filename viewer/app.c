@@ -294,6 +294,13 @@ static void act_compact(struct app *a)
 	snprintf(a->message, sizeof(a->message), "%s lanes", a->compact == 1 ? "compact" : "text");
 }
 
+static void act_strip(struct app *a)
+{
+	a->strip_wait = !a->strip_wait;
+	snprintf(a->message, sizeof(a->message), "timeline: %s per lock class",
+		 a->strip_wait ? "time waited" : "contentions");
+}
+
 static void act_lanes(struct app *a)
 {
 	a->prompt = P_LANES;
@@ -519,6 +526,7 @@ const struct keydef keytab[] = {
 	  act_mark },
 	{ K('\''), "' x", "jump to mark x (and measure from it)", act_jump },
 	{ K('C'), "C", "lanes: compact (a narrow column per CPU) or text", act_compact },
+	{ K('T'), "T", "timeline strip: contentions or time waited per slice", act_strip },
 	{ K('p'), "p", "pick the lanes shown: 0-3,8 (empty: all, or around the cursor)",
 	  act_lanes },
 	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },
@@ -740,14 +748,29 @@ void app_free(struct app *a)
 	timeline_free(a->tb);
 }
 
+/* The header: the trace and its run; a trace still indexing or
+ * incomplete says so first in what room there is (a narrow screen cuts
+ * the path, never the word INCOMPLETE). */
 static void draw_header(struct app *a, struct canvas *c)
 {
 	const struct ix_run *r = ix_run0(a->ix);
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
-	char d[32];
+	char d[32], badge[64] = "";
+	if (a->ix->loader) {
+		uint64_t done, total;
+		ix_progress(a->ix, &done, &total);
+		snprintf(badge, sizeof(badge), "%s %d %%: figures so far",
+			 c->utf8 ? "indexing\u2026" : "indexing...",
+			 total ? (int)(done * 100 / total) : 0);
+	} else if (!ix_complete(a->ix)) {
+		snprintf(badge, sizeof(badge), "INCOMPLETE (%u, ! lists)", a->ix->nreasons);
+	}
+	int bw = badge[0] ? (int)strlen(badge) + 2 : 0;
+	if (bw > c->w / 2)
+		bw = 0; /* tiny: the header as it comes */
 	int64_t dur = a->ix->ev[a->end - 1].ts - a->ix->ev[0].ts;
 	int n = canvas_printf(
-		c, 0, 0, c->w, R_HEADER,
+		c, 0, 0, c->w - bw, R_HEADER,
 		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
 		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
@@ -755,9 +778,16 @@ static void draw_header(struct app *a, struct canvas *c)
 		r && r->virtual_run && r->virtual_stamped ? " virtual time" : "",
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
-	if (!ix_complete(a->ix) && n + 2 < c->w)
-		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "INCOMPLETE (%u, ! lists): %s",
-			      a->ix->nreasons, a->ix->reasons[0]);
+	if (!badge[0])
+		return;
+	if (bw)
+		n = n + 2 < c->w - bw ? n : c->w - bw - 2;
+	if (n + 2 >= c->w)
+		return;
+	if (a->ix->loader) /* what shows is a part; completeness comes at the end */
+		canvas_text(c, n + 2, 0, c->w - n - 2, R_BAD, badge);
+	else
+		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "%s: %s", badge, a->ix->reasons[0]);
 }
 
 /* "mark a->cursor +1.234 ms, 567 events": from the last mark to the cursor. */

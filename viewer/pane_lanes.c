@@ -64,7 +64,8 @@ static int64_t scan_vis(const struct app *a, int64_t i, int dir)
 #define OTHERS_W 11
 
 struct lanes {
-	int prefix; /* event number and time */
+	int prefix;    /* event number and time */
+	int numw, msw; /* their widths: the trace's largest (msw 0: no time) */
 	int nl;     /* lanes in all */
 	int lane_w;
 	int shown;
@@ -107,8 +108,17 @@ static void lanes_choose(const struct app *a, struct lanes *lg, int fit)
 static struct lanes lanes_layout(const struct app *a, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
-	struct lanes lg = { .prefix = r.w < 90 ? 9 :
-						 19 }; /* narrow: the time is on the status line */
+	/* Narrow: the time is on the status line.  Wide enough for the
+	 * last event's number and time: 10 M events or 10 s never cut. */
+	struct lanes lg = { .numw = 7, .msw = r.w < 90 ? 0 : 9 };
+	char b[32];
+	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
+	int w = snprintf(b, sizeof(b), "%" PRIu64, ix->nev ? ix->nev - 1 : 0);
+	lg.numw = w > lg.numw ? w : lg.numw;
+	w = snprintf(b, sizeof(b), "%.4f", (double)dur / 1e6);
+	if (lg.msw && w > lg.msw)
+		lg.msw = w;
+	lg.prefix = 1 + lg.numw + 1 + (lg.msw ? lg.msw + 1 : 0);
 
 	lg.nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
 	int avail = r.w - lg.prefix, n = 0;
@@ -145,12 +155,12 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 	char txt[200];
 
 	event_text(ix, (uint64_t)i, true, txt, sizeof(txt));
-	if (prefix < 19)
-		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " ",
-			      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i);
+	if (!lg->msw)
+		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " ",
+			      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i);
 	else
-		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " %9.4f ",
-			      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i,
+		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " %*.4f ",
+			      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i, lg->msw,
 			      (double)(e->ts - ix->ev[0].ts) / 1e6);
 	int lane = lane_of(a, e->cpu);
 	int slot = lane >= 0 ? lanes_slot(lg, lane) : -1;
@@ -189,10 +199,11 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	}
 	struct lanes lg = lanes_layout(a, r);
 	/* Lane titles. */
-	if (lg.prefix < 19)
-		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s ", "event");
+	if (!lg.msw)
+		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s ", lg.numw + 1, "event");
 	else
-		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s %9s ", "event", "ms");
+		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s %*s ", lg.numw + 1, "event",
+			      lg.msw, "ms");
 	for (int k = 0; k < lg.shown; k++) {
 		int l = lg.lane[k], x = r.x + lg.prefix + k * lg.lane_w;
 		if (l == lg.nl - 1 && a->has_nocpu)
