@@ -346,6 +346,7 @@ static void word_step(const char *w, const char *next, char *out, size_t len)
 		{ "ref of ", "set i_count of " },
 		{ "state of ", "set i_state of " },
 		{ "nlink of ", "set i_nlink of " },
+		{ "queues ", "queued " },
 	};
 	out[0] = 0;
 	if (!strncmp(w, "acquire ", 8)) {
