@@ -410,6 +410,11 @@ SIDE_TEST(keys_drive_reaches_goal)
 			    state_dir, bin_path("icache-lesson"), with);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
 	ck_assert_msg(strstr(out, "Last press: cpu0 began iput 42, took i_lock of"), "%s", out);
+	/* the code, each CPU's next line marked: after that press cpu0's
+	 * next is the i_count drop in iput, cpu1 has not started */
+	ck_assert_msg(strstr(out, "Code: each CPU's next line") &&
+			      strstr(out, "cpu0 next iput line:"),
+		      "%s", out);
 	ck_assert_msg(strstr(out, "YOU ARE THE SCHEDULER"), "%s", out);
 	ck_assert_msg(strstr(out, "GOAL REACHED"), "%s", out);
 	ck_assert_msg(strstr(out, "Held locks") && strstr(out, "Events by CPU"), "%s", out);
@@ -979,6 +984,8 @@ static bool w_drive(struct walker *w, const struct step *s, const char *where)
 		if (*c != ' ')
 			k[n++] = *c;
 	k[n] = 0;
+	if (!w_expect(w, "Code: each CPU's next line", 30, where))
+		return false;
 	w_keys(w, "-l", k);
 	if (!w_expect(w, "GOAL REACHED", 90, where))
 		return false;
