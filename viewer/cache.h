@@ -31,7 +31,7 @@
 #include "viewer/index.h"
 
 /* Bump when anything written to the cache changes meaning. */
-#define IX_CACHE_VERSION 2 /* 2: lock events carry the life and line */
+#define IX_CACHE_VERSION 3 /* 3: nocpu_seen counts every event of a lane */
 
 enum ix_cache_mode {
 	IX_CACHE_ON,  /* reuse a valid cache, write one after a load */

@@ -21,6 +21,14 @@
 enum ix_type { ICACHE_EVENTS(IX_EV_ROW_) EV_discarded_events, EV_discarded_packets, EV__COUNT };
 #undef IX_EV_ROW_
 
+/* Does an event of this type go in a lane (a thread's)?  Not the run's
+ * own records nor the losses, which are drawn across the lanes. */
+static inline bool ev_in_lane(int type)
+{
+	return type != EV_run_begin && type != EV_run_end && type != EV_order_rule &&
+	       type != EV_discarded_events && type != EV_discarded_packets;
+}
+
 /* The five lock events open the table: acquire .. trylock. */
 static inline bool ev_is_lock(int type)
 {
