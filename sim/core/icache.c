@@ -100,6 +100,10 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 	icache.scheme = s;
 	icache.cpus = cpus;
 	icache.ncpus = ncpus;
+	icache.nr_nodes = cfg->nodes > 0 ? cfg->nodes : 1;
+	if (icache.nr_nodes > MAX_NUMA_NODES)
+		icache.nr_nodes = MAX_NUMA_NODES;
+	icache.nr_workers = cfg->workers > 0 && cfg->workers <= ncpus ? cfg->workers : ncpus;
 	sim_lock_init(&icache.inode_lock, LC_inode_lock, 0);
 	sim_lock_init(&icache.hash_lock, LC_inode_hash_lock, 0);
 	sim_lock_init(&icache.sb_list_lock, LC_inode_sb_list_lock, 0);
@@ -132,6 +136,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 		sim_lock_init(&sb->s_inode_list_lock, LC_inode_sb_list_lock, (uint64_t)i + 1);
 		sim_rwsem_init(&sb->s_umount, LC_s_umount);
 		sb->s_bdi = &icache.wb;
+		list_lru_init(&sb->s_inode_lru, icache.nr_nodes, LIST_LRU_INST(i, 0));
 	}
 	atomic_init(&icache.shared_last_ino, 0);
 	icache.last_ino = 0;
@@ -147,6 +152,7 @@ void icache_destroy(void)
 	for (int i = 0; i < icache.nsbs; i++) {
 		sim_lock_destroy(&icache.sbs[i].s_inode_list_lock);
 		sim_lock_destroy(&icache.sbs[i].s_umount);
+		list_lru_destroy(&icache.sbs[i].s_inode_lru);
 	}
 	free(icache.sbs);
 	sim_lock_destroy(&icache.inode_lock);
@@ -238,6 +244,8 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	inode->i_wb_on = (enum inode_list_id) - 1;
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
+	inode->i_nid = cpu_to_node(this_cpu);
+	inode->i_has_pages = false;
 	inode->i_generation++;
 	/* A new life of recycled memory: spin_lock_init() in inode_init_always()
 	 * forgets the previous owner too, so the first acquisition is no bounce. */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "sim/core/list.h"
+#include "sim/core/list_lru.h"
 #include "sim/core/lock.h"
 
 #define INODE_MAGIC 0x1c0de11du
@@ -62,6 +63,10 @@ struct inode {
 	 * sleeper's token stays meaningful across a reuse): a sleeper waits
 	 * for its own inode's wake, not for any wake of its wait slot. */
 	atomic_uint_fast64_t i_wakes;
+	int i_nid; /* NUMA node of its memory (list_lru) */
+	/* Its page cache is not empty (today's prune strips it under
+	 * I_LRU_ISOLATING); set by I_DIRTY_PAGES.  Protected by i_lock. */
+	bool i_has_pages;
 	bool i_published;        /* its birth is in the trace */
 	uint32_t i_check;        /* scratch for the invariant checker */
 	struct list_head i_pool; /* allocator's quarantine (pool lock) */
@@ -75,9 +80,15 @@ struct super_block {
 	struct sim_lock s_inode_list_lock; /* per-sb list lock (v4 era) */
 	struct sim_lock s_umount;          /* rw-lock: umount holds it for write */
 	struct bdi_writeback *s_bdi;
+	/* Today: the sb's unused inodes, one list and lock per NUMA node. */
+	struct list_lru s_inode_lru;
 };
 
-/* One backing device's writeback lists, with their per-bdi lock (v4 era). */
+/*
+ * One backing device's writeback lists, with their per-bdi lock (v4 era;
+ * today's bdi_writeback, whose list_lock also guards i_io_list, our
+ * i_wb_list).
+ */
 struct bdi_writeback {
 	struct list_head b_dirty, b_io, b_more_io;
 	struct sim_lock list_lock;
@@ -125,6 +136,8 @@ struct icache {
 
 	struct sim_cpu **cpus; /* every simulated CPU, for counters */
 	int ncpus;
+	int nr_nodes;   /* simulated NUMA nodes (--nodes), for list_lru */
+	int nr_workers; /* CPUs dealt out to nodes in blocks; then the rest */
 	const struct scheme *scheme;
 };
 
@@ -134,6 +147,8 @@ extern struct icache icache;
 struct icache_config {
 	int nsbs;
 	unsigned hash_bits;
+	int nodes;   /* NUMA nodes; 0 means 1 */
+	int workers; /* CPUs running the workload, numbered first (0: all) */
 };
 
 void icache_init(const struct scheme *s, const struct icache_config *cfg, struct sim_cpu **cpus,

@@ -85,6 +85,7 @@ void run_config_defaults(struct run_config *cfg)
 	cfg->seed = 1;
 	cfg->nsbs = 2;
 	cfg->hash_bits = 12;
+	cfg->nodes = 1;
 	cfg->hot = 256;
 	cfg->cache_limit = 512;
 	cfg->watchdog_s = 5.0;
@@ -436,6 +437,8 @@ void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct s
 	struct icache_config icfg = {
 		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
 		.hash_bits = cfg->hash_bits,
+		.nodes = cfg->nodes,
+		.workers = nworkers,
 	};
 	sim_lock_kind = run_lock_kind(cfg);
 	sim_virtual_time = cfg->virtual_time;

@@ -8,7 +8,8 @@
 #include "sim/core/scheme.h"
 
 const struct scheme *const all_schemes[] = {
-	&scheme_global, &scheme_vfs_scale, &scheme_inode_scale_v4, &scheme_merged, NULL,
+	&scheme_global, &scheme_vfs_scale, &scheme_inode_scale_v4,
+	&scheme_merged, &scheme_modern,    NULL,
 };
 
 const struct scheme *scheme_find(const char *name)
