@@ -87,6 +87,13 @@ SIM_BIN := $(BUILD)/bin/icache-sim
 # record reads its trace back with libbabeltrace2 (sim/cmd/trace_count.c).
 BT_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
 SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) $(BT_LIBS) -lm
+# The clock plugin of `record --virtual` (tracepoints/vclock_plugin.c) finds
+# the virtual clock in icache-sim by name: export those two symbols.
+SIM_EXPORTS := -Wl,--export-dynamic-symbol=icache_vclock_read \
+	-Wl,--export-dynamic-symbol=icache_vclock_attach
+ifneq ($(TRACE),0)
+  VCLOCK_SO := $(BUILD)/lib/icache-lab/icache-vclock.so
+endif
 
 # ---- the viewer and the lessons (optional until their sources exist) ----
 
@@ -118,11 +125,26 @@ BREAKS := missed_wakeup freed_hashed duplicate_inode unlocked_ref nested_ilock
 BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
 
 .PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
-all: $(BINS) $(TEST_BINS) $(BREAK_BINS)
+all: $(BINS) $(VCLOCK_SO) $(TEST_BINS) $(BREAK_BINS)
+
+# A scheme's events name their lines as lines of the scheme's own file
+# (SRC_FILE_ID, sim/core/lock.h).
+SCHEME_SRC_FLAG = $(if $(filter sim/schemes/%,$<),-DSRC_FILE_ID=SRC_scheme)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(if $(filter viewer/% lessons/% lib/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(SCHEME_SRC_FLAG) $(if $(filter viewer/% lessons/% lib/%,$<),$(VIEW_CFLAGS)) -MMD -MP -c $< -o $@
+
+# Each scheme file's name and POSIX cksum(1), for run_begin (registry.c):
+# a viewer showing the source checks it has the file the run was built from.
+SCHEME_FILES := $(filter-out sim/schemes/registry.c,$(wildcard sim/schemes/*.c))
+$(BUILD)/gen/scheme_src.h: $(SCHEME_FILES) Makefile
+	@mkdir -p $(dir $@)
+	@for f in $(SCHEME_FILES); do set -- $$(cksum < $$f); \
+		echo "{ \"$$f\", $${1}u },"; done > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/sim/schemes/registry.o: $(BUILD)/gen/scheme_src.h
+$(BUILD)/obj/sim/schemes/registry.o: CFLAGS += -I$(BUILD)/gen
 
 $(LAB_LIB): $(LAB_OBJS)
 	@mkdir -p $(dir $@)
@@ -134,12 +156,17 @@ $(SIM_LIB): $(SIM_OBJS)
 
 $(SIM_BIN): $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(SIM_LIBS)
+	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $^ $(SIM_LIBS)
+
+# Where record looks for it: next to the binary, ../lib/icache-lab/.
+$(VCLOCK_SO): tracepoints/vclock_plugin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 $(BUILD)/break/%/icache-sim: sim/schemes/merged.c $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
-	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
+	$(CC) $(CFLAGS) -DSRC_FILE_ID=SRC_scheme -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
+	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
 		$(LAB_LIB) $(SIM_LIBS)
 
 $(VIEW_LIB): $(VIEW_OBJS)
@@ -199,7 +226,14 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/icache-lab
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(if $(VCLOCK_SO),install -d $(DESTDIR)$(PREFIX)/lib/icache-lab && \
+		install -m 755 $(VCLOCK_SO) $(DESTDIR)$(PREFIX)/lib/icache-lab/)
 	cp -r lessons $(DESTDIR)$(PREFIX)/share/icache-lab/
+	install -d $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes \
+		$(DESTDIR)$(PREFIX)/share/icache-lab/sim/core $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine
+	install -m 644 $(SCHEME_FILES) $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes/
+	install -m 644 sim/core/icache.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/core/
+	install -m 644 sim/engine/workloads.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine/
 	if [ -d $(BUILD)/traces ]; then mkdir -p $(DESTDIR)$(PREFIX)/share/icache-lab/traces && \
 		for d in $(BUILD)/traces/*/; do cp -r $$d $(DESTDIR)$(PREFIX)/share/icache-lab/traces/; done; fi
 

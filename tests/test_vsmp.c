@@ -6,6 +6,7 @@
  * order, lock_stat counts the same things under each, and every scheme
  * runs clean under each.  Virtual mode: see its own section below.
  */
+#include <inttypes.h>
 #include <pthread.h>
 
 #include "tests/simenv.h"
@@ -415,6 +416,82 @@ START_TEST(record_virtual_16_cpus)
 }
 END_TEST
 
+/*
+ * record --virtual stamps events with virtual time (the clock plugin,
+ * sim/engine/vclock.h).  virtual_stamps records a run and returns its
+ * events from virtual_time on, one per line: nanoseconds since
+ * virtual_time, then the event without its thread id (a new process each
+ * time); *span is the stamp of the last op_end, *vsec the run's own figure.
+ */
+static char *virtual_stamps(const char *dir, const char *name, double *vsec, uint64_t *span)
+{
+	int status;
+	char *out = run_cmd(&status,
+			    "%s record --virtual --costs %s --cpus 8 --scheme merged "
+			    "--workload create-unlink --ops 600 -o %s/%s 2>&1",
+			    bin_path("icache-sim"), test_costs(), dir, name);
+	ck_assert_msg(status == 0, "record --virtual: exit %d\n%.1500s", status, out);
+	ck_assert_msg(!strstr(out, "did not load"), "%.1500s", out);
+	const char *p = strstr(out, " ops in ");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, " ops in %lf virtual s", vsec), 1);
+	free(out);
+	out = run_cmd(&status,
+		      "babeltrace2 --clock-cycles %s/%s | sed -n '/icache:virtual_time/,$p' | "
+		      "sed 's/{ vtid = [0-9]* }, //; s/{ cpu_id = [0-9]* }, //; s/ (+[0-9?.]*)//'",
+		      dir, name);
+	ck_assert_msg(status == 0 && *out, "babeltrace2 on %s/%s: %.500s", dir, name, out);
+	size_t cap = strlen(out) + 1, len = 0;
+	char *norm = malloc(cap);
+	ck_assert_ptr_nonnull(norm);
+	unsigned long long base = 0, t;
+	*span = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *rest;
+		ck_assert_msg(line[0] == '[' && (t = strtoull(line + 1, &rest, 10)) && *rest == ']',
+			      "not a babeltrace2 line: %s", line);
+		if (!base)
+			base = t;
+		if (strstr(rest, "icache:op_end"))
+			*span = t - base;
+		/* t - base <= t: the line cannot grow */
+		len += (size_t)snprintf(norm + len, cap - len, "%llu%s\n", t - base, rest + 1);
+	}
+	free(out);
+	return norm;
+}
+
+START_TEST(record_virtual_stamps_virtual_time)
+{
+	char dir[] = "/tmp/icache-vsmp-clock.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	double vsec1, vsec2;
+	uint64_t span1, span2;
+	char *a = virtual_stamps(dir, "a", &vsec1, &span1);
+	char *b = virtual_stamps(dir, "b", &vsec2, &span2);
+
+	/* The run's last operation ends at most at its virtual end, and the
+	 * workers (not the flusher's idle sleeps) take nearly all of it. */
+	uint64_t vns = (uint64_t)(vsec1 * 1e9 + 0.5);
+	ck_assert_msg(span1 <= vns + 1000 && span1 >= vns / 2,
+		      "trace spans %" PRIu64 " ns, the run says %" PRIu64 " virtual ns", span1,
+		      vns);
+	ck_assert_msg(vsec1 == vsec2 && span1 == span2, "not deterministic");
+	ck_assert_msg(strcmp(a, b) == 0, "two recordings of one seed differ in their stamps");
+
+	int status;
+	char *out = run_cmd(&status, "%s --summary %s/a 2>&1", bin_path("icache-view"), dir);
+	ck_assert_msg(status == 0 && strstr(out, "time       virtual"), "%.1500s", out);
+	free(out);
+	out = run_cmd(&status, "%s --summary --json %s/a 2>&1", bin_path("icache-view"), dir);
+	ck_assert_msg(status == 0 && strstr(out, "\"time\":\"virtual\""), "%.800s", out);
+	free(out);
+	free(a);
+	free(b);
+	free(run_cmd(&status, "rm -rf %s", dir));
+}
+END_TEST
+
 Suite *vsmp_suite(void)
 {
 	Suite *s = suite_create("vsmp");
@@ -435,6 +512,7 @@ Suite *vsmp_suite(void)
 	tcase_add_test(tc, cost_files_are_checked);
 	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
 	tcase_add_test(tc, record_virtual_16_cpus);
+	tcase_add_test(tc, record_virtual_stamps_virtual_time);
 	suite_add_tcase(s, tc);
 	return s;
 }

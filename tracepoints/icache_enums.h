@@ -34,6 +34,10 @@ enum op_kind { ICACHE_OPS(X) NR_OPS };
 enum violation_kind { ICACHE_VIOLATIONS(X) NR_VIOLATIONS };
 #undef X
 
+#define X(n) SRC_##n,
+enum src_file { ICACHE_SRC_FILES(X) NR_SRC_FILES };
+#undef X
+
 #define X(bit, name) name = 1u << (bit),
 enum inode_state_flag { ICACHE_STATE_FLAGS(X) };
 #undef X

@@ -22,7 +22,8 @@
  * slot is where the viewer keeps the value in its 32-byte struct ix_event
  * (viewer/index.h): CPU, A, B, SITE, OBJ (interned 64-bit id), VAL, HI / LO
  * (the two 32-bit halves of val), STRID (interned string in obj), RAW (obj
- * as is), or SIDE (kept only in a side table: violation, run_begin).
+ * as is), SRC and LINE (the source file and line of the call site), or
+ * SIDE (kept only in a side table: violation, run_begin).
  *
  * Rules: add events at the END of the list (the viewer's numbering is
  * internal, but keep it stable for readers of old code); never rename or
@@ -54,6 +55,10 @@
 	E(run_begin, NOSCHED, "run_begin")                  \
 	E(run_end, NOSCHED, "run_end")                      \
 	E(order_rule, NOSCHED, "order_rule")                \
+	E(inode_wait, NOSCHED, "inode_wait")                \
+	E(inode_wait_end, NOSCHED, "inode_wait_end")        \
+	E(note, NOSCHED, "note")                            \
+	E(virtual_time, NOSCHED, "virtual_time")            \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -81,29 +86,33 @@
 #define ICACHE_LOCK_FIELDS(F) \
 	F(INT, uint16_t, cpu, CPU) F(ENUM, lock_class, cls, A) \
 	F(INT, uint64_t, inst, OBJ) F(ENUM, site, site, SITE)
+/* Appended to the lock and inode events: the call site's file and line
+ * (sim/core/lock.h, SITE() and __site), as lockdep records its caller. */
+#define ICACHE_SRC_FIELDS(F) \
+	F(ENUM, src_file, src, SRC) F(INT, uint16_t, line, LINE)
 
-#define ICACHE_FIELDS_lock_acquire(F) ICACHE_LOCK_FIELDS(F)
+#define ICACHE_FIELDS_lock_acquire(F) ICACHE_LOCK_FIELDS(F) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_lock_contended(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, int16_t, holder, VAL)
+	ICACHE_LOCK_FIELDS(F) F(INT, int16_t, holder, VAL) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_lock_acquired(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, wait_ns, VAL)
+	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, wait_ns, VAL) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_lock_release(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, hold_ns, VAL)
+	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, hold_ns, VAL) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_lock_trylock(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, uint8_t, success, B)
+	ICACHE_LOCK_FIELDS(F) F(INT, uint8_t, success, B) ICACHE_SRC_FIELDS(F)
 
 #define ICACHE_FIELDS_inode_state(F)                                  \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)         \
 	F(HEX, uint32_t, old_state, HI) F(HEX, uint32_t, new_state, LO) \
-	F(ENUM, site, site, SITE)
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_inode_ref(F)                                   \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
 	F(INT, int32_t, old_count, HI) F(INT, int32_t, new_count, LO) \
-	F(ENUM, site, site, SITE)
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_inode_list(F)                           \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
-	F(ENUM, site, site, SITE)
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_inode_alloc(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO)
@@ -127,11 +136,17 @@
 	F(ENUM, site, site_a, SIDE) F(ENUM, site, site_b, SIDE)          \
 	F(INT, uint64_t, ino, OBJ) F(STR, -, text, SIDE)
 /* order_rules: how many order_rule events follow (the documented order as
- * data); the `order` string is the same rules as text, for people. */
+ * data); the `order` string is the same rules as text, for people.
+ * scheme_file and scheme_cksum: the scheme's source file (relative to the
+ * source tree) and its POSIX cksum(1) CRC at build time; threads: the
+ * names of the simulated threads numbered cpus, cpus+1, ... ("flusher,main"),
+ * comma-separated (0xffff, no CPU, is the main thread). */
 #define ICACHE_FIELDS_run_begin(F)                                  \
 	F(STR, -, scheme, SIDE) F(STR, -, workload, SIDE)           \
 	F(INT, uint16_t, cpus, SIDE) F(INT, uint64_t, seed, SIDE)   \
-	F(STR, -, order, SIDE) F(INT, uint16_t, order_rules, SIDE)
+	F(STR, -, order, SIDE) F(INT, uint16_t, order_rules, SIDE)  \
+	F(STR, -, scheme_file, SIDE) F(HEX, uint32_t, scheme_cksum, SIDE) \
+	F(STR, -, threads, SIDE)
 /* interrupted: 0, or the signal that stopped the run (record's SIGINT/SIGTERM). */
 #define ICACHE_FIELDS_run_end(F)                                   \
 	F(INT, uint64_t, ops, VAL) F(INT, uint32_t, violations, RAW) \
@@ -139,6 +154,29 @@
 /* One rule of the scheme's documented lock order: outer before inner. */
 #define ICACHE_FIELDS_order_rule(F) \
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
+
+/* A sleep on an inode's state bit (I_NEW, I_FREEING, I_WILL_FREE):
+ * inode_wait as the CPU goes to sleep, with the state it saw, and
+ * inode_wait_end when it wakes (woken 1) or gives up (0). */
+#define ICACHE_FIELDS_inode_wait(F)                                 \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)       \
+	F(HEX, uint32_t, state, VAL) F(ENUM, site, site, SITE)      \
+	ICACHE_SRC_FIELDS(F)
+#define ICACHE_FIELDS_inode_wait_end(F)                             \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)       \
+	F(INT, uint8_t, woken, B) F(ENUM, site, site, SITE)         \
+	ICACHE_SRC_FIELDS(F)
+/* A line of a scenario's narration (`say` in a .scn), written by
+ * `icache-sim play -o` where it falls in the schedule: scn_line is its
+ * line in the scenario file. */
+#define ICACHE_FIELDS_note(F) \
+	F(STR, -, text, STRID) F(INT, uint32_t, scn_line, VAL)
+/* A virtual run starts (icache-sim --virtual): cpus simulated CPUs take
+ * turns on one host thread; stamped is 1 if the events from here to the end
+ * of the run carry their virtual time (record --virtual loads the clock
+ * plugin), 0 if they carry the host's. */
+#define ICACHE_FIELDS_virtual_time(F) \
+	F(INT, uint16_t, cpus, SIDE) F(INT, uint8_t, stamped, SIDE)
 
 /* clang-format on */
 

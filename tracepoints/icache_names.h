@@ -145,4 +145,15 @@
 	X(8, I_REFERENCED)     \
 	X(9, I_LRU_ISOLATING)
 
+/*
+ * Which source file an event's `line` field is a line of (the lock and
+ * inode events carry both, as lockdep records its caller): the scheme's
+ * own file (run_begin's scheme_file), or a shared file of the core.
+ */
+#define ICACHE_SRC_FILES(X)                        \
+	X(unknown)   /* no call site was marked */ \
+	X(scheme)    /* run_begin's scheme_file */ \
+	X(core)      /* sim/core/icache.c */       \
+	X(workloads) /* sim/engine/workloads.c */
+
 #endif /* ICACHE_NAMES_H */

@@ -30,6 +30,7 @@
 #define ICACHE_TP_LACT(n) lttng_ust_field_enum_value(#n, LACT_##n)
 #define ICACHE_TP_OP(n) lttng_ust_field_enum_value(#n, OP_##n)
 #define ICACHE_TP_VIOL(n) lttng_ust_field_enum_value(#n, VIOL_##n)
+#define ICACHE_TP_SRC(n) lttng_ust_field_enum_value(#n, SRC_##n)
 
 LTTNG_UST_TRACEPOINT_ENUM(icache, lock_class,
 	LTTNG_UST_TP_ENUM_VALUES(
@@ -64,6 +65,12 @@ LTTNG_UST_TRACEPOINT_ENUM(icache, op,
 LTTNG_UST_TRACEPOINT_ENUM(icache, violation_kind,
 	LTTNG_UST_TP_ENUM_VALUES(
 		ICACHE_VIOLATIONS(ICACHE_TP_VIOL)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_ENUM(icache, src_file,
+	LTTNG_UST_TP_ENUM_VALUES(
+		ICACHE_SRC_FILES(ICACHE_TP_SRC)
 	)
 )
 

@@ -595,10 +595,11 @@ static void draw_header(struct app *a, struct canvas *c)
 	int64_t dur = a->ix->ev[a->end - 1].ts - a->ix->ev[0].ts;
 	int n = canvas_printf(
 		c, 0, 0, c->w, R_HEADER,
-		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s", a->ix->path,
+		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
 		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
 		fmt_dur(dur, d, sizeof(d)),
+		r && r->virtual_run && r->virtual_stamped ? " virtual time" : "",
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
 	if (!ix_complete(a->ix) && n + 2 < c->w)

@@ -205,6 +205,10 @@ static uint64_t field_value(const struct trace_index *ix, const struct ix_event 
 		return e->val & 0xffffffffu;
 	case SL_RAW:
 		return e->obj;
+	case SL_SRC:
+		return e->src;
+	case SL_LINE:
+		return e->line;
 	case SL_STRID:
 	case SL_SIDE:
 		break;
@@ -225,7 +229,8 @@ static void field_text(const struct trace_index *ix, const struct ix_event *e,
 		      { "list", list_label },
 		      { "list_action", list_action_label },
 		      { "op", op_label },
-		      { "violation_kind", violation_label } };
+		      { "violation_kind", violation_label },
+		      { "src_file", src_file_label } };
 	if (f->slot == SL_STRID) {
 		snprintf(buf, len, "%s", ix_str(ix, e->obj));
 		return;
@@ -251,7 +256,8 @@ static void generic_text(const struct trace_index *ix, const struct ix_event *e,
 	for (int f = 0; f < IX_MAX_FIELDS && sc->fields[f].name && o < len; f++) {
 		const struct ix_field *fd = &sc->fields[f];
 		char v[96];
-		if (fd->slot == SL_SIDE || (brief && fd->slot == SL_CPU))
+		if (fd->slot == SL_SIDE ||
+		    (brief && (fd->slot == SL_CPU || fd->slot == SL_SRC || fd->slot == SL_LINE)))
 			continue;
 		field_text(ix, e, fd, v, sizeof(v));
 		o += (size_t)snprintf(buf + o, len - o, brief ? " %s" : " %s=%s",

@@ -41,8 +41,15 @@
  * older trace lacks them, and reads as if they were 0. */
 static bool optional_field(int type, const char *name)
 {
-	return (type == EV_run_begin && strcmp(name, "order_rules") == 0) ||
-	       (type == EV_run_end && strcmp(name, "interrupted") == 0);
+	static const char *const run_begin_late[] = { "order_rules", "scheme_file", "scheme_cksum",
+						      "threads" };
+	if (type == EV_run_begin)
+		for (size_t k = 0; k < sizeof(run_begin_late) / sizeof(run_begin_late[0]); k++)
+			if (!strcmp(name, run_begin_late[k]))
+				return true;
+	/* every event's src and line (call sites) came later */
+	return (type == EV_run_end && strcmp(name, "interrupted") == 0) || !strcmp(name, "src") ||
+	       !strcmp(name, "line");
 }
 
 struct class_info {
@@ -466,6 +473,12 @@ static void fill_slot(struct trace_index *ix, const struct class_info *ci, struc
 	case SL_RAW:
 		e->obj = (uint32_t)v;
 		break;
+	case SL_SRC:
+		e->src = (uint8_t)v;
+		break;
+	case SL_LINE:
+		e->line = (uint16_t)v;
+		break;
 	case SL_SIDE:
 		break;
 	}
@@ -573,11 +586,24 @@ static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid, int6
 	r->cpus = (unsigned)v[2];
 	r->seed = v[3];
 	r->order = str_intern(ix, s[4] ? s[4] : "");
+	r->scheme_file = str_intern(ix, s[6] ? s[6] : "");
+	r->scheme_cksum = (uint32_t)v[7];
+	r->threads = str_intern(ix, s[8] ? s[8] : "");
 	r->ev = UINT64_MAX;
 	r->pid = vpid >= 0 ? vpid : vtid;
 	r->begin_ts = ts;
 	r->end_ts = INT64_MIN;
 	return (int)ix->nruns++;
+}
+
+/* virtual_time: the open run's clock is virtual from here on. */
+static void note_virtual_time(struct trace_index *ix, const uint64_t *v)
+{
+	if (!ix->nruns || ix->runs[ix->nruns - 1].end_ts != INT64_MIN)
+		return;
+	int k = field_pos(EV_virtual_time, "stamped");
+	ix->runs[ix->nruns - 1].virtual_run = true;
+	ix->runs[ix->nruns - 1].virtual_stamped = k >= 0 && v[k] != 0;
 }
 
 /* run_end belongs to the open run of the same process (or main thread). */
@@ -748,6 +774,8 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		run = note_run_begin(ix, ts, vtid, vpid, s, v);
 	else if (ci->type == EV_run_end)
 		note_run_end(ix, ts, vtid, vpid, v);
+	else if (ci->type == EV_virtual_time)
+		note_virtual_time(ix, v);
 	if (!selected(ix, ci->type, vtid, vpid))
 		return;
 	if (ld->missing >= 0) {
@@ -762,8 +790,6 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 
 	struct ix_event *e = new_event(ix, ts);
 	e->type = (uint8_t)ci->type;
-	if (vtid >= 0)
-		e->spare = (uint32_t)vtid;
 	for (int f = 0; f < ci->nf; f++)
 		fill_slot(ix, ci, e, f, v[f], s[f]);
 	if (ci->type == EV_violation)

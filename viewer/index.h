@@ -37,6 +37,9 @@
  *   run_begin       val=index in ix->runs
  *   run_end         val=ops, obj=violations
  *   order_rule      a=outer class, b=inner class
+ *   inode_wait      obj=ino id, val=state seen; inode_wait_end b=woken
+ *   note            obj=string id of the text, val=scenario line
+ * lock, inode_state/ref/list and the waits also have src and line.
  * (the slots come from the event table, tracepoints/icache_events.h)
  *   discarded_*     val=count (0 if unknown), obj=index in ix->discards
  */
@@ -49,9 +52,10 @@ struct ix_event {
 	uint8_t a;
 	uint8_t b;
 	uint8_t site;
-	uint8_t core; /* real CPU (packet context cpu_id), 255 if above */
-	uint8_t pad;
-	uint32_t spare;
+	uint8_t core;  /* real CPU (packet context cpu_id), 255 if above */
+	uint8_t src;   /* enum src_file of `line` (lock, inode events) */
+	uint16_t line; /* source line of the call site, 0 unknown */
+	uint16_t spare;
 };
 
 struct ix_violation {
@@ -64,6 +68,8 @@ struct ix_violation {
 
 struct ix_run {
 	uint32_t scheme, workload, order; /* string ids */
+	uint32_t scheme_file, threads;    /* string ids ("" in older traces) */
+	uint32_t scheme_cksum;            /* POSIX cksum of scheme_file, 0 unknown */
 	unsigned cpus;
 	uint64_t seed;
 	uint64_t ev;              /* its run_begin, UINT64_MAX if not shown */
@@ -72,7 +78,11 @@ struct ix_run {
 	int64_t begin_ts, end_ts; /* end_ts INT64_MIN: no run_end seen */
 	uint64_t ops;             /* from run_end */
 	bool interrupted;         /* run_end says a signal stopped it */
-	bool kept;                /* shown (all, or the one --run/--pid chose) */
+	/* A virtual_time event: the run's CPUs were simulated in virtual time;
+	 * stamped: the events carry that virtual time (record --virtual), not
+	 * the host's. */
+	bool virtual_run, virtual_stamped;
+	bool kept; /* shown (all, or the one --run/--pid chose) */
 };
 
 /* What --run N / --pid P asked for (0 / -1: no choice). */

@@ -21,6 +21,7 @@ static const char *const list_names[] = { ICACHE_LISTS(X) };
 static const char *const lact_names[] = { ICACHE_LIST_ACTIONS(X) };
 static const char *const op_names[] = { ICACHE_OPS(X) };
 static const char *const viol_names[] = { ICACHE_VIOLATIONS(X) };
+static const char *const src_names[] = { ICACHE_SRC_FILES(X) };
 #undef X
 
 /* Generated from the event table, tracepoints/icache_events.h. */
@@ -87,6 +88,10 @@ const char *list_action_label(int a)
 const char *op_label(int o)
 {
 	return pick(op_names, NELEM(op_names), o, "op");
+}
+const char *src_file_label(int s)
+{
+	return pick(src_names, NELEM(src_names), s, "src");
 }
 const char *violation_label(int k)
 {

@@ -32,7 +32,7 @@ static inline bool ev_is_lock(int type)
  * and where the index keeps each one in struct ix_event (index.h).  The
  * decoder reads events with it and event_text() prints any event from it.
  */
-#define IX_MAX_FIELDS 8
+#define IX_MAX_FIELDS 12
 
 enum ix_slot {
 	SL_CPU,
@@ -45,6 +45,8 @@ enum ix_slot {
 	SL_LO,
 	SL_STRID,
 	SL_RAW,
+	SL_SRC,
+	SL_LINE,
 	SL_SIDE
 };
 
@@ -78,6 +80,7 @@ const char *site_label(int site);
 const char *list_label(int list);
 const char *list_action_label(int act);
 const char *op_label(int op);
+const char *src_file_label(int src);
 const char *violation_label(int kind);
 
 /* Number of entries of each list (for tables and lookups). */

@@ -169,6 +169,11 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "events     %" PRIu64 "\n", ix->nev - ix->ndiscards);
 	fprintf(f, "cpus       %u\n", ix->ncpus);
 	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
+	if (r && r->virtual_run)
+		fprintf(f, "time       %s\n",
+			r->virtual_stamped ?
+				"virtual: the simulated CPUs' clock (icache-sim --virtual)" :
+				"host: a virtual run recorded without its clock (times are not virtual)");
 	fprintf(f, "discarded  %" PRIu64 " events, %" PRIu64 " packets%s\n", ix->discarded_events,
 		ix->discarded_packets,
 		ix->discarded_events || ix->discarded_packets ? "  (figures below undercount)" :
@@ -318,6 +323,8 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
 		ix->nev - ix->ndiscards, ix->ncpus, dur, ix->discarded_events,
 		ix->discarded_packets);
+	fprintf(f, ",\"time\":\"%s\"",
+		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
 	if (r) {
 		fprintf(f, ",\"scheme\":");

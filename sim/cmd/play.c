@@ -824,6 +824,7 @@ static enum outcome run_schedule(struct play *pl)
 		switch (it->kind) {
 		case SI_say:
 			say_log(pl, "-- %s\n", it->text);
+			trace_note(it->text, it->line);
 			break;
 		case SI_check:
 			check_expect(pl, it->expect);
@@ -997,8 +998,12 @@ static struct play *play_setup(const struct scenario *scn, const struct play_opt
 	sim_lock_init(&pl->test_locks[0], LC_test_lock_a, 0);
 	sim_lock_init(&pl->test_locks[1], LC_test_lock_b, 0);
 	this_cpu = &pl->cpus[scn->ncpus];
+	uint32_t cksum;
+	const char *file = scheme_source(scn->scheme, &cksum);
+	/* the thread after the CPUs runs the setup lines (and the schedule) */
 	trace_run_begin(scn->scheme->name, "scenario", scn->ncpus, 0,
-			scheme_order_text(scn->scheme), scn->scheme->order, scn->scheme->norder);
+			scheme_order_text(scn->scheme), scn->scheme->order, scn->scheme->norder,
+			file, cksum, "setup");
 	print_header(pl);
 	return pl;
 }

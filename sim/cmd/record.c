@@ -53,6 +53,7 @@
 #include "sim/core/clock.h"
 #include "sim/core/trace.h"
 #include "sim/cmd/record.h"
+#include "sim/engine/vclock.h"
 
 #define ENV_OWN "ICACHE_RECORD_SESSIOND"  /* "pid:wfd:wpid:dir" */
 #define ENV_REEXEC "ICACHE_RECORD_REEXEC" /* loop guard */
@@ -275,6 +276,8 @@ static int reexec(char **argv)
 	return -1;
 }
 
+static bool set_exec_env(const struct recorder_opts *o);
+
 static int start_private_sessiond(const struct recorder_opts *o, char **argv)
 {
 	char dir[] = "/tmp/icache-sessiond-XXXXXX";
@@ -302,11 +305,52 @@ static int start_private_sessiond(const struct recorder_opts *o, char **argv)
 	int wfd = o->no_watcher ? -1 : spawn_watcher(pid, dir, o->dir, true, &wpid);
 	snprintf(own, sizeof(own), "%d:%d:%d:%s", pid, wfd, wpid, dir);
 	setenv(ENV_OWN, own, 1);
-	if (o->blocking)
-		setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
+	set_exec_env(o);
 	reexec(argv);
 	kill_sessiond(pid, dir);
 	return fail("cannot re-execute /proc/self/exe: %s", strerror(errno));
+}
+
+/*
+ * The virtual clock plugin: ../lib/icache-lab/icache-vclock.so from this
+ * program, the same path in the build tree and after `make install`.
+ */
+static bool vclock_plugin_path(char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return false;
+	self[n] = 0;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	if ((size_t)snprintf(buf, len, "%s/../lib/icache-lab/icache-vclock.so", self) >= len)
+		return false;
+	return access(buf, R_OK) == 0;
+}
+
+/*
+ * What liblttng-ust reads only at startup: blocking writers, the virtual
+ * clock.  Sets them; true if any was missing (then re-exec).
+ */
+static bool set_exec_env(const struct recorder_opts *o)
+{
+	bool missing = false;
+	char so[PATH_MAX];
+
+	if (o->blocking && !getenv("LTTNG_UST_ALLOW_BLOCKING")) {
+		setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
+		missing = true;
+	}
+	if (o->virtual_clock && !getenv("LTTNG_UST_CLOCK_PLUGIN") &&
+	    vclock_plugin_path(so, sizeof(so))) {
+		setenv("LTTNG_UST_CLOCK_PLUGIN", so, 1);
+		missing = true;
+	}
+	return missing;
 }
 
 int recorder_prepare(const struct recorder_opts *o, char **argv)
@@ -314,9 +358,7 @@ int recorder_prepare(const struct recorder_opts *o, char **argv)
 	bool again = getenv(ENV_REEXEC) != NULL;
 
 	if (getenv(ENV_OWN) || lttng_session_daemon_alive() == 1) {
-		/* Blocking needs LTTNG_UST_ALLOW_BLOCKING before the constructor. */
-		if (o->blocking && !getenv("LTTNG_UST_ALLOW_BLOCKING") && !again) {
-			setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
+		if (!again && set_exec_env(o)) {
 			reexec(argv);
 			return fail("cannot re-execute /proc/self/exe: %s", strerror(errno));
 		}
@@ -445,6 +487,10 @@ static int enable_channel(struct lttng_handle *h, struct lttng_domain *dom,
 	 * sub-buffers every second anyway, so the trace on disk keeps up
 	 * with the run and a recorder killed outright loses little. */
 	ch->attr.switch_timer_interval = 1000 * 1000;
+	/* Not in a virtual recording: the consumer would close a packet at a
+	 * host time ahead of the virtual stamps of the events still to come. */
+	if (o->virtual_clock)
+		ch->attr.switch_timer_interval = 0;
 	if (o->blocking)
 		lttng_channel_set_blocking_timeout(ch, -1); /* infinite */
 	ret = lttng_enable_channel(h, ch);
@@ -951,6 +997,16 @@ static int record_run(const struct run_config *cfg, const struct run_flags *fl,
 	}
 	status = run_workload(cfg, &res, fl->inodes);
 	int rs = recorder_finish(&rec, o, &counts);
+	if (cfg->virtual_time && !vclock_attached())
+		fprintf(stderr,
+			"icache-sim %s: warning: the virtual clock plugin (icache-vclock.so) "
+			"did not load: the trace's times are host times, not virtual\n",
+			cmd_name);
+	else if (cfg->virtual_time && vclock_held_back())
+		fprintf(stderr,
+			"icache-sim %s: note: %" PRIu64 " event stamps would have gone back in "
+			"virtual time and were held at the previous one\n",
+			cmd_name, vclock_held_back());
 	recorder_stop_sessiond(&rec);
 	if (rs) {
 		run_result_free(&res);
@@ -1008,6 +1064,7 @@ int cmd_record(int argc, char **argv)
 	int status = prepare_out_dir(fl.out, abs, sizeof(abs));
 	o.dir = abs;
 	o.ring_bytes = run_ring_bytes(&cfg);
+	o.virtual_clock = cfg.virtual_time;
 	if (!status)
 		status = recorder_prepare(&o, again);
 	free(again);

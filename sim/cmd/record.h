@@ -38,6 +38,12 @@ struct recorder_opts {
 	 * are not icache-sim must set this.
 	 */
 	bool no_watcher;
+	/*
+	 * Stamp events with the virtual run's clock (record --virtual): load
+	 * the clock plugin (sim/engine/vclock.h), which must happen at exec
+	 * time, so recorder_prepare may re-exec for it too.
+	 */
+	bool virtual_clock;
 };
 
 struct recorder {

@@ -12,6 +12,9 @@
  * quarantine, marked INODE_FREED, so a late touch is recognised and
  * reported instead of corrupting a new inode that reused the memory.
  */
+/* The lines this file's call sites mark (sim/core/lock.h). */
+#define SRC_FILE_ID SRC_core
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -835,11 +838,14 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 {
 	struct wait_slot *w = wait_slot(inode);
 
+	if (wait_inode_prepare(inode) != token)
+		return; /* woken already: no sleep */
+	trace_inode_wait(this_cpu, inode->i_ino, inode_state(inode), site);
 	if (sim_sched) {
 		/* Only one CPU runs at a time: if nobody woke the inode since
 		 * the token was taken, nobody will before we park. */
-		if (wait_inode_prepare(inode) == token)
-			sim_sched->wait(this_cpu, inode->i_ino, site);
+		sim_sched->wait(this_cpu, inode->i_ino, site);
+		trace_inode_wait_end(this_cpu, inode->i_ino, true, site);
 		return;
 	}
 	struct timespec ts;
@@ -856,6 +862,7 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 		missed = pthread_cond_timedwait(&w->c, &w->m, &ts) == ETIMEDOUT &&
 			 wait_inode_prepare(inode) == token;
 	pthread_mutex_unlock(&w->m);
+	trace_inode_wait_end(this_cpu, inode->i_ino, !missed, site);
 	if (missed)
 		report_missed_wakeup(inode, site);
 }

@@ -27,6 +27,7 @@
 #include "sim/core/violation.h"
 
 __thread struct sim_cpu *this_cpu;
+__thread struct src_mark sim_src_nocpu;
 const struct sched_hooks *sim_sched;
 enum lock_kind sim_lock_kind = LOCK_MUTEX;
 bool sim_virtual_time;
@@ -483,12 +484,13 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 {
 	struct sim_cpu *c = this_cpu;
 	uint64_t inst = rwsem_inst(c, write), wait_ns = 0;
+	struct src_mark m = sim_src_at(site);
 
 	if (l->off)
 		return;
 	sched_point(SEV_acquire, site, l, 0, 0, 0);
 	lockdep_acquire(c, l, site);
-	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site, m.file, m.line);
 	if (ICACHE_PLAIN_LOCKS && !sim_sched && !sim_lock_busy(l))
 		rwsem_wait(c, l, write, site); /* blocking: see mutex_enter() */
 	else if (rwsem_try(l, write) != 0) {
@@ -496,7 +498,8 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 
 		c->stats[l->cls].contentions++;
 		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
-					atomic_load_explicit(&l->holder, memory_order_relaxed));
+					atomic_load_explicit(&l->holder, memory_order_relaxed),
+					m.file, m.line);
 		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
 		rwsem_wait(c, l, write, site);
@@ -520,7 +523,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 	if (wait_ns > c->stats[l->cls].wait_ns_max)
 		c->stats[l->cls].wait_ns_max = wait_ns;
 	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns, m.file, m.line);
 	sched_point(SEV_acquired, site, l, 0, 0, 0);
 }
 
@@ -530,6 +533,7 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 	struct lock_class_stats *st = &c->stats[l->cls];
 	int n = atomic_load_explicit(&c->nheld, memory_order_relaxed);
 	uint64_t since = 0;
+	struct src_mark m = sim_src_at(site);
 
 	if (l->off)
 		return;
@@ -546,7 +550,8 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 	st->hold_ns_total += hold_ns;
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;
-	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns);
+	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns, m.file,
+			      m.line);
 	if (write)
 		atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
 	else

@@ -81,6 +81,17 @@ struct sim_lock {
 	struct mcs_node *mcs_mine; /* LOCK_MCS: the holder's node */
 };
 
+/*
+ * The call site a CPU is at: every use of __site (SITE() below) stores
+ * its file and line here, the way lockdep records its caller's address,
+ * and the trace events of that site carry them (tracepoints/EVENTS.md).
+ */
+struct src_mark {
+	uint16_t line;
+	uint8_t file; /* enum src_file */
+	uint8_t site; /* the enum site that marked it */
+};
+
 struct held_lock {
 	struct sim_lock *lock;
 	enum site site;
@@ -121,8 +132,9 @@ struct sim_cpu {
 	unsigned wait_ticket;
 	struct mcs_node *wait_node;
 	struct mcs_node mcs_nodes[MAX_HELD_LOCKS + 1];
-	unsigned mcs_busy; /* bitmap of mcs_nodes in use */
-	uint64_t vclock;   /* virtual mode: this CPU's time, ns */
+	unsigned mcs_busy;   /* bitmap of mcs_nodes in use */
+	uint64_t vclock;     /* virtual mode: this CPU's time, ns */
+	struct src_mark src; /* the call site it is at (sim_src_mark) */
 };
 
 /* Virtual-time mode (sim/engine/vrun.c): lock times are CPUs' vclocks. */
@@ -159,8 +171,19 @@ void sim_up_read(struct sim_lock *l, enum site site);
 void sim_down_write(struct sim_lock *l, enum site site);
 void sim_up_write(struct sim_lock *l, enum site site);
 
-/* Name the function that is about to take locks: SITE(iput_final); */
-#define SITE(fn) const enum site __site = SITE_##fn
+/*
+ * Name the function that is about to take locks: SITE(iput_final);
+ * Each later use of __site in it is that site and also marks the line it
+ * is written on as where the CPU now is (a comma expression, evaluated as
+ * the call's argument, before the call), so the helper's trace events
+ * say which line of which file called them.  SRC_FILE_ID is the file
+ * (the Makefile gives sim/schemes/ SRC_scheme; core files define theirs).
+ */
+#ifndef SRC_FILE_ID
+#define SRC_FILE_ID SRC_unknown
+#endif
+#define SITE(fn) const enum site __site_fn = SITE_##fn
+#define __site (sim_src_mark(SRC_FILE_ID, __LINE__, __site_fn), __site_fn)
 #define spin_lock(l) sim_spin_lock((l), __site)
 #define spin_trylock(l) sim_spin_trylock((l), __site)
 #define spin_unlock(l) sim_spin_unlock((l), __site)
@@ -177,6 +200,35 @@ void sim_up_write(struct sim_lock *l, enum site site);
 #define down_read_trylock(l) sim_down_read_trylock((l), __site)
 #define down_write(l) sim_down_write((l), __site)
 #define up_write(l) sim_up_write((l), __site)
+
+/* The thread's mark when it has no simulated CPU (this_cpu NULL). */
+extern __thread struct src_mark sim_src_nocpu;
+
+static inline struct src_mark *sim_src_slot(void)
+{
+	return this_cpu ? &this_cpu->src : &sim_src_nocpu;
+}
+
+static inline void sim_src_mark(enum src_file file, int line, enum site site)
+{
+	struct src_mark *m = sim_src_slot();
+	m->line = (uint16_t)line;
+	m->file = (uint8_t)file;
+	m->site = (uint8_t)site;
+}
+
+/*
+ * The mark for an event of site s: only a mark made by s itself counts
+ * (a helper reached without a fresh mark, e.g. with a literal site, gets
+ * "unknown" rather than the line of some earlier call).
+ */
+static inline struct src_mark sim_src_at(enum site s)
+{
+	struct src_mark m = *sim_src_slot();
+	if (m.site != (uint8_t)s || m.line == 0)
+		return (struct src_mark){ 0, SRC_unknown, (uint8_t)s };
+	return m;
+}
 
 const char *lock_class_name(enum lock_class c);
 const char *site_name(enum site s);

@@ -101,6 +101,9 @@ extern const struct scheme scheme_modern;
 extern const struct scheme *const all_schemes[];
 
 const struct scheme *scheme_find(const char *name);
+/* The scheme's source file as built ("sim/schemes/NAME.c") and its POSIX
+ * cksum(1) CRC in *cksum; "" and 0 if unknown. */
+const char *scheme_source(const struct scheme *s, uint32_t *cksum);
 
 /*
  * generic_shutdown_super, the inode part (fs/super.c): with MS_ACTIVE

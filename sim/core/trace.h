@@ -60,51 +60,67 @@ static inline uint16_t trace_cpu(const struct sim_cpu *c)
 static inline void trace_lock_acquire(const struct sim_cpu *c, const struct sim_lock *l,
 				      enum site s)
 {
-	trace_ev_lock_acquire(trace_cpu(c), l->cls, l->inst, s);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, l->inst, s, m.file, m.line);
 }
 
 static inline void trace_lock_contended(const struct sim_cpu *c, const struct sim_lock *l,
 					enum site s, int holder)
 {
-	trace_ev_lock_contended(trace_cpu(c), l->cls, l->inst, s, holder);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_lock_contended(trace_cpu(c), l->cls, l->inst, s, holder, m.file, m.line);
 }
 
 static inline void trace_lock_acquired(const struct sim_cpu *c, const struct sim_lock *l,
 				       enum site s, uint64_t wait_ns)
 {
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, l->inst, s, wait_ns);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, l->inst, s, wait_ns, m.file, m.line);
 }
 
 static inline void trace_lock_release(const struct sim_cpu *c, const struct sim_lock *l,
 				      enum site s, uint64_t hold_ns)
 {
-	trace_ev_lock_release(trace_cpu(c), l->cls, l->inst, s, hold_ns);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_lock_release(trace_cpu(c), l->cls, l->inst, s, hold_ns, m.file, m.line);
 }
 
 static inline void trace_lock_trylock(const struct sim_cpu *c, const struct sim_lock *l,
 				      enum site s, int success)
 {
-	trace_ev_lock_trylock(trace_cpu(c), l->cls, l->inst, s, success);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_lock_trylock(trace_cpu(c), l->cls, l->inst, s, success, m.file, m.line);
 }
 
 static inline void trace_inode_state(const struct sim_cpu *c, uint64_t ino, unsigned old_state,
 				     unsigned new_state, enum site s)
 {
-	trace_ev_inode_state(trace_cpu(c), ino, old_state, new_state, s);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_state(trace_cpu(c), ino, old_state, new_state, s, m.file, m.line);
 	sched_point(SEV_state, s, NULL, ino, old_state, new_state);
 }
 
 static inline void trace_inode_ref(const struct sim_cpu *c, uint64_t ino, int old_count,
 				   int new_count, enum site s)
 {
-	trace_ev_inode_ref(trace_cpu(c), ino, old_count, new_count, s);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_ref(trace_cpu(c), ino, old_count, new_count, s, m.file, m.line);
 	sched_point(SEV_ref, s, NULL, ino, old_count, new_count);
 }
 
 static inline void trace_inode_list(const struct sim_cpu *c, uint64_t ino, enum inode_list_id list,
 				    enum list_action action, enum site s)
 {
-	trace_ev_inode_list(trace_cpu(c), ino, list, action, s);
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_list(trace_cpu(c), ino, list, action, s, m.file, m.line);
 	sched_point(SEV_list, s, NULL, ino, list, action);
 }
 
@@ -140,6 +156,29 @@ static inline void trace_op_end(const struct sim_cpu *c, enum op_kind op, uint64
 	sched_point(SEV_op_end, SITE_workload, NULL, ino, op, result);
 }
 
+/* A sleep on an inode's state: its start (with the state seen) and end. */
+static inline void trace_inode_wait(const struct sim_cpu *c, uint64_t ino, unsigned state,
+				    enum site s)
+{
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_wait(trace_cpu(c), ino, state, s, m.file, m.line);
+}
+
+static inline void trace_inode_wait_end(const struct sim_cpu *c, uint64_t ino, bool woken,
+					enum site s)
+{
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_wait_end(trace_cpu(c), ino, woken, s, m.file, m.line);
+}
+
+/* A scenario's narration line, where it falls in the schedule. */
+static inline void trace_note(const char *text, int scn_line)
+{
+	trace_ev_note(text, (uint32_t)scn_line);
+}
+
 static inline void trace_sched_step(uint64_t step, int cpu, const char *what)
 {
 	trace_ev_sched_step(step, (uint16_t)cpu, what);
@@ -164,13 +203,17 @@ static inline void trace_violation(int cpu, int kind, int cls_a, int cls_b, int 
 /*
  * The first events of a run: run_begin, then the scheme's documented lock
  * order as data, one order_rule event per rule (outer before inner), so a
- * reader never has to parse the order text.
+ * reader never has to parse the order text.  The scheme's source file and
+ * its cksum let a viewer show the lines the events name; threads names
+ * the simulated threads after the CPUs (see EVENTS.md).
  */
 static inline void trace_run_begin(const char *scheme, const char *workload, int cpus,
 				   uint64_t seed, const char *order, const struct lock_rule *rules,
-				   int nrules)
+				   int nrules, const char *file, uint32_t cksum,
+				   const char *threads)
 {
-	trace_ev_run_begin(scheme, workload, (uint16_t)cpus, seed, order, (uint16_t)nrules);
+	trace_ev_run_begin(scheme, workload, (uint16_t)cpus, seed, order, (uint16_t)nrules, file,
+			   cksum, threads);
 	for (int i = 0; i < nrules; i++)
 		trace_ev_order_rule(rules[i].outer, rules[i].inner);
 #ifdef ICACHE_TEST_DUMMY_EVENT

@@ -447,10 +447,13 @@ void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct s
 	violations_reset();
 	violations_set_quiet(cfg->quiet);
 	this_cpu = &cpus[nthreads - 1];
-	if (cfg->trace_run)
+	if (cfg->trace_run) {
+		uint32_t cksum;
+		const char *file = scheme_source(cfg->scheme, &cksum);
 		trace_run_begin(cfg->scheme->name, cfg->workload->name, cfg->ncpus, cfg->seed,
 				scheme_order_text(cfg->scheme), cfg->scheme->order,
-				cfg->scheme->norder);
+				cfg->scheme->norder, file, cksum, "flusher,main");
+	}
 }
 
 void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, int failures,

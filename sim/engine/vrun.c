@@ -37,6 +37,7 @@
 #include "sim/core/violation.h"
 #include "sim/engine/costs.h"
 #include "sim/engine/fiber.h"
+#include "sim/engine/vclock.h"
 #include "sim/engine/vrun.h"
 
 #define VSTACK (256 * 1024)
@@ -130,6 +131,8 @@ static void set_clock(struct vcpu *v, uint64_t ps)
 {
 	v->ps = ps;
 	v->cpu->vclock = ps / 1000;
+	if (V && V->cur == v)
+		vclock_set(v->cpu->vclock); /* the time its next event is stamped with */
 }
 
 static void deadlock(struct vrun *r, const char *what);
@@ -144,6 +147,7 @@ static void run_next(struct vrun *r, struct vcpu *from)
 		next->state = V_RUNNING;
 		r->cur = next;
 		this_cpu = next->cpu;
+		vclock_set(next->cpu->vclock);
 		to = &next->fib;
 	} else if (r->workers_left == 0) {
 		r->cur = NULL;
@@ -462,6 +466,7 @@ static void vrun_go(struct vrun *r)
 	r->cur = first;
 	struct sim_cpu *main_cpu = this_cpu;
 	this_cpu = first->cpu;
+	vclock_set(first->cpu->vclock);
 	fiber_switch(&r->main, &first->fib);
 	this_cpu = main_cpu;
 	sim_sched = saved;
@@ -486,6 +491,9 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 		exit(2);
 	}
 	uint64_t t0 = now_ns();
+	vclock_begin();     /* until run_end: the run ends at its virtual end */
+	if (cfg->trace_run) /* stamped at virtual time 0 */
+		trace_ev_virtual_time((uint16_t)cfg->ncpus, vclock_attached());
 	vrun_go(&r);
 	result->host_seconds = (double)(now_ns() - t0) / 1e9;
 	V = NULL;
@@ -498,6 +506,7 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	run_collect(result, ptrs, nthreads, 0, keep_inodes);
 	if (cfg->trace_run)
 		trace_run_end(result->ops, (uint32_t)result->violations, 0);
+	vclock_end();
 
 	this_cpu = NULL;
 	icache_destroy();

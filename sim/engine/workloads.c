@@ -10,6 +10,9 @@
  * which stays below 2^32; lookups use fixed numbers from 2^32 up, so the two
  * never collide.
  */
+/* The lines this file's call sites mark (sim/core/lock.h). */
+#define SRC_FILE_ID SRC_workloads
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
