@@ -154,6 +154,7 @@
 	X(unknown)   /* no call site was marked */ \
 	X(scheme)    /* run_begin's scheme_file */ \
 	X(core)      /* sim/core/icache.c */       \
-	X(workloads) /* sim/engine/workloads.c */
+	X(workloads) /* sim/engine/workloads.c */  \
+	X(list_lru)  /* sim/core/list_lru.c */
 
 #endif /* ICACHE_NAMES_H */

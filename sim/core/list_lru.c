@@ -5,6 +5,7 @@
  * the inode is alive before touching a list, and trace each change as an
  * inode_list event on the `lru` list (the node is the lock's instance).
  */
+#define SRC_FILE_ID SRC_list_lru
 #include "sim/core/list_lru.h"
 
 #include "sim/core/icache.h"

@@ -569,12 +569,13 @@ bool sim_down_read_trylock(struct sim_lock *l, enum site site)
 {
 	struct sim_cpu *c = this_cpu;
 	uint64_t inst = rwsem_inst(c, false);
+	struct src_mark m = sim_src_at(site);
 
 	if (l->off)
 		return true;
 	if (rwsem_try(l, false) != 0) {
 		c->stats[l->cls].trylock_failures++;
-		trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 0);
+		trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line);
 		sched_point(SEV_trylock_failed, site, l, 0, 0, 0);
 		return false;
 	}
@@ -582,8 +583,8 @@ bool sim_down_read_trylock(struct sim_lock *l, enum site site)
 	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
 	c->stats[l->cls].acquisitions++;
 	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
-	trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 1);
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, 0);
+	trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 1, m.file, m.line);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line);
 	sched_point(SEV_trylock, site, l, 0, 0, 0);
 	return true;
 }
