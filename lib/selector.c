@@ -43,6 +43,7 @@ static const struct verb verbs[] = {
 	{ "rotate", NULL, ICACHE_EV_inode_list, SEV_list, A_LIST, LACT_rotate },
 	{ "ref", NULL, ICACHE_EV_inode_ref, SEV_ref, A_COUNT, -1 },
 	{ "nlink", NULL, ICACHE_EV_inode_nlink, SEV_nlink, A_COUNT, -1 },
+	{ "pages", NULL, ICACHE_EV_inode_pages, SEV_pages, A_COUNT, -1 },
 	{ "alloc", NULL, ICACHE_EV_inode_alloc, SEV_alloc, A_NONE, -1 },
 	{ "free", NULL, ICACHE_EV_inode_free, SEV_free, A_NONE, -1 },
 	{ "wake", NULL, -1, SEV_wake, A_NONE, -1 },

@@ -277,6 +277,40 @@ START_TEST(virtual_is_deterministic)
 }
 END_TEST
 
+/* --jitter varies each step's work, seeded: the same seed gives the same
+ * run, another seed another, and 0 is the same as no jitter at all. */
+START_TEST(virtual_jitter_is_seeded)
+{
+	const char *fmt = "%s run --virtual --costs %s --scheme global --workload create-unlink "
+			  "--ops 4000 --cpus 8 --seed %d --jitter %s --json";
+	int st;
+	char *a = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), 3, "30");
+	char *b = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), 3, "30");
+	char *c = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), 3, "0");
+	char *d = run_cmd(&st,
+			  "%s run --virtual --costs %s --scheme global --workload create-unlink "
+			  "--ops 4000 --cpus 8 --seed 3 --json",
+			  bin_path("icache-sim"), test_costs());
+	drop_host_time(a);
+	drop_host_time(b);
+	drop_host_time(c);
+	drop_host_time(d);
+	ck_assert_msg(strcmp(a, b) == 0, "same seed and jitter, different results");
+	ck_assert_msg(strcmp(a, c) != 0, "30%% jitter changed nothing");
+	ck_assert_msg(strcmp(c, d) == 0, "--jitter 0 is not the default");
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	a = run_cmd(&st, "%s run --jitter 10 --ops 10 2>&1", bin_path("icache-sim"));
+	ck_assert_msg(st == 2 && strstr(a, "--jitter is for --virtual runs"), "%s", a);
+	free(a);
+	a = run_cmd(&st, "%s run --virtual --jitter nan --ops 10 2>&1", bin_path("icache-sim"));
+	ck_assert_msg(st == 2 && strstr(a, "not a percentage"), "%s", a);
+	free(a);
+}
+END_TEST
+
 /*
  * The v4 iput_final race in virtual time: the validator's handoff check
  * sees the freed inode put on the LRU.  With the mutex kind: a FIFO lock
@@ -507,6 +541,7 @@ Suite *vsmp_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, virtual_runs_every_scheme_clean);
 	tcase_add_test(tc, virtual_is_deterministic);
+	tcase_add_test(tc, virtual_jitter_is_seeded);
 	tcase_add_test(tc, virtual_catches_the_v4_race);
 	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
 	tcase_add_test(tc, cost_files_are_checked);

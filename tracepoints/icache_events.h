@@ -59,6 +59,7 @@
 	E(inode_wait_end, NOSCHED, "inode_wait_end")        \
 	E(note, NOSCHED, "note")                            \
 	E(virtual_time, NOSCHED, "virtual_time")            \
+	E(inode_pages, SCHED(pages), "inode_pages")         \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -122,6 +123,10 @@
 #define ICACHE_FIELDS_inode_nlink(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(INT, uint32_t, nlink, VAL)
+#define ICACHE_FIELDS_inode_pages(F)                                 \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
+	F(INT, int32_t, old_pages, HI) F(INT, int32_t, new_pages, LO) \
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
 
 #define ICACHE_FIELDS_op_begin(F) \
 	F(INT, uint16_t, cpu, CPU) F(ENUM, op, op, A) F(INT, uint64_t, ino, OBJ)

@@ -100,20 +100,23 @@
 	X(rotate)
 
 /* Top-level operations a simulated CPU performs (op_begin / op_end). */
-#define ICACHE_OPS(X) \
-	X(iget)       \
-	X(ilookup)    \
-	X(iput)       \
-	X(create)     \
-	X(unlink)     \
-	X(mark_dirty) \
-	X(writeback)  \
-	X(prune)      \
-	X(umount)     \
-	X(mount)      \
-	X(igrab)      \
-	X(iunique)    \
-	X(test)
+#define ICACHE_OPS(X)  \
+	X(iget)        \
+	X(ilookup)     \
+	X(iput)        \
+	X(create)      \
+	X(unlink)      \
+	X(mark_dirty)  \
+	X(writeback)   \
+	X(prune)       \
+	X(umount)      \
+	X(mount)       \
+	X(igrab)       \
+	X(iunique)     \
+	X(test)        \
+	X(read_pages)  \
+	X(write_inode) \
+	X(shrink)
 
 /* What the validator and the invariant checker can report. */
 #define ICACHE_VIOLATIONS(X)                                                       \

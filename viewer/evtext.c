@@ -133,6 +133,15 @@ static bool inode_text(const struct trace_index *ix, const struct ix_event *e, u
 		snprintf(buf, len, "%s%" PRIu64 " nlink=%u",
 			 brief ? "nlink " : "inode_nlink ino=", id, (unsigned)e->val);
 		break;
+	case EV_inode_pages:
+		if (brief)
+			snprintf(buf, len, "pages %" PRIu64 " %d>%d", id,
+				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
+		else
+			snprintf(buf, len, "inode_pages ino=%" PRIu64 " nrpages %d -> %d at %s", id,
+				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
+				 site_label(e->site));
+		break;
 	default:
 		return false;
 	}

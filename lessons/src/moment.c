@@ -126,6 +126,7 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64
 			return false;
 		return !m->has_ino || obj_value == m->ino;
 	case EV_inode_ref:
+	case EV_inode_pages:
 		if (m->has_count && (int32_t)(uint32_t)e->val != m->count)
 			return false;
 		return !m->has_ino || obj_value == m->ino;

@@ -38,6 +38,8 @@ static const char run_options_rest[] =
 	"                    deterministic; --duration is then virtual (default 20ms)\n"
 	"  --costs FILE      the cost model for --virtual, as written by\n"
 	"                    `icache-sim calibrate` (default: the shipped one)\n"
+	"  --jitter PCT      --virtual: each step's work varies by up to PCT %% either\n"
+	"                    way (0..90, default 0), seeded by --seed\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
 	"  --no-pin          do not pin CPU threads to cores\n"
@@ -166,8 +168,9 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 	char err[512];
 
 	if (!cfg->virtual_time) {
-		if (costs) {
-			fprintf(stderr, "icache-sim %s: --costs is for --virtual runs\n", cmd);
+		if (costs || cfg->jitter > 0) {
+			fprintf(stderr, "icache-sim %s: %s is for --virtual runs\n", cmd,
+				costs ? "--costs" : "--jitter");
 			return false;
 		}
 		return true;
@@ -335,7 +338,7 @@ static enum flag_took flag_how(struct flag_parse *p, const char *a, const char *
 	char *end;
 
 	if (strcmp(a, "--locks") && strcmp(a, "--watchdog") && strcmp(a, "--check-every") &&
-	    strcmp(a, "--costs"))
+	    strcmp(a, "--costs") && strcmp(a, "--jitter"))
 		return NOT_MINE;
 	if (!v)
 		return missing(p, a);
@@ -351,6 +354,11 @@ static enum flag_took flag_how(struct flag_parse *p, const char *a, const char *
 	} else if (strcmp(a, "--check-every") == 0) {
 		if (!parse_duration(v, &cfg->check_every_ns))
 			return refuse(p, a, v, "is not a duration (like 100ms, 1s)");
+	} else if (strcmp(a, "--jitter") == 0) {
+		double pct = strtod(v, &end);
+		if (end == v || *end || !isfinite(pct) || pct < 0 || pct > 90)
+			return refuse(p, a, v, "is not a percentage (0..90)");
+		cfg->jitter = pct / 100;
 	} else {
 		p->costs = v;
 	}

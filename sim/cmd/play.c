@@ -160,6 +160,12 @@ static enum op_kind op_trace_kind(enum scn_op_kind k)
 		return OP_create;
 	case OPK_iunique:
 		return OP_iunique;
+	case OPK_read_pages:
+		return OP_read_pages;
+	case OPK_write_inode:
+		return OP_write_inode;
+	case OPK_shrink:
+		return OP_shrink;
 	default:
 		return OP_test;
 	}
@@ -234,6 +240,21 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 		if (!(inode = need_held(pl, row, op)))
 			return false;
 		S->mark_inode_dirty(inode, op->flags);
+		return true;
+	case OPK_read_pages:
+		/* A read of the file: pages into its cache, no icache lock. */
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		inode_add_pages(inode, op->n, SITE_unknown);
+		*result = inode_nrpages(inode);
+		return true;
+	case OPK_write_inode:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		if (!S->write_inode_now)
+			return fail_op(pl, op, "write-inode-now: scheme %s does not model it",
+				       S->name);
+		S->write_inode_now(inode);
 		return true;
 	case OPK_create:
 		inode = S->new_inode(&icache.sbs[si->sb], 0);
@@ -327,6 +348,11 @@ static bool exec_op(struct play *pl, int row, const struct scn_op *op)
 		break;
 	case OPK_prune:
 		result = S->prune_icache(op->n);
+		break;
+	case OPK_shrink:
+		/* shrink_slab's call: the result is -1 (no __GFP_FS) or
+		 * what is left to reclaim. */
+		result = shrink_icache_memory(op->n, op->flags ? GFP_NOFS : GFP_KERNEL);
 		break;
 	case OPK_umount:
 		/* evict_inodes, then the "Busy inodes after unmount" check. */
@@ -451,6 +477,7 @@ static bool pattern_match(const struct play *pl, const struct scn_pattern *pat,
 	}
 	case SEV_ref:
 	case SEV_nlink:
+	case SEV_pages:
 		if (pat->count >= 0 && ev->b != pat->count)
 			return false;
 		break;
@@ -992,6 +1019,8 @@ static struct play *play_setup(const struct scenario *scn, const struct play_opt
 				     .workers = scn->ncpus };
 	icache_init(scn->scheme, &cfg, pl->cpu_ptrs, scn->ncpus + 1);
 	icache.iprune_sem.off = scn->no_iprune_sem;
+	if (scn->has_pressure)
+		icache.vfs_cache_pressure = scn->vfs_cache_pressure;
 	lockdep_reset(scn->scheme->order, scn->scheme->norder);
 	violations_reset();
 	violations_set_quiet(true);

@@ -144,6 +144,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 	atomic_init(&icache.shared_last_ino, 0);
 	icache.last_ino = 0;
 	icache.iunique_counter = 0;
+	icache.vfs_cache_pressure = 100;
 }
 
 void icache_destroy(void)
@@ -248,7 +249,7 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
 	inode->i_nid = cpu_to_node(this_cpu);
-	inode->i_has_pages = false;
+	atomic_store(&inode->i_nrpages, 0);
 	inode->i_generation++;
 	/* A new life of recycled memory: spin_lock_init() in inode_init_always()
 	 * forgets the previous owner too, so the first acquisition is no bounce. */
@@ -552,6 +553,27 @@ bool inode_on_lru(const struct inode *inode)
 	return inode->i_lru_on == LIST_lru;
 }
 
+/*
+ * nr_unused follows the LRU in 2.6.37 on, per CPU (percpu_counter) or as
+ * one counter under the LRU lock; 2.6.36's scheme counts it itself.
+ */
+void lru_count(long delta)
+{
+	switch (icache.scheme->counters) {
+	case COUNTERS_2636:
+		return;
+	case COUNTERS_PERCPU:
+		if (this_cpu) {
+			this_cpu->nr_unused += delta;
+			return;
+		}
+		break; /* no CPU (set-up): the shared part of the counter */
+	case COUNTERS_LRU:
+		break;
+	}
+	atomic_fetch_add_explicit(&icache.nr_unused, delta, memory_order_relaxed);
+}
+
 void inode_lru_add(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_lru, inode, site, "the LRU");
@@ -575,7 +597,7 @@ void inode_lru_add(struct inode *inode, enum site site)
 	}
 	list_add(&inode->i_lru, &icache.inode_lru);
 	inode->i_lru_on = LIST_lru;
-	atomic_fetch_add_explicit(&icache.nr_unused, 1, memory_order_relaxed);
+	lru_count(1);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, act, site);
 }
 
@@ -586,7 +608,7 @@ void inode_lru_del(struct inode *inode, enum site site)
 		return;
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
-	atomic_fetch_sub_explicit(&icache.nr_unused, 1, memory_order_relaxed);
+	lru_count(-1);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
 }
 
@@ -597,6 +619,13 @@ void inode_lru_rotate(struct inode *inode, enum site site)
 		return;
 	list_move(&inode->i_lru, &icache.inode_lru);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_rotate, site);
+}
+
+struct inode *inode_lru_youngest(void)
+{
+	if (list_empty(&icache.inode_lru))
+		return NULL;
+	return list_first_entry(&icache.inode_lru, struct inode, i_lru);
 }
 
 struct inode *inode_lru_oldest(void)
@@ -686,8 +715,6 @@ void inode_wb_move(struct inode *inode, struct bdi_writeback *wb, enum inode_lis
 	bool was_on = inode_on_wb(inode);
 	if (was_on)
 		trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del, site);
-	if (to == LIST_b_dirty)
-		inode->dirtied_when = now_ns();
 	list_move(&inode->i_wb_list, wb_list_head(wb, to));
 	inode->i_wb_on = to;
 	trace_inode_list(this_cpu, inode->i_ino, to, LACT_add, site);
@@ -705,6 +732,30 @@ void inode_wb_del(struct inode *inode, enum site site)
 	inode->i_wb_on = (enum inode_list_id) - 1;
 }
 
+void inode_wb_dirty(struct inode *inode, struct bdi_writeback *wb, enum site site)
+{
+	inode->dirtied_when = now_ns();
+	inode_wb_move(inode, wb, LIST_b_dirty, site);
+}
+
+void wb_redirty_tail(struct inode *inode, struct bdi_writeback *wb, enum site site)
+{
+	if (!list_empty(&wb->b_dirty)) {
+		struct inode *tail = list_first_entry(&wb->b_dirty, struct inode, i_wb_list);
+		if (inode->dirtied_when < tail->dirtied_when)
+			inode->dirtied_when = now_ns();
+	}
+	inode_wb_move(inode, wb, LIST_b_dirty, site);
+}
+
+/*
+ * queue_io: b_more_io is spliced onto b_io first, then the expired part
+ * of b_dirty (move_expired_inodes), oldest first, so the flusher (which
+ * takes from b_io's tail) writes what was left on b_io, then b_more_io,
+ * then b_dirty from its oldest.  Simplified: every b_dirty inode counts
+ * as expired (older_than_this NULL: a sync or background pass, not
+ * kupdate's 30 s), and with one bdi per run there is no per-sb sort.
+ */
 void wb_queue_io(struct bdi_writeback *wb, enum site site)
 {
 	struct inode *inode;
@@ -768,7 +819,61 @@ long get_nr_inodes(void)
 
 long get_nr_unused(void)
 {
-	return atomic_load_explicit(&icache.nr_unused, memory_order_relaxed);
+	long sum = atomic_load_explicit(&icache.nr_unused, memory_order_relaxed);
+
+	if (icache.scheme && icache.scheme->counters == COUNTERS_PERCPU) {
+		/* percpu_counter_sum_positive: every CPU's share. */
+		for (int i = 0; i < icache.ncpus; i++)
+			sum += icache.cpus[i]->nr_unused;
+		return sum < 0 ? 0 : sum;
+	}
+	return sum;
+}
+
+/* Kept atomic (relaxed): 2.6.36's shrinker read the int with no lock. */
+void nr_unused_add(long delta)
+{
+	assert_lock_held(&icache.inode_lock, SITE_unknown, "nr_unused", NULL);
+	atomic_fetch_add_explicit(&icache.nr_unused, delta, memory_order_relaxed);
+}
+
+/* ---- an inode's page cache ------------------------------------------------------ */
+
+void inode_add_pages(struct inode *inode, long n, enum site site)
+{
+	if (!inode_alive(inode, site, "adds pages to") || n <= 0)
+		return;
+	long old = atomic_fetch_add(&inode->i_nrpages, n);
+	trace_inode_pages(this_cpu, inode->i_ino, old, old + n, site);
+}
+
+long invalidate_mapping_pages(struct inode *inode, enum site site)
+{
+	if (!inode_alive(inode, site, "invalidates the pages of"))
+		return 0;
+	long old = atomic_exchange(&inode->i_nrpages, 0);
+	if (old)
+		trace_inode_pages(this_cpu, inode->i_ino, old, 0, site);
+	return old;
+}
+
+bool can_unuse(const struct inode *inode)
+{
+	return !(inode_state(inode) & ~I_REFERENCED) && atomic_load(&inode->i_count) == 0 &&
+	       inode_nrpages(inode) == 0;
+}
+
+/* ---- the shrinker --------------------------------------------------------------- */
+
+long shrink_icache_memory(long nr, unsigned gfp_mask)
+{
+	if (nr) {
+		/* "Nasty deadlock avoidance": the caller may hold fs locks. */
+		if (!(gfp_mask & __GFP_FS))
+			return -1;
+		icache.scheme->prune_icache(nr);
+	}
+	return (get_nr_unused() / 100) * icache.vfs_cache_pressure;
 }
 
 /* ---- waiting on an inode --------------------------------------------------------- */

@@ -64,9 +64,13 @@ struct inode {
 	 * for its own inode's wake, not for any wake of its wait slot. */
 	atomic_uint_fast64_t i_wakes;
 	int i_nid; /* NUMA node of its memory (list_lru) */
-	/* Its page cache is not empty (today's prune strips it under
-	 * I_LRU_ISOLATING); set by I_DIRTY_PAGES.  Protected by i_lock. */
-	bool i_has_pages;
+	/*
+	 * i_data.nrpages: how many pages of the file are cached.  Simplified:
+	 * the page cache is this count of clean pages, changed atomically
+	 * (the kernel's mapping->tree_lock is not modelled), and buffers are
+	 * not modelled at all.
+	 */
+	atomic_long i_nrpages;
 	bool i_published;        /* its birth is in the trace */
 	uint32_t i_check;        /* scratch for the invariant checker */
 	struct list_head i_pool; /* allocator's quarantine (pool lock) */
@@ -133,6 +137,12 @@ struct icache {
 	atomic_uint_fast64_t shared_last_ino; /* get_next_ino's batches */
 	uint64_t last_ino;                    /* 2.6.36 counter (inode_lock) */
 	uint64_t iunique_counter;             /* protected by the scheme's lock */
+
+	/*
+	 * sysctl vm.vfs_cache_pressure (default 100): how hard the VM leans
+	 * on the icache; shrink_icache_memory scales its count by it.
+	 */
+	long vfs_cache_pressure;
 
 	struct sim_cpu **cpus; /* every simulated CPU, for counters */
 	int ncpus;
@@ -211,6 +221,10 @@ bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 void inode_sb_list_add(struct inode *inode, enum site site);
 void inode_sb_list_del(struct inode *inode, enum site site);
 
+/* nr_unused += delta for an LRU add or removal, the way the scheme's era
+ * counts it (enum inode_counters); list_lru.c uses it too. */
+void lru_count(long delta);
+
 /* LRU: add at the young end, counted in nr_unused. */
 void inode_lru_add(struct inode *inode, enum site site);
 void inode_lru_del(struct inode *inode, enum site site);
@@ -218,6 +232,8 @@ void inode_lru_rotate(struct inode *inode, enum site site);
 bool inode_on_lru(const struct inode *inode);
 /* The oldest inode on the LRU (the tail), or NULL. */
 struct inode *inode_lru_oldest(void);
+/* The youngest (inode_lru.next), or NULL: where an iput put it (2.6.36). */
+struct inode *inode_lru_youngest(void);
 
 /* 2.6.36's inode_in_use list, threaded through i_lru. */
 void inode_in_use_add(struct inode *inode, enum site site);
@@ -247,12 +263,50 @@ struct inode *wb_io_oldest(struct bdi_writeback *wb);
 /* get_next_ino(): per-CPU batches of 1024 from a shared counter (2.6.37+). */
 uint64_t get_next_ino_percpu(void);
 
+/* ---- an inode's page cache (no icache lock; see i_nrpages) ----------- */
+
+/* Pages read into the cache (a read or a write of the file). */
+void inode_add_pages(struct inode *inode, long n, enum site site);
+static inline long inode_nrpages(const struct inode *inode)
+{
+	return atomic_load_explicit(&inode->i_nrpages, memory_order_relaxed);
+}
+/* invalidate_mapping_pages(&inode->i_data, 0, -1): drop the cached pages
+ * (all of them: every page here is clean and unmapped); returns how many. */
+long invalidate_mapping_pages(struct inode *inode, enum site site);
+/*
+ * can_unuse: may prune free this inode after stripping its pages?  Not
+ * if it is in use, dirty, new or dying, or has pages again.  2.6.36
+ * tested `i_state` and 2.6.37 on `i_state & ~I_REFERENCED`, which is the
+ * same test for 2.6.36 (no I_REFERENCED then).  Caller holds the scheme's
+ * state lock.
+ */
+bool can_unuse(const struct inode *inode);
+
+/* ---- writeback list order (caller holds the writeback list lock) ---- */
+
+/*
+ * __mark_inode_dirty's move of a clean inode: dirtied_when = now, then to
+ * the young end (head) of b_dirty.
+ */
+void inode_wb_dirty(struct inode *inode, struct bdi_writeback *wb, enum site site);
+/*
+ * redirty_tail: back to the young end of b_dirty.  dirtied_when is reset
+ * to now only if it is older than that of the inode now at the head, so
+ * b_dirty stays ordered by dirtied_when (move_expired_inodes relies on it);
+ * an inode redirtied while written keeps its stamp.
+ */
+void wb_redirty_tail(struct inode *inode, struct bdi_writeback *wb, enum site site);
+
 /* ---- counters -------------------------------------------------------- */
 
 void nr_inodes_inc(void);
 void nr_inodes_dec(void);
 long get_nr_inodes(void); /* summed over CPUs */
+/* nr_unused as the scheme's era read it (see enum inode_counters). */
 long get_nr_unused(void);
+/* 2.6.36 (COUNTERS_2636): inodes_stat.nr_unused += delta, inode_lock held. */
+void nr_unused_add(long delta);
 
 /* ---- waiting on an inode (bit waitqueues) ---------------------------- */
 

@@ -55,7 +55,7 @@ static void lru_unlink(struct list_lru_node *nlru, struct inode *inode, enum sit
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	__atomic_fetch_sub(&nlru->nr_items, 1, __ATOMIC_RELAXED);
-	atomic_fetch_sub_explicit(&icache.nr_unused, 1, memory_order_relaxed);
+	lru_count(-1);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
 }
 
@@ -69,7 +69,7 @@ bool list_lru_add(struct list_lru *lru, struct inode *inode, enum site site)
 		list_add_tail(&inode->i_lru, &nlru->list);
 		inode->i_lru_on = LIST_lru;
 		__atomic_fetch_add(&nlru->nr_items, 1, __ATOMIC_RELAXED);
-		atomic_fetch_add_explicit(&icache.nr_unused, 1, memory_order_relaxed);
+		lru_count(1);
 		trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_add, site);
 		added = true;
 	}

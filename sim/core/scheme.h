@@ -21,6 +21,33 @@
 #include "sim/core/icache.h"
 #include "sim/core/lockdep.h"
 
+/*
+ * How an era kept inodes_stat (nr_inodes, nr_unused), where the choice
+ * changes what a student can see: the shrinker's count, the final report,
+ * the invariant checker's comparison.
+ */
+enum inode_counters {
+	/* 2.6.38 on (86c8749ede0, 3e880fb5e4b): nr_inodes per CPU; nr_unused
+	 * one counter, changed with the LRU under its lock: the LRU's length. */
+	COUNTERS_LRU = 0,
+	/* 2.6.37 (cffbc8aa334, the first patch of the V4 series): both are
+	 * percpu_counters; nr_unused counts the LRU, each CPU its own share,
+	 * summed (percpu_counter_sum_positive) when read. */
+	COUNTERS_PERCPU,
+	/* 2.6.36: plain ints under inode_lock; nr_unused counts every unused
+	 * inode, dirty ones off the LRU too.  The scheme changes it where
+	 * 2.6.36 did (nr_unused_add); the LRU helpers leave it alone. */
+	COUNTERS_2636,
+};
+
+/* gfp_mask bits shrink_icache_memory looks at. */
+#define __GFP_FS 0x80u
+#define GFP_KERNEL 0xd0u
+#define GFP_NOFS 0x50u /* an allocation from inside a filesystem */
+
+/* writeback_control.sync_mode */
+enum wb_sync_mode { WB_SYNC_NONE, WB_SYNC_ALL };
+
 struct scheme {
 	const char *name;
 	const char *era;
@@ -44,6 +71,8 @@ struct scheme {
 	 * iput_final): tests expect its reports instead of failing on them.
 	 */
 	bool known_racy;
+	/* How nr_inodes and nr_unused are kept (see enum inode_counters). */
+	enum inode_counters counters;
 
 	/* Which lock protects i_state, and each list, for the core's checks. */
 	struct sim_lock *(*state_lock)(struct inode *inode);
@@ -71,6 +100,13 @@ struct scheme {
 	/* Writeback: mark dirty, and one pass of the flusher. */
 	void (*mark_inode_dirty)(struct inode *inode, unsigned flags);
 	long (*writeback_inodes)(struct bdi_writeback *wb, long nr);
+	/*
+	 * write_inode_now(inode, 1): write one inode with WB_SYNC_ALL, as
+	 * fsync and iput_final on a dying sb do.  Unlike the flusher's
+	 * WB_SYNC_NONE pass it does not requeue an inode that someone else
+	 * is writing (I_SYNC): it waits for that write to end, then writes.
+	 */
+	void (*write_inode_now)(struct inode *inode);
 
 	/*
 	 * Reclaim.  prune_icache is the shrinker; evict_inodes is what
@@ -114,6 +150,14 @@ const char *scheme_source(const struct scheme *s, uint32_t *cksum);
  * did (2.6.36 asked a second invalidate_inodes).
  */
 long generic_shutdown_super(struct super_block *sb);
+
+/*
+ * shrink_icache_memory (fs/inode.c, the icache shrinker, same in every
+ * era): with nr, prune that many unless the allocation may not recurse
+ * into filesystems (no __GFP_FS: return -1); then report what is left to
+ * reclaim, (nr_unused / 100) * vfs_cache_pressure.
+ */
+long shrink_icache_memory(long nr, unsigned gfp_mask);
 
 /* The documented order as one line: "a > b; c > d" (a static buffer). */
 const char *scheme_order_text(const struct scheme *s);

@@ -143,6 +143,17 @@ static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino, uint
 	sched_point(SEV_nlink, SITE_unknown, NULL, ino, 0, nlink);
 }
 
+/* An inode's page cache grew or was invalidated (i_data.nrpages). */
+static inline void trace_inode_pages(const struct sim_cpu *c, uint64_t ino, long old_pages,
+				     long new_pages, enum site s)
+{
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_pages(trace_cpu(c), ino, (int32_t)old_pages, (int32_t)new_pages, s, m.file,
+			     m.line);
+	sched_point(SEV_pages, s, NULL, ino, old_pages, new_pages);
+}
+
 static inline void trace_op_begin(const struct sim_cpu *c, enum op_kind op, uint64_t ino)
 {
 	trace_ev_op_begin(trace_cpu(c), op, ino);

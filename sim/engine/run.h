@@ -54,6 +54,9 @@ struct run_config {
 	/* Virtual-time mode (vrun.h): --duration is virtual time then. */
 	bool virtual_time;
 	const struct cost_model *costs;
+	/* --jitter: each step's work varies by up to this fraction either
+	 * way (seeded, so still deterministic); 0 = every step costs the same. */
+	double jitter;
 };
 
 /* --locks not given: spin (ticket) if every simulated CPU has a core. */

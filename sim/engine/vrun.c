@@ -60,6 +60,7 @@ struct vcpu {
 	int heap_pos;       /* in the ready heap, or -1 */
 	uint64_t ops_target;
 	bool flusher;
+	uint64_t rng; /* --jitter: this CPU's xorshift state */
 };
 
 struct vrun {
@@ -270,6 +271,25 @@ static uint64_t event_cost(struct vrun *r, struct vcpu *v, const struct sched_ev
 
 /* ---- the hooks ----------------------------------------------------------------- */
 
+/*
+ * The work between two points: the measured step cost, or with --jitter a
+ * draw in step * [1 - j, 1 + j].  Without it, CPUs that do the same thing
+ * stay in lockstep for ever, which no real machine does (interrupts, cache
+ * misses, frequency changes); a race that needs one CPU to fall behind
+ * another by a few steps then never happens.
+ */
+static uint64_t step_cost(struct vrun *r, struct vcpu *v)
+{
+	double j = r->cfg->jitter;
+	if (j <= 0)
+		return r->step_ps;
+	v->rng ^= v->rng << 13;
+	v->rng ^= v->rng >> 7;
+	v->rng ^= v->rng << 17;
+	double u = (double)(v->rng >> 11) / 9007199254740992.0; /* [0, 1) */
+	return (uint64_t)((double)r->step_ps * (1 - j + 2 * j * u));
+}
+
 static struct vcpu *me(void)
 {
 	struct vrun *r = V;
@@ -285,7 +305,7 @@ static void v_point(const struct sched_event *ev)
 	r->points++;
 	if (!v->flusher)
 		r->worker_points++;
-	set_clock(v, v->ps + r->step_ps + event_cost(r, v, ev));
+	set_clock(v, v->ps + step_cost(r, v) + event_cost(r, v, ev));
 	if (ev->kind == SEV_op_end)
 		r->points_at_last_op = r->points;
 	else if (r->points - r->points_at_last_op > LIVELOCK_POINTS)
@@ -444,6 +464,7 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 		v->cpu = &cpus[i];
 		v->heap_pos = -1;
 		v->flusher = i >= r->nworkers;
+		v->rng = (cfg->seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(i + 1) << 32;
 		if (cfg->ops)
 			v->ops_target = cfg->ops / (uint64_t)r->nworkers +
 					((uint64_t)i < cfg->ops % (uint64_t)r->nworkers);

@@ -95,6 +95,12 @@ static void do_lookup(struct run_ctx *ctx, struct sim_cpu *c, unsigned range)
 		S(ctx)->ihold(inode);
 		S(ctx)->iput(inode);
 	}
+	if (pick == 2) {
+		/* Read the file: its page cache pins it in prune_icache. */
+		trace_op_begin(c, OP_read_pages, ino);
+		inode_add_pages(inode, 1 + (long)(sim_rand(c) % 4), SITE_workload);
+		trace_op_end(c, OP_read_pages, ino, inode_nrpages(inode));
+	}
 	trace_op_begin(c, OP_iput, ino);
 	S(ctx)->iput(inode);
 	trace_op_end(c, OP_iput, ino, 0);
@@ -121,6 +127,14 @@ static void op_writeback(struct run_ctx *ctx, struct sim_cpu *c)
 
 /* ---- pressure: the shrinker against lookups and iput -------------------- */
 
+/*
+ * The VM's shrink_slab, much simplified: past the cache limit, ask the
+ * icache shrinker to scan the excess scaled by vfs_cache_pressure / 100
+ * (the kernel scales by pages scanned over LRU pages, not modelled).  One
+ * call in four comes from an allocation inside a filesystem (GFP_NOFS),
+ * which the shrinker refuses.  The op's result is the shrinker's answer:
+ * -1, or what it counts as left to reclaim.
+ */
 static void shrink(struct run_ctx *ctx, struct sim_cpu *c)
 {
 	long limit = (long)run_cfg(ctx)->cache_limit;
@@ -128,9 +142,11 @@ static void shrink(struct run_ctx *ctx, struct sim_cpu *c)
 
 	if (unused <= limit)
 		return;
-	trace_op_begin(c, OP_prune, 0);
-	long freed = S(ctx)->prune_icache(unused - limit + 16);
-	trace_op_end(c, OP_prune, 0, freed);
+	unsigned gfp = (sim_rand(c) & 3) == 0 ? GFP_NOFS : GFP_KERNEL;
+	long nr = (unused - limit + 16) * icache.vfs_cache_pressure / 100;
+	trace_op_begin(c, OP_shrink, 0);
+	long left = shrink_icache_memory(nr, gfp);
+	trace_op_end(c, OP_shrink, 0, left);
 }
 
 static void op_pressure(struct run_ctx *ctx, struct sim_cpu *c)

@@ -19,7 +19,9 @@
  *
  * What each lock protects:
  *   inode->i_lock        i_state and the 0 -> 1 reference grab (__iget)
- *   inode_lru_lock       inode_lru, i_lru, nr_unused
+ *   inode_lru_lock       inode_lru, i_lru (nr_unused is a percpu_counter,
+ *                        "inode counters are made per-cpu": each CPU
+ *                        changes its own share, reads sum them)
  *   sb->s_inode_list_lock  that sb's s_inodes, i_sb_list
  *   wb->list_lock        that bdi's b_dirty / b_io / b_more_io, i_wb_list
  *   hash bucket lock     one hash chain, the i_hash of the inodes on it
@@ -290,31 +292,63 @@ static void ihold(struct inode *inode)
 /* ---- writeback ------------------------------------------------------------ */
 
 /*
+ * inode_wait_for_writeback: sleep until whoever is writing the inode
+ * clears I_SYNC; drops both locks to sleep, retakes them the list lock first.
+ */
+static void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
+{
+	SITE(writeback_single_inode);
+
+	while (inode_state(inode) & I_SYNC) {
+		uint64_t token = wait_inode_prepare(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&wb->list_lock);
+		wait_inode_token(inode, token, __site);
+		spin_lock(&wb->list_lock);
+		spin_lock(&inode->i_lock);
+	}
+}
+
+/*
  * writeback_single_inode: called, and returns, with wb->list_lock and
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
  * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb,
+				   enum wb_sync_mode sync_mode)
 {
 	SITE(writeback_single_inode);
 
 	if (inode_state(inode) & I_SYNC) {
-		/* Someone else is writing it: look again later. */
-		inode_wb_move(inode, wb, LIST_b_more_io, __site);
-		return;
+		if (sync_mode != WB_SYNC_ALL) {
+			/* requeue_io: someone else is writing it; look
+			 * again once b_io is done. */
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			return;
+		}
+		/* A data-integrity sync must wait for that write. */
+		inode_wait_for_writeback(inode, wb);
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 
-	/* The pages and the inode would be written here. */
+	/* do_writepages (and filemap_fdatawait for WB_SYNC_ALL) here. */
+
+	/* The metadata bits are cleared just before write_inode. */
+	spin_lock(&inode->i_lock);
+	inode_state_clear(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC, __site);
+	spin_unlock(&inode->i_lock);
+
+	/* write_inode here, if it was dirty. */
 
 	spin_lock(&wb->list_lock);
 	spin_lock(&inode->i_lock);
 	inode_state_clear(inode, I_SYNC, __site);
 	if (!(inode_state(inode) & I_FREEING)) {
 		if (inode_state(inode) & I_DIRTY) {
-			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+			/* Redirtied while we wrote it. */
+			wb_redirty_tail(inode, wb, __site);
 		} else {
 			inode_wb_del(inode, __site);
 			/* V4: "only attempt to add the inode to the LRU if the
@@ -353,7 +387,7 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 			continue;
 		}
 		inode_ref_get(inode, __site);
-		writeback_single_inode(inode, wb);
+		writeback_single_inode(inode, wb, WB_SYNC_NONE);
 		spin_unlock(&inode->i_lock);
 		spin_unlock(&wb->list_lock);
 		written++;
@@ -365,7 +399,11 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	return written;
 }
 
-/* write_inode_now: write one inode synchronously (iput_final, dying sb). */
+/*
+ * write_inode_now(inode, 1): write one inode with WB_SYNC_ALL (fsync, and
+ * iput_final on a dying sb).  Its closing inode_sync_wait finds I_SYNC
+ * clear unless another writer started meanwhile: not modelled.
+ */
 static void write_inode_now(struct inode *inode)
 {
 	SITE(writeback_single_inode);
@@ -373,7 +411,7 @@ static void write_inode_now(struct inode *inode)
 
 	spin_lock(&wb->list_lock);
 	spin_lock(&inode->i_lock);
-	writeback_single_inode(inode, wb);
+	writeback_single_inode(inode, wb, WB_SYNC_ALL);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 }
@@ -401,7 +439,7 @@ static void mark_inode_dirty(struct inode *inode, unsigned flags)
 		 * Our reference keeps the inode alive meanwhile. */
 		spin_unlock(&inode->i_lock);
 		spin_lock(&wb->list_lock);
-		inode_wb_move(inode, wb, LIST_b_dirty, __site);
+		inode_wb_dirty(inode, wb, __site);
 		spin_unlock(&wb->list_lock);
 		return;
 	}
@@ -533,6 +571,36 @@ static void iput(struct inode *inode)
 /* ---- reclaim ------------------------------------------------------------------ */
 
 /*
+ * prune_icache's page-stripping path: an unused inode pinned only by its
+ * page cache.  Called with inode_lru_lock and i_lock held: pin it
+ * (__iget), drop both, invalidate its pages, iput, retake the LRU lock.
+ * Go on (true, both locks held) only if the inode is now at the young
+ * end of the LRU and can_unuse still holds; i_lock nests inside the LRU
+ * lock here, so no trylock.  The young-end test is 2.6.36's; with the
+ * lazy LRU the inode stayed at the old end, so it passes only when it is
+ * the only inode on the LRU (the series kept the 2.6.36 code here).
+ */
+static bool strip_pages(struct inode *inode)
+{
+	SITE(prune_icache);
+
+	inode_ref_get(inode, __site);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&icache.lru_lock);
+	invalidate_mapping_pages(inode, __site);
+	iput(inode);
+	spin_lock(&icache.lru_lock);
+	if (inode != inode_lru_youngest())
+		return false; /* wrong inode or list_empty */
+	spin_lock(&inode->i_lock);
+	if (!can_unuse(inode)) {
+		spin_unlock(&inode->i_lock);
+		return false;
+	}
+	return true;
+}
+
+/*
  * prune_icache: the shrinker.  Walks the LRU from its old end holding
  * inode_lru_lock; i_lock nests inside it, so it just takes i_lock.  Busy
  * or dirty inodes are dropped from the LRU lazily here; I_REFERENCED ones
@@ -565,6 +633,8 @@ static long prune_icache(long nr)
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
+		if (inode_nrpages(inode) && !strip_pages(inode))
+			continue;
 		/* Off the LRU in the same hold that sets I_FREEING. */
 		inode_state_set(inode, I_FREEING, __site);
 		inode_dispose_add(inode, &freeable, __site);
@@ -702,6 +772,7 @@ const struct scheme scheme_inode_scale_v4 = {
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.known_racy = true,
+	.counters = COUNTERS_PERCPU,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,
@@ -715,6 +786,7 @@ const struct scheme scheme_inode_scale_v4 = {
 	.iput = iput,
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
+	.write_inode_now = write_inode_now,
 	.prune_icache = prune_icache,
 	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,

@@ -41,7 +41,8 @@
  *   - end_writeback takes i_lock for its I_FREEING|I_CLEAR store (2.6.39
  *     did it unlocked); the core's state checker wants every change locked.
  *   - inodes are freed at once, not after an RCU grace period (call_rcu).
- *   - no page cache: prune's page-stripping path is not modelled.
+ *   - the page cache is a count of clean pages (no buffers, no dirty
+ *     pages left after writeback), see i_nrpages in icache.h.
  */
 #include "sim/core/scheme.h"
 
@@ -301,32 +302,67 @@ static void ihold(struct inode *inode)
 /* ---- writeback ------------------------------------------------------------ */
 
 /*
+ * inode_wait_for_writeback: sleep until whoever is writing the inode
+ * clears I_SYNC; drops both locks to sleep, retakes them in the order.
+ */
+static void inode_wait_for_writeback(struct inode *inode)
+{
+	SITE(writeback_single_inode);
+
+	while (inode_state(inode) & I_SYNC) {
+		uint64_t token = wait_inode_prepare(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&icache.wb_list_lock);
+		wait_inode_token(inode, token, __site);
+		spin_lock(&icache.wb_list_lock);
+		spin_lock(&inode->i_lock);
+	}
+}
+
+/*
  * writeback_single_inode: called, and returns, with inode_wb_list_lock and
  * i_lock held; drops both while "writing".  I_SYNC keeps the inode ours
- * meanwhile: mark_inode_dirty leaves a syncing inode where it is.
+ * meanwhile: mark_inode_dirty leaves a syncing inode where it is.  Every
+ * page is written (no page stays tagged dirty), so the "slice used up"
+ * requeue after the write is not taken.
  */
-static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb,
+				   enum wb_sync_mode sync_mode)
 {
 	SITE(writeback_single_inode);
 
 	if (inode_state(inode) & I_SYNC) {
-		/* Someone else is writing it: look again later. */
-		inode_wb_move(inode, wb, LIST_b_more_io, __site);
-		return;
+		if (sync_mode != WB_SYNC_ALL) {
+			/* requeue_io: someone else is writing it; look
+			 * again once b_io is done. */
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			return;
+		}
+		/* A data-integrity sync must wait for that write. */
+		inode_wait_for_writeback(inode);
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.wb_list_lock);
 
-	/* The pages and the inode would be written here. */
+	/* do_writepages (and filemap_fdatawait for WB_SYNC_ALL) here. */
+
+	/* The metadata bits are cleared just before write_inode. */
+	spin_lock(&inode->i_lock);
+	inode_state_clear(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC, __site);
+	spin_unlock(&inode->i_lock);
+
+	/* write_inode here, if it was dirty. */
 
 	spin_lock(&icache.wb_list_lock);
 	spin_lock(&inode->i_lock);
 	inode_state_clear(inode, I_SYNC, __site);
 	if (!(inode_state(inode) & I_FREEING)) {
 		if (inode_state(inode) & I_DIRTY)
-			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+			/* Redirtied while we wrote it. */
+			wb_redirty_tail(inode, wb, __site);
 		else
+			/* Clean: "No need to add it back to the LRU". */
 			inode_wb_del(inode, __site);
 	}
 	wake_up_inode(inode);
@@ -351,7 +387,7 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 			continue;
 		}
 		inode_ref_get(inode, __site);
-		writeback_single_inode(inode, wb);
+		writeback_single_inode(inode, wb, WB_SYNC_NONE);
 		spin_unlock(&inode->i_lock);
 		spin_unlock(&icache.wb_list_lock);
 		written++;
@@ -363,13 +399,17 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	return written;
 }
 
-/* write_inode_now: write one inode synchronously (iput_final, dying sb). */
+/*
+ * write_inode_now(inode, 1): write one inode with WB_SYNC_ALL (fsync, and
+ * iput_final on a dying sb).  Its closing inode_sync_wait finds I_SYNC
+ * clear unless another writer started meanwhile: not modelled.
+ */
 static void write_inode_now(struct inode *inode)
 {
 	SITE(writeback_single_inode);
 	spin_lock(&icache.wb_list_lock);
 	spin_lock(&inode->i_lock);
-	writeback_single_inode(inode, inode->i_sb->s_bdi);
+	writeback_single_inode(inode, inode->i_sb->s_bdi, WB_SYNC_ALL);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&icache.wb_list_lock);
 }
@@ -396,7 +436,7 @@ static void mark_inode_dirty(struct inode *inode, unsigned flags)
 		 * Our reference keeps the inode alive meanwhile. */
 		spin_unlock(&inode->i_lock);
 		spin_lock(&icache.wb_list_lock);
-		inode_wb_move(inode, inode->i_sb->s_bdi, LIST_b_dirty, __site);
+		inode_wb_dirty(inode, inode->i_sb->s_bdi, __site);
 		spin_unlock(&icache.wb_list_lock);
 		return;
 	}
@@ -507,6 +547,39 @@ static void iput(struct inode *inode)
 /* ---- reclaim ------------------------------------------------------------------ */
 
 /*
+ * prune_icache's page-stripping path: an unused inode pinned only by its
+ * page cache.  Called with inode_lru_lock and i_lock held; pin it
+ * (__iget), drop both, invalidate its pages, iput, retake the LRU lock.
+ * Go on (true, with both locks held) only if the inode is now at the
+ * young end of the LRU, i_lock can be had without inverting the order,
+ * and can_unuse still holds; else false with the LRU lock held.  The
+ * young-end test is 2.6.36's, where that iput really moved the inode
+ * there; with 2.6.39's lazy LRU it stayed at the old end (iput_final
+ * only sets I_REFERENCED), so unless it is the only inode on the LRU the
+ * test fails and a later scan gives it its second chance.
+ */
+static bool strip_pages(struct inode *inode)
+{
+	SITE(prune_icache);
+
+	inode_ref_get(inode, __site);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&icache.lru_lock);
+	invalidate_mapping_pages(inode, __site);
+	iput(inode);
+	spin_lock(&icache.lru_lock);
+	if (inode != inode_lru_youngest())
+		return false; /* wrong inode or list_empty */
+	if (!spin_trylock(&inode->i_lock))
+		return false; /* avoid lock inversions with trylock */
+	if (!can_unuse(inode)) {
+		spin_unlock(&inode->i_lock);
+		return false;
+	}
+	return true;
+}
+
+/*
  * prune_icache: the shrinker.  Walks the LRU from its old end holding
  * inode_lru_lock, so it may only trylock i_lock (the order is the other way
  * round).  Busy or dirty inodes are dropped from the LRU lazily here;
@@ -544,6 +617,8 @@ static long prune_icache(long nr)
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
+		if (inode_nrpages(inode) && !strip_pages(inode))
+			continue;
 		/* I_FREEING under i_lock; off the LRU in the same hold of
 		 * the LRU lock, so nobody meets it there unowned. */
 		inode_state_set(inode, I_FREEING, __site);
@@ -710,6 +785,7 @@ const struct scheme scheme_merged = {
 	.iput = iput,
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
+	.write_inode_now = write_inode_now,
 	.prune_icache = prune_icache,
 	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,

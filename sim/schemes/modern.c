@@ -58,7 +58,8 @@
  *     rcu_read_lock() first and frees inodes after a grace period.
  *   - clear_inode's I_FREEING|I_CLEAR store takes i_lock (the release does
  *     it unlocked); the core's state checker wants every change locked.
- *   - a page cache is one flag, i_has_pages, set by I_DIRTY_PAGES.
+ *   - the page cache is a count of clean pages (no buffers, no dirty
+ *     pages left after writeback), see i_nrpages in icache.h.
  *   - no I_DIRTY_TIME, I_DONTCACHE, I_CREATING, memcg or cgroup writeback.
  */
 #include "sim/core/scheme.h"
@@ -386,13 +387,15 @@ static void wait_for_lru_isolating(struct inode *inode)
 /*
  * The page-strip half of inode_lru_isolate: invalidate_mapping_pages,
  * with both locks dropped.  The last page leaving the cache puts the
- * inode back on the LRU if it is still unused (inode_add_lru).
+ * inode back on the LRU if it is still unused (inode_add_lru, from the
+ * page cache's removal path).
  */
 static void strip_pages(struct inode *inode)
 {
 	SITE(inode_lru_isolate);
+
+	invalidate_mapping_pages(inode, __site);
 	spin_lock(&inode->i_lock);
-	inode->i_has_pages = false;
 	inode_lru_list_add(inode, false);
 	spin_unlock(&inode->i_lock);
 }
@@ -413,36 +416,80 @@ static void inode_io_list_del(struct inode *inode)
 }
 
 /*
- * writeback_single_inode: called, and returns, with wb->list_lock and
- * i_lock held; drops both while "writing".  The caller set I_SYNC, which
- * keeps the inode alive without a reference: evict waits for it.
+ * inode_wait_for_writeback: sleep until whoever is writing the inode
+ * clears I_SYNC; drops both locks to sleep, retakes them in the order.
  */
-static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
+static void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
 {
 	SITE(writeback_single_inode);
 
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
+	while (inode_state(inode) & I_SYNC) {
+		uint64_t token = wait_inode_prepare(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&wb->list_lock);
+		wait_inode_token(inode, token, __site);
+		spin_lock(&wb->list_lock);
+		spin_lock(&inode->i_lock);
+	}
+}
+
+/*
+ * writeback_single_inode: called, and returns, with wb->list_lock and
+ * i_lock held; drops both while "writing".  I_SYNC keeps the inode alive
+ * without a reference (evict waits for it) and mark_inode_dirty leaves a
+ * syncing inode where it is.  Every page is written, so the "slice used
+ * up" requeue after the write is not taken.
+ */
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb,
+				   enum wb_sync_mode sync_mode)
+{
+	SITE(writeback_single_inode);
+
+	if (inode_state(inode) & I_SYNC) {
+		if (sync_mode != WB_SYNC_ALL) {
+			/* requeue_io: someone else is writing it; look
+			 * again once b_io is done. */
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			return;
+		}
+		/* A data-integrity sync must wait for that write. */
+		inode_wait_for_writeback(inode, wb);
+	}
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 
-	/* The pages and the inode would be written here. */
+	/* do_writepages (and filemap_fdatawait for WB_SYNC_ALL) here. */
+
+	/* The metadata bits are cleared just before write_inode. */
+	spin_lock(&inode->i_lock);
+	inode_state_clear(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC, __site);
+	spin_unlock(&inode->i_lock);
+
+	/* write_inode here, if it was dirty. */
 
 	spin_lock(&wb->list_lock);
 	spin_lock(&inode->i_lock);
-	/* requeue_inode, then inode_sync_complete. */
+	/* requeue_inode (i_io_list: both locks held)... */
 	if (!(inode_state(inode) & I_FREEING)) {
 		if (inode_state(inode) & I_DIRTY)
-			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+			/* Redirtied while we wrote it. */
+			wb_redirty_tail(inode, wb, __site);
 		else
 			inode_wb_del(inode, __site);
 	}
+	/* ...then inode_sync_complete: clean and unused, onto the LRU now
+	 * (nobody holds a reference whose iput would put it there). */
 	inode_state_clear(inode, I_SYNC, __site);
-	/* Clean and unused: onto the LRU now. */
 	inode_lru_list_add(inode, false);
 	wake_up_inode(inode);
 }
 
-/* One pass of the flusher over the wb's dirty inodes (writeback_sb_inodes). */
+/*
+ * One pass of the flusher over the wb's dirty inodes (writeback_sb_inodes).
+ * No reference is taken: wb->list_lock keeps an inode on b_io alive (evict
+ * must take it to unlink the inode), and I_SYNC once the locks are dropped.
+ */
 static long writeback_inodes(struct bdi_writeback *wb, long nr)
 {
 	SITE(writeback_sb_inodes);
@@ -456,24 +503,22 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 		written++;
 		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			/* Not ours to write: someone owns it. */
-			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+			wb_redirty_tail(inode, wb, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
-		if (inode_state(inode) & I_SYNC) {
-			/* Someone else is writing it: look again later. */
-			inode_wb_move(inode, wb, LIST_b_more_io, __site);
-			spin_unlock(&inode->i_lock);
-			continue;
-		}
-		writeback_single_inode(inode, wb);
+		writeback_single_inode(inode, wb, WB_SYNC_NONE);
 		spin_unlock(&inode->i_lock);
 	}
 	spin_unlock(&wb->list_lock);
 	return written;
 }
 
-/* write_inode_now: write one inode synchronously (iput_final, dying sb). */
+/*
+ * write_inode_now(inode, 1): write one inode with WB_SYNC_ALL (fsync, and
+ * iput_final on a dying sb).  Its closing inode_sync_wait finds I_SYNC
+ * clear unless another writer started meanwhile: not modelled.
+ */
 static void write_inode_now(struct inode *inode)
 {
 	SITE(writeback_single_inode);
@@ -481,16 +526,7 @@ static void write_inode_now(struct inode *inode)
 
 	spin_lock(&wb->list_lock);
 	spin_lock(&inode->i_lock);
-	while (inode_state(inode) & I_SYNC) {
-		/* The flusher has it: wait for it to finish. */
-		uint64_t token = wait_inode_prepare(inode);
-		spin_unlock(&inode->i_lock);
-		spin_unlock(&wb->list_lock);
-		wait_inode_token(inode, token, __site);
-		spin_lock(&wb->list_lock);
-		spin_lock(&inode->i_lock);
-	}
-	writeback_single_inode(inode, wb);
+	writeback_single_inode(inode, wb, WB_SYNC_ALL);
 	spin_unlock(&inode->i_lock);
 	spin_unlock(&wb->list_lock);
 }
@@ -505,8 +541,6 @@ static void mark_inode_dirty(struct inode *inode, unsigned flags)
 	if ((inode_state(inode) & flags) == flags)
 		return;
 	spin_lock(&inode->i_lock);
-	if (flags & I_DIRTY_PAGES)
-		inode->i_has_pages = true;
 	if ((inode_state(inode) & flags) == flags)
 		goto out;
 	was_dirty = inode_state(inode) & I_DIRTY;
@@ -522,7 +556,7 @@ static void mark_inode_dirty(struct inode *inode, unsigned flags)
 		spin_unlock(&inode->i_lock);
 		spin_lock(&wb->list_lock);
 		spin_lock(&inode->i_lock);
-		inode_wb_move(inode, wb, LIST_b_dirty, __site);
+		inode_wb_dirty(inode, wb, __site);
 		spin_unlock(&wb->list_lock);
 	}
 out:
@@ -645,7 +679,7 @@ static enum lru_status inode_lru_isolate(struct inode *inode, struct list_lru_no
 		spin_unlock(&inode->i_lock);
 		return LRU_ROTATE;
 	}
-	if (inode->i_has_pages) {
+	if (inode_nrpages(inode)) {
 		inode_pin_lru_isolating(inode);
 		spin_unlock(&inode->i_lock);
 		spin_unlock(&nlru->lock);
@@ -825,6 +859,8 @@ const struct scheme scheme_modern = {
 		"[hash, per-wb, per-sb] > i_lock > [per-node list_lru]; shrinker trylocks s_umount",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
+	/* nr_unused per CPU (DEFINE_PER_CPU), summed when read. */
+	.counters = COUNTERS_PERCPU,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,
@@ -838,6 +874,7 @@ const struct scheme scheme_modern = {
 	.iput = iput,
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
+	.write_inode_now = write_inode_now,
 	.prune_icache = prune_icache,
 	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,

@@ -15,7 +15,9 @@
  *   hash bucket lock       one hash chain, the i_hash of the inodes on it
  *   sb_inode_list_lock     every sb's s_inodes, i_sb_list
  *   wb_inode_list_lock     the bdi b_dirty / b_io / b_more_io, i_wb_list
- *   inode_lru_lock         inode_lru, i_lru, nr_unused
+ *   inode_lru_lock         inode_lru, i_lru, nr_unused (one counter, as
+ *                          his 86c8749ede0 left it; nr_inodes per CPU,
+ *                          3e880fb5e4b)
  *   iunique_lock           the iunique counter
  *
  * Lock order (outer first):
@@ -329,32 +331,64 @@ static void ihold(struct inode *inode)
 /* ---- writeback ------------------------------------------------------------ */
 
 /*
+ * inode_wait_for_writeback: sleep until whoever is writing the inode
+ * clears I_SYNC; drops both locks to sleep, retakes them i_lock first.
+ */
+static void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
+{
+	SITE(writeback_single_inode);
+
+	while (inode_state(inode) & I_SYNC) {
+		uint64_t token = wait_inode_prepare(inode);
+		spin_unlock(&icache.wb_list_lock);
+		spin_unlock(&inode->i_lock);
+		wait_inode_token(inode, token, __site);
+		spin_lock(&inode->i_lock);
+		spin_lock(&icache.wb_list_lock);
+	}
+}
+
+/*
  * writeback_single_inode: called, and returns, with wb_inode_list_lock and
  * i_lock held; drops both while "writing" and retakes them in the order,
  * i_lock first.  I_SYNC keeps the inode ours meanwhile: mark_inode_dirty
  * leaves a syncing inode where it is.
  */
-static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb)
+static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb,
+				   enum wb_sync_mode sync_mode)
 {
 	SITE(writeback_single_inode);
 
 	if (inode_state(inode) & I_SYNC) {
-		/* Someone else is writing it: look again later. */
-		inode_wb_move(inode, wb, LIST_b_more_io, __site);
-		return;
+		if (sync_mode != WB_SYNC_ALL) {
+			/* requeue_io: someone else is writing it; look
+			 * again once b_io is done. */
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			return;
+		}
+		/* A data-integrity sync must wait for that write. */
+		inode_wait_for_writeback(inode, wb);
 	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY, __site);
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
 	spin_unlock(&icache.wb_list_lock);
 	spin_unlock(&inode->i_lock);
 
-	/* The pages and the inode would be written here. */
+	/* do_writepages (and filemap_fdatawait for WB_SYNC_ALL) here. */
+
+	/* The metadata bits are cleared just before write_inode. */
+	spin_lock(&inode->i_lock);
+	inode_state_clear(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC, __site);
+	spin_unlock(&inode->i_lock);
+
+	/* write_inode here, if it was dirty. */
 
 	spin_lock(&inode->i_lock);
 	spin_lock(&icache.wb_list_lock);
 	inode_state_clear(inode, I_SYNC, __site);
 	if (!(inode_state(inode) & I_FREEING)) {
 		if (inode_state(inode) & I_DIRTY)
-			inode_wb_move(inode, wb, LIST_b_dirty, __site);
+			/* Redirtied while we wrote it. */
+			wb_redirty_tail(inode, wb, __site);
 		else
 			inode_wb_del(inode, __site);
 	}
@@ -389,7 +423,7 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 			continue;
 		}
 		inode_ref_get(inode, __site);
-		writeback_single_inode(inode, wb);
+		writeback_single_inode(inode, wb, WB_SYNC_NONE);
 		spin_unlock(&icache.wb_list_lock);
 		spin_unlock(&inode->i_lock);
 		written++;
@@ -401,13 +435,17 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	return written;
 }
 
-/* write_inode_now: write one inode synchronously (iput_final, dying sb). */
+/*
+ * write_inode_now(inode, 1): write one inode with WB_SYNC_ALL (fsync, and
+ * iput_final on a dying sb).  Its closing inode_sync_wait finds I_SYNC
+ * clear unless another writer started meanwhile: not modelled.
+ */
 static void write_inode_now(struct inode *inode)
 {
 	SITE(writeback_single_inode);
 	spin_lock(&inode->i_lock);
 	spin_lock(&icache.wb_list_lock);
-	writeback_single_inode(inode, inode->i_sb->s_bdi);
+	writeback_single_inode(inode, inode->i_sb->s_bdi, WB_SYNC_ALL);
 	spin_unlock(&icache.wb_list_lock);
 	spin_unlock(&inode->i_lock);
 }
@@ -433,7 +471,7 @@ static void mark_inode_dirty(struct inode *inode, unsigned flags)
 		/* The wb list lock nests inside i_lock: the state change and
 		 * the list move are one atomic step. */
 		spin_lock(&icache.wb_list_lock);
-		inode_wb_move(inode, inode->i_sb->s_bdi, LIST_b_dirty, __site);
+		inode_wb_dirty(inode, inode->i_sb->s_bdi, __site);
 		spin_unlock(&icache.wb_list_lock);
 	}
 out:
@@ -544,6 +582,37 @@ static void iput(struct inode *inode)
 /* ---- reclaim ------------------------------------------------------------------ */
 
 /*
+ * prune_icache's page-stripping path: an unused inode pinned only by its
+ * page cache.  Called with i_lock and inode_lru_lock held: pin it
+ * (__iget), drop both, invalidate its pages, iput, retake the LRU lock.
+ * Go on (true, both held) only if the inode is now at the young end of
+ * the LRU, its i_lock can be trylocked (we hold the inner lock) and
+ * can_unuse still holds; else false with the LRU lock held.  His tree's
+ * version of this path is not in the sources: this is the 2.6.36 path in
+ * his lock order.
+ */
+static bool strip_pages(struct inode *inode)
+{
+	SITE(prune_icache);
+
+	inode_ref_get(inode, __site);
+	spin_unlock(&icache.lru_lock);
+	spin_unlock(&inode->i_lock);
+	invalidate_mapping_pages(inode, __site);
+	iput(inode);
+	spin_lock(&icache.lru_lock);
+	if (inode != inode_lru_youngest())
+		return false; /* wrong inode or list_empty */
+	if (!spin_trylock(&inode->i_lock))
+		return false;
+	if (!can_unuse(inode)) {
+		spin_unlock(&inode->i_lock);
+		return false;
+	}
+	return true;
+}
+
+/*
  * prune_icache: the shrinker.  Walks the LRU from its old end holding
  * inode_lru_lock, inside which i_lock may only be trylocked: on failure,
  * drop the LRU lock, relax and look at the old end again.  Busy or dirty
@@ -582,6 +651,8 @@ static long prune_icache(long nr)
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
+		if (inode_nrpages(inode) && !strip_pages(inode))
+			continue;
 		/* Off the LRU in the same hold that sets I_FREEING. */
 		inode_state_set(inode, I_FREEING, __site);
 		inode_dispose_add(inode, &freeable, __site);
@@ -716,6 +787,7 @@ const struct scheme scheme_vfs_scale = {
 	.iput = iput,
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
+	.write_inode_now = write_inode_now,
 	.prune_icache = prune_icache,
 	.evict_inodes = evict_inodes,
 	.invalidate_inodes = invalidate_inodes,

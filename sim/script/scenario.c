@@ -52,6 +52,9 @@ static const char *const opk_names[NR_OPKS] = {
 	[OPK_iunique] = "iunique",
 	[OPK_lock] = "lock",
 	[OPK_unlock] = "unlock",
+	[OPK_read_pages] = "read-pages",
+	[OPK_write_inode] = "write-inode-now",
+	[OPK_shrink] = "shrink",
 };
 
 const char *scn_op_name(enum scn_op_kind k)
@@ -61,7 +64,8 @@ const char *scn_op_name(enum scn_op_kind k)
 
 static bool op_takes_inode(enum scn_op_kind k)
 {
-	return k <= OPK_mark_dirty || k == OPK_create || k == OPK_insert_locked;
+	return k <= OPK_mark_dirty || k == OPK_create || k == OPK_insert_locked ||
+	       k == OPK_read_pages || k == OPK_write_inode;
 }
 
 static bool op_takes_sb(enum scn_op_kind k)
@@ -378,6 +382,10 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 		op->n = 64;
 	if (op->kind == OPK_prune)
 		op->n = 1000;
+	if (op->kind == OPK_read_pages)
+		op->n = 1;
+	if (op->kind == OPK_shrink)
+		op->n = 128; /* SHRINK_BATCH */
 	if (op->kind == OPK_lock || op->kind == OPK_unlock) {
 		if (!need(p, "a test lock (a or b)", &t))
 			return false;
@@ -404,9 +412,14 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 			op->flags = I_DIRTY_SYNC | I_DIRTY_DATASYNC;
 		} else if (op->kind == OPK_mark_dirty && strcmp(t, "pages") == 0) {
 			op->flags = I_DIRTY_PAGES;
-		} else if ((op->kind == OPK_writeback || op->kind == OPK_prune) &&
+		} else if ((op->kind == OPK_writeback || op->kind == OPK_prune ||
+			    op->kind == OPK_read_pages) &&
 			   parse_num(t, 1, 1000000, &n)) {
 			op->n = (long)n;
+		} else if (op->kind == OPK_shrink && parse_num(t, 0, 1000000, &n)) {
+			op->n = (long)n; /* 0: only ask how much there is */
+		} else if (op->kind == OPK_shrink && strcmp(t, "nofs") == 0) {
+			op->flags = 1; /* GFP_NOFS: no __GFP_FS */
 		} else {
 			return perr(p, "unexpected '%s' after %s", t, opk_names[op->kind]);
 		}
@@ -470,11 +483,11 @@ static struct scn_expect *add_expect(struct parser *p, enum scn_expect_kind k, c
 
 /* ---- the kinds of line --------------------------------------------------------------- */
 
-/* inode T [sb N] [nlink N] [dirty [sync|datasync|pages]] [held cpuN...] [new] */
+/* inode T [sb N] [nlink N] [pages N] [dirty [sync|datasync|pages]] [held cpuN...] [new] */
 /* What an inode line of the setup says. */
 struct inode_line {
 	struct inode_tok it;
-	uint64_t nlink;
+	uint64_t nlink, pages;
 	unsigned dirty;
 	bool held[SCHED_MAX_CPUS], any_held, keep_new;
 };
@@ -490,6 +503,9 @@ static bool inode_line_words(struct parser *p, struct inode_line *il)
 				return false;
 		} else if (strcmp(t, "nlink") == 0) {
 			if (!num_arg(p, "link count", 0, 1000, &il->nlink))
+				return false;
+		} else if (strcmp(t, "pages") == 0) {
+			if (!num_arg(p, "page count", 1, 1000000, &il->pages))
 				return false;
 		} else if (strcmp(t, "dirty") == 0) {
 			il->dirty = I_DIRTY_SYNC;
@@ -511,7 +527,7 @@ static bool inode_line_words(struct parser *p, struct inode_line *il)
 		} else if (strcmp(t, "cached") != 0) { /* cached: the default, said out loud */
 			return perr(p,
 				    "unexpected '%s' in an inode line (sb, "
-				    "nlink, dirty, held, new, cached)",
+				    "nlink, pages, dirty, held, new, cached)",
 				    t);
 		}
 	}
@@ -541,6 +557,11 @@ static void inode_line_setup(struct parser *p, const struct inode_line *il, int 
 	if (il->nlink != 1) {
 		op.kind = OPK_unlink;
 		op.n = (long)il->nlink; /* the player sets the count */
+		add_setup(p->scn, owner, &op);
+	}
+	if (il->pages) {
+		op.kind = OPK_read_pages;
+		op.n = (long)il->pages;
 		add_setup(p->scn, owner, &op);
 	}
 	if (il->dirty) {
@@ -882,6 +903,18 @@ static bool parse_variant_line(struct parser *p)
 	return done(p);
 }
 
+/* vfs-cache-pressure N: the sysctl shrink_icache_memory scales by. */
+static bool parse_pressure_line(struct parser *p)
+{
+	uint64_t n;
+
+	if (!num_arg(p, "vfs_cache_pressure", 0, 100000, &n))
+		return false;
+	p->scn->vfs_cache_pressure = (long)n;
+	p->scn->has_pressure = true;
+	return done(p);
+}
+
 /* setup: OP, or setup cpuN: OP (the setup's operation owned by cpuN). */
 static bool parse_setup_line(struct parser *p, const char *t)
 {
@@ -952,6 +985,8 @@ static bool parse_line(struct parser *p, char *raw)
 		return parse_scheme_line(p);
 	if (strcmp(t, "variant") == 0)
 		return parse_variant_line(p);
+	if (strcmp(t, "vfs-cache-pressure") == 0)
+		return parse_pressure_line(p);
 	if (strcmp(t, "title") == 0) {
 		rest_text(text, scn->title, sizeof(scn->title));
 		return true;
@@ -1151,6 +1186,12 @@ void scn_op_text(const struct scenario *scn, const struct scn_op *op, char *buf,
 	case OPK_writeback:
 	case OPK_prune:
 		snprintf(buf, len, "%s %ld", name, op->n);
+		break;
+	case OPK_read_pages:
+		snprintf(buf, len, "%s %s %ld", name, in, op->n);
+		break;
+	case OPK_shrink:
+		snprintf(buf, len, "%s %ld%s", name, op->n, op->flags ? " nofs" : "");
 		break;
 	case OPK_umount:
 	case OPK_deactivate:

@@ -49,6 +49,9 @@ enum scn_op_kind {
 	OPK_lock, /* test_lock_a / test_lock_b */
 	OPK_unlock,
 	OPK_insert_locked, /* new_inode(INO) + insert_inode_locked */
+	OPK_read_pages,    /* read N pages of a held inode into its page cache */
+	OPK_write_inode,   /* write_inode_now(inode, 1): WB_SYNC_ALL */
+	OPK_shrink,        /* shrink_icache_memory(N, GFP_KERNEL or GFP_NOFS) */
 	NR_OPKS
 };
 
@@ -139,7 +142,9 @@ struct scenario {
 	char file[256];
 	char title[200];
 	const struct scheme *scheme;
-	bool no_iprune_sem; /* "variant no-iprune-sem": the lock is off */
+	bool no_iprune_sem;      /* "variant no-iprune-sem": the lock is off */
+	long vfs_cache_pressure; /* "vfs-cache-pressure N"; 0 unless said */
+	bool has_pressure;
 	int ncpus;
 	uint32_t nsbs;
 	struct scn_inode inodes[SCN_MAX_INODES];

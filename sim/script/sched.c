@@ -142,6 +142,10 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 		snprintf(buf, len, "%s nlink of inode %llu -> %lld", who,
 			 (unsigned long long)ev->ino, (long long)ev->b);
 		break;
+	case SEV_pages:
+		snprintf(buf, len, "%s pages of inode %llu: %lld -> %lld in %s", who,
+			 (unsigned long long)ev->ino, (long long)ev->a, (long long)ev->b, site);
+		break;
 	case SEV_list:
 		snprintf(buf, len, "%s list %s %s of inode %llu in %s", who,
 			 list_action_name((int)ev->b), list_id_name((int)ev->a),
