@@ -558,7 +558,7 @@ START_TEST(modern_page_strip_under_lru_isolating)
 	this_cpu = &env_cpus[1];     /* the flusher: no reference, I_SYNC */
 	ck_assert_int_eq(scheme_modern.writeback_inodes(&icache.wb, 16), 1);
 	this_cpu = &env_cpus[0];
-	ck_assert(inode_on_lru(a)); /* inode_sync_complete put it there */
+	ck_assert(inode_on_lru(a));            /* inode_sync_complete put it there */
 	ck_assert_int_eq(inode_nrpages(a), 3); /* written, still cached */
 	ck_assert_int_eq(scheme_modern.prune_icache(1), 0);
 	ck_assert_int_eq(inode_nrpages(a), 0);

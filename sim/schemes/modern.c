@@ -349,9 +349,14 @@ static void inode_lru_list_add(struct inode *inode, bool rotate)
 		inode_state_set(inode, I_REFERENCED, __site);
 }
 
+/* Called with i_lock held.  Not on the LRU (list_empty(&inode->i_lru)
+ * in the kernel; the link's owner here): no node lock is taken at all. */
 static void inode_lru_list_del(struct inode *inode)
 {
 	SITE(inode_lru_list_del);
+
+	if (inode->i_lru_on != LIST_lru)
+		return;
 	list_lru_del(&inode->i_sb->s_inode_lru, inode, __site);
 }
 
