@@ -203,6 +203,8 @@ traces: $(LESSON_TRACES)
 $(BUILD)/traces/%.stamp: lessons/scenarios/%.scn $(SIM_BIN)
 	@mkdir -p $(BUILD)/traces && rm -rf $(BUILD)/traces/$*
 	$(SIM_BIN) play $< -o $(BUILD)/traces/$* > /dev/null
+	@# the recorder writes 0770/0660: a student is not in root's group
+	@chmod -R a+rX $(BUILD)/traces/$*
 	@touch $@
 
 # ---- the things a user types --------------------------------------------

@@ -172,7 +172,7 @@ START_TEST(screen_after_keys)
 	/* Help is generated from the key table; ASCII mode has no box drawing. */
 	s = run_cmd(&st, "%s --ascii --keys 'jjh' --screen 100x36 %s", bin_path("icache-view"),
 		    trace);
-	ck_assert_ptr_nonnull(strstr(s, "Help: keys"));
+	ck_assert_ptr_nonnull(strstr(s, "Help 1/"));
 	ck_assert_ptr_nonnull(strstr(s, "next event on this CPU"));
 	ck_assert_ptr_nonnull(strstr(s, "+-"));
 	ck_assert_ptr_null(strstr(s, "\xe2\x94\x80")); /* U+2500 */
@@ -292,7 +292,7 @@ START_TEST(tmux_panes_and_help)
 	keys(s, "Tab");
 	ck_assert(wait_for(s, "[ Held locks ]", 5));
 	keys(s, "h");
-	ck_assert(wait_for(s, "Help: keys", 5));
+	ck_assert(wait_for(s, "Help 1/", 5));
 	scr = capture(s, false);
 	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
 	free(scr);
@@ -372,9 +372,17 @@ START_TEST(tmux_no_color)
 	ck_assert_ptr_nonnull(strstr(scr, "Events by CPU"));
 	free(scr);
 	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
-	start_ui(s, "TERM=dumb");
+	/* A terminal that cannot be drawn on: one line saying so, exit 2
+	 * (tests/test_screens.c checks the wording and an unknown TERM). */
+	int st;
+	free(run_cmd(&st,
+		     "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
+		     "'env TERM=dumb %s %s; echo EXIT=$?; sleep 30'",
+		     s, bin_path("icache-view"), trace));
+	ck_assert_msg(wait_for(s, "EXIT=2", 10), "TERM=dumb: no exit 2");
 	scr = capture(s, true);
 	ck_assert_msg(!has_colour_sgr(scr), "colours under TERM=dumb");
+	ck_assert_ptr_nonnull(strstr(scr, "TERM=dumb cannot move the cursor"));
 	free(scr);
 	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
 }

@@ -22,8 +22,9 @@
  * slot is where the viewer keeps the value in its 32-byte struct ix_event
  * (viewer/index.h): CPU, A, B, SITE, OBJ (interned 64-bit id), VAL, HI / LO
  * (the two 32-bit halves of val), STRID (interned string in obj), RAW (obj
- * as is), SRC and LINE (the source file and line of the call site), or
- * SIDE (kept only in a side table: violation, run_begin).
+ * as is), SRC and LINE (the source file and line of the call site), LIFE
+ * (low 16 bits in life), or SIDE (kept only in a side table: violation,
+ * run_begin).
  *
  * Rules: add events at the END of the list (the viewer's numbering is
  * internal, but keep it stable for readers of old code); never rename or
@@ -92,15 +93,20 @@
 #define ICACHE_SRC_FIELDS(F) \
 	F(ENUM, src_file, src, SRC) F(INT, uint16_t, line, LINE)
 
-#define ICACHE_FIELDS_lock_acquire(F) ICACHE_LOCK_FIELDS(F) ICACHE_SRC_FIELDS(F)
+/* Appended after those to every lock event: the lock's life (i_lock: the
+ * inode life's id, unique in the run; 0 for the other locks), so two lives
+ * of one inode number are two locks to a reader (EVENTS.md section 4). */
+#define ICACHE_LOCK_TAIL(F) ICACHE_SRC_FIELDS(F) F(INT, uint64_t, life, LIFE)
+
+#define ICACHE_FIELDS_lock_acquire(F) ICACHE_LOCK_FIELDS(F) ICACHE_LOCK_TAIL(F)
 #define ICACHE_FIELDS_lock_contended(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, int16_t, holder, VAL) ICACHE_SRC_FIELDS(F)
+	ICACHE_LOCK_FIELDS(F) F(INT, int16_t, holder, VAL) ICACHE_LOCK_TAIL(F)
 #define ICACHE_FIELDS_lock_acquired(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, wait_ns, VAL) ICACHE_SRC_FIELDS(F)
+	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, wait_ns, VAL) ICACHE_LOCK_TAIL(F)
 #define ICACHE_FIELDS_lock_release(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, hold_ns, VAL) ICACHE_SRC_FIELDS(F)
+	ICACHE_LOCK_FIELDS(F) F(INT, uint64_t, hold_ns, VAL) ICACHE_LOCK_TAIL(F)
 #define ICACHE_FIELDS_lock_trylock(F) \
-	ICACHE_LOCK_FIELDS(F) F(INT, uint8_t, success, B) ICACHE_SRC_FIELDS(F)
+	ICACHE_LOCK_FIELDS(F) F(INT, uint8_t, success, B) ICACHE_LOCK_TAIL(F)
 
 #define ICACHE_FIELDS_inode_state(F)                                  \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)         \
@@ -114,12 +120,15 @@
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
 	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
+/* life (appended): the id its i_lock events carry, so a reader pairs a
+ * life's alloc, locks and free even while its number has two lives. */
 #define ICACHE_FIELDS_inode_alloc(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO)
+	F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO)  \
+	F(INT, uint64_t, life, LIFE)
 #define ICACHE_FIELDS_inode_free(F)                           \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, sb, VAL)
+	F(INT, uint32_t, sb, VAL) F(INT, uint64_t, life, LIFE)
 #define ICACHE_FIELDS_inode_nlink(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(INT, uint32_t, nlink, VAL)

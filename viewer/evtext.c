@@ -218,6 +218,8 @@ static uint64_t field_value(const struct trace_index *ix, const struct ix_event 
 		return e->src;
 	case SL_LINE:
 		return e->line;
+	case SL_LIFE:
+		return e->life;
 	case SL_STRID:
 	case SL_SIDE:
 		break;
@@ -289,4 +291,24 @@ void event_text(const struct trace_index *ix, uint64_t i, bool brief, char *buf,
 		generic_text(ix, e, brief, buf, len);
 	else
 		snprintf(buf, len, "%s", ev_type_name(e->type));
+}
+
+const char *event_field(const struct trace_index *ix, uint64_t i, int f, char *buf, size_t len)
+{
+	const struct ix_event *e = &ix->ev[i];
+	if (e->type >= EV__COUNT || f < 0 || f >= IX_MAX_FIELDS)
+		return NULL;
+	const struct ix_field *fd = &ix_schemas[e->type].fields[f];
+	if (!fd->name)
+		return NULL;
+	if (fd->slot == SL_SIDE)
+		buf[0] = 0; /* kept in a side table (violation, run_begin) */
+	else
+		field_text(ix, e, fd, buf, len);
+	return fd->name;
+}
+
+const char *lock_class_short(int cls)
+{
+	return short_class(cls);
 }

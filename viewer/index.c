@@ -47,9 +47,10 @@ static bool optional_field(int type, const char *name)
 		for (size_t k = 0; k < sizeof(run_begin_late) / sizeof(run_begin_late[0]); k++)
 			if (!strcmp(name, run_begin_late[k]))
 				return true;
-	/* every event's src and line (call sites) came later */
+	/* every event's src and line (call sites) came later, and the life
+	 * of the lock and inode_alloc/free events */
 	return (type == EV_run_end && strcmp(name, "interrupted") == 0) || !strcmp(name, "src") ||
-	       !strcmp(name, "line");
+	       !strcmp(name, "line") || !strcmp(name, "life");
 }
 
 struct class_info {
@@ -478,6 +479,9 @@ static void fill_slot(struct trace_index *ix, const struct class_info *ci, struc
 		break;
 	case SL_LINE:
 		e->line = (uint16_t)v;
+		break;
+	case SL_LIFE:
+		e->life = (uint16_t)v;
 		break;
 	case SL_SIDE:
 		break;

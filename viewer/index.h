@@ -24,12 +24,12 @@
  * One event.  The meaning of a, b and val depends on type:
  *   lock_*          a=lock class, obj=instance id, val=wait_ns (acquired),
  *                   hold_ns (release), holder cpu (contended, -1 none),
- *                   b=success (trylock)
+ *                   b=success (trylock), life=the i_lock's life (0 other)
  *   inode_state     obj=ino id, val=old<<32|new
  *   inode_ref       obj=ino id, val=(u32)old<<32|(u32)new
  *   inode_list      obj=ino id, a=list, b=action
- *   inode_alloc     obj=ino id, val=sb<<32|nlink
- *   inode_free      obj=ino id, val=sb
+ *   inode_alloc     obj=ino id, val=sb<<32|nlink, life
+ *   inode_free      obj=ino id, val=sb, life
  *   inode_nlink     obj=ino id, val=nlink
  *   op_begin/op_end a=op, obj=ino id, val=result (end)
  *   sched_step      val=step, obj=string id of "what"
@@ -55,7 +55,7 @@ struct ix_event {
 	uint8_t core;  /* real CPU (packet context cpu_id), 255 if above */
 	uint8_t src;   /* enum src_file of `line` (lock, inode events) */
 	uint16_t line; /* source line of the call site, 0 unknown */
-	uint16_t spare;
+	uint16_t life; /* lock, inode_alloc/free: the life id, low 16 bits (0 none) */
 };
 
 struct ix_violation {

@@ -141,9 +141,12 @@ static int16_t holder_id(unsigned cpu)
 	return cpu == IX_NO_CPU ? 0x7fff : (int16_t)cpu;
 }
 
-static uint64_t lock_key(int cls, uint32_t obj)
+/* A lock instance: (class, number, life), so two lives of one inode
+ * number are two i_locks.  The index keeps a life's low 16 bits: two lives
+ * of one number open at once are never 65 536 allocations apart. */
+static uint64_t lock_key(int cls, uint32_t obj, uint32_t life)
 {
-	return (uint64_t)cls << 32 | obj;
+	return (uint64_t)(cls & 0xff) << 48 | (uint64_t)(life & 0xffff) << 32 | obj;
 }
 
 const struct inode_state *model_inode(const struct model *m, uint32_t obj)
@@ -151,9 +154,9 @@ const struct inode_state *model_inode(const struct model *m, uint32_t obj)
 	return omap_get(&m->inodes, obj);
 }
 
-const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj)
+const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj, uint32_t life)
 {
-	return omap_get(&m->locks, lock_key(cls, obj));
+	return omap_get(&m->locks, lock_key(cls, obj, life));
 }
 
 bool model_next_inode(const struct model *m, uint32_t *it, uint32_t *obj,
@@ -228,15 +231,15 @@ static void held_remove(struct cpu_state *c, int i)
 	c->nheld--;
 }
 
-/* Drop (cls, obj) from whichever CPU's held stack has it. */
-static void drop_from_holder(struct model *m, int16_t holder, int cls, uint32_t obj)
+/* Drop (cls, obj, life) from whichever CPU's held stack has it. */
+static void drop_from_holder(struct model *m, int16_t holder, int cls, uint32_t obj, uint32_t life)
 {
 	if (holder < 0)
 		return;
 	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU : (unsigned)holder);
 
 	for (int i = c->nheld - 1; i >= 0; i--)
-		if (c->held[i].cls == cls && c->held[i].obj == obj) {
+		if (c->held[i].cls == cls && c->held[i].obj == obj && c->held[i].life == life) {
 			held_remove(c, i);
 			return;
 		}
@@ -246,7 +249,7 @@ bool model_conflicts(const struct model *m, const struct ix_event *e)
 {
 	if (e->type != EV_lock_acquired && e->type != EV_lock_release)
 		return false;
-	const struct lock_inst *li = model_lock(m, e->a, e->obj);
+	const struct lock_inst *li = model_lock(m, e->a, e->obj, e->life);
 	int16_t me = holder_id(e->cpu);
 	if (e->type == EV_lock_acquired)
 		return li && li->holder >= 0;
@@ -262,13 +265,16 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 	struct class_stats *st = cls_stats(m, cls);
 	int16_t me = holder_id(e->cpu);
 
-	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj, e->life));
 	if (!li) {
-		li = omap_put(&m->locks, lock_key(cls, e->obj));
+		li = omap_put(&m->locks, lock_key(cls, e->obj, e->life));
 		li->holder = -1;
 		li->last_cpu = -1;
+		li->old_last_cpu = -1;
 	}
-	const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+	/* Without life ids, two lives of one number share an instance. */
+	const struct inode_state *two =
+		cls == i_lock_class && !e->life ? model_inode(m, e->obj) : NULL;
 	bool trusted = !c->unknown && e->ts > m->gap_end;
 	if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
 		mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it", (int)(int16_t)e->cpu,
@@ -276,13 +282,14 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 			 li->holder == me ? "it itself (recursion): cpu" : "cpu", li->holder);
 	}
 	if (li->holder >= 0)
-		drop_from_holder(m, li->holder, cls, e->obj);
+		drop_from_holder(m, li->holder, cls, e->obj, e->life);
 	li->holder = me;
 	li->held_ev = m->pos;
 	li->doubtful = !trusted;
 	/* Bounces are per lock, and two lives of one number are two
-	 * i_locks: in the window, the older life's last hold is the one
-	 * taken in evict (EVENTS.md section 4). */
+	 * i_locks.  A trace without life ids cannot say which life an
+	 * acquisition is of: in the window, the older life's last hold is
+	 * taken as the one in evict (EVENTS.md section 4). */
 	int16_t *last =
 		two && two->lives > 1 && e->site == evict_site ? &li->old_last_cpu : &li->last_cpu;
 	if (*last >= 0 && *last != me)
@@ -294,11 +301,13 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 		st->wait_max = e->val;
 	if (e->val < st->wait_min)
 		st->wait_min = e->val;
-	bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj;
+	bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj &&
+		      c->wait_life == e->life;
 	if (c->nheld < MODEL_MAX_HELD) {
 		struct held_lock *h = &c->held[c->nheld++];
 		h->cls = (uint8_t)cls;
 		h->obj = e->obj;
+		h->life = e->life;
 		h->site = e->site;
 		h->trylock = !normal;
 		h->since = e->ts;
@@ -317,14 +326,15 @@ static void lock_released(struct model *m, const struct trace_index *ix, const s
 	struct class_stats *st = cls_stats(m, cls);
 	int16_t me = holder_id(e->cpu);
 
-	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj));
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj, e->life));
 	int i;
 	for (i = c->nheld - 1; i >= 0; i--)
-		if (c->held[i].cls == cls && c->held[i].obj == e->obj)
+		if (c->held[i].cls == cls && c->held[i].obj == e->obj && c->held[i].life == e->life)
 			break;
 	if (i >= 0)
 		held_remove(c, i);
-	const struct inode_state *two = cls == i_lock_class ? model_inode(m, e->obj) : NULL;
+	const struct inode_state *two =
+		cls == i_lock_class && !e->life ? model_inode(m, e->obj) : NULL;
 	bool trusted = !c->unknown && e->ts > m->gap_end;
 	if (li && li->holder >= 0 && li->holder != me && i < 0 && !(two && two->lives > 1) &&
 	    trusted && !li->doubtful)
@@ -358,6 +368,7 @@ static void apply_lock(struct model *m, const struct trace_index *ix, const stru
 		c->contended = false;
 		c->wait_cls = (uint8_t)cls;
 		c->wait_obj = e->obj;
+		c->wait_life = e->life;
 		c->wait_site = e->site;
 		c->wait_ev = m->pos;
 		c->wait_holder = -1;
@@ -385,8 +396,8 @@ static void forget_held(struct model *m, struct cpu_state *c)
 {
 	int16_t me = c == &m->nocpu ? holder_id(IX_NO_CPU) : holder_id((unsigned)(c - m->cpu));
 	for (int i = 0; i < c->nheld; i++) {
-		struct lock_inst *li =
-			omap_get(&m->locks, lock_key(c->held[i].cls, c->held[i].obj));
+		struct lock_inst *li = omap_get(
+			&m->locks, lock_key(c->held[i].cls, c->held[i].obj, c->held[i].life));
 		if (li && li->holder == me)
 			li->holder = -1;
 	}
@@ -466,8 +477,10 @@ static void inode_alloc_event(struct model *m, const struct ix_event *e)
 	/* A second life of this number while the first is still being
 	 * evicted (EVENTS.md section 4, "reused inode numbers"). */
 	uint8_t lives = old ? (uint8_t)(old->lives + 1) : 1;
-	struct lock_inst *li = omap_get(&m->locks, lock_key(i_lock_class, e->obj));
-	/* A new life starts with a fresh i_lock (spin_lock_init). */
+	struct lock_inst *li =
+		e->life ? NULL : omap_get(&m->locks, lock_key(i_lock_class, e->obj, 0));
+	/* A new life starts with a fresh i_lock (spin_lock_init): with life
+	 * ids it is a new instance; without, the number's forgets its CPU. */
 	if (li) {
 		li->old_last_cpu = li->last_cpu;
 		li->last_cpu = -1;
@@ -486,14 +499,20 @@ static void inode_alloc_event(struct model *m, const struct ix_event *e)
 static void inode_free_event(struct model *m, const struct ix_event *e)
 {
 	struct inode_state *s = omap_get(&m->inodes, e->obj);
+	if (e->life) {
+		/* This life's i_lock is gone with it. */
+		const struct lock_inst *dead = model_lock(m, i_lock_class, e->obj, e->life);
+		if (dead && dead->holder < 0)
+			omap_del(&m->locks, lock_key(i_lock_class, e->obj, e->life));
+	}
 	if (s && s->lives > 1) {
 		s->lives--;
 		return;
 	}
 	omap_del(&m->inodes, e->obj);
-	const struct lock_inst *li = model_lock(m, i_lock_class, e->obj);
+	const struct lock_inst *li = model_lock(m, i_lock_class, e->obj, 0);
 	if (li && li->holder < 0)
-		omap_del(&m->locks, lock_key(i_lock_class, e->obj));
+		omap_del(&m->locks, lock_key(i_lock_class, e->obj, 0));
 }
 
 void model_apply(struct model *m, const struct trace_index *ix)

@@ -25,6 +25,7 @@
 struct held_lock {
 	uint8_t cls, site, trylock;
 	uint32_t obj;
+	uint32_t life; /* an i_lock's life (ix_event.life), 0 none */
 	int64_t since; /* ts when acquired */
 	uint64_t ev;   /* event number of the lock_acquired */
 };
@@ -35,7 +36,7 @@ struct cpu_state {
 	/* lock_acquire seen, lock_acquired not yet */
 	bool waiting, contended;
 	uint8_t wait_cls, wait_site;
-	uint32_t wait_obj;
+	uint32_t wait_obj, wait_life;
 	uint64_t wait_ev;
 	int16_t wait_holder; /* from lock_contended */
 	/*
@@ -83,7 +84,8 @@ struct inode_state {
 struct lock_inst {
 	int16_t holder;       /* -1 free */
 	int16_t last_cpu;     /* -1 never taken (lock_stat bounces) */
-	int16_t old_last_cpu; /* an i_lock's older life, while two are open */
+	int16_t old_last_cpu; /* an i_lock's older life, while two are open
+				* (traces without the life field only) */
 	uint8_t doubtful;     /* taken while its holder's state was unknown
 				* or inside a loss window: its release may be
 				* lost, so a second holder is no proof */
@@ -105,8 +107,8 @@ struct model {
 	unsigned nedges;
 	struct lock_edge edges[MODEL_MAX_EDGES];
 	uint16_t edge_ix[MODEL_MAX_CLASSES][MODEL_MAX_CLASSES]; /* 1-based */
-	struct omap locks;                                      /* (cls<<32|obj) -> lock_inst */
-	struct omap inodes;                                     /* obj -> inode_state */
+	struct omap locks;  /* cls<<48 | life<<32 | obj -> lock_inst */
+	struct omap inodes; /* obj -> inode_state */
 	struct lock_order order;
 	uint64_t violations; /* violation events so far */
 	uint64_t discards;   /* discard messages so far */
@@ -142,7 +144,8 @@ void model_set_order(struct model *m, const struct order_rule *rules, uint32_t n
 
 /* Lookups. */
 const struct inode_state *model_inode(const struct model *m, uint32_t obj);
-const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj);
+/* The lock instance (cls, obj), or its life `life` if the trace names lives (else 0). */
+const struct lock_inst *model_lock(const struct model *m, int cls, uint32_t obj, uint32_t life);
 /* A CPU's state (IX_NO_CPU for the thread without one); never NULL. */
 const struct cpu_state *model_cpu(const struct model *m, unsigned cpu);
 /* Iterate the live inodes: *it starts at 0; returns false at the end. */

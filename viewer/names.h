@@ -47,6 +47,7 @@ enum ix_slot {
 	SL_RAW,
 	SL_SRC,
 	SL_LINE,
+	SL_LIFE,
 	SL_SIDE
 };
 

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"  --run N           show run N of a trace holding several (1 = first)\n"
 		"  --pid P           show the run of process P (vpid, or run_begin's tid)\n"
 		"  --ascii           no UTF-8 box drawing or glyphs\n"
-		"  --no-color        no colours (also NO_COLOR=1 or TERM=dumb)\n"
+		"  --no-color        no colours (also NO_COLOR=1)\n"
 		"  --help            this text\n"
 		"\n"
 		"A trace with lost events, a cut or missing stream, or no run_begin or\n"
@@ -51,8 +51,10 @@ static void usage(FILE *f)
 		"unreliable.  Two runs or processes in one trace are never merged:\n"
 		"pick one with --run or --pid.\n"
 		"\n"
-		"In the viewer, h, F1 or ? lists the keys.  Exit status: 0 ok, 1 bad\n"
-		"usage, 2 the trace could not be read (one line on stderr says why).\n"
+		"In the viewer, h, F1 or ? lists the keys (? again: the legend).  A\n"
+		"terminal that cannot be drawn on (TERM=dumb, unset or unknown) gets one\n"
+		"line saying so.  Exit status: 0 ok, 1 bad usage, 2 the trace could not\n"
+		"be read or the terminal cannot be drawn on (one line on stderr says why).\n"
 		"See icache-view(1).\n");
 }
 
@@ -108,10 +110,14 @@ static int screen_mode(const char *path, const char *keys, const char *screen, b
 	app_init(&a, ix);
 	int k[4096];
 	int n = keys ? keys_parse(keys, k, 4096) : 0;
-	for (int i = 0; i < n && !a.quit; i++)
-		app_key(&a, k[i]);
 	struct canvas c;
 	canvas_init(&c, w, h, term_locale_utf8() && !ascii);
+	/* A frame before each key, as in the terminal: some keys act on
+	 * what the screen shows (the help's pages, the lanes' view). */
+	for (int i = 0; i < n && !a.quit; i++) {
+		app_draw(&a, &c);
+		app_key(&a, k[i]);
+	}
 	app_draw(&a, &c);
 	char *txt = canvas_to_text(&c);
 	fputs(txt, stdout);
@@ -131,6 +137,11 @@ static int tty_mode(const char *path, const struct tty_opts *o)
 		fprintf(stderr, "icache-view: not a terminal; use --summary, --dot or "
 				"--keys/--screen (see --help)\n");
 		return 1;
+	}
+	if (!term_usable("the viewer", "use --summary, or --keys with --screen (see --help)", err,
+			 sizeof(err))) {
+		fprintf(stderr, "icache-view: %s\n", err);
+		return 2;
 	}
 	struct trace_index *ix = ix_open(path, err, sizeof(err));
 	if (!ix) {

@@ -66,13 +66,6 @@ static bool lt_record(const char *scn, struct lesson_trace *t);
  * on the machine may be starting or stopping at that moment: a recording
  * that failed for a reason other than the scenario is tried once more.
  */
-/* ICACHE_LESSON_OFFLINE=1: behave as if no session daemon were reachable. */
-static bool offline(void)
-{
-	const char *o = getenv("ICACHE_LESSON_OFFLINE");
-	return o && *o && strcmp(o, "0") != 0;
-}
-
 /* The directory of the pre-recorded traces, or NULL. */
 static const char *shipped_dir(void)
 {
@@ -122,8 +115,6 @@ bool lt_shipped(const char *scn, struct lesson_trace *t)
 
 bool lt_play(const char *scn, struct lesson_trace *t)
 {
-	if (offline())
-		return lt_shipped(scn, t);
 	if (lt_record(scn, t))
 		return true;
 	/* The scenario itself is at fault: say so, whatever is shipped. */

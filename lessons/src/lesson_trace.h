@@ -28,7 +28,7 @@ struct lesson_trace {
 bool lt_play(const char *scn, struct lesson_trace *t);
 /*
  * Without an LTTng session daemon (the recording fails for a reason that
- * is not the scenario's, or ICACHE_LESSON_OFFLINE=1 says to act as if),
+ * is not the scenario's),
  * lt_play loads the pre-recorded trace of the scenario instead: `make
  * traces` records one per lesson scenario into TRACES/NAME (NAME: the
  * file name without .scn), where TRACES is $ICACHE_TRACES, else

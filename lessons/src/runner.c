@@ -421,10 +421,14 @@ static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c
 					rn->have_out                ? &rn->out :
 								      NULL;
 	if (rn->compare && rn->have_cmp) {
-		snprintf(line, sizeof(line), "Same schedule on %s: %s", s->compare,
-			 o->reached ? "the goal is reached here too" :
-				      "the goal cannot be reached here");
-		draw_wrapped(c, r, y, o->reached ? R_BAD : R_GOOD, line, 0);
+		/* the verdict first, on a line of its own: it must not wrap */
+		draw_wrapped(c, r, y, o->reached ? R_BAD : R_GOOD,
+			     o->reached ? "CONTRAST: the goal is reached here too" :
+					  "CONTRAST: the goal cannot be reached here",
+			     0);
+		snprintf(line, sizeof(line), "(your schedule, played on %s; c goes back)",
+			 s->compare);
+		draw_wrapped(c, r, y, R_DIM, line, 0);
 	}
 	if (o && o->last[0]) {
 		snprintf(line, sizeof(line), "Last press: %s", o->last);

@@ -30,6 +30,7 @@
 #include "sim/core/trace.h"
 #include "sim/cmd/record.h"
 #include "sim/core/violation.h"
+#include "sim/engine/run.h"
 #include "sim/script/scenario.h"
 
 #define SEGMENT_LIMIT 200000 /* steps in one segment: livelock beyond */
@@ -994,7 +995,12 @@ static void play_json(struct play *pl, int status)
 		json_str(stdout, e->text);
 		printf("}");
 	}
-	printf("],\"passed\":%d,\"failed\":%d,\"status\":%d}\n", pl->passed, pl->failed, status);
+	/* lock_stat of every CPU and the set-up thread, as the trace has them */
+	struct lock_class_stats locks[NR_LOCK_CLASSES] = { 0 };
+	lock_stats_sum(pl->cpu_ptrs, scn->ncpus + 1, locks);
+	printf("],");
+	print_locks_json(stdout, locks);
+	printf(",\"passed\":%d,\"failed\":%d,\"status\":%d}\n", pl->passed, pl->failed, status);
 }
 
 /* A fresh cache for the scenario, its CPUs, and the run_begin event. */

@@ -92,6 +92,29 @@ void print_report(FILE *f, const struct run_config *cfg, const struct run_result
 	}
 }
 
+/* "locks":[{"class":...,"acquisitions":...}, ...]: the lock_stat columns of
+ * every class that was used, as `run --json` and `play --json` print them. */
+void print_locks_json(FILE *f, const struct lock_class_stats *locks)
+{
+	fprintf(f, "\"locks\":[");
+	bool first = true;
+	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
+		const struct lock_class_stats *s = &locks[k];
+		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
+			continue;
+		fprintf(f,
+			"%s{\"class\":\"%s\",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
+			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
+			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
+			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
+			first ? "" : ",", lock_class_name(k), s->acquisitions, s->contentions,
+			s->bounces, s->trylock_failures, s->wait_ns_total, s->wait_ns_max,
+			s->hold_ns_total, s->hold_ns_max);
+		first = false;
+	}
+	fprintf(f, "]");
+}
+
 void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
 		const char *extra_json)
 {
@@ -114,24 +137,10 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"order\":");
 	json_str(f, scheme_order_text(cfg->scheme));
-	fprintf(f, ",\"locks\":[");
-	bool first = true;
-	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
-		const struct lock_class_stats *s = &r->locks[k];
-		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
-			continue;
-		fprintf(f,
-			"%s{\"class\":\"%s\",\"acquisitions\":%" PRIu64 ",\"contentions\":%" PRIu64
-			",\"bounces\":%" PRIu64 ",\"trylock_failures\":%" PRIu64
-			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
-			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
-			first ? "" : ",", lock_class_name(k), s->acquisitions, s->contentions,
-			s->bounces, s->trylock_failures, s->wait_ns_total, s->wait_ns_max,
-			s->hold_ns_total, s->hold_ns_max);
-		first = false;
-	}
+	fprintf(f, ",");
+	print_locks_json(f, r->locks);
 	fprintf(f,
-		"],\"final\":{\"nr_inodes\":%ld,\"nr_unused\":%ld,\"lru\":%ld,"
+		",\"final\":{\"nr_inodes\":%ld,\"nr_unused\":%ld,\"lru\":%ld,"
 		"\"hashed\":%ld,\"b_dirty\":%ld,\"b_io\":%ld,\"b_more_io\":%ld,"
 		"\"inodes_allocated\":%" PRIu64 "}",
 		r->nr_inodes, r->nr_unused, r->lru_len, r->hashed, r->b_dirty, r->b_io,

@@ -38,6 +38,8 @@ static struct list_head pool_free = LIST_HEAD_INIT(pool_free); /* FIFO */
 static struct list_head pool_all = LIST_HEAD_INIT(pool_all);   /* unused */
 static size_t pool_nfree;
 static uint64_t pool_allocated; /* distinct inode structures ever made */
+/* Life ids (the i_lock's `life` in the trace): one per alloc_inode in a run. */
+static atomic_uint_fast64_t next_life;
 static struct inode **pool_blocks;
 static size_t pool_nblocks, pool_capblocks;
 
@@ -100,6 +102,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 		 int ncpus)
 {
 	memset(&icache, 0, sizeof(icache));
+	atomic_store(&next_life, 0);
 	icache.scheme = s;
 	icache.cpus = cpus;
 	icache.ncpus = ncpus;
@@ -255,6 +258,8 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	 * forgets the previous owner too, so the first acquisition is no bounce. */
 	inode->i_lock.inst = ino;
 	inode->i_lock.last_cpu = -1;
+	/* Its id in the trace: two lives of one number are two i_locks. */
+	inode->i_lock.life = atomic_fetch_add_explicit(&next_life, 1, memory_order_relaxed) + 1;
 	nr_inodes_inc();
 	return inode;
 }
@@ -270,7 +275,8 @@ void inode_publish(struct inode *inode)
 	if (inode->i_published)
 		return;
 	inode->i_published = true;
-	trace_inode_alloc(this_cpu, inode->i_ino, inode->i_sb->s_id, atomic_load(&inode->i_nlink));
+	trace_inode_alloc(this_cpu, inode->i_ino, inode->i_sb->s_id, atomic_load(&inode->i_nlink),
+			  inode->i_lock.life);
 }
 
 void destroy_inode(struct inode *inode, enum site site)
@@ -287,7 +293,7 @@ void destroy_inode(struct inode *inode, enum site site)
 				 !hlist_unhashed(&inode->i_hash), !list_empty(&inode->i_sb_list),
 				 !list_empty(&inode->i_wb_list), !list_empty(&inode->i_lru));
 	if (inode->i_published)
-		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id);
+		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id, inode->i_lock.life);
 	nr_inodes_dec();
 	inode->i_magic = INODE_FREED;
 	/*

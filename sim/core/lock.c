@@ -103,6 +103,7 @@ void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
 	l->mcs_mine = NULL;
 	l->cls = cls;
 	l->inst = inst;
+	l->life = 0;
 	atomic_init(&l->holder, -1);
 	atomic_init(&l->readers, 0);
 	l->is_rwsem = false;
@@ -490,7 +491,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 		return;
 	sched_point(SEV_acquire, site, l, 0, 0, 0);
 	lockdep_acquire(c, l, site);
-	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site, m.file, m.line);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, inst, site, m.file, m.line, l->life);
 	if (ICACHE_PLAIN_LOCKS && !sim_sched && !sim_lock_busy(l))
 		rwsem_wait(c, l, write, site); /* blocking: see mutex_enter() */
 	else if (rwsem_try(l, write) != 0) {
@@ -499,7 +500,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 		c->stats[l->cls].contentions++;
 		trace_ev_lock_contended(trace_cpu(c), l->cls, inst, site,
 					atomic_load_explicit(&l->holder, memory_order_relaxed),
-					m.file, m.line);
+					m.file, m.line, l->life);
 		atomic_store_explicit(&c->waiting_site, site, memory_order_relaxed);
 		atomic_store_explicit(&c->waiting_for, l, memory_order_release);
 		rwsem_wait(c, l, write, site);
@@ -523,7 +524,7 @@ static void sim_down(struct sim_lock *l, enum site site, bool write)
 	if (wait_ns > c->stats[l->cls].wait_ns_max)
 		c->stats[l->cls].wait_ns_max = wait_ns;
 	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns, m.file, m.line);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, wait_ns, m.file, m.line, l->life);
 	sched_point(SEV_acquired, site, l, 0, 0, 0);
 }
 
@@ -551,7 +552,7 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;
 	trace_ev_lock_release(trace_cpu(c), l->cls, rwsem_inst(c, write), site, hold_ns, m.file,
-			      m.line);
+			      m.line, l->life);
 	if (write)
 		atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
 	else
@@ -575,7 +576,7 @@ bool sim_down_read_trylock(struct sim_lock *l, enum site site)
 		return true;
 	if (rwsem_try(l, false) != 0) {
 		c->stats[l->cls].trylock_failures++;
-		trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line);
+		trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line, l->life);
 		sched_point(SEV_trylock_failed, site, l, 0, 0, 0);
 		return false;
 	}
@@ -583,8 +584,8 @@ bool sim_down_read_trylock(struct sim_lock *l, enum site site)
 	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
 	c->stats[l->cls].acquisitions++;
 	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
-	trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 1, m.file, m.line);
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line);
+	trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 1, m.file, m.line, l->life);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line, l->life);
 	sched_point(SEV_trylock, site, l, 0, 0, 0);
 	return true;
 }

@@ -72,6 +72,7 @@ struct sim_lock {
 	bool off;
 	enum lock_class cls;
 	uint64_t inst;      /* which one: bucket, sb, or inode number */
+	uint64_t life;      /* i_lock: its inode life's id (traced), else 0 */
 	atomic_int holder;  /* simulated CPU holding it (for write), -1 */
 	atomic_int readers; /* rw-locks: how many hold it for read */
 	/* The fields below are protected by the lock itself. */

@@ -57,45 +57,32 @@ static inline uint16_t trace_cpu(const struct sim_cpu *c)
 	return c ? (uint16_t)c->id : 0xffff;
 }
 
+/*
+ * The lock events: which lock (class, instance, life) comes from the lock,
+ * and each but lock_acquire carries one more figure, `x` (holder, wait_ns,
+ * hold_ns, success).  The rw-locks, whose instance is per holder, call
+ * trace_ev_lock_*() themselves (lock.c).
+ */
 static inline void trace_lock_acquire(const struct sim_cpu *c, const struct sim_lock *l,
 				      enum site s)
 {
 	struct src_mark m = sim_src_at(s);
 
-	trace_ev_lock_acquire(trace_cpu(c), l->cls, l->inst, s, m.file, m.line);
+	trace_ev_lock_acquire(trace_cpu(c), l->cls, l->inst, s, m.file, m.line, l->life);
 }
 
-static inline void trace_lock_contended(const struct sim_cpu *c, const struct sim_lock *l,
-					enum site s, int holder)
-{
-	struct src_mark m = sim_src_at(s);
-
-	trace_ev_lock_contended(trace_cpu(c), l->cls, l->inst, s, holder, m.file, m.line);
-}
-
-static inline void trace_lock_acquired(const struct sim_cpu *c, const struct sim_lock *l,
-				       enum site s, uint64_t wait_ns)
-{
-	struct src_mark m = sim_src_at(s);
-
-	trace_ev_lock_acquired(trace_cpu(c), l->cls, l->inst, s, wait_ns, m.file, m.line);
-}
-
-static inline void trace_lock_release(const struct sim_cpu *c, const struct sim_lock *l,
-				      enum site s, uint64_t hold_ns)
-{
-	struct src_mark m = sim_src_at(s);
-
-	trace_ev_lock_release(trace_cpu(c), l->cls, l->inst, s, hold_ns, m.file, m.line);
-}
-
-static inline void trace_lock_trylock(const struct sim_cpu *c, const struct sim_lock *l,
-				      enum site s, int success)
-{
-	struct src_mark m = sim_src_at(s);
-
-	trace_ev_lock_trylock(trace_cpu(c), l->cls, l->inst, s, success, m.file, m.line);
-}
+#define TRACE_LOCK_FN_(ev, xtype)                                                            \
+	static inline void trace_##ev(const struct sim_cpu *c, const struct sim_lock *l,     \
+				      enum site s, xtype x)                                  \
+	{                                                                                    \
+		struct src_mark m = sim_src_at(s);                                           \
+		trace_ev_##ev(trace_cpu(c), l->cls, l->inst, s, x, m.file, m.line, l->life); \
+	}
+TRACE_LOCK_FN_(lock_contended, int)
+TRACE_LOCK_FN_(lock_acquired, uint64_t)
+TRACE_LOCK_FN_(lock_release, uint64_t)
+TRACE_LOCK_FN_(lock_trylock, int)
+#undef TRACE_LOCK_FN_
 
 static inline void trace_inode_state(const struct sim_cpu *c, uint64_t ino, unsigned old_state,
 				     unsigned new_state, enum site s)
@@ -125,15 +112,16 @@ static inline void trace_inode_list(const struct sim_cpu *c, uint64_t ino, enum 
 }
 
 static inline void trace_inode_alloc(const struct sim_cpu *c, uint64_t ino, uint32_t sb,
-				     uint32_t nlink)
+				     uint32_t nlink, uint64_t life)
 {
-	trace_ev_inode_alloc(trace_cpu(c), ino, sb, nlink);
+	trace_ev_inode_alloc(trace_cpu(c), ino, sb, nlink, life);
 	sched_point(SEV_alloc, SITE_unknown, NULL, ino, sb, nlink);
 }
 
-static inline void trace_inode_free(const struct sim_cpu *c, uint64_t ino, uint32_t sb)
+static inline void trace_inode_free(const struct sim_cpu *c, uint64_t ino, uint32_t sb,
+				    uint64_t life)
 {
-	trace_ev_inode_free(trace_cpu(c), ino, sb);
+	trace_ev_inode_free(trace_cpu(c), ino, sb, life);
 	sched_point(SEV_free, SITE_unknown, NULL, ino, sb, 0);
 }
 

@@ -130,6 +130,7 @@ bool icache_lists_corrupt(void);
 
 /* Reports. */
 void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r);
+void print_locks_json(FILE *f, const struct lock_class_stats *locks);
 void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
 		const char *extra_json);
 
