@@ -337,6 +337,20 @@ START_TEST(explore_finds_nothing_in_merged)
 }
 END_TEST
 
+/* Today's cache (issue 17's bar): the same 2000 schedules find nothing. */
+START_TEST(explore_finds_nothing_in_modern)
+{
+	int st;
+	char *out = run_cmd(&st,
+			    "timeout 60 %s explore --scheme modern "
+			    "--workload mixed --schedules 2000 --seed 1 2>&1",
+			    bin_path("icache-sim"));
+	ck_assert_msg(st == 0, "exit %d: %s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "nothing found in 2000 schedules"));
+	free(out);
+}
+END_TEST
+
 START_TEST(explore_bad_usage)
 {
 	int st;
@@ -492,6 +506,7 @@ static Suite *scenarios_suite(void)
 	tcase_add_test(tc, replay_gives_the_same_trace);
 	tcase_add_test(tc, explore_finds_the_v4_race_and_its_file_replays_it);
 	tcase_add_test(tc, explore_finds_nothing_in_merged);
+	tcase_add_test(tc, explore_finds_nothing_in_modern);
 	tcase_add_test(tc, explore_bad_usage);
 	tcase_add_test(tc, malformed_scenarios_say_file_and_line);
 	tcase_add_test(tc, failed_expectations_exit_1);

@@ -396,7 +396,11 @@ static void collect_inodes(struct run_result *r)
 
 static void collect_lists(struct run_result *r)
 {
+	/* The global LRU (2.6.36..2.6.39), or every sb's list_lru (today). */
 	r->lru_len = (long)list_count(&icache.inode_lru);
+	for (int i = 0; i < icache.nsbs; i++)
+		for (int nid = 0; nid < icache.sbs[i].s_inode_lru.nr_nodes; nid++)
+			r->lru_len += (long)list_count(&icache.sbs[i].s_inode_lru.node[nid].list);
 	r->b_dirty = (long)list_count(&icache.wb.b_dirty);
 	r->b_io = (long)list_count(&icache.wb.b_io);
 	r->b_more_io = (long)list_count(&icache.wb.b_more_io);
