@@ -294,6 +294,13 @@ static void act_compact(struct app *a)
 	snprintf(a->message, sizeof(a->message), "%s lanes", a->compact == 1 ? "compact" : "text");
 }
 
+static void act_strip(struct app *a)
+{
+	a->strip_wait = !a->strip_wait;
+	snprintf(a->message, sizeof(a->message), "timeline: %s per lock class",
+		 a->strip_wait ? "time waited" : "contentions");
+}
+
 static void act_lanes(struct app *a)
 {
 	a->prompt = P_LANES;
@@ -519,6 +526,7 @@ const struct keydef keytab[] = {
 	  act_mark },
 	{ K('\''), "' x", "jump to mark x (and measure from it)", act_jump },
 	{ K('C'), "C", "lanes: compact (a narrow column per CPU) or text", act_compact },
+	{ K('T'), "T", "timeline strip: contentions or time waited per slice", act_strip },
 	{ K('p'), "p", "pick the lanes shown: 0-3,8 (empty: all, or around the cursor)",
 	  act_lanes },
 	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },

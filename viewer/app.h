@@ -103,6 +103,7 @@ struct app {
 	uint64_t lane_pick[4];
 	bool lanes_picked;
 	struct time_buckets *tb; /* the timeline strip's figures, built once */
+	bool strip_wait;         /* the strip shows the time waited (T) */
 	bool has_nocpu;          /* a lane for events without a CPU */
 	uint32_t pinned;         /* inode picked with i (UINT32_MAX none) */
 	struct inode_hist hist;

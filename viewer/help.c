@@ -142,9 +142,9 @@ static void add_legend(struct hlines *h, const struct canvas *c, int w)
 	}
 	add(h, false, "", R_NORMAL, R_TITLE, "Timeline strip");
 	add_wrapped(h, false, c->utf8 ? "▁▂▃▄▅▆▇█" : ".:-=+*#@", R_NORMAL, R_NORMAL,
-		    "contentions of a lock class in a slice of time (taller: more; the hottest "
-		    "slice of the class is full); the cursor's slice is marked; ? under a slice: "
-		    "events were lost there",
+		    "contentions of a lock class in a slice of time, or with T the time waited "
+		    "(taller: more; the class's top slice is full); the cursor's slice is marked, "
+		    "with its figures at the right; ? under a slice: events were lost there",
 		    w);
 #undef GL
 }

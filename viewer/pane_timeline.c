@@ -175,7 +175,9 @@ static void strip_axis(struct app *a, struct canvas *c, struct rect r, int lw, i
 {
 	char d[32];
 	canvas_printf(c, r.x, r.y, lw, R_TITLE, "%s",
-		      ix_complete(a->ix) ? "contentions" : "LOWER BOUNDS");
+		      !ix_complete(a->ix) ? "LOWER BOUNDS" :
+		      a->strip_wait       ? "time waited" :
+					    "contentions");
 	if (!ix_complete(a->ix))
 		canvas_role(c, r.x, r.y, lw - 1, R_BAD);
 	canvas_text(c, r.x + lw, r.y, cols, R_DIM, "+0");
@@ -190,6 +192,39 @@ static void strip_axis(struct app *a, struct canvas *c, struct rect r, int lw, i
 				    1, R_TITLE, t);
 		}
 	canvas_text(c, r.x + lw + ccol, r.y, 1, R_CURSOR, c->utf8 ? "▼" : "v");
+}
+
+/* One class's row: its name, its levels per column (contentions, or
+ * the time waited with T), the cursor's column, its figures there. */
+static void class_row(struct app *a, struct canvas *c, struct rect r, int y, int cls, int lw,
+		      int cols, int fw, int ccol, uint64_t *cont, uint64_t *wait)
+{
+	class_cols(a, a->tb, cls, cols, cont, wait);
+	const uint64_t *v = a->strip_wait ? wait : cont;
+	uint64_t max = 0;
+	for (int k = 0; k < cols; k++)
+		max = v[k] > max ? v[k] : max;
+	canvas_text(c, r.x, y, lw - 1, class_role(cls), lock_class_short(cls));
+	for (int k = 0; k < cols; k++)
+		canvas_text(c, r.x + lw + k, y, 1, k == ccol ? R_CURSOR : R_NORMAL,
+			    level_glyph(c, v[k], max));
+	char d[32];
+	if (fw)
+		canvas_printf(c, r.x + lw + cols + 1, y, fw - 1, R_NORMAL, "%5" PRIu64 " %s",
+			      cont[ccol], fmt_dur((int64_t)wait[ccol], d, sizeof(d)));
+}
+
+/* The slices a loss window touches, as ? on the last row. */
+static void lost_row(struct app *a, struct canvas *c, struct rect r, int lw, int cols)
+{
+	int y = r.y + r.h - 1;
+	canvas_text(c, r.x, y, lw - 1, R_BAD, "lost events");
+	for (int k = 0; k < TB_N; k++)
+		if (a->tb->lost[k])
+			canvas_text(c,
+				    r.x + lw +
+					    col_of(a, a->tb->t0 + (int64_t)k * a->tb->width, cols),
+				    y, 1, R_BAD, "?");
 }
 
 static void draw_timeline(struct app *a, struct canvas *c, struct rect r)
@@ -211,39 +246,17 @@ static void draw_timeline(struct app *a, struct canvas *c, struct rect r)
 	if (n == 0)
 		canvas_text(c, r.x + lw, r.y + 1, cols, R_NORMAL, "no lock was contended");
 	uint64_t *cont = xcalloc((size_t)cols, sizeof(*cont)), *wait = xcalloc((size_t)cols, 8);
-	for (int i = 0; i < n; i++) {
-		int y = r.y + 1 + i;
-		class_cols(a, tb, cls[i], cols, cont, wait);
-		uint64_t max = 0;
-		for (int k = 0; k < cols; k++)
-			max = cont[k] > max ? cont[k] : max;
-		canvas_text(c, r.x, y, lw - 1, class_role(cls[i]), lock_class_short(cls[i]));
-		for (int k = 0; k < cols; k++)
-			canvas_text(c, r.x + lw + k, y, 1, k == ccol ? R_CURSOR : R_NORMAL,
-				    level_glyph(c, cont[k], max));
-		char d[32];
-		if (fw)
-			canvas_printf(c, r.x + lw + cols + 1, y, fw - 1, R_NORMAL,
-				      "%5" PRIu64 " %s", cont[ccol],
-				      fmt_dur((int64_t)wait[ccol], d, sizeof(d)));
-	}
+	for (int i = 0; i < n; i++)
+		class_row(a, c, r, r.y + 1 + i, cls[i], lw, cols, fw, ccol, cont, wait);
 	free(cont);
 	free(wait);
 	if (fw)
-		canvas_text(c, r.x + lw + cols + 1, r.y, fw - 1, R_TITLE, "here: cont wait");
-	if (lost) {
-		int y = r.y + r.h - 1;
-		canvas_text(c, r.x, y, lw - 1, R_BAD, "lost events");
-		for (int k = 0; k < TB_N; k++)
-			if (tb->lost[k])
-				canvas_text(
-					c,
-					r.x + lw + col_of(a, tb->t0 + (int64_t)k * tb->width, cols),
-					y, 1, R_BAD, "?");
-	}
+		canvas_text(c, r.x + lw + cols + 1, r.y, fw - 1, R_TITLE, "here: cont waited");
+	if (lost)
+		lost_row(a, c, r, lw, cols);
 }
 
-const struct pane pane_timeline = { VIEW_TIMELINE, "Timeline: contentions per lock class",
+const struct pane pane_timeline = { VIEW_TIMELINE, "Timeline: lock classes over time",
 				    draw_timeline, SLOT_STRIP };
 
 /* ---- the hottest lock instances around the cursor ----------------------- */

@@ -863,6 +863,11 @@ long invalidate_mapping_pages(struct inode *inode, enum site site)
 	return old;
 }
 
+void truncate_inode_pages(struct inode *inode, enum site site)
+{
+	invalidate_mapping_pages(inode, site);
+}
+
 bool can_unuse(const struct inode *inode)
 {
 	return !(inode_state(inode) & ~I_REFERENCED) && atomic_load(&inode->i_count) == 0 &&

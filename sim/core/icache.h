@@ -274,6 +274,8 @@ static inline long inode_nrpages(const struct inode *inode)
 /* invalidate_mapping_pages(&inode->i_data, 0, -1): drop the cached pages
  * (all of them: every page here is clean and unmapped); returns how many. */
 long invalidate_mapping_pages(struct inode *inode, enum site site);
+/* evict's truncate_inode_pages(&inode->i_data, 0): the inode is dying. */
+void truncate_inode_pages(struct inode *inode, enum site site);
 /*
  * can_unuse: may prune free this inode after stripping its pages?  Not
  * if it is in use, dirty, new or dying, or has pages again.  2.6.36

@@ -459,6 +459,8 @@ static void evict(struct inode *inode)
 	inode_sb_list_del(inode, __site);
 	spin_unlock(&icache.sb_list_lock);
 
+	/* The page cache goes first (truncate_inode_pages). */
+	truncate_inode_pages(inode, __site);
 	/* end_writeback: wait out any writer, then mark it clear. */
 	spin_lock(&inode->i_lock);
 	while (inode_state(inode) & I_SYNC) {
