@@ -260,6 +260,16 @@ static void start_ui(const char *sess, const char *env)
 		     "'env LANG=C.UTF-8 %s %s %s; sleep 30'",
 		     sess, env, bin_path("icache-view"), trace));
 	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
+	/* It comes up while still indexing: these tests want all of it. */
+	bool indexing = true;
+	for (int i = 0; i < 600 && indexing; i++) {
+		char *scr = capture(sess, false);
+		indexing = strstr(scr, "indexing") != NULL;
+		free(scr);
+		struct timespec t = { 0, 50000000 };
+		nanosleep(&t, NULL);
+	}
+	ck_assert_msg(!indexing, "the viewer is still indexing after 30 s");
 }
 
 static void keys(const char *sess, const char *k)

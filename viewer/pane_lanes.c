@@ -11,6 +11,8 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
+#include "viewer/unprot.h"
 
 /* ---- lanes: one column per simulated CPU, events around the cursor ------- */
 
@@ -64,8 +66,9 @@ static int64_t scan_vis(const struct app *a, int64_t i, int dir)
 #define OTHERS_W 11
 
 struct lanes {
-	int prefix; /* event number and time */
-	int nl;     /* lanes in all */
+	int prefix;    /* event number and time */
+	int numw, msw; /* their widths: the trace's largest (msw 0: no time) */
+	int nl;        /* lanes in all */
 	int lane_w;
 	int shown;
 	int lane[LANES_MAX]; /* the lanes in view, left to right */
@@ -107,8 +110,17 @@ static void lanes_choose(const struct app *a, struct lanes *lg, int fit)
 static struct lanes lanes_layout(const struct app *a, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
-	struct lanes lg = { .prefix = r.w < 90 ? 9 :
-						 19 }; /* narrow: the time is on the status line */
+	/* Narrow: the time is on the status line.  Wide enough for the
+	 * last event's number and time: 10 M events or 10 s never cut. */
+	struct lanes lg = { .numw = 7, .msw = r.w < 90 ? 0 : 9 };
+	char b[32];
+	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
+	int w = snprintf(b, sizeof(b), "%" PRIu64, ix->nev ? ix->nev - 1 : 0);
+	lg.numw = w > lg.numw ? w : lg.numw;
+	w = snprintf(b, sizeof(b), "%.4f", (double)dur / 1e6);
+	if (lg.msw && w > lg.msw)
+		lg.msw = w;
+	lg.prefix = 1 + lg.numw + 1 + (lg.msw ? lg.msw + 1 : 0);
 
 	lg.nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
 	int avail = r.w - lg.prefix, n = 0;
@@ -133,6 +145,24 @@ static struct lanes lanes_layout(const struct app *a, struct rect r)
 	return lg;
 }
 
+/* In the other lanes of row y: a CPU that holds an inode pointer nothing
+ * protects (viewer/unprot.h), from the event that dropped its last
+ * protection to the one that touches the inode again. */
+static void draw_unprotected(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
+			     int y, int64_t i, int lane)
+{
+	const struct unprot *u = unprot_spans(a->ix);
+	for (int k = 0; k < lg->shown; k++) {
+		int l = lg->lane[k];
+		const struct unprot_span *s = unprot_at(u, (unsigned)l, (uint64_t)i);
+		if (!s || l == lane || lane < 0 || (uint64_t)i <= s->from)
+			continue;
+		int x = r.x + lg->prefix + k * lg->lane_w;
+		canvas_printf(c, x, y, lg->lane_w - 1, R_BAD, "%s UNPROTECTED %" PRIu64,
+			      c->utf8 ? "┊" : "!", ix_id_value(a->ix, s->obj));
+	}
+}
+
 /* Row y: event i, in its CPU's lane (or across, for a loss; or in the
  * others column, for a CPU out of view), with the lane separators. */
 static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
@@ -145,12 +175,12 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 	char txt[200];
 
 	event_text(ix, (uint64_t)i, true, txt, sizeof(txt));
-	if (prefix < 19)
-		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " ",
-			      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i);
+	if (!lg->msw)
+		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " ",
+			      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i);
 	else
-		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " %9.4f ",
-			      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i,
+		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " %*.4f ",
+			      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i, lg->msw,
 			      (double)(e->ts - ix->ev[0].ts) / 1e6);
 	int lane = lane_of(a, e->cpu);
 	int slot = lane >= 0 ? lanes_slot(lg, lane) : -1;
@@ -169,6 +199,7 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 		int x = r.x + r.w - lg->others;
 		canvas_printf(c, x, y, lg->others, role, "%d %s", (int)(int16_t)e->cpu, txt);
 	}
+	draw_unprotected(a, c, r, lg, y, i, lane);
 	for (int k = 1; k < lg->shown + (lg->others ? 1 : 0); k++) {
 		int x = r.x + prefix + k * lg->lane_w - 1;
 		if (c->cells[y * c->w + x].ch == ' ')
@@ -176,6 +207,32 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 	}
 	if (cur)
 		canvas_role(c, r.x, y, r.w, R_CURSOR);
+}
+
+/* The details line's tail: what an acquire is taken under (the locks its
+ * CPU already holds), and the source line of the event. */
+static void cursor_context(const struct app *a, char *det, size_t len)
+{
+	const struct trace_index *ix = a->ix;
+	const struct ix_event *e = &ix->ev[a->cur];
+	size_t o = strlen(det);
+	if (e->type == EV_lock_acquire) {
+		const struct cpu_state *s = model_cpu(a->m, e->cpu);
+		o += (size_t)snprintf(det + o, len - o, "%s",
+				      s->nheld ? ", under" : ", no lock held");
+		for (int i = 0; i < s->nheld && o < len; i++)
+			o += (size_t)snprintf(det + o, len - o, "%s %s %" PRIu64, i ? "," : "",
+					      lock_class_label(s->held[i].cls),
+					      ix_id_value(ix, s->held[i].obj));
+	}
+	if (e->line && o < len) {
+		const struct ix_run *r = ix_run0(ix);
+		const char *f = e->src == 1 && r ? ix_str(ix, r->scheme_file) :
+				e->src == 2      ? "sim/core/icache.c" :
+						   "sim/engine/workloads.c";
+		const char *base = strrchr(f, '/');
+		snprintf(det + o, len - o, "  [%s:%u]", base ? base + 1 : f, e->line);
+	}
 }
 
 static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
@@ -189,16 +246,18 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	}
 	struct lanes lg = lanes_layout(a, r);
 	/* Lane titles. */
-	if (lg.prefix < 19)
-		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s ", "event");
+	if (!lg.msw)
+		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s ", lg.numw + 1, "event");
 	else
-		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s %9s ", "event", "ms");
+		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s %*s ", lg.numw + 1, "event",
+			      lg.msw, "ms");
 	for (int k = 0; k < lg.shown; k++) {
 		int l = lg.lane[k], x = r.x + lg.prefix + k * lg.lane_w;
 		if (l == lg.nl - 1 && a->has_nocpu)
 			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "(no cpu)");
 		else
-			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "cpu%d", l);
+			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "%s",
+				      thread_name(ix, (unsigned)l));
 		if (k + 1 < lg.shown || lg.others)
 			canvas_text(c, x + lg.lane_w - 1, r.y, 1, R_DIM, c->utf8 ? "│" : "|");
 	}
@@ -224,8 +283,9 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	}
 	char det[300];
 	event_text(ix, a->cur, false, det, sizeof(det));
-	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s cpu%d %s", glyph(c, G_CURSOR),
-		      (int)(int16_t)ix->ev[a->cur].cpu, det);
+	cursor_context(a, det, sizeof(det));
+	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
+		      thread_name(ix, ix->ev[a->cur].cpu), det);
 }
 
 const struct pane pane_lanes = { VIEW_LANES, "Events by CPU", draw_lanes, SLOT_MAIN };

@@ -20,6 +20,7 @@
 #include "lib/keys.h"
 #include "lib/term.h"
 #include "viewer/app.h"
+#include "viewer/cache.h"
 #include "viewer/report.h"
 #include "viewer/tty.h"
 
@@ -39,6 +40,8 @@ static void usage(FILE *f)
 		"  --keys KEYS       type KEYS into the viewer (<Enter> <Tab> <Esc> <Down> ...)\n"
 		"  --screen WxH      render the screen after --keys as text (default 120x40)\n"
 		"  --bench           report index build rate, bytes per event, jump times\n"
+		"  --no-cache        neither reuse nor write the index cache\n"
+		"  --clear-cache     delete every cached index (then open TRACE_DIR, if given)\n"
 		"  --run N           show run N of a trace holding several (1 = first)\n"
 		"  --pid P           show the run of process P (vpid, or run_begin's tid)\n"
 		"  --ascii           no UTF-8 box drawing or glyphs\n"
@@ -50,6 +53,10 @@ static void usage(FILE *f)
 		"JSON \"complete\": false); verdicts drawn across lost events are marked\n"
 		"unreliable.  Two runs or processes in one trace are never merged:\n"
 		"pick one with --run or --pid.\n"
+		"\n"
+		"A trace is indexed once: the index is kept in $XDG_CACHE_HOME/icache-lab\n"
+		"(default ~/.cache/icache-lab) and reopened from there while the trace's\n"
+		"files are unchanged; a stale or corrupt cache is said, deleted and rebuilt.\n"
 		"\n"
 		"In the viewer, h, F1 or ? lists the keys (? again: the legend).  A\n"
 		"terminal that cannot be drawn on (TERM=dumb, unset or unknown) gets one\n"
@@ -143,12 +150,11 @@ static int tty_mode(const char *path, const struct tty_opts *o)
 		fprintf(stderr, "icache-view: %s\n", err);
 		return 2;
 	}
-	struct trace_index *ix = ix_open(path, err, sizeof(err));
+	struct trace_index *ix = ix_open_sel(path, &sel, err, sizeof(err));
 	if (!ix) {
 		fprintf(stderr, "icache-view: %s\n", err);
 		return 2;
 	}
-	ix_select(ix, sel.run, sel.pid);
 	int rc = tty_run(ix, o, err, sizeof(err));
 	if (rc == 2)
 		fprintf(stderr, "icache-view: %s\n", err);
@@ -159,7 +165,7 @@ static int tty_mode(const char *path, const struct tty_opts *o)
 int main(int argc, char **argv)
 {
 	bool summary = false, json = false, dot = false, bench = false;
-	bool ascii = false, no_color = false;
+	bool ascii = false, no_color = false, clear = false;
 	const char *keys = NULL, *screen = NULL, *path = NULL;
 
 	setlocale(LC_ALL, "");
@@ -176,6 +182,10 @@ int main(int argc, char **argv)
 			dot = true;
 		} else if (!strcmp(a, "--bench")) {
 			bench = true;
+		} else if (!strcmp(a, "--no-cache")) {
+			ix_cache_mode = IX_CACHE_OFF;
+		} else if (!strcmp(a, "--clear-cache")) {
+			clear = true;
 		} else if (!strcmp(a, "--ascii")) {
 			ascii = true;
 		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
@@ -205,6 +215,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "icache-view: one trace directory only (got %s and %s)\n",
 				path, a);
 			return 1;
+		}
+	}
+	if (clear) {
+		char err[300];
+		int n = ix_cache_clear(err, sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "icache-view: --clear-cache: %s\n", err);
+			return 2;
+		}
+		if (!path) {
+			printf("icache-view: %d cache file%s deleted\n", n, n == 1 ? "" : "s");
+			return 0;
 		}
 	}
 	if (!path) {

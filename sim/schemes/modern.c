@@ -53,9 +53,15 @@
  * The flusher no longer takes a reference: I_SYNC pins the inode, and evict
  * waits for I_SYNC too.
  *
+ * RCU: lookups (iget_locked, ilookup) walk the hash chain under
+ * rcu_read_lock() alone and take only the found inode's i_lock; an inode
+ * that is I_FREEING or I_WILL_FREE is waited for outside the read
+ * section, then the walk starts again.  inode_hash_lock is taken only to
+ * insert (a miss looks again under it before hashing its new inode) and
+ * to unhash.  Evicted inodes are freed after a grace period (call_rcu),
+ * so a reader may still stand on one: it checks under i_lock.
+ *
  * Simplified (tests/fidelity/ holds the paths step by step):
- *   - lookups take inode_hash_lock: the release walks the chain under
- *     rcu_read_lock() first and frees inodes after a grace period.
  *   - clear_inode's I_FREEING|I_CLEAR store takes i_lock (the release does
  *     it unlocked); the core's state checker wants every change locked.
  *   - the page cache is a count of clean pages (no buffers, no dirty
@@ -177,13 +183,14 @@ static int insert_inode_locked(struct inode *inode)
 }
 
 /*
- * __wait_on_freeing_inode: called with inode_hash_lock and i_lock held on an
- * inode that is being freed.  If evict already unhashed it there is nothing
- * to wait for.  Else drop both, sleep until evict wakes us (after it
- * unhashes the inode), retake the hash lock.  The inode may no longer exist
- * when we wake: the caller starts its search again.
+ * __wait_on_freeing_inode: called inside rcu_read_lock(), with i_lock held
+ * on an inode that is being freed (and inode_hash_lock if hash_locked).
+ * If evict already unhashed it there is nothing to wait for.  Else drop
+ * everything, sleep until evict wakes us (after it unhashes the inode),
+ * and take the hash lock and the read section again.  The inode may no
+ * longer exist when we wake: the caller starts its walk again.
  */
-static void wait_on_freeing_inode(struct inode *inode)
+static void wait_on_freeing_inode(struct inode *inode, bool hash_locked)
 {
 	SITE(wait_on_freeing_inode);
 	uint64_t token;
@@ -194,32 +201,42 @@ static void wait_on_freeing_inode(struct inode *inode)
 	}
 	token = wait_inode_prepare(inode);
 	spin_unlock(&inode->i_lock);
-	spin_unlock(&icache.hash_lock);
+	rcu_read_unlock();
+	if (hash_locked)
+		spin_unlock(&icache.hash_lock);
 	wait_inode_token(inode, token, __site);
-	spin_lock(&icache.hash_lock);
+	if (hash_locked)
+		spin_lock(&icache.hash_lock);
+	rcu_read_lock();
 }
 
 /*
  * find_inode_fast: look (sb, ino) up on its chain and take a reference.
- * Called with inode_hash_lock held; may drop and retake it to wait.
+ * The chain is walked under rcu_read_lock(); with hash_locked the caller
+ * also holds inode_hash_lock (the insert path), which a wait drops and
+ * takes again.
  */
-static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
+static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino, bool hash_locked)
 {
 	SITE(find_inode_fast);
 	struct hash_bucket *b = inode_hash_bucket(sb, ino);
 	struct inode *inode;
 
+	rcu_read_lock();
 repeat:
-	inode = hash_chain_find(b, sb, ino);
-	if (!inode)
+	inode = hash_chain_next_rcu(b, sb, ino, NULL);
+	if (!inode) {
+		rcu_read_unlock();
 		return NULL;
+	}
 	spin_lock(&inode->i_lock);
 	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
-		wait_on_freeing_inode(inode);
+		wait_on_freeing_inode(inode, hash_locked);
 		goto repeat;
 	}
 	inode_ref_get(inode, __site);
 	spin_unlock(&inode->i_lock);
+	rcu_read_unlock();
 	return inode;
 }
 
@@ -236,7 +253,8 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 	struct inode *old;
 
 	spin_lock(&icache.hash_lock);
-	old = find_inode_fast(sb, ino);
+	/* We walked without the lock: look again, under it. */
+	old = find_inode_fast(sb, ino, true);
 	if (!old) {
 		inode_publish(inode);
 		spin_lock(&inode->i_lock);
@@ -251,7 +269,7 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 	}
 	spin_unlock(&icache.hash_lock);
 	/* Lost the race: ours was never visible, theirs may still be new. */
-	destroy_inode(inode, __site);
+	destroy_inode_rcu(inode, __site);
 	wait_on_inode(old);
 	return old;
 }
@@ -272,13 +290,11 @@ static bool unhashed_after_wait(struct inode *inode)
 
 static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 {
-	SITE(iget_locked);
 	struct inode *inode;
 
 	do {
-		spin_lock(&icache.hash_lock);
-		inode = find_inode_fast(sb, ino);
-		spin_unlock(&icache.hash_lock);
+		/* No lock but the found inode's i_lock: RCU. */
+		inode = find_inode_fast(sb, ino, false);
 		if (!inode)
 			return get_new_inode_fast(sb, ino);
 	} while (unhashed_after_wait(inode));
@@ -296,13 +312,10 @@ static void unlock_new_inode(struct inode *inode)
 
 static struct inode *ilookup(struct super_block *sb, uint64_t ino)
 {
-	SITE(ilookup);
 	struct inode *inode;
 
 	do {
-		spin_lock(&icache.hash_lock);
-		inode = find_inode_fast(sb, ino);
-		spin_unlock(&icache.hash_lock);
+		inode = find_inode_fast(sb, ino, false);
 		if (!inode)
 			return NULL;
 	} while (unhashed_after_wait(inode));
@@ -606,7 +619,9 @@ static void evict(struct inode *inode)
 	 * needed for the wake. */
 	wake_up_inode(inode);
 
-	destroy_inode(inode, __site);
+	/* The memory is given back after a grace period (call_rcu): an RCU
+	 * lookup may still be standing on it. */
+	destroy_inode_rcu(inode, __site);
 }
 
 static void dispose_list(struct list_head *head)
@@ -827,16 +842,17 @@ static uint64_t iunique(struct super_block *sb, uint64_t max_reserved)
 	uint64_t res;
 	bool used;
 
+	/* test_inode_iunique walks the chain under RCU: no hash lock. */
+	rcu_read_lock();
 	spin_lock(&icache.iunique_lock);
 	do {
 		if (icache.iunique_counter <= max_reserved)
 			icache.iunique_counter = max_reserved + 1;
 		res = icache.iunique_counter++;
-		spin_lock(&icache.hash_lock);
-		used = hash_chain_has(inode_hash_bucket(sb, res), sb, res);
-		spin_unlock(&icache.hash_lock);
+		used = hash_chain_next_rcu(inode_hash_bucket(sb, res), sb, res, NULL) != NULL;
 	} while (used);
 	spin_unlock(&icache.iunique_lock);
+	rcu_read_unlock();
 	return res;
 }
 
