@@ -53,6 +53,14 @@ struct cpu_state {
 	uint8_t op;
 	uint32_t op_obj;
 	uint64_t last_ev; /* last event of this CPU, or UINT64_MAX */
+	/* the source line its latest event with one named (0: none yet) */
+	uint16_t line;
+	uint8_t src;      /* enum src_file of line */
+	uint8_t src_site; /* and the function (site) it is in */
+	/* asleep on an inode's state (inode_wait, not yet inode_wait_end) */
+	bool sleeping;
+	uint32_t sleep_obj, sleep_state;
+	uint64_t sleep_ev;
 };
 
 struct class_stats {
@@ -78,6 +86,8 @@ struct inode_state {
 	uint32_t sb;
 	uint16_t lists; /* bit per ICACHE_LISTS entry */
 	uint8_t lives;  /* 2 while a reused number's old life ends */
+	int16_t setter; /* CPU that last set I_NEW, I_WILL_FREE or I_FREEING,
+			 * -1 none (whom a sleeper on it waits for) */
 	uint64_t alloc_ev;
 };
 
