@@ -243,15 +243,31 @@ static int by_from(const void *a, const void *b)
 
 static const struct trace_index *cached_ix;
 static struct unprot cached;
+static uint64_t seen_nev; /* ix->nev at the previous call */
+
+/*
+ * While the viewer indexes, events keep coming: scan again when the trace
+ * has grown by a quarter since the last scan, or has stopped growing
+ * (so the pass costs O(events) in all, and the end is always scanned).
+ */
+static bool rescan_wanted(const struct trace_index *ix)
+{
+	bool stable = ix->nev == seen_nev;
+	seen_nev = ix->nev;
+	if (cached_ix != ix || !cached.computed)
+		return true;
+	return ix->nev != cached.upto && (stable || ix->nev >= cached.upto + cached.upto / 4);
+}
 
 const struct unprot *unprot_spans(const struct trace_index *ix)
 {
-	if (cached_ix == ix && cached.computed)
+	if (!rescan_wanted(ix))
 		return &cached;
 	free(cached.s);
 	memset(&cached, 0, sizeof(cached));
 	cached_ix = ix;
 	cached.computed = true;
+	cached.upto = ix->nev;
 	if (ix->nev > UNPROT_MAX_EVENTS) {
 		cached.skipped = true;
 		return &cached;

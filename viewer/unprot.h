@@ -40,6 +40,7 @@ struct unprot {
 	struct unprot_span *s; /* sorted by from */
 	uint32_t n, cap;
 	uint64_t longest;       /* the longest span's to - from */
+	uint64_t upto;          /* events scanned (the trace may still be loading) */
 	bool computed, skipped; /* skipped: the trace is too long to scan */
 };
 
