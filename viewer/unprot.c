@@ -9,8 +9,6 @@
 #include "viewer/omap.h"
 #include "viewer/unprot.h"
 
-/* Traces longer than this are not scanned (a frame must stay cheap). */
-#define UNPROT_MAX_EVENTS 20000000ull
 #define NSLOT 257
 
 struct cpu_track {
@@ -130,13 +128,16 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
 		*own_refs(p, slot, e->obj) = 1;
 		break;
-	case EV_inode_free:
-		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
+	case EV_inode_free: /* (memory stays bounded by the live inodes) */
+		omap_del(&p->inodes, e->obj);
 		break;
-	case EV_inode_ref:
-		*own_refs(p, slot, e->obj) +=
-			(int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
+	case EV_inode_ref: {
+		int32_t *r = own_refs(p, slot, e->obj);
+		*r += (int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
+		if (*r == 0)
+			omap_del(&p->refs, (uint64_t)slot << 32 | e->obj);
 		break;
+	}
 	case EV_inode_state: {
 		struct ino_track *t = ino(p, e->obj);
 		uint32_t o = (uint32_t)(e->val >> 32), n = (uint32_t)e->val;
@@ -241,54 +242,70 @@ static int by_from(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
+/*
+ * One trace is shown at a time: its pass goes on from where it stopped
+ * as the trace grows while it is indexed, a bounded number of events per
+ * call, so no frame waits for a whole long trace (the rest is scanned on
+ * the following frames; `upto` says how far it got).
+ */
+#define UNPROT_CHUNK 2000000ull
+
 static const struct trace_index *cached_ix;
 static struct unprot cached;
-static uint64_t seen_nev; /* ix->nev at the previous call */
+static struct pass *pass;
 
-/*
- * While the viewer indexes, events keep coming: scan again when the trace
- * has grown by a quarter since the last scan, or has stopped growing
- * (so the pass costs O(events) in all, and the end is always scanned).
- */
-static bool rescan_wanted(const struct trace_index *ix)
+static void pass_free(void)
 {
-	bool stable = ix->nev == seen_nev;
-	seen_nev = ix->nev;
-	if (cached_ix != ix || !cached.computed)
-		return true;
-	return ix->nev != cached.upto && (stable || ix->nev >= cached.upto + cached.upto / 4);
+	if (!pass)
+		return;
+	omap_free(&pass->refs);
+	omap_free(&pass->inodes);
+	free(pass);
+	pass = NULL;
 }
 
-const struct unprot *unprot_spans(const struct trace_index *ix)
+static void pass_start(const struct trace_index *ix)
 {
-	if (!rescan_wanted(ix))
-		return &cached;
+	pass_free();
 	free(cached.s);
 	memset(&cached, 0, sizeof(cached));
 	cached_ix = ix;
 	cached.computed = true;
-	cached.upto = ix->nev;
-	if (ix->nev > UNPROT_MAX_EVENTS) {
-		cached.skipped = true;
-		return &cached;
-	}
-	struct pass *p = xcalloc(1, sizeof(*p));
-	p->ix = ix;
-	p->out = &cached;
-	omap_init(&p->refs, sizeof(int32_t));
-	omap_init(&p->inodes, sizeof(struct ino_track));
-	guards_init(p);
+	pass = xcalloc(1, sizeof(*pass));
+	pass->ix = ix;
+	pass->out = &cached;
+	omap_init(&pass->refs, sizeof(int32_t));
+	omap_init(&pass->inodes, sizeof(struct ino_track));
+	guards_init(pass);
 	for (int k = 0; k < NSLOT; k++) {
-		p->cpu[k].cur = UINT32_MAX;
-		p->cpu[k].since = UINT64_MAX;
+		pass->cpu[k].cur = UINT32_MAX;
+		pass->cpu[k].since = UINT64_MAX;
 	}
-	for (uint64_t i = 0; i < ix->nev; i++)
-		step(p, i);
-	omap_free(&p->refs);
-	omap_free(&p->inodes);
-	free(p);
-	qsort(cached.s, cached.n, sizeof(*cached.s), by_from);
+}
+
+const struct unprot *unprot_spans(const struct trace_index *ix)
+{
+	if (cached_ix != ix || !pass)
+		pass_start(ix);
+	if (cached.upto == ix->nev)
+		return &cached;
+	uint32_t had = cached.n;
+	uint64_t stop = ix->nev - cached.upto > UNPROT_CHUNK ? cached.upto + UNPROT_CHUNK : ix->nev;
+	for (uint64_t i = cached.upto; i < stop; i++)
+		step(pass, i);
+	cached.upto = stop;
+	if (cached.n != had) /* spans are found in order of their end */
+		qsort(cached.s, cached.n, sizeof(*cached.s), by_from);
 	return &cached;
+}
+
+const struct unprot *unprot_spans_all(const struct trace_index *ix)
+{
+	const struct unprot *u;
+	do
+		u = unprot_spans(ix);
+	while (u->upto < ix->nev);
+	return u;
 }
 
 const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev)
