@@ -65,8 +65,8 @@ static char *bench(const char *dir, const char *flags, char **err)
 	int st;
 	char errf[400];
 	snprintf(errf, sizeof(errf), "%s/bench.err", tmp);
-	char *out = run_cmd(&st, "%s --bench %s %s 2>%s", bin_path("icache-view"), flags, dir,
-			    errf);
+	char *out =
+		run_cmd(&st, "%s --bench %s %s 2>%s", bin_path("icache-view"), flags, dir, errf);
 	ck_assert_msg(st == 0, "--bench %s failed: %s", dir, out);
 	*err = run_cmd(&st, "cat %s", errf);
 	return out;
@@ -117,8 +117,8 @@ START_TEST(reopened_summary_equals_decoded)
 	char copy[400];
 	int st;
 	fresh_copy(copy, sizeof(copy), "same");
-	char *plain = run_cmd(&st, "%s --summary --json --no-cache %s", bin_path("icache-view"),
-			      copy);
+	char *plain =
+		run_cmd(&st, "%s --summary --json --no-cache %s", bin_path("icache-view"), copy);
 	ck_assert_int_eq(st, 0);
 	ck_assert_int_eq(count_files(cdir), 0); /* --no-cache writes nothing */
 	char *first = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), copy);
@@ -179,17 +179,17 @@ static void damage(const char *copy, const char *ext, long off, long cut)
 	if (cut >= 0)
 		free(run_cmd(&st, "truncate -s %ld %s/icache-lab/*.%s", cut, cdir, ext));
 	else
-		free(run_cmd(&st,
-			     "f=$(ls %s/icache-lab/*.%s); sz=$(stat -c %%s $f); o=%ld; "
-			     "[ $o -lt 0 ] && o=$((sz + o)); "
-			     "printf '\\377\\000\\125' | dd of=$f bs=1 seek=$o conv=notrunc 2>/dev/null",
-			     cdir, ext, off));
+		free(run_cmd(
+			&st,
+			"f=$(ls %s/icache-lab/*.%s); sz=$(stat -c %%s $f); o=%ld; "
+			"[ $o -lt 0 ] && o=$((sz + o)); "
+			"printf '\\377\\000\\125' | dd of=$f bs=1 seek=$o conv=notrunc 2>/dev/null",
+			cdir, ext, off));
 	ck_assert_int_eq(st, 0);
 	(void)copy;
 }
 
-static void corrupt_case(const char *name, const char *ext, long off, long cut,
-			 const char *want)
+static void corrupt_case(const char *name, const char *ext, long off, long cut, const char *want)
 {
 	char copy[400], *err;
 	fresh_copy(copy, sizeof(copy), name);

@@ -56,7 +56,7 @@ struct ix_store {
 	uint64_t trimmed; /* events whose pages were handed back */
 	uint64_t hash[4]; /* of the events before settled */
 	enum ix_cache_state state;
-	uint64_t ident;   /* the trace's identity (IXC_WRITING) */
+	uint64_t ident; /* the trace's identity (IXC_WRITING) */
 	char *ev_tmp, *ck_tmp, *ev_final, *ck_final;
 };
 
@@ -215,8 +215,7 @@ static uint64_t hash_dir(uint64_t h, const char *dir)
 
 /* The trace's name in the cache (loc) and its identity.  -1: no cache
  * for it (the path cannot be resolved). */
-static int trace_key(const char *path, const struct ix_select *sel, uint64_t *loc,
-		     uint64_t *ident)
+static int trace_key(const char *path, const struct ix_select *sel, uint64_t *loc, uint64_t *ident)
 {
 	char *real = realpath(path, NULL);
 	if (!real)
@@ -227,9 +226,11 @@ static int trace_key(const char *path, const struct ix_select *sel, uint64_t *lo
 	*loc = fnv(h, &s.pid, sizeof(s.pid));
 	struct ctf_dirs dirs = { 0 };
 	ctf_dirs_scan(&dirs, real);
-	const uint32_t v[] = { IX_CACHE_VERSION, (uint32_t)EV_SIZE, sizeof(struct ix_violation),
-			       sizeof(struct ix_run), sizeof(struct ix_discard),
-			       sizeof(struct ix_stream), sizeof(struct order_rule) };
+	const uint32_t v[] = {
+		IX_CACHE_VERSION,         (uint32_t)EV_SIZE,         sizeof(struct ix_violation),
+		sizeof(struct ix_run),    sizeof(struct ix_discard), sizeof(struct ix_stream),
+		sizeof(struct order_rule)
+	};
 	h = fnv(*loc, v, sizeof(v));
 	for (int d = 0; d < dirs.n; d++) {
 		char idx[4200];
@@ -263,10 +264,10 @@ struct cache_hdr {
 	char magic[8]; /* "ICVIEWX\n" */
 	uint32_t version, hdr_size;
 	uint64_t ident;
-	uint64_t nev, ev_sum;   /* events, and the hash of the .ev file */
+	uint64_t nev, ev_sum; /* events, and the hash of the .ev file */
 	uint64_t tab_off, tab_len;
-	uint64_t sum;           /* hash of .idx bytes [HDR_SIZE, tab_off + tab_len) */
-	uint64_t hdr_sum;       /* of the fields above */
+	uint64_t sum;     /* hash of .idx bytes [HDR_SIZE, tab_off + tab_len) */
+	uint64_t hdr_sum; /* of the fields above */
 };
 
 /* The scalars of struct trace_index that a reopened index needs. */
@@ -604,7 +605,8 @@ static struct trace_index *index_from(const char *path, const struct cache_hdr *
 		return NULL;
 	}
 	if (ix->nev) {
-		ix->ev = mmap(NULL, ix->nev * EV_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, ev_fd, 0);
+		ix->ev = mmap(NULL, ix->nev * EV_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, ev_fd,
+			      0);
 		if (ix->ev == MAP_FAILED) {
 			ix->ev = NULL;
 			*why = "cannot be mapped";
@@ -833,8 +835,7 @@ void ix_store_ckpt(struct trace_index *ix, struct ix_checkpoint *c)
 	c->blob = NULL;
 }
 
-const void *ix_ckpt_blob(const struct trace_index *ix, const struct ix_checkpoint *c,
-			 void **tofree)
+const void *ix_ckpt_blob(const struct trace_index *ix, const struct ix_checkpoint *c, void **tofree)
 {
 	*tofree = NULL;
 	if (c->blob)
@@ -927,7 +928,7 @@ enum ix_cache_state ix_cache_state(const struct trace_index *ix)
 
 const char *ix_cache_state_name(enum ix_cache_state s)
 {
-	static const char *const names[] = { "memory", "temporary file", "writing",
-					     "written", "reopened" };
+	static const char *const names[] = { "memory", "temporary file", "writing", "written",
+					     "reopened" };
 	return s <= IXC_HIT ? names[s] : "?";
 }

@@ -63,8 +63,7 @@ static void draw_progress(struct canvas *c, const struct trace_index *ix)
 }
 
 /* The terminal, set up for the viewer; NULL and err if it cannot be. */
-static SCREEN *tty_open(struct trace_index *ix, const struct tty_opts *o, char *err,
-			size_t errlen)
+static SCREEN *tty_open(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {

@@ -651,7 +651,8 @@ static void lru_count(long delta)
 		return;
 	case COUNTERS_PERCPU:
 		if (this_cpu) {
-			this_cpu->nr_unused += delta;
+			atomic_fetch_add_explicit(&this_cpu->nr_unused, delta,
+						  memory_order_relaxed);
 			return;
 		}
 		break; /* no CPU (set-up): the shared part of the counter */
@@ -911,7 +912,8 @@ long get_nr_unused(void)
 	if (icache.scheme && icache.scheme->counters == COUNTERS_PERCPU) {
 		/* percpu_counter_sum_positive: every CPU's share. */
 		for (int i = 0; i < icache.ncpus; i++)
-			sum += icache.cpus[i]->nr_unused;
+			sum += atomic_load_explicit(&icache.cpus[i]->nr_unused,
+						    memory_order_relaxed);
 		return sum < 0 ? 0 : sum;
 	}
 	return sum;
