@@ -287,12 +287,21 @@ const struct unprot *unprot_spans(const struct trace_index *ix)
 {
 	if (cached_ix != ix || !pass)
 		pass_start(ix);
-	if (cached.upto == ix->nev)
+	/* While indexing (ix->loader), stay a look-ahead short of the end:
+	 * the last events may still be reordered, a move's second half may
+	 * not be in yet. */
+	uint64_t end = !ix->loader ? ix->nev : ix->nev > 8192 ? ix->nev - 8192 : 0;
+	if (cached.upto >= end)
 		return &cached;
 	uint32_t had = cached.n;
-	uint64_t stop = ix->nev - cached.upto > UNPROT_CHUNK ? cached.upto + UNPROT_CHUNK : ix->nev;
-	for (uint64_t i = cached.upto; i < stop; i++)
+	uint64_t stop = end - cached.upto > UNPROT_CHUNK ? cached.upto + UNPROT_CHUNK : end;
+	for (uint64_t i = cached.upto; i < stop; i++) {
 		step(pass, i);
+		/* hand back the pages behind (ix_release); a look-ahead reads
+		 * up to 8192 events on: keep those */
+		if ((i & ((1u << 18) - 1)) == 0 && i >= (2u << 18))
+			ix_release(ix, i - (2u << 18), i - (1u << 18));
+	}
 	cached.upto = stop;
 	if (cached.n != had) /* spans are found in order of their end */
 		qsort(cached.s, cached.n, sizeof(*cached.s), by_from);
@@ -304,7 +313,7 @@ const struct unprot *unprot_spans_all(const struct trace_index *ix)
 	const struct unprot *u;
 	do
 		u = unprot_spans(ix);
-	while (u->upto < ix->nev);
+	while (u->upto < ix->nev && !ix->loader);
 	return u;
 }
 
