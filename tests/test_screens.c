@@ -103,6 +103,16 @@ static void view(const char *sess, int w, int h, const char *env, const char *tr
 	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s %s", env, bin_path("icache-view"),
 		 trace);
 	start(sess, w, h, cmd, "Events by CPU");
+	/* The viewer is up while still indexing a big trace: these screens
+	 * are of the whole trace, so wait for the end of the indexing. */
+	for (int i = 0; i < 600; i++) {
+		char *scr = capture(sess, false);
+		bool indexing = strstr(scr, "indexing") != NULL;
+		free(scr);
+		if (!indexing)
+			break;
+		sleep_ms(50);
+	}
 }
 
 static void keys(const char *sess, const char *k)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/keys.h"
 #include "lib/selector.h"
@@ -346,18 +347,56 @@ static bool parse_lanes(struct app *a, const char *s)
 	return any;
 }
 
+/* One app_work() call in the terminal viewer: at most this long, so
+ * keys are never kept waiting (the clock is read every 4096 events). */
+#define SEARCH_SLICE_NS 30000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static void search_step(struct app *a, int dir)
 {
 	if (!a->has_search) {
 		snprintf(a->message, sizeof(a->message), "no search yet: type / first");
 		return;
 	}
-	int64_t i = scan(a, a->cur, dir, search_pred, NULL);
-	if (i < 0)
-		snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
-			 dir > 0 ? "below" : "above");
-	else
-		app_goto(a, (uint64_t)i);
+	a->job = (struct app_job){ .on = true, .dir = dir, .at = (int64_t)a->cur, .from = a->cur };
+	app_work(a);
+}
+
+bool app_work(struct app *a)
+{
+	struct app_job *j = &a->job;
+	uint64_t budget = a->sliced && a->slice ? a->slice : UINT64_MAX;
+	uint64_t t0 = a->sliced ? mono_ns() : 0;
+	for (uint64_t n = 0; j->on && n < budget; n++) {
+		if (a->sliced && !a->slice && (n & 4095) == 4095 &&
+		    mono_ns() - t0 > SEARCH_SLICE_NS)
+			break;
+		j->at += j->dir;
+		if (j->at < 0 || (uint64_t)j->at >= a->end) {
+			snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
+				 j->dir > 0 ? "below" : "above");
+			j->on = false;
+		} else if (visible(a, (uint64_t)j->at) && search_pred(a, (uint64_t)j->at, NULL)) {
+			j->on = false;
+			app_goto(a, (uint64_t)j->at);
+		}
+	}
+	return j->on;
+}
+
+/* How far the search under way got, in per cent of its way. */
+static int job_percent(const struct app *a)
+{
+	const struct app_job *j = &a->job;
+	uint64_t way = j->dir > 0 ? a->end - j->from : j->from;
+	uint64_t done = j->dir > 0 ? (uint64_t)j->at - j->from : j->from - (uint64_t)j->at;
+	return way ? (int)(done * 100 / way) : 0;
 }
 
 static void act_search_next(struct app *a)
@@ -694,6 +733,14 @@ void app_key(struct app *a, int key)
 	if (a->ix->nev == 0)
 		return;
 	a->message[0] = 0;
+	if (a->job.on) { /* a key stops the search under way; Esc only that */
+		a->job.on = false;
+		if (key == 27) {
+			snprintf(a->message, sizeof(a->message), "search stopped (%d %% looked at)",
+				 job_percent(a));
+			return;
+		}
+	}
 	if (a->prompt != P_NONE) {
 		prompt_key(a, key);
 		return;
@@ -731,7 +778,9 @@ void app_init(struct app *a, struct trace_index *ix)
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
 	a->last_mark = -1;
-	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
+	/* The index knows if there is any such event: no scan of a big
+	 * trace for nothing. */
+	for (uint64_t i = 0; ix->nocpu_seen && i < ix->nev && !a->has_nocpu; i++)
 		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && ix->ev[i].type < EV_run_begin;
 	app_goto(a, 0);
 }
@@ -829,6 +878,11 @@ static void draw_status(struct app *a, struct canvas *c)
 	if (a->prompt == P_MARK_SET || a->prompt == P_MARK_JUMP) {
 		canvas_printf(c, 0, y, c->w, R_STATUS, "%s which mark (a-z)?",
 			      a->prompt == P_MARK_SET ? "set" : "jump to");
+		return;
+	}
+	if (a->job.on) {
+		canvas_printf(c, 0, y, c->w, R_STATUS, " searching '%s' %s: %d %%  (Esc stops)",
+			      a->search.src, a->job.dir > 0 ? "below" : "above", job_percent(a));
 		return;
 	}
 	char d[32], meas[96];

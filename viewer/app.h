@@ -117,6 +117,17 @@ struct app {
 	uint32_t pinned;         /* inode picked with i (UINT32_MAX none) */
 	bool source;             /* the source pane in place of the inode pane (s) */
 	struct inode_hist hist;
+	/* A search (n, N, /) under way: with `sliced` (the terminal viewer)
+	 * it advances a slice per app_work() call, so that Esc stops it and
+	 * the screen shows how far it got; without, it runs to its end. */
+	bool sliced;
+	uint32_t slice; /* events a slice looks at (0: the default) */
+	struct app_job {
+		bool on;
+		int dir;       /* +1 forward, -1 backward */
+		int64_t at;    /* last event looked at */
+		uint64_t from; /* where it started */
+	} job;
 };
 
 /* The registry (viewer/panes.c), in focus (Tab) order. */
@@ -152,6 +163,9 @@ extern const int nkeys;
 void app_init(struct app *a, struct trace_index *ix);
 void app_free(struct app *a);
 void app_key(struct app *a, int key);
+/* Advance a search under way (a->job) by one slice; true if it is still
+ * under way after. */
+bool app_work(struct app *a);
 void app_draw(struct app *a, struct canvas *c);
 void app_goto(struct app *a, uint64_t ev);
 /* Show only events [0, n) (1 <= n <= nev): a lesson hides what comes

@@ -243,11 +243,16 @@ static int by_from(const void *a, const void *b)
 
 static const struct trace_index *cached_ix;
 static struct unprot cached;
+static uint64_t cached_nev; /* of the index the spans were made for */
 
 const struct unprot *unprot_spans(const struct trace_index *ix)
 {
-	if (cached_ix == ix && cached.computed)
+	/* While the viewer still indexes (ix->loader), the spans of the part
+	 * first drawn stand (marked as figures so far); once it is all in,
+	 * they are made again for all of it. */
+	if (cached_ix == ix && cached.computed && (cached_nev == ix->nev || ix->loader))
 		return &cached;
+	cached_nev = ix->nev;
 	free(cached.s);
 	memset(&cached, 0, sizeof(cached));
 	cached_ix = ix;
@@ -266,8 +271,12 @@ const struct unprot *unprot_spans(const struct trace_index *ix)
 		p->cpu[k].cur = UINT32_MAX;
 		p->cpu[k].since = UINT64_MAX;
 	}
-	for (uint64_t i = 0; i < ix->nev; i++)
+	for (uint64_t i = 0; i < ix->nev; i++) {
 		step(p, i);
+		/* a look-ahead reads up to 8192 events on: keep those */
+		if ((i & ((1u << 18) - 1)) == 0 && i >= (2u << 18))
+			ix_release(ix, i - (2u << 18), i - (1u << 18));
+	}
 	omap_free(&p->refs);
 	omap_free(&p->inodes);
 	free(p);
