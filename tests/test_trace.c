@@ -978,6 +978,8 @@ int main(void)
 	suite_add_tcase(s, td);
 
 	TCase *tb = tcase_create("bad input");
+	/* a dozen short record runs: 1.5 s idle, more on a loaded machine */
+	tcase_set_timeout(tb, 30);
 	tcase_add_test(tb, record_bad_input_exits_2);
 	tcase_add_test(tb, record_help);
 	suite_add_tcase(s, tb);
