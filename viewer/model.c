@@ -12,8 +12,10 @@
  * stream is a real core; threads may move), so every CPU's state becomes
  * unknown: its held stack is dropped, the locks on it are freed, no
  * lock-order edge is drawn from it and no hold is timed across the gap.
- * A CPU is known again at its first op_begin after the window, because
- * the simulator holds no lock between operations.  Two holders of a lock
+ * A CPU is known again at its first operation boundary after the window
+ * (op_begin, or the op_end of the operation the loss cut into), because
+ * the simulator holds no lock between operations: an op_end proves every
+ * lock it took was released, whatever events of it were lost.  Two holders of a lock
  * prove an inconsistency only when neither hold comes from unknown state.
  */
 #include <stdio.h>
@@ -565,6 +567,8 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		c->op_obj = e->obj;
 		break;
 	case EV_op_end:
+		if (c->unknown && e->ts > m->gap_end)
+			cpu_known_again(m, c);
 		c->in_op = false;
 		break;
 	case EV_violation:
