@@ -86,7 +86,9 @@ SIM_LIB := $(BUILD)/lib/libicache.a
 SIM_BIN := $(BUILD)/bin/icache-sim
 # record reads its trace back with libbabeltrace2 (sim/cmd/trace_count.c).
 BT_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
-SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) $(BT_LIBS) -lm
+# RCU (sim/core/rcu.c): liburcu's membarrier flavour, no signals.
+URCU_LIBS := $(shell pkg-config --libs liburcu-memb 2>/dev/null || echo -lurcu-memb -lurcu-common)
+SIM_LIBS := $(TRACE_LIBS) $(CTL_LIBS) $(BT_LIBS) $(URCU_LIBS) -lm
 # The clock plugin of `record --virtual` (tracepoints/vclock_plugin.c) finds
 # the virtual clock in icache-sim by name: export those two symbols.
 SIM_EXPORTS := -Wl,--export-dynamic-symbol=icache_vclock_read \

@@ -4,10 +4,15 @@
 # Records one trace with `icache-sim record`, then, on that same trace and
 # interleaved (babeltrace2, viewer, babeltrace2, viewer, ...):
 #   - babeltrace2's counter sink reading the whole trace: the reference;
-#   - `icache-view --bench TRACE` (the viewer's own hook), which indexes the
-#     trace and prints {"events", "load_s", "events_per_s", "bytes_per_event",
-#     "jump_end_ms", "jump_start_ms", ...}.
-# Reports the index rate as a ratio to babeltrace2's, the index's bytes per
+#   - `icache-view --bench --no-cache TRACE` (the viewer's own hook), which
+#     indexes the trace and prints {"events", "load_s", "events_per_s",
+#     "bytes_per_event", "jump_end_ms", "jump_start_ms", "maxrss_kb", ...}.
+# Then `icache-view --bench TRACE` twice with a cache directory of its own:
+# the first indexes and writes the index cache, the second reopens it
+# ("decoded": 0); its load_s is the reopen time.
+# Reports the index rate as a ratio to babeltrace2's, the reopen time (and
+# as a fraction of one full index), the peak resident memory per event of
+# both (babeltrace2's when /usr/bin/time is there), the index's bytes per
 # event against the trace's bytes per event on disk, and a jump to the end
 # and back as a fraction of one full index.  Medians over the repetitions.
 #
@@ -24,7 +29,7 @@ if [ "$QUICK" = 1 ]; then
 	VIEW_OPS=${VIEW_OPS:-1000}
 	VIEW_REPS=${VIEW_REPS:-1}
 else
-	VIEW_OPS=${VIEW_OPS:-20000}
+	VIEW_OPS=${VIEW_OPS:-120000} # some 18 M events: the size the targets name
 	VIEW_REPS=${VIEW_REPS:-3}
 fi
 
@@ -40,6 +45,12 @@ command -v babeltrace2 >/dev/null 2>&1 || na "babeltrace2 is not installed: no r
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/icache-bench-view.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
+# The index cache of these runs: private, and removed with the rest.
+XDG_CACHE_HOME=$TMP/cache
+export XDG_CACHE_HOME
+# Peak resident memory of a command, in KiB, when GNU time is there.
+TIME=""
+[ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1 && TIME=/usr/bin/time
 now() { date +%s.%N; }
 
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
@@ -69,13 +80,15 @@ babeltrace2 "$trace" -c sink.utils.counter -p 'step=+0' >/dev/null 2>&1
 r=1
 while [ "$r" -le "$VIEW_REPS" ]; do
 	t0=$(now)
-	babeltrace2 "$trace" -c sink.utils.counter -p 'step=+0' >"$TMP/bt.out" 2>"$TMP/bt.err" || {
+	${TIME:+$TIME -f %M -o "$TMP/bt.rss"} babeltrace2 "$trace" -c sink.utils.counter \
+		-p 'step=+0' >"$TMP/bt.out" 2>"$TMP/bt.err" || {
 		echo "  babeltrace2 failed on the trace:" >&2
 		head -3 "$TMP/bt.err" >&2
 		exit 1
 	}
 	t1=$(now)
-	"$VIEW" --bench "$trace" >"$TMP/view.json" 2>"$TMP/view.err" || {
+	bt_rss=$( [ -n "$TIME" ] && tail -1 "$TMP/bt.rss" || echo -1)
+	"$VIEW" --bench --no-cache "$trace" >"$TMP/view.json" 2>"$TMP/view.err" || {
 		echo "  icache-view --bench failed:" >&2
 		head -3 "$TMP/view.err" >&2
 		exit 1
@@ -83,18 +96,40 @@ while [ "$r" -le "$VIEW_REPS" ]; do
 	t2=$(now)
 	bt_events=$(awk '$2 == "Event" && $3 == "messages" { print $1 }' "$TMP/bt.out" | tail -1)
 	tr -d '\n' <"$TMP/view.json" | awk -v bt_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
-		-v view_wall="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" -v bt_events="${bt_events:-0}" '
+		-v view_wall="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" -v bt_events="${bt_events:-0}" \
+		-v bt_rss="${bt_rss:--1}" '
 		function num(k,   m) {
 			if (!match($0, "\"" k "\":-?[0-9][0-9.eE+-]*")) return -1
 			return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0
 		}
 		{ print bt_s, bt_events, view_wall, num("events"), num("load_s"), num("events_per_s"),
-			num("bytes_per_event"), num("jump_end_ms"), num("jump_start_ms"), num("jump_middle_ms") }' \
+			num("bytes_per_event"), num("jump_end_ms"), num("jump_start_ms"), num("jump_middle_ms"),
+			num("maxrss_kb"), bt_rss }' \
 		>>"$TMP/rows"
 	r=$((r + 1))
 done
 
+# The index cache: written once, then reopened (nothing decoded).
+for pass in write reopen; do
+	"$VIEW" --bench "$trace" >"$TMP/$pass.json" 2>"$TMP/$pass.err" || {
+		echo "  icache-view --bench ($pass the cache) failed:" >&2
+		head -3 "$TMP/$pass.err" >&2
+		exit 1
+	}
+done
+reopen=$(tr -d '\n' <"$TMP/reopen.json")
+case $reopen in
+*'"cache":"reopened"'*'"decoded":0,'*) ;;
+*)
+	echo "  the second open did not reuse the index cache: $reopen" >&2
+	exit 1
+	;;
+esac
+reopen_s=$(echo "$reopen" | sed -n 's/.*"load_s":\([0-9.]*\).*/\1/p')
+reopen_rss=$(echo "$reopen" | sed -n 's/.*"maxrss_kb":\([0-9]*\).*/\1/p')
+
 awk -v disk="$disk" -v rec_events="${rec_events:-0}" -v rec_disc="${rec_disc:-0}" -v json="$JSON" \
+	-v reopen_s="${reopen_s:--1}" -v reopen_rss="${reopen_rss:--1}" \
 	-v model="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -d '"\\')" \
 	-v cores="$cores" -v ops="$VIEW_OPS" '
 function median(n,   i, j, t) {
@@ -103,7 +138,7 @@ function median(n,   i, j, t) {
 }
 function jn(x) { return x < 0 ? "null" : sprintf("%.6g", x) }
 { n++; bt_s[n] = $1; bt_ev[n] = $2; vw[n] = $3; ev[n] = $4; load[n] = $5; rate[n] = $6
-  bpe[n] = $7; jend[n] = $8; jstart[n] = $9 }
+  bpe[n] = $7; jend[n] = $8; jstart[n] = $9; vrss[n] = $11; brss[n] = $12 }
 END {
 	if (!n) exit 1
 	events = ev[1]
@@ -117,13 +152,23 @@ END {
 	r_jump = median(n)
 	for (i = 1; i <= n; i++) v[i] = jend[i] + jstart[i]; m_jump = median(n)
 	for (i = 1; i <= n; i++) v[i] = load[i]; m_load = median(n)
+	for (i = 1; i <= n; i++) v[i] = vrss[i]; m_vrss = median(n)
+	for (i = 1; i <= n; i++) v[i] = brss[i]; m_brss = median(n)
+	v_pe = events > 0 && m_vrss > 0 ? m_vrss * 1024 / events : -1
+	b_pe = events > 0 && m_brss > 0 ? m_brss * 1024 / events : -1
 
 	printf "  one trace: %d ops of mixed on %d CPUs (merged), %d events, %.1f MB on disk\n", ops, cores, events, disk / 1e6
 	printf "  events: viewer %d, babeltrace2 %d, recorder %d (discarded %d)%s\n", events, bt_ev[1], rec_events, rec_disc, \
 		(events == bt_ev[1] ? "" : "  <- they differ")
 	printf "  index rate / babeltrace2 counter sink:   %sx   (%d repetition%s, median)\n", \
 		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s"
-	printf "  index bytes per event / bytes on disk:   %s   (%.1f B in memory, %.1f B on disk)\n", \
+	printf "  reopen from the index cache:             %s s for %d events (%s of one full index)\n", \
+		reopen_s < 0 ? "n/a" : sprintf("%.3f", reopen_s), events, \
+		(reopen_s >= 0 && m_load > 0 ? sprintf("%.3f", reopen_s / m_load) : "n/a")
+	printf "  peak memory per event, indexing:         %s B (%.0f MB)   babeltrace2: %s\n", \
+		v_pe < 0 ? "n/a" : sprintf("%.2f", v_pe), m_vrss / 1024, \
+		b_pe < 0 ? "n/a (no /usr/bin/time)" : sprintf("%.2f B (%.0f MB)", b_pe, m_brss / 1024)
+	printf "  index bytes per event / bytes on disk:   %s   (%.1f B index, %.1f B on disk)\n", \
 		(disk_bpe > 0 ? sprintf("%.2f", m_bpe / disk_bpe) : "n/a"), m_bpe, disk_bpe
 	printf "  jump to the end and back / full index:   %s\n", r_jump < 0 ? "n/a" : sprintf("%.3g", r_jump)
 	printf "  absolute, on %d CPUs (%s): index %.0f ev/s, babeltrace2 %.0f ev/s, jump end+back %.2f ms, index %.3f s\n", \
@@ -134,7 +179,10 @@ END {
 		disk, jn(disk_bpe), jn(m_bpe), (disk_bpe > 0 ? jn(m_bpe / disk_bpe) : "null") > json
 	printf "\"index_rate_vs_babeltrace2\":%s,\"index_events_per_s\":%s,\"babeltrace2_events_per_s\":%s,", \
 		jn(r_rate), jn(m_rate), jn(m_bt) > json
-	printf "\"jump_end_and_back_vs_index\":%s,\"jump_end_and_back_ms\":%s,\"index_s\":%s,\"runs\":[", jn(r_jump), jn(m_jump), jn(m_load) > json
+	printf "\"jump_end_and_back_vs_index\":%s,\"jump_end_and_back_ms\":%s,\"index_s\":%s,", jn(r_jump), jn(m_jump), jn(m_load) > json
+	printf "\"reopen_s\":%s,\"reopen_maxrss_kb\":%s,\"index_maxrss_kb\":%s,\"babeltrace2_maxrss_kb\":%s,", \
+		jn(reopen_s), jn(reopen_rss), jn(m_vrss), jn(m_brss) > json
+	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"runs\":[", jn(v_pe), jn(b_pe) > json
 	for (i = 1; i <= n; i++)
 		printf "%s{\"babeltrace2_s\":%s,\"babeltrace2_events\":%d,\"view_wall_s\":%s,\"load_s\":%s,\"jump_end_ms\":%s,\"jump_start_ms\":%s}", \
 			(i > 1 ? "," : ""), jn(bt_s[i]), bt_ev[i], jn(vw[i]), jn(load[i]), jn(jend[i]), jn(jstart[i]) > json

@@ -21,7 +21,17 @@ enum role {
 	R_STATUS,
 	R_HEADER,
 	R_MATCH,
+	/* Lock classes in the compact lanes and the timeline: class c is
+	 * R_CLASS0 + c % R_NCLASS (its letter says it without colour). */
+	R_CLASS0,
+	R_CLASS1,
+	R_CLASS2,
+	R_CLASS3,
+	R_CLASS4,
+	R_CLASS5,
 	R__COUNT
 };
+
+#define R_NCLASS 6
 
 #endif /* LIB_ROLES_H */

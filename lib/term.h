@@ -18,6 +18,12 @@ bool term_env_wants_color(void);
 /* Is the locale's codeset UTF-8 (after setlocale)? */
 bool term_locale_utf8(void);
 
+/* Can this terminal be drawn on?  Asks terminfo before curses does:
+ * newterm() on an unknown TERM prints its own error and exits, and on a
+ * dumb one draws nothing.  If not, why says so in one line, naming what
+ * cannot be drawn ("the viewer") and what to do instead. */
+bool term_usable(const char *what, const char *instead, char *why, size_t len);
+
 /* After initscr()/newterm(): start colours if color, set up the roles. */
 void term_palette_init(bool color);
 /* The attributes and colour pair of a role (R_NORMAL for unknown ones). */

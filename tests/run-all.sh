@@ -23,6 +23,10 @@ if [ "$SAN" = address ]; then
 	LSAN_OPTIONS="fast_unwind_on_malloc=0 suppressions=$(pwd)/tests/lsan.supp print_suppressions=0 $LSAN_OPTIONS"
 	export LSAN_OPTIONS
 fi
+# The viewer keeps an index cache in $XDG_CACHE_HOME: the suites get a
+# fresh one of their own, not the user's, removed at the end.
+XDG_CACHE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/icache-test-cache.XXXXXX")
+export XDG_CACHE_HOME
 passed=0
 failed=0
 log=$(mktemp)
@@ -53,5 +57,6 @@ for t in "$BUILD"/tests/test_*; do
 	failed=$((failed + fails + errs))
 done
 rm -f "$log"
+rm -rf "$XDG_CACHE_HOME"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

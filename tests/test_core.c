@@ -4,6 +4,7 @@
  * on its own.
  */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "sim/core/lockdep.h"
 #include "tests/simenv.h"
@@ -460,12 +461,119 @@ START_TEST(freed_inode_on_lru_is_reported_not_linked)
 }
 END_TEST
 
+/* ---- RCU ------------------------------------------------------------- */
+
+START_TEST(rcu_sections_nest_per_cpu)
+{
+	env_start(&scheme_merged, 1);
+	SITE(find_inode_fast);
+	ck_assert(!sim_rcu_read_lock_held());
+	rcu_read_lock();
+	rcu_read_lock();
+	ck_assert_int_eq(this_cpu->rcu_nesting, 2);
+	/* Another simulated CPU on this host thread (a fiber) has its own. */
+	this_cpu = &env_cpus[1];
+	ck_assert(!sim_rcu_read_lock_held());
+	this_cpu = &env_cpus[0];
+	rcu_read_unlock();
+	ck_assert(sim_rcu_read_lock_held());
+	rcu_read_unlock();
+	ck_assert(!sim_rcu_read_lock_held());
+	/* An unlock too many is reported, not counted below zero. */
+	rcu_read_unlock();
+	ck_assert_int_eq(this_cpu->rcu_nesting, 0);
+	ck_assert_uint_eq(violations_of_kind(VIOL_invariant), 1);
+	env_stop();
+}
+END_TEST
+
+struct reader {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int phase; /* 1: inside its section, 2: told to leave, 3: gone */
+};
+
+static void reader_set(struct reader *r, int phase)
+{
+	pthread_mutex_lock(&r->m);
+	r->phase = phase;
+	pthread_cond_broadcast(&r->c);
+	pthread_mutex_unlock(&r->m);
+}
+
+static void reader_wait(struct reader *r, int phase)
+{
+	pthread_mutex_lock(&r->m);
+	while (r->phase < phase)
+		pthread_cond_wait(&r->c, &r->m);
+	pthread_mutex_unlock(&r->m);
+}
+
+static void *reader_main(void *p)
+{
+	struct reader *r = p;
+	SITE(find_inode_fast);
+
+	this_cpu = &env_cpus[1];
+	rcu_register_sim_thread();
+	rcu_read_lock();
+	reader_set(r, 1);
+	reader_wait(r, 2);
+	rcu_read_unlock();
+	rcu_unregister_sim_thread();
+	reader_set(r, 3);
+	return NULL;
+}
+
+/* merged frees by call_rcu: nothing goes back while a reader is inside. */
+START_TEST(rcu_free_waits_for_readers)
+{
+	env_start(&scheme_merged, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct reader r = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, reader_main, &r), 0);
+	reader_wait(&r, 1);
+	struct inode *a = scheme_merged.new_inode(sb, 0);
+	inode_drop_nlink(a, SITE_unlink);
+	scheme_merged.iput(a); /* evicted: dead now, memory queued */
+	ck_assert_uint_eq(a->i_magic, INODE_FREED);
+	ck_assert_int_eq(get_nr_inodes(), 0);
+	usleep(100 * 1000); /* grace periods end in microseconds when they can */
+	ck_assert_int_eq(inodes_rcu_pending(), 1);
+	reader_set(&r, 2);
+	reader_wait(&r, 3);
+	sim_rcu_barrier();
+	ck_assert_int_eq(inodes_rcu_pending(), 0);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(violations_total(), 0);
+	env_stop();
+}
+END_TEST
+
+/* global (2.6.36) has no RCU freeing: the memory goes back at once. */
+START_TEST(global_frees_without_rcu)
+{
+	env_start(&scheme_global, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = scheme_global.new_inode(sb, 0);
+	inode_drop_nlink(a, SITE_unlink);
+	scheme_global.iput(a);
+	ck_assert_int_eq(inodes_rcu_pending(), 0);
+	env_stop();
+}
+END_TEST
+
 Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, list_add_del_move);
+	tcase_add_test(tc, rcu_sections_nest_per_cpu);
+	tcase_add_test(tc, rcu_free_waits_for_readers);
+	tcase_add_test(tc, global_frees_without_rcu);
 	tcase_add_test(tc, hlist_add_del);
 	tcase_add_test(tc, lock_counts_and_held_stack);
 	tcase_add_test(tc, lock_contention_and_trylock_failure);

@@ -2,21 +2,28 @@
  * test_fidelity.c - every scheme does what its kernel did, path by path.
  *
  * Each file in tests/fidelity/ is a scenario (`icache-sim play` runs it)
- * that plays one code path alone on cpu0, followed by the steps that path
- * must take, written by hand from that era's source:
+ * that plays one code path on cpu0 (with, where the path is a wait or a
+ * race, a second CPU that makes it happen), followed by the steps that
+ * path must take, written by hand from that era's source:
  *
  *     # source: fs/inode.c at v2.6.39 (61c4f2c81c61)
  *     #> acquire inode_hash_lock in iget_locked | iget_locked: spin_lock(&inode_hash_lock)
  *
- * A "#>" line is one step of the play log (without "step N: cpu0 "), then
- * "|" and the kernel line it stands for.  Every step of the path is
- * listed, in order; begin and end of the operations are not.  The test
+ * A "#>" line is one step of the play log (without "step N: ", and
+ * without "cpu0 ": another CPU's steps keep its name), or a CPU going to
+ * sleep on an inode ("cpu1 sleeps on inode 42 in ..."), then "|" and the
+ * kernel line it stands for.  Every step of the path is listed, in order;
+ * begin and end of the operations are not.  Each file names its sources
+ * ("# source:"), each of them listed in docs/sources.md.  The test
  * plays the file and compares step for step: a scheme change that moves,
  * adds or drops a lock operation, a state change or a list move fails here
  * and names the file, the step and the kernel line.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
+
+#include "sim/core/scheme.h"
 
 #include "tests/testutil.h"
 
@@ -114,13 +121,24 @@ static int read_actual(const char *file, struct steps *act)
 	char *save = NULL;
 
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(l, "step ", 5) != 0)
+		char *p;
+		if (strncmp(l, "   cpu", 6) == 0 && strstr(l, " sleeps on inode ")) {
+			/* Not a step: the CPU went to sleep (a bit wait). */
+			p = l + 3;
+			char *until = strstr(p, " until it is woken");
+			if (until)
+				*until = 0;
+		} else if (strncmp(l, "step ", 5) == 0 && (p = strstr(l, ": cpu")) != NULL) {
+			p += 2;
+		} else {
 			continue;
-		char *p = strstr(l, ": cpu");
-		if (!p || !(p = strchr(p + 2, ' ')))
-			continue;
-		p++;
-		if (strncmp(p, "begin ", 6) == 0 || strncmp(p, "end ", 4) == 0)
+		}
+		/* The path under test runs on cpu0, which goes unnamed;
+		 * any other CPU in the entry keeps its name. */
+		if (strncmp(p, "cpu0 ", 5) == 0)
+			p += 5;
+		const char *what = strncmp(p, "cpu", 3) == 0 ? strchr(p, ' ') + 1 : p;
+		if (strncmp(what, "begin ", 6) == 0 || strncmp(what, "end ", 4) == 0)
 			continue;
 		steps_add(act, p, strlen(p));
 	}
@@ -230,6 +248,106 @@ START_TEST(a_changed_path_is_reported)
 }
 END_TEST
 
+/* Is every "# source:" of every entry listed in docs/sources.md? */
+static bool listed(const char *sources, const char *line, char *why, size_t len)
+{
+	static const char *const pat[] = {
+		"[A-Za-z0-9_./-]+ at v2\\.6\\.[0-9]+", /* FILE at TAG */
+		"commit [0-9a-f]{10,}",                /* commit ID */
+		"<[^>]+@[^>]+>",                       /* Message-ID */
+	};
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++) {
+		regex_t re;
+		regmatch_t m;
+		ck_assert_int_eq(regcomp(&re, pat[i], REG_EXTENDED), 0);
+		for (const char *p = line; regexec(&re, p, 1, &m, 0) == 0; p += m.rm_eo) {
+			char tok[200];
+			int n = (int)(m.rm_eo - m.rm_so);
+			snprintf(tok, sizeof(tok), "%.*s", n, p + m.rm_so);
+			const char *key = strncmp(tok, "commit ", 7) == 0 ? tok + 7 : tok;
+			found++;
+			if (!strstr(sources, key)) {
+				snprintf(why, len, "'%s' is not in docs/sources.md", key);
+				regfree(&re);
+				return false;
+			}
+		}
+		regfree(&re);
+	}
+	if (!found)
+		snprintf(why, len, "names no file at a tag, commit or Message-ID");
+	return found > 0;
+}
+
+START_TEST(every_source_is_listed)
+{
+	static char names[256][256];
+	int n = fid_files(names, 256), bad = 0;
+	char *sources = slurp("docs/sources.md");
+
+	for (int i = 0; i < n; i++) {
+		char *text = slurp(names[i]), *save = NULL;
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char why[300];
+			if (strncmp(l, "# source:", 9) == 0 &&
+			    !listed(sources, l, why, sizeof(why))) {
+				fprintf(stderr, "%s: %s: %s\n", names[i], l, why);
+				bad++;
+			}
+		}
+		free(text);
+	}
+	free(sources);
+	ck_assert_msg(bad == 0, "%d source lines cite what docs/sources.md does not list", bad);
+}
+END_TEST
+
+/*
+ * What shrink_icache_memory answers, era by era: -1 without __GFP_FS;
+ * else (nr_unused / 100) * vfs_cache_pressure, where 2.6.36's nr_unused
+ * counts the dirty unused inodes too and the later eras count the LRU.
+ * 150 clean and 60 dirty unused inodes: 2.6.36 counts 210, the others 150.
+ */
+static long shrink_answer(const char *scheme, int pressure, bool nofs)
+{
+	char path[] = "/tmp/icache-fid-shrinkXXXXXX";
+	int fd = mkstemp(path), st;
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "scheme %s\nvfs-cache-pressure %d\n", scheme, pressure);
+	for (int i = 0; i < 210; i++)
+		fprintf(f, "inode %d%s\n", 100 + i, i < 150 ? "" : " dirty");
+	fprintf(f, "cpu0: shrink %s\nexpect no violation\n", nofs ? "128 nofs" : "0");
+	fclose(f);
+	char *out = run_cmd(&st, "timeout 30 %s play %s 2>&1", bin_path("icache-sim"), path);
+	unlink(path);
+	ck_assert_msg(st == 0, "%s", out);
+	const char *e = strstr(out, "end shrink");
+	ck_assert_ptr_nonnull(e);
+	e = strstr(e, "(result ");
+	ck_assert_ptr_nonnull(e);
+	long r = strtol(e + 8, NULL, 10);
+	free(out);
+	return r;
+}
+
+START_TEST(the_shrinker_counts_as_its_era_did)
+{
+	ck_assert_int_eq(shrink_answer("global", 100, false), 200);
+	ck_assert_int_eq(shrink_answer("global", 50, false), 100);
+	ck_assert_int_eq(shrink_answer("global", 100, true), -1);
+	for (const struct scheme *const *s = all_schemes; *s; s++) {
+		if (strcmp((*s)->name, "global") == 0)
+			continue;
+		ck_assert_msg(shrink_answer((*s)->name, 100, false) == 100, "%s", (*s)->name);
+		ck_assert_msg(shrink_answer((*s)->name, 100, true) == -1, "%s", (*s)->name);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fidelity");
@@ -237,6 +355,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, every_path_follows_its_kernel);
 	tcase_add_test(tc, a_changed_path_is_reported);
+	tcase_add_test(tc, every_source_is_listed);
+	tcase_add_test(tc, the_shrinker_counts_as_its_era_did);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -172,7 +172,7 @@ START_TEST(screen_after_keys)
 	/* Help is generated from the key table; ASCII mode has no box drawing. */
 	s = run_cmd(&st, "%s --ascii --keys 'jjh' --screen 100x36 %s", bin_path("icache-view"),
 		    trace);
-	ck_assert_ptr_nonnull(strstr(s, "Help: keys"));
+	ck_assert_ptr_nonnull(strstr(s, "Help 1/"));
 	ck_assert_ptr_nonnull(strstr(s, "next event on this CPU"));
 	ck_assert_ptr_nonnull(strstr(s, "+-"));
 	ck_assert_ptr_null(strstr(s, "\xe2\x94\x80")); /* U+2500 */
@@ -299,6 +299,16 @@ static void start_ui(const char *sess, const char *env)
 		     "'env LANG=C.UTF-8 %s %s %s; sleep 30'",
 		     sess, env, bin_path("icache-view"), trace));
 	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
+	/* It comes up while still indexing: these tests want all of it. */
+	bool indexing = true;
+	for (int i = 0; i < 600 && indexing; i++) {
+		char *scr = capture(sess, false);
+		indexing = strstr(scr, "indexing") != NULL;
+		free(scr);
+		struct timespec t = { 0, 50000000 };
+		nanosleep(&t, NULL);
+	}
+	ck_assert_msg(!indexing, "the viewer is still indexing after 30 s");
 }
 
 static void keys(const char *sess, const char *k)
@@ -331,7 +341,7 @@ START_TEST(tmux_panes_and_help)
 	keys(s, "Tab");
 	ck_assert(wait_for(s, "[ Held locks ]", 5));
 	keys(s, "h");
-	ck_assert(wait_for(s, "Help: keys", 5));
+	ck_assert(wait_for(s, "Help 1/", 5));
 	scr = capture(s, false);
 	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
 	free(scr);
@@ -411,9 +421,17 @@ START_TEST(tmux_no_color)
 	ck_assert_ptr_nonnull(strstr(scr, "Events by CPU"));
 	free(scr);
 	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
-	start_ui(s, "TERM=dumb");
+	/* A terminal that cannot be drawn on: one line saying so, exit 2
+	 * (tests/test_screens.c checks the wording and an unknown TERM). */
+	int st;
+	free(run_cmd(&st,
+		     "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
+		     "'env TERM=dumb %s %s; echo EXIT=$?; sleep 30'",
+		     s, bin_path("icache-view"), trace));
+	ck_assert_msg(wait_for(s, "EXIT=2", 10), "TERM=dumb: no exit 2");
 	scr = capture(s, true);
 	ck_assert_msg(!has_colour_sgr(scr), "colours under TERM=dumb");
+	ck_assert_ptr_nonnull(strstr(scr, "TERM=dumb cannot move the cursor"));
 	free(scr);
 	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
 }

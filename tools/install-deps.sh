@@ -6,7 +6,7 @@
 # to run and exits 1, so `make demo` stops before a build that would fail.
 PKGS="gcc make pkg-config lttng-tools liblttng-ust-dev liblttng-ctl-dev \
 babeltrace2 libbabeltrace2-dev libncurses-dev check tmux gnuplot-nox \
-valgrind clang"
+valgrind clang liburcu-dev"
 
 missing=""
 for p in $PKGS; do

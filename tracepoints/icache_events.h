@@ -61,6 +61,10 @@
 	E(note, NOSCHED, "note")                            \
 	E(virtual_time, NOSCHED, "virtual_time")            \
 	E(inode_pages, SCHED(pages), "inode_pages")         \
+	E(rcu_read_lock, SCHED(rcu_lock), "rcu_read_lock")  \
+	E(rcu_read_unlock, SCHED(rcu_unlock), "rcu_read_unlock") \
+	E(inode_rcu_free, SCHED(rcu_free), "inode_rcu_free") \
+	E(inode_rcu_freed, NOSCHED, "inode_rcu_freed")      \
 	ICACHE_TEST_EVENTS(E)
 
 /*
@@ -168,6 +172,21 @@
 /* One rule of the scheme's documented lock order: outer before inner. */
 #define ICACHE_FIELDS_order_rule(F) \
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
+/* An RCU read-side section begins / ends: depth is the CPU's nesting
+ * after the event (1 = outermost section entered, 0 = left). */
+#define ICACHE_FIELDS_rcu_read_lock(F)                                          \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint32_t, depth, VAL) F(ENUM, site, site, SITE) \
+	ICACHE_SRC_FIELDS(F)
+#define ICACHE_FIELDS_rcu_read_unlock(F) ICACHE_FIELDS_rcu_read_lock(F)
+/* An evicted inode's memory is queued for freeing after a grace period
+ * (call_rcu), and given back when it has passed: waited_ns is the time in
+ * between; cpu is 0xffff (liburcu's call_rcu thread). */
+#define ICACHE_FIELDS_inode_rcu_free(F)                        \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint32_t, sb, VAL) ICACHE_SRC_FIELDS(F)
+#define ICACHE_FIELDS_inode_rcu_freed(F)                       \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
+	F(INT, uint64_t, waited_ns, VAL)
 
 /* A sleep on an inode's state bit (I_NEW, I_FREEING, I_WILL_FREE):
  * inode_wait as the CPU goes to sleep, with the state it saw, and

@@ -126,7 +126,8 @@
 	X(missed_wakeup)       /* a sleeper on an inode was never woken */         \
 	X(unlocked_ref)        /* a reference taken from 0 without the lock */     \
 	X(duplicate_inode)     /* two live hashed inodes for one (sb, ino) */      \
-	X(nested_class)        /* two locks of one class held, not annotated */
+	X(nested_class)        /* two locks of one class held, not annotated */    \
+	X(rcu_sleep)           /* a CPU slept inside an RCU read-side section */
 
 /* i_state flags: bit number, then name.  Values follow 2.6.39's order. */
 #define ICACHE_STATE_FLAGS(X)  \

@@ -219,6 +219,132 @@ static void act_cpu_prev(struct app *a)
 	cpu_step(a, -1);
 }
 
+int64_t app_scan_visible(const struct app *a, int64_t from, int dir)
+{
+	return scan(a, (uint64_t)from, dir, NULL, NULL);
+}
+
+/* ---- next / previous event of a kind: violation, loss, note ---------------- */
+
+static bool type_pred(const struct app *a, uint64_t i, const void *arg)
+{
+	int t = a->ix->ev[i].type, want = *(const int *)arg;
+	return t == want || (want == EV_discarded_events && t == EV_discarded_packets);
+}
+
+int64_t nav_find(const struct app *a, int type, int dir)
+{
+	return type < 0 ? -1 : scan(a, a->cur, dir, type_pred, &type);
+}
+
+static void kind_step(struct app *a, int type, int dir, const char *what)
+{
+	int64_t i = nav_find(a, type, dir);
+	if (i < 0)
+		snprintf(a->message, sizeof(a->message), "no %s %s", what,
+			 dir > 0 ? "below" : "above");
+	else
+		app_goto(a, (uint64_t)i);
+	a->dscroll = 0;
+}
+
+static void act_viol_next(struct app *a)
+{
+	kind_step(a, EV_violation, 1, "violation");
+}
+static void act_viol_prev(struct app *a)
+{
+	kind_step(a, EV_violation, -1, "violation");
+}
+static void act_loss_next(struct app *a)
+{
+	kind_step(a, EV_discarded_events, 1, "loss (discarded events)");
+}
+static void act_loss_prev(struct app *a)
+{
+	kind_step(a, EV_discarded_events, -1, "loss (discarded events)");
+}
+/* Scenario narration: play -o writes the scenario's say lines as notes. */
+static void act_note_next(struct app *a)
+{
+	kind_step(a, EV_note, 1, "note (scenario narration)");
+}
+static void act_note_prev(struct app *a)
+{
+	kind_step(a, EV_note, -1, "note (scenario narration)");
+}
+
+/* ---- lanes: which CPUs, and how ------------------------------------------- */
+
+int lane_of(const struct app *a, uint16_t cpu)
+{
+	if (cpu == IX_NO_CPU)
+		return a->has_nocpu ? (int)a->ix->ncpus : -1;
+	return cpu;
+}
+
+bool lane_picked(const struct app *a, int lane)
+{
+	return lane >= 0 && lane < 256 && (a->lane_pick[lane / 64] >> (lane % 64) & 1);
+}
+
+static void act_compact(struct app *a)
+{
+	a->compact = a->compact_shown ? 2 : 1;
+	snprintf(a->message, sizeof(a->message), "%s lanes", a->compact == 1 ? "compact" : "text");
+}
+
+static void act_strip(struct app *a)
+{
+	a->strip_wait = !a->strip_wait;
+	snprintf(a->message, sizeof(a->message), "timeline: %s per lock class",
+		 a->strip_wait ? "time waited" : "contentions");
+}
+
+static void act_lanes(struct app *a)
+{
+	a->prompt = P_LANES;
+	a->ninput = 0;
+	a->input[0] = 0;
+}
+
+/* "0-3,8 12" -> the lanes' bits; "" or "all": none picked (every lane, or
+ * those around the cursor when they do not fit). */
+static bool parse_lanes(struct app *a, const char *s)
+{
+	uint64_t pick[4] = { 0 };
+	bool any = false;
+	if (!*s || !strcmp(s, "all")) {
+		a->lanes_picked = false;
+		return true;
+	}
+	while (*s) {
+		char *end;
+		if (*s == ',' || *s == ' ') {
+			s++;
+			continue;
+		}
+		if (!strncmp(s, "cpu", 3))
+			s += 3;
+		long lo = strtol(s, &end, 10), hi = lo;
+		if (end == s || lo < 0 || lo > 255)
+			return false;
+		s = end;
+		if (*s == '-') {
+			hi = strtol(s + 1, &end, 10);
+			if (end == s + 1 || hi < lo || hi > 255)
+				return false;
+			s = end;
+		}
+		for (long l = lo; l <= hi; l++)
+			pick[l / 64] |= 1ull << (l % 64);
+		any = true;
+	}
+	memcpy(a->lane_pick, pick, sizeof(pick));
+	a->lanes_picked = any;
+	return any;
+}
+
 static void search_step(struct app *a, int dir)
 {
 	if (!a->has_search) {
@@ -296,6 +422,12 @@ static void act_zoom(struct app *a)
 static void act_help(struct app *a)
 {
 	a->help = true;
+	a->help_page = 0;
+}
+static void act_details(struct app *a)
+{
+	a->details = true;
+	a->dscroll = 0;
 }
 static void act_reasons(struct app *a)
 {
@@ -381,8 +513,22 @@ const struct keydef keytab[] = {
 	{ K('f', '\\'), "f", "filter: show only matching events (empty = all)", act_filter },
 	{ K('c'), "c", "clear search and filter", act_clear },
 	{ K(':'), ":", "go to event number, or time (1.5ms, +20us, 0.3s)", act_goto },
-	{ K('m'), "m x", "set mark x (a-z) at the cursor", act_mark },
-	{ K('\''), "' x", "jump to mark x", act_jump },
+	{ K('\n', KEY_ENTER), "Enter", "the whole event: every field, a violation's report",
+	  act_details },
+	{ K('v'), "v", "next violation", act_viol_next },
+	{ K('V'), "V", "previous violation", act_viol_prev },
+	{ K('x'), "x", "next loss (window of discarded events)", act_loss_next },
+	{ K('X'), "X", "previous loss", act_loss_prev },
+	{ K('a'), "a", "next note (scenario narration)", act_note_next },
+	{ K('A'), "A", "previous note", act_note_prev },
+	{ K('m'), "m x",
+	  "set mark x (a-z) at the cursor; the status line then shows the time and events from it to the cursor",
+	  act_mark },
+	{ K('\''), "' x", "jump to mark x (and measure from it)", act_jump },
+	{ K('C'), "C", "lanes: compact (a narrow column per CPU) or text", act_compact },
+	{ K('T'), "T", "timeline strip: contentions or time waited per slice", act_strip },
+	{ K('p'), "p", "pick the lanes shown: 0-3,8 (empty: all, or around the cursor)",
+	  act_lanes },
 	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },
 	{ K('\t', KEY_RIGHT), "Tab", "focus the next pane", act_pane },
 	{ K(KEY_BTAB, KEY_LEFT), "S-Tab", "focus the previous pane", act_pane_back },
@@ -471,6 +617,11 @@ static void prompt_done(struct app *a)
 			app_goto(a, (uint64_t)i);
 		}
 		break;
+	case P_LANES:
+		if (!parse_lanes(a, a->input))
+			snprintf(a->message, sizeof(a->message),
+				 "lanes: CPU numbers and ranges like 0-3,8 (empty: all)");
+		break;
 	case P_GOTO: {
 		uint64_t ev;
 		if (!parse_goto(a, a->input, &ev)) {
@@ -499,12 +650,14 @@ static void prompt_key(struct app *a, int key)
 		if (k == P_MARK_SET) {
 			a->marks[m] = a->cur;
 			a->mark_set[m] = true;
+			a->last_mark = m;
 			snprintf(a->message, sizeof(a->message), "mark %c at #%" PRIu64, key,
 				 a->cur);
 		} else if (!a->mark_set[m]) {
 			snprintf(a->message, sizeof(a->message), "mark %c is not set", key);
 		} else {
 			app_goto(a, a->marks[m]);
+			a->last_mark = m;
 		}
 		return;
 	}
@@ -538,10 +691,16 @@ void app_key(struct app *a, int key)
 		prompt_key(a, key);
 		return;
 	}
-	if (a->help || a->reasons) {
-		a->help = a->reasons = false; /* any key closes the overlay */
+	if (a->help) {
+		help_key(a, key);
 		return;
 	}
+	if (a->reasons) {
+		a->reasons = false; /* any key closes the overlay */
+		return;
+	}
+	if (a->details && details_key(a, key))
+		return;
 	for (int i = 0; i < nkeys; i++)
 		for (int k = 0; keytab[i].keys[k]; k++)
 			if (keytab[i].keys[k] == key) {
@@ -564,6 +723,7 @@ void app_init(struct app *a, struct trace_index *ix)
 	ix_apply_order(ix, a->m);
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
+	a->last_mark = -1;
 	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
 		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && ix->ev[i].type < EV_run_begin;
 	app_goto(a, 0);
@@ -585,16 +745,32 @@ void app_free(struct app *a)
 	query_free(&a->filter);
 	free(a->hist.ev);
 	free(a->hist.kind);
+	timeline_free(a->tb);
 }
 
+/* The header: the trace and its run; a trace still indexing or
+ * incomplete says so first in what room there is (a narrow screen cuts
+ * the path, never the word INCOMPLETE). */
 static void draw_header(struct app *a, struct canvas *c)
 {
 	const struct ix_run *r = ix_run0(a->ix);
 	canvas_fill(c, 0, 0, c->w, R_HEADER, ' ');
-	char d[32];
+	char d[32], badge[64] = "";
+	if (a->ix->loader) {
+		uint64_t done, total;
+		ix_progress(a->ix, &done, &total);
+		snprintf(badge, sizeof(badge), "%s %d %%: figures so far",
+			 c->utf8 ? "indexing\u2026" : "indexing...",
+			 total ? (int)(done * 100 / total) : 0);
+	} else if (!ix_complete(a->ix)) {
+		snprintf(badge, sizeof(badge), "INCOMPLETE (%u, ! lists)", a->ix->nreasons);
+	}
+	int bw = badge[0] ? (int)strlen(badge) + 2 : 0;
+	if (bw > c->w / 2)
+		bw = 0; /* tiny: the header as it comes */
 	int64_t dur = a->ix->ev[a->end - 1].ts - a->ix->ev[0].ts;
 	int n = canvas_printf(
-		c, 0, 0, c->w, R_HEADER,
+		c, 0, 0, c->w - bw, R_HEADER,
 		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
 		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
@@ -602,18 +778,41 @@ static void draw_header(struct app *a, struct canvas *c)
 		r && r->virtual_run && r->virtual_stamped ? " virtual time" : "",
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
 	canvas_role(c, 0, 0, c->w, R_HEADER);
-	if (!ix_complete(a->ix) && n + 2 < c->w)
-		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "INCOMPLETE (%u, ! lists): %s",
-			      a->ix->nreasons, a->ix->reasons[0]);
+	if (!badge[0])
+		return;
+	if (bw)
+		n = n + 2 < c->w - bw ? n : c->w - bw - 2;
+	if (n + 2 >= c->w)
+		return;
+	if (a->ix->loader) /* what shows is a part; completeness comes at the end */
+		canvas_text(c, n + 2, 0, c->w - n - 2, R_BAD, badge);
+	else
+		canvas_printf(c, n + 2, 0, c->w - n - 2, R_BAD, "%s: %s", badge, a->ix->reasons[0]);
+}
+
+/* "mark a->cursor +1.234 ms, 567 events": from the last mark to the cursor. */
+static void measure_text(const struct app *a, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (a->last_mark < 0 || !a->mark_set[a->last_mark])
+		return;
+	uint64_t m = a->marks[a->last_mark];
+	int64_t dt = a->ix->ev[a->cur].ts - a->ix->ev[m].ts;
+	char d[32];
+	snprintf(buf, len, "  mark %c->cursor %s%s, %" PRIu64 " events", 'a' + a->last_mark,
+		 dt < 0 ? "-" : "+", fmt_dur(dt < 0 ? -dt : dt, d, sizeof(d)),
+		 a->cur > m ? a->cur - m : m - a->cur);
 }
 
 static void draw_status(struct app *a, struct canvas *c)
 {
 	int y = c->h - 1;
 	canvas_fill(c, 0, y, c->w, R_STATUS, ' ');
-	if (a->prompt == P_SEARCH || a->prompt == P_FILTER || a->prompt == P_GOTO) {
+	if (a->prompt == P_SEARCH || a->prompt == P_FILTER || a->prompt == P_GOTO ||
+	    a->prompt == P_LANES) {
 		const char *p = a->prompt == P_SEARCH ? "search: /" :
 				a->prompt == P_FILTER ? "filter: " :
+				a->prompt == P_LANES  ? "lanes (0-3,8; empty: all): " :
 							"go to: ";
 		canvas_printf(c, 0, y, c->w, R_STATUS, "%s%s_", p, a->input);
 		return;
@@ -623,37 +822,20 @@ static void draw_status(struct app *a, struct canvas *c)
 			      a->prompt == P_MARK_SET ? "set" : "jump to");
 		return;
 	}
-	char d[32];
+	char d[32], meas[96];
 	const struct ix_event *e = &a->ix->ev[a->cur];
+	measure_text(a, meas, sizeof(meas));
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
-			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d  %s%s%s%s%s  [%s]", a->cur,
+			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d%s%s%s%s%s%s  [%s]", a->cur,
 			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
-			      (int)(int16_t)e->cpu, a->has_filter ? "filter: " : "filter: none",
+			      (int)(int16_t)e->cpu, meas, a->has_filter ? "  filter: " : "",
 			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
 			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
 			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");
 	if (a->message[0])
 		canvas_printf(c, n + 2, y, c->w - n - 2, R_STATUS, "| %s", a->message);
-	else
-		canvas_text(c, c->w - 20 > n ? c->w - 20 : n + 2, y, 20, R_STATUS,
-			    "h:help  q:quit");
-}
-
-static void draw_help(struct app *a, struct canvas *c)
-{
-	int w = c->w - 8 < 84 ? c->w - 8 : 84, h = nkeys + 6;
-	if (h > c->h - 2)
-		h = c->h - 2;
-	struct rect r = { (c->w - w) / 2, (c->h - h) / 2, w, h };
-	for (int y = r.y; y < r.y + r.h; y++)
-		canvas_fill(c, r.x, y, r.w, R_NORMAL, ' ');
-	canvas_box(c, r, "Help: keys (any key closes)", true);
-	for (int i = 0; i < nkeys && i < h - 4; i++) {
-		canvas_text(c, r.x + 2, r.y + 2 + i, 12, R_TITLE, keytab[i].label);
-		canvas_text(c, r.x + 15, r.y + 2 + i, r.w - 17, R_NORMAL, keytab[i].help);
-	}
-	canvas_text(c, r.x + 2, r.y + h - 2, r.w - 4, R_DIM, KEYS_NOTATION_HELP);
-	(void)a;
+	else if (c->w - n >= 18)
+		canvas_text(c, c->w - 16, y, 16, R_STATUS, "?:help  q:quit");
 }
 
 /* Every reason the trace is incomplete, wrapped, in a box. */
@@ -676,18 +858,33 @@ static void draw_reasons(struct app *a, struct canvas *c)
 	}
 }
 
-/* Pane rectangles for the body below the header: the slots' layout, or
- * the focused pane alone when zoomed or the terminal is small. */
+/* Pane rectangles for the body below the header: the slots' layout; on a
+ * smaller screen the lanes over the full width and the focused pane (the
+ * held locks while the lanes have the focus) below them, so 80x24 shows
+ * two CPU lanes and what they hold; the focused pane alone when zoomed
+ * or tiny. */
 static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
 	int top = 1, bh = c->h - 2;
-	bool alone = a->zoom || c->w < 80 || bh < 20;
-	pane_layout(r, alone ? a->focus : -1, c->w, top, bh);
+	if (a->zoom || c->w < 80 || bh < 16) {
+		pane_layout(r, a->focus, c->w, top, bh);
+		return;
+	}
+	if (c->w < 120 || bh < 30) {
+		int lanes = pane_index(VIEW_LANES);
+		int below = a->focus == lanes ? pane_index(VIEW_LOCKS) : a->focus;
+		pane_layout_pair(r, lanes, below, c->w, top, bh);
+		return;
+	}
+	pane_layout(r, -1, c->w, top, bh);
 }
 
 void app_draw(struct app *a, struct canvas *c)
 {
 	canvas_clear(c);
+	a->scr_w = c->w;
+	a->scr_h = c->h;
+	a->scr_utf8 = c->utf8;
 	if (c->w < 20 || c->h < 6) {
 		canvas_text(c, 0, 0, c->w, R_NORMAL, "terminal too small");
 		return;
@@ -704,7 +901,9 @@ void app_draw(struct app *a, struct canvas *c)
 	}
 	free(r);
 	if (a->help)
-		draw_help(a, c);
+		help_draw(a, c);
+	else if (a->details)
+		details_draw(a, c);
 	else if (a->reasons)
 		draw_reasons(a, c);
 	draw_status(a, c);

@@ -45,11 +45,20 @@ struct inode_hist {
 struct app;
 
 /* The panes, by what they show (never by their title). */
-enum view_pane { VIEW_LANES, VIEW_LOCKS, VIEW_INODE, VIEW_ORDER, VIEW_STATS };
+enum view_pane {
+	VIEW_LANES,
+	VIEW_LOCKS,
+	VIEW_INODE,
+	VIEW_ORDER,
+	VIEW_STATS,
+	VIEW_TIMELINE,
+	VIEW_HOT
+};
 
 /* Where a pane goes: the main column, the side column (stacked), the
+ * strip (a full-width band above the bottom one, side by side), the
  * bottom band (side by side); see pane_layout(). */
-enum pane_slot { SLOT_MAIN, SLOT_SIDE, SLOT_BOTTOM };
+enum pane_slot { SLOT_MAIN, SLOT_SIDE, SLOT_STRIP, SLOT_BOTTOM };
 
 struct pane {
 	enum view_pane id;
@@ -58,7 +67,9 @@ struct pane {
 	enum pane_slot slot;
 };
 
-enum prompt_kind { P_NONE, P_SEARCH, P_FILTER, P_GOTO, P_MARK_SET, P_MARK_JUMP };
+enum prompt_kind { P_NONE, P_SEARCH, P_FILTER, P_GOTO, P_MARK_SET, P_MARK_JUMP, P_LANES };
+
+struct time_buckets; /* pane_timeline.c */
 
 struct app {
 	struct trace_index *ix;
@@ -68,6 +79,11 @@ struct app {
 	int focus;    /* index in panes[] */
 	bool zoom;    /* the focused pane fills the screen */
 	bool help;
+	int help_page;    /* 0.. the key pages, then the legend */
+	int scr_w, scr_h; /* the screen, as the last frame (or --screen) has it */
+	bool scr_utf8;
+	bool details; /* Enter: the whole event under the cursor */
+	int dscroll;  /* its scroll offset, in lines */
 	bool reasons; /* the INCOMPLETE reasons overlay */
 	bool quit;
 	int *scroll; /* per-pane scroll offsets, npanes of them */
@@ -79,8 +95,17 @@ struct app {
 	char message[200]; /* one-shot message on the status line */
 	uint64_t marks[26];
 	bool mark_set[26];
-	bool has_nocpu;  /* a lane for events without a CPU */
-	uint32_t pinned; /* inode picked with i (UINT32_MAX none) */
+	int last_mark;      /* the mark set or jumped to last, -1 none: the status
+			* line measures from it to the cursor */
+	int compact;        /* lanes: 0 auto, 1 compact (a narrow column per CPU), 2 text */
+	bool compact_shown; /* what the last frame drew */
+	/* Lanes picked with p (bit per lane; none: follow the cursor). */
+	uint64_t lane_pick[4];
+	bool lanes_picked;
+	struct time_buckets *tb; /* the timeline strip's figures, built once */
+	bool strip_wait;         /* the strip shows the time waited (T) */
+	bool has_nocpu;          /* a lane for events without a CPU */
+	uint32_t pinned;         /* inode picked with i (UINT32_MAX none) */
 	struct inode_hist hist;
 };
 
@@ -92,6 +117,8 @@ const struct pane *pane_by_id(enum view_pane id);
 /* Rectangles r[0..npanes) for a body w x h at (0, top); zoomed >= 0:
  * that pane alone fills it. */
 void pane_layout(struct rect *r, int zoomed, int w, int top, int h);
+/* A small screen: pane upper over the full width, pane lower below it. */
+void pane_layout_pair(struct rect *r, int upper, int lower, int w, int top, int h);
 /* The scroll offset of one pane. */
 static inline int *pane_scroll(struct app *a, enum view_pane id)
 {
@@ -124,6 +151,28 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 		 size_t errlen);
 bool query_match(const struct query *q, const struct trace_index *ix, uint64_t ev);
 void query_free(struct query *q);
+
+/* Overlays and moves of their own files: the details of the event
+ * under the cursor (details.c), the help pages and the legend (help.c),
+ * the next/previous event of a kind (app.c). */
+void details_draw(struct app *a, struct canvas *c);
+bool details_key(struct app *a, int key); /* true: the key was for it */
+void help_draw(struct app *a, struct canvas *c);
+void help_key(struct app *a, int key);
+int64_t nav_find(const struct app *a, int type, int dir); /* -1: none */
+/* The next (dir +1) or previous event the filter shows, or -1. */
+int64_t app_scan_visible(const struct app *a, int64_t from, int dir);
+/* The lane of an event (ncpus: the thread without a CPU; -1: none). */
+int lane_of(const struct app *a, uint16_t cpu);
+bool lane_picked(const struct app *a, int lane);
+/* The compact lanes (lanes_compact.c), drawn instead of the text lanes
+ * when asked (C) or when the text lanes cannot show every CPU. */
+bool lanes_compact_wanted(struct app *a, struct rect r);
+void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r);
+/* A lock class's letter and role in the compact lanes and the timeline. */
+char class_letter(int cls);
+int class_role(int cls);
+void timeline_free(struct time_buckets *tb);
 
 /* Panes' drawing helpers shared with app.c. */
 void inode_hist_build(struct app *a, uint32_t obj);

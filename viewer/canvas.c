@@ -62,6 +62,39 @@ static uint32_t utf8_next(const char **sp)
 	return i <= n ? '?' : ch;
 }
 
+/* Put one decoded character at (col, y), as the canvas can show it. */
+static void put_cell(struct canvas *c, int col, int y, int role, uint32_t ch)
+{
+	if (ch == '\n' || ch == '\t')
+		ch = ' ';
+	if (ch < 0x20)
+		ch = '?';
+	if (!c->utf8 && ch > 0x7e)
+		ch = '?';
+	if (col >= 0 && col < c->w)
+		c->cells[y * c->w + col] = (struct cell){ ch, (uint8_t)role };
+}
+
+/*
+ * Where to cut n characters to fit room columns with an ellipsis: after
+ * the last whole word that fits, so a value is never cut in the middle
+ * ("HOLD i_lock 42" in 13 columns is "HOLD i_lock …", never "HOLD
+ * i_lock 4"); a first word longer than the room is cut (it is a name, and
+ * the ellipsis says so).
+ */
+static int fit_cut(const uint32_t *t, int n, int room)
+{
+	int cut = room - 1; /* the ellipsis takes the last column */
+	if (cut <= 0 || cut >= n)
+		return cut < 0 ? 0 : cut;
+	if (t[cut] == ' ' || t[cut - 1] == ' ')
+		return cut;
+	for (int j = cut - 1; j > 0; j--)
+		if (t[j] == ' ')
+			return j + 1;
+	return cut;
+}
+
 int canvas_text(struct canvas *c, int x, int y, int maxw, int role, const char *s)
 {
 	if (y < 0 || y >= c->h || !s)
@@ -69,20 +102,27 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, int role, const char *
 	int lim = maxw < 0 ? c->w : x + maxw;
 	if (lim > c->w)
 		lim = c->w;
-	int col = x;
-	while (*s && col < lim) {
-		uint32_t ch = utf8_next(&s);
-		if (ch == '\n' || ch == '\t')
-			ch = ' ';
-		if (ch < 0x20)
-			ch = '?';
-		if (!c->utf8 && ch > 0x7e)
-			ch = '?';
-		if (col >= 0)
-			c->cells[y * c->w + col] = (struct cell){ ch, (uint8_t)role };
-		col++;
+	if (lim <= x)
+		return 0;
+	uint32_t t[1024];
+	int n = 0, len = 0;
+	while (*s && n < (int)(sizeof(t) / sizeof(t[0])))
+		t[n++] = utf8_next(&s);
+	len = n; /* without trailing blanks: padding is never a cut */
+	while (len > 0 && t[len - 1] == ' ')
+		len--;
+	int room = lim - x;
+	if (len <= room) {
+		int k = n < room ? n : room;
+		for (int i = 0; i < k; i++)
+			put_cell(c, x + i, y, role, t[i]);
+		return k;
 	}
-	return col - x;
+	int cut = fit_cut(t, len, room);
+	for (int i = 0; i < cut; i++)
+		put_cell(c, x + i, y, role, t[i]);
+	put_cell(c, x + cut, y, role, c->utf8 ? 0x2026 : '~');
+	return cut + 1;
 }
 
 int canvas_printf(struct canvas *c, int x, int y, int maxw, int role, const char *fmt, ...)
@@ -120,7 +160,7 @@ void canvas_box(struct canvas *c, struct rect r, const char *title, bool focused
 	uint32_t h = c->utf8 ? 0x2500 : '-', v = c->utf8 ? 0x2502 : '|';
 	uint32_t tl = c->utf8 ? 0x250c : '+', tr = c->utf8 ? 0x2510 : '+';
 	uint32_t bl = c->utf8 ? 0x2514 : '+', br = c->utf8 ? 0x2518 : '+';
-	int role = focused ? R_FOCUS : R_DIM;
+	int role = focused ? R_TITLE : R_DIM; /* the title bar says focus */
 	canvas_fill(c, r.x, r.y, r.w, role, h);
 	canvas_fill(c, r.x, r.y + r.h - 1, r.w, role, h);
 	for (int y = r.y + 1; y < r.y + r.h - 1; y++) {

@@ -36,7 +36,9 @@ void canvas_init(struct canvas *c, int w, int h, bool utf8);
 void canvas_free(struct canvas *c);
 void canvas_clear(struct canvas *c);
 /* Write UTF-8 text at (x, y), clipped to the canvas and to maxw columns
- * (maxw < 0: to the right edge).  Returns the columns written. */
+ * (maxw < 0: to the right edge).  Text that does not fit ends with an
+ * ellipsis ("…", "~" in ASCII) after its last whole word: a value is
+ * never cut in the middle.  Returns the columns written. */
 int canvas_text(struct canvas *c, int x, int y, int maxw, int role, const char *s);
 int canvas_printf(struct canvas *c, int x, int y, int maxw, int role, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));

@@ -268,19 +268,61 @@ static void generic_text(const struct trace_index *ix, const struct ix_event *e,
 	}
 }
 
+/* Put "…" before the token tail in buf: the lane shows a number's
+ * last digits, and says they are only its last digits. */
+static void mark_tail(char *buf, size_t len, uint64_t tail)
+{
+	char t[24];
+	int tl = snprintf(t, sizeof(t), "%" PRIu64, tail);
+	for (char *p = strstr(buf, t); p; p = strstr(p + 1, t)) {
+		if ((p > buf && p[-1] != ' ') || (p[tl] && p[tl] != ' '))
+			continue;
+		size_t rest = strlen(p) + 1;
+		if ((size_t)(p - buf) + rest + 3 > len)
+			return;
+		memmove(p + 3, p, rest);
+		memcpy(p, "\xe2\x80\xa6", 3); /* … */
+		return;
+	}
+}
+
 void event_text(const struct trace_index *ix, uint64_t i, bool brief, char *buf, size_t len)
 {
 	const struct ix_event *e = &ix->ev[i];
 	uint64_t id = ix_id_value(ix, e->obj);
-	/* In a lane, an inode number keeps its last 5 digits (the details
-	 * line below the lanes has it whole). */
-	if (brief && id >= 100000)
+	/* In a lane, an inode number keeps its last 5 digits after a "…"
+	 * (the details line below the lanes has it whole). */
+	bool tail = brief && id >= 100000;
+	if (tail)
 		id %= 100000;
 	if (lock_text(ix, e, id, brief, buf, len) || inode_text(ix, e, id, brief, buf, len) ||
-	    other_text(ix, e, id, brief, buf, len))
+	    other_text(ix, e, id, brief, buf, len)) {
+		if (tail)
+			mark_tail(buf, len, id);
 		return;
+	}
 	if (e->type < EV__COUNT && ix_schemas[e->type].name)
 		generic_text(ix, e, brief, buf, len);
 	else
 		snprintf(buf, len, "%s", ev_type_name(e->type));
+}
+
+const char *event_field(const struct trace_index *ix, uint64_t i, int f, char *buf, size_t len)
+{
+	const struct ix_event *e = &ix->ev[i];
+	if (e->type >= EV__COUNT || f < 0 || f >= IX_MAX_FIELDS)
+		return NULL;
+	const struct ix_field *fd = &ix_schemas[e->type].fields[f];
+	if (!fd->name)
+		return NULL;
+	if (fd->slot == SL_SIDE)
+		buf[0] = 0; /* kept in a side table (violation, run_begin) */
+	else
+		field_text(ix, e, fd, buf, len);
+	return fd->name;
+}
+
+const char *lock_class_short(int cls)
+{
+	return short_class(cls);
 }

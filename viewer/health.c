@@ -127,6 +127,10 @@ static void frame_walk(struct ix_stream *s)
 		off += bits / 8;
 		s->packets++;
 		s->whole = off;
+		/* timestamp_begin and _end precede packet_size: for progress */
+		if (s->packets == 1)
+			s->clk_begin = le64(h + 32);
+		s->clk_end = le64(h + 40);
 	}
 	close(fd);
 }
@@ -170,16 +174,48 @@ static bool metadata_has(const char *dir, const char *text)
 	return memmem(buf, n, text, strlen(text)) != NULL;
 }
 
-/* Written by LTTng-UST (whose stream layout frame_walk knows)? */
-static bool lttng_ust_trace(const char *dir)
+/* The clock block of TSDL metadata: its frequency and its offset from
+ * the origin in ns (both left alone if not found). */
+static void clock_of(const char *buf, size_t n, uint64_t *freq, int64_t *off_ns)
 {
-	return metadata_has(dir, "tracer_name = \"lttng-ust\"");
+	const char *ck = memmem(buf, n, "clock {", 7);
+	if (!ck)
+		return;
+	const char *fq = strstr(ck, "freq = "), *os = strstr(ck, "offset_s = "),
+		   *oc = strstr(ck, "offset = ");
+	unsigned long long hz, s = 0, c = 0;
+	if (!fq || sscanf(fq + 7, "%llu", &hz) != 1 || hz == 0)
+		return;
+	*freq = hz;
+	if (os)
+		sscanf(os + 11, "%llu", &s);
+	if (oc)
+		sscanf(oc + 9, "%llu", &c);
+	*off_ns = (int64_t)(s * 1000000000ull + (unsigned long long)((double)c * 1e9 / (double)hz));
+}
+
+/* Written by LTTng-UST (whose stream layout frame_walk knows)?  Its
+ * clock goes to *freq and *off_ns (clock_of). */
+static bool lttng_ust_trace(const char *dir, uint64_t *freq, int64_t *off_ns)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	FILE *f = fopen(p, "rb");
+	if (!f)
+		return false;
+	static const char sig[] = "tracer_name = \"lttng-ust\"";
+	char buf[65536];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	clock_of(buf, n, freq, off_ns);
+	return memmem(buf, n, sig, sizeof(sig) - 1) != NULL;
 }
 
 static void scan_streams(struct trace_index *ix, const char *dir)
 {
 	char *real = realpath(dir, NULL);
-	bool ust = lttng_ust_trace(dir);
+	bool ust = lttng_ust_trace(dir, &ix->clock_freq, &ix->clock_off_ns);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	char p[4096];
@@ -341,8 +377,8 @@ int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_
 		uint32_t first = ix->nstreams;
 		/* A recorder killed as it started: LTTng wrote the metadata's
 		 * preamble, but the program never declared its stream. */
-		if (lttng_ust_trace(dirs[d]) && !metadata_has(dirs[d], "stream {") &&
-		    !metadata_has(dirs[d], "event {")) {
+		if (metadata_has(dirs[d], "tracer_name = \"lttng-ust\"") &&
+		    !metadata_has(dirs[d], "stream {") && !metadata_has(dirs[d], "event {")) {
 			snprintf(err, len,
 				 "%s: the recording was cut before its first event (the metadata"
 				 " in %s declares no event stream): nothing to show",

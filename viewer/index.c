@@ -29,6 +29,7 @@
 
 #include "lib/ctf.h"
 #include "lib/xalloc.h"
+#include "viewer/cache.h"
 #include "viewer/health.h"
 #include "viewer/index.h"
 #include "viewer/omap.h"
@@ -415,12 +416,7 @@ static uint64_t field_u64(const bt_field *f, bool sgn)
 
 static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
 {
-	if (ix->nev == ix->cap) {
-		uint64_t n = ix->cap ? ix->cap * 2 : 65536;
-		struct ix_event *e = xrealloc(ix->ev, n * sizeof(*e));
-		ix->ev = e;
-		ix->cap = n;
-	}
+	ix_store_grow(ix);
 	struct ix_event *e = &ix->ev[ix->nev++];
 	memset(e, 0, sizeof(*e));
 	e->ts = ts;
@@ -436,6 +432,7 @@ static void settle(struct trace_index *ix)
 {
 	if (ix->hooks.settled)
 		ix->hooks.settled(ix, ix->nev);
+	ix_store_settled(ix, ix->nev);
 }
 
 static void fill_slot(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
@@ -764,6 +761,7 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		return;
 
 	int64_t ts = event_time(ix, msg);
+	ix->decoded++;
 
 	note_packet(ix, bt_event_borrow_packet_const(ev), ts);
 
@@ -884,18 +882,6 @@ static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d)
 	e->obj = ix->ndiscards++;
 }
 
-static void add_packet(struct trace_index *ix, const bt_message *msg)
-{
-	const bt_packet *pkt = bt_message_packet_beginning_borrow_packet_const(msg);
-	const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
-	const bt_field *f =
-		ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "packet_size") :
-		      NULL;
-	if (f && bt_field_class_type_is(bt_field_get_class_type(f),
-					BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		ix->loader->bytes_done += bt_field_integer_unsigned_get_value(f) / 8;
-}
-
 static void note_stream_end(struct trace_index *ix, int si);
 
 static void packet_end(struct trace_index *ix, const bt_message *msg)
@@ -1014,9 +1000,6 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 			break;
 		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 			add_discard(ix, m, true);
-			break;
-		case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-			add_packet(ix, m);
 			break;
 		case BT_MESSAGE_TYPE_PACKET_END:
 			packet_end(ix, m);
@@ -1356,12 +1339,41 @@ enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, siz
 	return ld->ended ? IX_OK : IX_MORE;
 }
 
+/* The share of the trace's time read: from the first event to the end
+ * of the last packet of any stream (a clock value in its file). */
+static double time_share(const struct trace_index *ix)
+{
+	uint64_t hi = 0;
+	for (uint32_t i = 0; i < ix->nstreams; i++)
+		if (ix->streams[i].clk_end > hi)
+			hi = ix->streams[i].clk_end;
+	if (!hi || !ix->nev || !ix->clock_freq)
+		return 0;
+	double end = (double)ix->clock_off_ns + (double)hi * 1e9 / (double)ix->clock_freq;
+	double span = end - (double)ix->ev[0].ts;
+	double f = span > 0 ? (double)(ix->loader->last_ts - ix->ev[0].ts) / span : 0;
+	return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
 void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total)
 {
-	*done = ix->loader ? ix->loader->bytes_done : 1;
-	*total = ix->loader ? ix->loader->bytes_total : 1;
-	if (*done > *total)
-		*done = *total;
+	struct ix_loader *ld = ix->loader;
+	*done = *total = ld ? ld->bytes_total : 1;
+	if (!ld || ld->ended || !*total)
+		return;
+	/* Whole packets delivered: a stream's packets are one size in
+	 * LTTng's layout (the sub-buffer), so packets read / packets in the
+	 * file is its share of the file's whole bytes. */
+	uint64_t pk = 0;
+	for (uint32_t i = 0; i < ix->nstreams; i++) {
+		const struct ix_stream *s = &ix->streams[i];
+		if (s->packets)
+			pk += (uint64_t)((double)s->whole * s->packets_read / s->packets);
+	}
+	uint64_t t = (uint64_t)(time_share(ix) * (double)*total);
+	*done = pk > t ? pk : t;
+	if (*done >= *total) /* not ended yet: never claim all */
+		*done = *total - *total / 1000 - 1;
 }
 
 /* Two runs or processes are never shown as one story. */
@@ -1454,12 +1466,8 @@ enum ix_status ix_decode_finish(struct trace_index *ix, char *err, size_t len)
 			errf(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;
 	}
-	/* Shrink the event array to what it holds (if that fails, keep it). */
-	struct ix_event *e = ix->nev ? realloc(ix->ev, ix->nev * sizeof(*e)) : NULL;
-	if (e) {
-		ix->ev = e;
-		ix->cap = ix->nev;
-	}
+	/* Cut the event array to what it holds. */
+	ix_store_shrink(ix);
 	ix->load_ns = now_ns() - ix->load_ns;
 	loader_free(ld);
 	ix->loader = NULL;
@@ -1475,7 +1483,7 @@ void ix_decode_free(struct trace_index *ix)
 	for (uint32_t i = 0; i < ix->nstrs; i++)
 		free(ix->strs[i]);
 	free(ix->strs);
-	free(ix->ev);
+	ix_store_free(ix);
 	free(ix->ids);
 	free(ix->id_hash);
 	free(ix->viols);

@@ -126,12 +126,17 @@ struct ix_stream {
 	bool ends_early;       /* set at the end of the load */
 	uint32_t packets_read; /* packet ends babeltrace2 delivered */
 	bool end_noted;        /* its end is a pending cut already */
+	/* packet times (raw clock values) from the files: for progress */
+	uint64_t clk_begin, clk_end; /* 0: unknown */
 };
 
+/* A saved replay state.  Its blob is in memory (blob != NULL) or, when
+ * the index lives on disk (cache.h), at byte off of the checkpoint file. */
 struct ix_checkpoint {
 	uint64_t pos; /* events applied */
 	void *blob;
 	size_t size;
+	uint64_t off;
 };
 
 struct model;
@@ -212,6 +217,12 @@ struct trace_index {
 	struct ix_hooks hooks;
 	uint64_t cpu_seen[4]; /* bit per simulated CPU with an event (< 256) */
 	struct ix_loader *loader;
+	/* Where the event array and the checkpoints live (cache.h): NULL
+	 * means malloc'd memory. */
+	struct ix_store *store;
+	uint64_t decoded;     /* events babeltrace2 decoded in this process */
+	uint64_t clock_freq;  /* of the trace's clock, Hz (0 unknown) */
+	int64_t clock_off_ns; /* its offset: ns = off + value * 1e9 / freq */
 };
 
 /* Decoding (the layer under timeline.h, which most code uses):
@@ -226,7 +237,9 @@ void ix_select(struct trace_index *ix, unsigned run, int64_t pid);
 enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, size_t errlen);
 enum ix_status ix_decode_finish(struct trace_index *ix, char *err, size_t errlen);
 void ix_decode_free(struct trace_index *ix);
-/* Bytes of the stream files read so far and in all (for progress). */
+/* Bytes of the stream files read so far and in all (for progress):
+ * whole packets delivered, and within the current ones the share of the
+ * streams' time range already read (babeltrace2 gives no byte offset). */
 void ix_progress(const struct trace_index *ix, uint64_t *done, uint64_t *total);
 
 /* babeltrace2's stderr is silenced while it runs unless this is set. */

@@ -57,55 +57,113 @@ static int64_t scan_vis(const struct app *a, int64_t i, int dir)
 }
 
 /* Where the lanes go: one per CPU (and one for "no CPU"), at least 14
- * columns each, the cursor's CPU in view when they do not all fit. */
+ * columns each; when they do not all fit, the picked ones (p) or those
+ * around the cursor's CPU, and a narrow "others" column at the right for
+ * the events of the lanes out of view, so no text crosses a lane. */
+#define LANES_MAX 64
+#define OTHERS_W 11
+
 struct lanes {
-	int prefix; /* event number and time */
-	int nl;     /* lanes in all */
+	int prefix;    /* event number and time */
+	int numw, msw; /* their widths: the trace's largest (msw 0: no time) */
+	int nl;        /* lanes in all */
 	int lane_w;
-	int first, shown;
+	int shown;
+	int lane[LANES_MAX]; /* the lanes in view, left to right */
+	int others;          /* width of the others column (0: none) */
 };
+
+static int lanes_slot(const struct lanes *lg, int lane)
+{
+	for (int k = 0; k < lg->shown; k++)
+		if (lg->lane[k] == lane)
+			return k;
+	return -1;
+}
+
+/* The lanes in view when they do not all fit: the picked ones, else a
+ * window around the cursor's lane. */
+static void lanes_choose(const struct app *a, struct lanes *lg, int fit)
+{
+	lg->shown = 0;
+	if (a->lanes_picked) {
+		for (int l = 0; l < lg->nl && lg->shown < fit; l++)
+			if (lane_picked(a, l))
+				lg->lane[lg->shown++] = l;
+		if (lg->shown)
+			return;
+	}
+	int ccpu = lane_of(a, a->ix->ev[a->cur].cpu);
+	if (ccpu < 0 || ccpu >= lg->nl)
+		ccpu = 0;
+	int first = ccpu - fit / 2;
+	if (first + fit > lg->nl)
+		first = lg->nl - fit;
+	if (first < 0)
+		first = 0;
+	for (int l = first; l < lg->nl && lg->shown < fit; l++)
+		lg->lane[lg->shown++] = l;
+}
 
 static struct lanes lanes_layout(const struct app *a, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
-	struct lanes lg = { .prefix = 19 };
+	/* Narrow: the time is on the status line.  Wide enough for the
+	 * last event's number and time: 10 M events or 10 s never cut. */
+	struct lanes lg = { .numw = 7, .msw = r.w < 90 ? 0 : 9 };
+	char b[32];
+	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
+	int w = snprintf(b, sizeof(b), "%" PRIu64, ix->nev ? ix->nev - 1 : 0);
+	lg.numw = w > lg.numw ? w : lg.numw;
+	w = snprintf(b, sizeof(b), "%.4f", (double)dur / 1e6);
+	if (lg.msw && w > lg.msw)
+		lg.msw = w;
+	lg.prefix = 1 + lg.numw + 1 + (lg.msw ? lg.msw + 1 : 0);
 
 	lg.nl = (int)ix->ncpus + (a->has_nocpu ? 1 : 0); /* last: no CPU */
-	lg.lane_w = (r.w - lg.prefix) / (lg.nl ? lg.nl : 1);
-	lg.shown = lg.nl;
-	if (lg.lane_w < 14) {
-		lg.lane_w = 14;
-		lg.shown = (r.w - lg.prefix) / lg.lane_w;
-		if (lg.shown < 1)
-			lg.shown = 1;
-		int ccpu = ix->ev[a->cur].cpu == IX_NO_CPU ? lg.nl - 1 : ix->ev[a->cur].cpu;
-		if (ccpu >= lg.nl)
-			ccpu = lg.nl - 1;
-		lg.first = ccpu - lg.shown / 2;
-		if (lg.first + lg.shown > lg.nl)
-			lg.first = lg.nl - lg.shown;
-		if (lg.first < 0)
-			lg.first = 0;
+	int avail = r.w - lg.prefix, n = 0;
+	for (int l = 0; l < lg.nl; l++)
+		n += !a->lanes_picked || lane_picked(a, l);
+	if (n > 0 && n <= LANES_MAX && avail / n >= 14 && n == lg.nl) {
+		lg.lane_w = avail / n;
+		lg.shown = n;
+		for (int l = 0; l < n; l++)
+			lg.lane[l] = l;
+		return lg;
 	}
+	lg.others = OTHERS_W;
+	int fit = (avail - lg.others) / 14;
+	if (fit < 1)
+		fit = 1;
+	if (fit > LANES_MAX)
+		fit = LANES_MAX;
+	lanes_choose(a, &lg, fit);
+	lg.lane_w = (avail - lg.others) / (lg.shown ? lg.shown : 1);
+	lg.others = avail - lg.shown * lg.lane_w; /* the rest, after the last lane */
 	return lg;
 }
 
-/* Row y: event i, in its CPU's lane (or across, for a loss or an event
- * of a CPU out of view), with the lane separators. */
+/* Row y: event i, in its CPU's lane (or across, for a loss; or in the
+ * others column, for a CPU out of view), with the lane separators. */
 static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
 			  int y, int64_t i)
 {
 	const struct trace_index *ix = a->ix;
 	const struct ix_event *e = &ix->ev[i];
 	bool cur = (uint64_t)i == a->cur;
-	int prefix = lg->prefix, first = lg->first, shown = lg->shown, nl = lg->nl;
+	int prefix = lg->prefix;
 	char txt[200];
 
 	event_text(ix, (uint64_t)i, true, txt, sizeof(txt));
-	canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%7" PRIu64 " %9.4f ",
-		      cur ? glyph(c, G_CURSOR) : " ", (uint64_t)i,
-		      (double)(e->ts - ix->ev[0].ts) / 1e6);
-	int lane = e->cpu == IX_NO_CPU ? (a->has_nocpu ? nl - 1 : -1) : e->cpu;
+	if (!lg->msw)
+		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " ",
+			      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i);
+	else
+		canvas_printf(c, r.x, y, prefix, cur ? R_CURSOR : R_DIM, "%s%*" PRIu64 " %*.4f ",
+			      cur ? glyph(c, G_CURSOR) : " ", lg->numw, (uint64_t)i, lg->msw,
+			      (double)(e->ts - ix->ev[0].ts) / 1e6);
+	int lane = lane_of(a, e->cpu);
+	int slot = lane >= 0 ? lanes_slot(lg, lane) : -1;
 	int role = event_role(ix, e);
 	if (a->has_search && query_match(&a->search, ix, (uint64_t)i))
 		role = R_MATCH;
@@ -114,15 +172,15 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 			      txt);
 	} else if (lane < 0) {
 		canvas_text(c, r.x + prefix, y, r.w - prefix, R_TITLE, txt);
-	} else if (lane >= first && lane < first + shown) {
-		int x = r.x + prefix + (lane - first) * lg->lane_w;
+	} else if (slot >= 0) {
+		int x = r.x + prefix + slot * lg->lane_w;
 		canvas_text(c, x, y, lg->lane_w - 1, role, txt);
-	} else {
-		canvas_printf(c, r.x + prefix, y, r.w - prefix, R_DIM, "(cpu%d) %s",
-			      (int)(int16_t)e->cpu, txt);
+	} else if (lg->others) {
+		int x = r.x + r.w - lg->others;
+		canvas_printf(c, x, y, lg->others, role, "%d %s", (int)(int16_t)e->cpu, txt);
 	}
-	for (int l = first + 1; l < first + shown && l < nl; l++) {
-		int x = r.x + prefix + (l - first) * lg->lane_w - 1;
+	for (int k = 1; k < lg->shown + (lg->others ? 1 : 0); k++) {
+		int x = r.x + prefix + k * lg->lane_w - 1;
 		if (c->cells[y * c->w + x].ch == ' ')
 			canvas_text(c, x, y, 1, R_DIM, c->utf8 ? "│" : "|");
 	}
@@ -135,16 +193,29 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	const struct trace_index *ix = a->ix;
 	if (r.h < 3)
 		return;
+	if (lanes_compact_wanted(a, r)) {
+		lanes_compact_draw(a, c, r);
+		return;
+	}
 	struct lanes lg = lanes_layout(a, r);
 	/* Lane titles. */
-	canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%8s %9s ", "event", "ms");
-	for (int l = lg.first; l < lg.first + lg.shown && l < lg.nl; l++) {
-		int x = r.x + lg.prefix + (l - lg.first) * lg.lane_w;
+	if (!lg.msw)
+		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s ", lg.numw + 1, "event");
+	else
+		canvas_printf(c, r.x, r.y, lg.prefix, R_TITLE, "%*s %*s ", lg.numw + 1, "event",
+			      lg.msw, "ms");
+	for (int k = 0; k < lg.shown; k++) {
+		int l = lg.lane[k], x = r.x + lg.prefix + k * lg.lane_w;
 		if (l == lg.nl - 1 && a->has_nocpu)
-			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| (no cpu)");
+			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "(no cpu)");
 		else
-			canvas_printf(c, x, r.y, lg.lane_w, R_TITLE, "| cpu%d", l);
+			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "cpu%d", l);
+		if (k + 1 < lg.shown || lg.others)
+			canvas_text(c, x + lg.lane_w - 1, r.y, 1, R_DIM, c->utf8 ? "│" : "|");
 	}
+	if (lg.others)
+		canvas_printf(c, r.x + r.w - lg.others, r.y, lg.others, R_TITLE, "+%d cpus",
+			      lg.nl - lg.shown);
 	int rows = r.h - 2;
 	int mid = rows / 2;
 	/* Events above the cursor, then the cursor, then below. */

@@ -62,27 +62,99 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 	return y;
 }
 
+/* Does this CPU have anything to show: a lock held or awaited, or a
+ * state not known? */
+static bool cpu_busy(const struct cpu_state *s)
+{
+	return s->unknown || s->nheld || s->waiting;
+}
+
+/* The CPUs with nothing held, in one line: "no lock held: cpu0-3 cpu7". */
+static int draw_idle(struct app *a, struct canvas *c, struct rect r, int y)
+{
+	char line[512];
+	int n = 0, o = snprintf(line, sizeof(line), "no lock held:");
+	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
+		if (cpu_busy(model_cpu(a->m, cpu)))
+			continue;
+		unsigned last = cpu;
+		while (last + 1 < a->ix->ncpus && !cpu_busy(model_cpu(a->m, last + 1)))
+			last++;
+		if (o < (int)sizeof(line))
+			o += last > cpu ?
+				     snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u-%u", cpu,
+					      last) :
+				     snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u", cpu);
+		n += (int)(last - cpu) + 1;
+		cpu = last;
+	}
+	if (n && y >= r.y && y < r.y + r.h)
+		canvas_text(c, r.x, y, r.w, R_DIM, line);
+	return n ? y + 1 : y;
+}
+
+/* A CPU that holds nothing and waits, on one line (many CPUs). */
+static int draw_waiter(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
+		       const struct cpu_state *s)
+{
+	const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
+	char who[24] = "free";
+	if (li && li->holder >= 0)
+		snprintf(who, sizeof(who), "held by cpu%d", li->holder);
+	if (y >= r.y && y < r.y + r.h)
+		canvas_printf(c, r.x, y, r.w, R_WAIT, "cpu%-3u %s %s %" PRIu64 " (%s) at %s", cpu,
+			      glyph(c, G_WAIT), lock_class_label(s->wait_cls),
+			      ix_id_value(a->ix, s->wait_obj), who, site_label(s->wait_site));
+	return y + 1;
+}
+
+/* One CPU with what it holds and waits for; y < r.y: scrolled off. */
+static int draw_one(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
+		    const struct cpu_state *s)
+{
+	if (y < r.y) {
+		int lines = s->unknown ? 1 : 1 + s->nheld + (s->waiting ? 1 : 0);
+		if (y + lines <= r.y)
+			return y + lines;
+		y = r.y;
+	}
+	return draw_cpu(a, c, r, y, cpu, s);
+}
+
+/*
+ * Who holds comes first, then who waits (or whose state is unknown).
+ * Up to 4 CPUs each has its lines, with the operation it is in; above,
+ * a CPU that only waits takes one line and the idle ones share one.
+ */
 static void draw_locks(struct app *a, struct canvas *c, struct rect r)
 {
 	int y = r.y - *pane_scroll(a, VIEW_LOCKS);
-	struct rect clip = r;
-	/* Draw into rows >= r.y only: skip scrolled-off lines. */
+	bool many = a->ix->ncpus > 4;
 	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
 		const struct cpu_state *s = model_cpu(a->m, cpu);
-		if (y < r.y) {
-			int lines = s->unknown ? 1 : 1 + s->nheld + (s->waiting ? 1 : 0);
-			if (y + lines <= r.y) {
-				y += lines;
-				continue;
-			}
-			y = r.y;
-		}
-		y = draw_cpu(a, c, clip, y, cpu, s);
+		if (s->nheld && !s->unknown)
+			y = draw_one(a, c, r, y, cpu, s);
+	}
+	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
+		const struct cpu_state *s = model_cpu(a->m, cpu);
+		if (s->nheld && !s->unknown)
+			continue;
+		if (many && s->waiting && !s->unknown)
+			y = draw_waiter(a, c, r, y, cpu, s);
+		else if (cpu_busy(s))
+			y = draw_one(a, c, r, y, cpu, s);
 	}
 	const struct cpu_state *n = model_cpu(a->m, IX_NO_CPU);
 	if (n->nheld || n->waiting)
-		y = draw_cpu(a, c, clip, y, IX_NO_CPU, n);
-	if (y < r.y + r.h && a->m->discards)
+		y = draw_one(a, c, r, y, IX_NO_CPU, n);
+	if (many) {
+		y = draw_idle(a, c, r, y);
+	} else { /* room for each: say which operation it is in */
+		for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++)
+			if (!cpu_busy(model_cpu(a->m, cpu)))
+				y = draw_one(a, c, r, y, cpu, model_cpu(a->m, cpu));
+	}
+	if (y >= r.y && y < r.y + r.h && a->m->discards)
 		canvas_printf(c, r.x, y, r.w, R_BAD,
 			      "%s events were lost before this point: a CPU's state is known "
 			      "again at its next operation",

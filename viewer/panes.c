@@ -14,9 +14,10 @@
 #include "viewer/app.h"
 
 extern const struct pane pane_lanes, pane_locks, pane_inode, pane_order, pane_stats;
+extern const struct pane pane_timeline, pane_hot;
 
-const struct pane *const panes[] = { &pane_lanes, &pane_locks, &pane_inode, &pane_order,
-				     &pane_stats };
+const struct pane *const panes[] = { &pane_lanes, &pane_locks,    &pane_inode, &pane_order,
+				     &pane_stats, &pane_timeline, &pane_hot };
 const int npanes = sizeof(panes) / sizeof(panes[0]);
 
 int pane_index(enum view_pane id)
@@ -34,20 +35,24 @@ const struct pane *pane_by_id(enum view_pane id)
 }
 
 /* The region of each slot in a body w x h at (0, top): the main pane on
- * the left, the side panes on the right, a band of the bottom panes. */
+ * the left, the side panes on the right, then the strip and the bottom
+ * band across the whole width. */
 static struct rect slot_region(enum pane_slot s, int w, int top, int h)
 {
 	int lw = w * 11 / 20, rw = w - lw;
-	int bottom = h / 3 < 8 ? 8 : h / 3;
-	int th = h - bottom;
+	int bottom = h / 4 < 8 ? 8 : h / 4;
+	int strip = h / 5 < 5 ? 5 : h / 5 > 9 ? 9 : h / 5;
+	int th = h - bottom - strip;
 	switch (s) {
 	case SLOT_MAIN:
 		return (struct rect){ 0, top, lw, th };
 	case SLOT_SIDE:
 		return (struct rect){ lw, top, rw, th };
+	case SLOT_STRIP:
+		return (struct rect){ 0, top + th, w, strip };
 	case SLOT_BOTTOM:
 	default:
-		return (struct rect){ 0, top + th, w, bottom };
+		return (struct rect){ 0, top + th + strip, w, bottom };
 	}
 }
 
@@ -58,8 +63,8 @@ static struct rect slot_part(enum pane_slot s, struct rect r, int k, int n)
 {
 	if (n <= 1)
 		return r;
-	if (s == SLOT_BOTTOM) {
-		int first = r.w * 11 / 20, rest = (r.w - first) / (n - 1);
+	if (s == SLOT_BOTTOM || s == SLOT_STRIP) {
+		int first = r.w * (s == SLOT_STRIP ? 12 : 11) / 20, rest = (r.w - first) / (n - 1);
 		int x = k == 0 ? r.x : r.x + first + (k - 1) * rest;
 		int wk = k == 0 ? first : k == n - 1 ? r.x + r.w - x : rest;
 		return (struct rect){ x, r.y, wk, r.h };
@@ -87,4 +92,13 @@ void pane_layout(struct rect *r, int zoomed, int w, int top, int h)
 			}
 		r[i] = slot_part(s, slot_region(s, w, top, h), k, n);
 	}
+}
+
+void pane_layout_pair(struct rect *r, int upper, int lower, int w, int top, int h)
+{
+	memset(r, 0, sizeof(*r) * (size_t)npanes);
+	int uh = h * 3 / 5;
+	r[upper] = (struct rect){ 0, top, w, lower >= 0 && lower != upper ? uh : h };
+	if (lower >= 0 && lower != upper)
+		r[lower] = (struct rect){ 0, top + uh, w, h - uh };
 }

@@ -10,11 +10,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "lib/json.h"
 #include "lib/lockstat.h"
 #include "lib/xalloc.h"
+#include "viewer/cache.h"
 #include "viewer/report.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
@@ -212,12 +214,14 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	uint64_t *inos = sorted_inodes(ix, m, &n);
 	free(inos);
 	fprintf(f, "\ninodes alive at the end: %u (%" PRIu32 " distinct seen)\n", n, ix->nids);
-	fprintf(f, "index: %.1f bytes/event, %u checkpoints, loaded in %s\n",
+	fprintf(f, "index: %.1f bytes/event, %u checkpoints, %s in %s\n",
 		ix->nev ? (double)(ix->nev * sizeof(struct ix_event) + ix->ckpt_bytes +
 				   ix->nids * 12) /
 				  (double)ix->nev :
 			  0,
-		ix->nckpts, fmt_dur((int64_t)ix->load_ns, b2, sizeof(b2)));
+		ix->nckpts,
+		ix_cache_state(ix) == IXC_HIT ? "reopened from the index cache" : "indexed",
+		fmt_dur((int64_t)ix->load_ns, b2, sizeof(b2)));
 }
 
 /* "locks":[...]: the lock_stat table, the classes that were used. */
@@ -404,13 +408,19 @@ int report_bench(FILE *f, const char *path)
 	double secs = (double)(t1 - t0) / 1e9;
 	size_t idx = ix->nev * sizeof(struct ix_event);
 	size_t side = (size_t)ix->nids * 12 + ix->ckpt_bytes;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru); /* peak resident set, KiB on Linux */
 	fprintf(f,
 		"{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
 		"\"event_bytes\":%zu,\"bytes_per_event\":%.2f,\"checkpoints\":%u,"
-		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f}\n",
+		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f,"
+		"\"cache\":\"%s\",\"decoded\":%" PRIu64 ",\"maxrss_kb\":%ld,"
+		"\"peak_bytes_per_event\":%.2f}\n",
 		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0, sizeof(struct ix_event),
 		ix->nev ? (double)(idx + side) / (double)ix->nev : 0, ix->nckpts,
-		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6, (double)(t5 - t4) / 1e6);
+		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6, (double)(t5 - t4) / 1e6,
+		ix_cache_state_name(ix_cache_state(ix)), ix->decoded, ru.ru_maxrss,
+		ix->nev ? (double)ru.ru_maxrss * 1024 / (double)ix->nev : 0);
 	model_free(m);
 	ix_free(ix);
 	return 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "viewer/cache.h"
 #include "viewer/health.h"
 #include "viewer/timeline.h"
 
@@ -33,7 +34,8 @@ static int add_checkpoint(struct trace_index *ix, uint64_t pos, void *blob, size
 		ix->ckpts_cap = ix->ckpts_cap ? ix->ckpts_cap * 2 : 16;
 		ix->ckpts = xreallocarray(ix->ckpts, ix->ckpts_cap, sizeof(*ix->ckpts));
 	}
-	ix->ckpts[ix->nckpts++] = (struct ix_checkpoint){ pos, blob, size };
+	ix->ckpts[ix->nckpts] = (struct ix_checkpoint){ pos, blob, size, 0 };
+	ix_store_ckpt(ix, &ix->ckpts[ix->nckpts++]); /* to disk if it can */
 	ix->ckpt_bytes += size;
 	return 0;
 }
@@ -113,9 +115,23 @@ void ix_apply_order(const struct trace_index *ix, struct model *m)
 
 struct trace_index *ix_open(const char *path, char *err, size_t len)
 {
-	struct trace_index *ix = ix_decode_open(path, err, len);
+	return ix_open_sel(path, NULL, err, len);
+}
+
+/* From the cache if it holds this trace, else decoded (into files that
+ * become the cache when the load succeeds). */
+struct trace_index *ix_open_sel(const char *path, const struct ix_select *sel, char *err,
+				size_t len)
+{
+	struct trace_index *ix = ix_cache_open(path, sel);
+	if (ix)
+		return ix;
+	ix = ix_decode_open(path, err, len);
 	if (!ix)
 		return NULL;
+	if (sel)
+		ix_select(ix, sel->run, sel->pid);
+	ix_store_begin(ix, sel);
 	ix->tl = xcalloc(1, sizeof(*ix->tl));
 	ix->build = model_new();
 	if (!ix->build)
@@ -123,8 +139,9 @@ struct trace_index *ix_open(const char *path, char *err, size_t len)
 	ix->ckpt_interval = 65536;
 	ix->tl->next_ckpt = ix->ckpt_interval;
 	/* The empty state is checkpoint 0. */
-	size_t sz;
-	add_checkpoint(ix, 0, model_save(ix->build, &sz), sz);
+	size_t sz = 0;
+	void *blob = model_save(ix->build, &sz); /* before sz is read */
+	add_checkpoint(ix, 0, blob, sz);
 	ix->hooks.settled = settled;
 	ix->hooks.order = order_changed;
 	ix->hooks.check = check_bad;
@@ -141,8 +158,10 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	if (!ix->loader)
 		return IX_OK;
 	enum ix_status st = ix_decode_finish(ix, err, len);
-	if (st == IX_OK)
+	if (st == IX_OK) {
 		health_finish(ix, ix->build->unmatched_known);
+		ix_cache_commit(ix);
+	}
 	return st;
 }
 
@@ -154,11 +173,9 @@ struct trace_index *ix_load(const char *path, char *err, size_t len)
 struct trace_index *ix_load_sel(const char *path, const struct ix_select *sel, char *err,
 				size_t len)
 {
-	struct trace_index *ix = ix_open(path, err, len);
+	struct trace_index *ix = ix_open_sel(path, sel, err, len);
 	if (!ix)
 		return NULL;
-	if (sel)
-		ix_select(ix, sel->run, sel->pid);
 	enum ix_status st;
 	while ((st = ix_step(ix, 64, err, len)) == IX_MORE)
 		;
@@ -198,8 +215,15 @@ void model_seek(struct model *m, const struct trace_index *ix, uint64_t pos)
 		}
 		if (lo > 0) {
 			const struct ix_checkpoint *c = &ix->ckpts[lo - 1];
-			if (!(pos >= m->pos && m->pos >= c->pos))
-				model_restore(m, c->blob, c->size);
+			void *tmp = NULL;
+			const void *blob;
+			if (pos >= m->pos && m->pos >= c->pos)
+				; /* replaying on from here is shorter */
+			else if ((blob = ix_ckpt_blob(ix, c, &tmp)))
+				model_restore(m, blob, c->size);
+			else
+				model_reset(m); /* unreadable: replay it all */
+			free(tmp);
 		} else if (pos < m->pos) {
 			model_reset(m);
 		}

@@ -26,6 +26,10 @@
  * no metadata, damaged metadata); ix_step decodes and replays a little;
  * ix_finish checks what the whole trace said. */
 struct trace_index *ix_open(const char *path, char *err, size_t errlen);
+/* The same for one run or process (sel may be NULL); from the index
+ * cache (cache.h) when it holds a valid index of the trace. */
+struct trace_index *ix_open_sel(const char *path, const struct ix_select *sel, char *err,
+				size_t errlen);
 enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t errlen);
 enum ix_status ix_finish(struct trace_index *ix, char *err, size_t errlen);
 /* All of it at once; NULL and err on failure. */

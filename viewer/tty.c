@@ -3,7 +3,8 @@
  * progress screen while indexing and the key loop.
  *
  * Single-threaded on purpose (curs_threads(3X)): decoding is interleaved
- * with the keyboard through ix_step() and a zero getch() timeout.  Roles
+ * with the keyboard through ix_step() and a zero getch() timeout; the
+ * viewer is up on the part already indexed well before the end.  Roles
  * become colours (or bold, reverse and underline) in lib/term.c, the
  * palette the lesson runner shares.
  */
@@ -61,13 +62,14 @@ static void draw_progress(struct canvas *c, const struct trace_index *ix)
 		      (unsigned long long)ix->nev);
 }
 
-int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen)
+/* The terminal, set up for the viewer; NULL and err if it cannot be. */
+static SCREEN *tty_open(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		snprintf(err, errlen, "%s: cannot open the terminal (TERM=%s)", ix->path,
 			 getenv("TERM") ? getenv("TERM") : "unset");
-		return 2;
+		return NULL;
 	}
 	set_term(scr);
 	cbreak();
@@ -78,65 +80,123 @@ int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t 
 	set_escdelay(25);
 	term_entered();
 	term_palette_init(!o->no_color && term_env_wants_color() && has_colors());
-	bool utf8 = term_locale_utf8() && !o->ascii;
+	return scr;
+}
 
-	struct canvas c;
-	canvas_init(&c, COLS, LINES, utf8);
-	/* Indexing, with the keyboard still live. */
-	timeout(0);
-	uint64_t last = 0;
+static void tty_close(SCREEN *scr, struct canvas *c)
+{
+	endwin();
+	term_left();
+	delscreen(scr);
+	canvas_free(c);
+}
+
+/* A key for the viewer; false if it was a resize (the canvas is remade). */
+static bool take_key(struct app *a, struct canvas *c, int k, bool utf8)
+{
+	if (k == KEY_RESIZE) {
+		canvas_free(c);
+		canvas_init(c, COLS, LINES, utf8);
+		clearok(stdscr, TRUE);
+		return false;
+	}
+	if (k == '\r')
+		k = '\n';
+	if (k != ERR)
+		app_key(a, k);
+	return true;
+}
+
+/* The viewer shows the trace this soon after start, indexed or not. */
+#define FIRST_SCREEN_MS 300
+
+/* Test only: ICACHE_VIEW_TEST_STEP_MS=N sleeps N ms after each decoding
+ * step, so that a test sees the partial state on any machine. */
+static unsigned test_step_ms(void)
+{
+	const char *v = getenv("ICACHE_VIEW_TEST_STEP_MS");
+	return v ? (unsigned)strtoul(v, NULL, 10) % 1000 : 0;
+}
+
+/*
+ * Indexing, with the keyboard live.  Until FIRST_SCREEN_MS a progress
+ * box; from then on the viewer itself, on the events indexed so far (its
+ * header says "indexing... N %"), growing while the decoding goes on
+ * between keys.  Returns the load's status; *shown says if the app is up.
+ */
+static enum ix_status index_live(struct trace_index *ix, struct app *a, bool *shown,
+				 struct canvas *c, bool utf8, char *err, size_t errlen)
+{
+	uint64_t t0 = ms_now(), drawn = 0, grown = 0;
+	unsigned slow = test_step_ms();
 	enum ix_status st;
-	while ((st = ix_step(ix, 16, err, errlen)) == IX_MORE) {
-		if (ms_now() - last >= 100) {
-			last = ms_now();
-			int k = getch();
-			if (k == 'q' || k == KEY_F(10)) {
-				endwin();
-				term_left();
-				delscreen(scr);
-				canvas_free(&c);
-				return 0;
-			}
-			if (k == KEY_RESIZE) {
-				canvas_free(&c);
-				canvas_init(&c, COLS, LINES, utf8);
-			}
-			draw_progress(&c, ix);
-			blit(&c);
+	timeout(0);
+	while ((st = ix_step(ix, 8, err, errlen)) == IX_MORE) {
+		if (slow)
+			napms((int)slow);
+		int k = getch();
+		uint64_t now = ms_now();
+		if (!*shown && ix->nev && now - t0 >= FIRST_SCREEN_MS) {
+			app_init(a, ix);
+			*shown = true;
+		}
+		if (*shown && now - grown >= 1000) { /* show what came in since */
+			app_set_visible(a, ix->nev);
+			grown = now;
+		}
+		if (!*shown && (k == 'q' || k == KEY_F(10)))
+			a->quit = true;
+		if (*shown && k != ERR)
+			take_key(a, c, k, utf8);
+		else if (k == KEY_RESIZE) {
+			canvas_free(c);
+			canvas_init(c, COLS, LINES, utf8);
+		}
+		if (a->quit)
+			return IX_OK;
+		if (k != ERR || now - drawn >= 100) {
+			drawn = now;
+			if (*shown)
+				app_draw(a, c);
+			else
+				draw_progress(c, ix);
+			blit(c);
 		}
 	}
 	if (st == IX_OK)
 		st = ix_finish(ix, err, errlen);
-	if (st != IX_OK) {
-		endwin();
-		term_left();
-		delscreen(scr);
-		canvas_free(&c);
-		return 2;
-	}
+	return st;
+}
 
+int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t errlen)
+{
+	SCREEN *scr = tty_open(ix, o, err, errlen);
+	if (!scr)
+		return 2;
+	bool utf8 = term_locale_utf8() && !o->ascii;
+	struct canvas c;
+	canvas_init(&c, COLS, LINES, utf8);
 	struct app a;
-	app_init(&a, ix);
+	memset(&a, 0, sizeof(a));
+	bool shown = false;
+	enum ix_status st = index_live(ix, &a, &shown, &c, utf8, err, errlen);
+	if (st != IX_OK || a.quit) {
+		if (shown)
+			app_free(&a);
+		tty_close(scr, &c);
+		return st != IX_OK ? 2 : 0;
+	}
+	if (!shown)
+		app_init(&a, ix);
+	else
+		app_set_visible(&a, ix->nev); /* all of it, now complete */
 	timeout(-1);
 	while (!a.quit) {
 		app_draw(&a, &c);
 		blit(&c);
-		int k = getch();
-		if (k == KEY_RESIZE) {
-			canvas_free(&c);
-			canvas_init(&c, COLS, LINES, utf8);
-			clearok(stdscr, TRUE);
-			continue;
-		}
-		if (k == '\r')
-			k = '\n';
-		if (k != ERR)
-			app_key(&a, k);
+		take_key(&a, &c, getch(), utf8);
 	}
 	app_free(&a);
-	endwin();
-	term_left();
-	delscreen(scr);
-	canvas_free(&c);
+	tty_close(scr, &c);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "lib/keys.h"
 #include "lib/term.h"
 #include "viewer/app.h"
+#include "viewer/cache.h"
 #include "viewer/report.h"
 #include "viewer/tty.h"
 
@@ -39,10 +40,12 @@ static void usage(FILE *f)
 		"  --keys KEYS       type KEYS into the viewer (<Enter> <Tab> <Esc> <Down> ...)\n"
 		"  --screen WxH      render the screen after --keys as text (default 120x40)\n"
 		"  --bench           report index build rate, bytes per event, jump times\n"
+		"  --no-cache        neither reuse nor write the index cache\n"
+		"  --clear-cache     delete every cached index (then open TRACE_DIR, if given)\n"
 		"  --run N           show run N of a trace holding several (1 = first)\n"
 		"  --pid P           show the run of process P (vpid, or run_begin's tid)\n"
 		"  --ascii           no UTF-8 box drawing or glyphs\n"
-		"  --no-color        no colours (also NO_COLOR=1 or TERM=dumb)\n"
+		"  --no-color        no colours (also NO_COLOR=1)\n"
 		"  --help            this text\n"
 		"\n"
 		"A trace with lost events, a cut or missing stream, or no run_begin or\n"
@@ -51,8 +54,14 @@ static void usage(FILE *f)
 		"unreliable.  Two runs or processes in one trace are never merged:\n"
 		"pick one with --run or --pid.\n"
 		"\n"
-		"In the viewer, h, F1 or ? lists the keys.  Exit status: 0 ok, 1 bad\n"
-		"usage, 2 the trace could not be read (one line on stderr says why).\n"
+		"A trace is indexed once: the index is kept in $XDG_CACHE_HOME/icache-lab\n"
+		"(default ~/.cache/icache-lab) and reopened from there while the trace's\n"
+		"files are unchanged; a stale or corrupt cache is said, deleted and rebuilt.\n"
+		"\n"
+		"In the viewer, h, F1 or ? lists the keys (? again: the legend).  A\n"
+		"terminal that cannot be drawn on (TERM=dumb, unset or unknown) gets one\n"
+		"line saying so.  Exit status: 0 ok, 1 bad usage, 2 the trace could not\n"
+		"be read or the terminal cannot be drawn on (one line on stderr says why).\n"
 		"See icache-view(1).\n");
 }
 
@@ -108,10 +117,14 @@ static int screen_mode(const char *path, const char *keys, const char *screen, b
 	app_init(&a, ix);
 	int k[4096];
 	int n = keys ? keys_parse(keys, k, 4096) : 0;
-	for (int i = 0; i < n && !a.quit; i++)
-		app_key(&a, k[i]);
 	struct canvas c;
 	canvas_init(&c, w, h, term_locale_utf8() && !ascii);
+	/* A frame before each key, as in the terminal: some keys act on
+	 * what the screen shows (the help's pages, the lanes' view). */
+	for (int i = 0; i < n && !a.quit; i++) {
+		app_draw(&a, &c);
+		app_key(&a, k[i]);
+	}
 	app_draw(&a, &c);
 	char *txt = canvas_to_text(&c);
 	fputs(txt, stdout);
@@ -132,12 +145,16 @@ static int tty_mode(const char *path, const struct tty_opts *o)
 				"--keys/--screen (see --help)\n");
 		return 1;
 	}
-	struct trace_index *ix = ix_open(path, err, sizeof(err));
+	if (!term_usable("the viewer", "use --summary, or --keys with --screen (see --help)", err,
+			 sizeof(err))) {
+		fprintf(stderr, "icache-view: %s\n", err);
+		return 2;
+	}
+	struct trace_index *ix = ix_open_sel(path, &sel, err, sizeof(err));
 	if (!ix) {
 		fprintf(stderr, "icache-view: %s\n", err);
 		return 2;
 	}
-	ix_select(ix, sel.run, sel.pid);
 	int rc = tty_run(ix, o, err, sizeof(err));
 	if (rc == 2)
 		fprintf(stderr, "icache-view: %s\n", err);
@@ -148,7 +165,7 @@ static int tty_mode(const char *path, const struct tty_opts *o)
 int main(int argc, char **argv)
 {
 	bool summary = false, json = false, dot = false, bench = false;
-	bool ascii = false, no_color = false;
+	bool ascii = false, no_color = false, clear = false;
 	const char *keys = NULL, *screen = NULL, *path = NULL;
 
 	setlocale(LC_ALL, "");
@@ -165,6 +182,10 @@ int main(int argc, char **argv)
 			dot = true;
 		} else if (!strcmp(a, "--bench")) {
 			bench = true;
+		} else if (!strcmp(a, "--no-cache")) {
+			ix_cache_mode = IX_CACHE_OFF;
+		} else if (!strcmp(a, "--clear-cache")) {
+			clear = true;
 		} else if (!strcmp(a, "--ascii")) {
 			ascii = true;
 		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
@@ -194,6 +215,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "icache-view: one trace directory only (got %s and %s)\n",
 				path, a);
 			return 1;
+		}
+	}
+	if (clear) {
+		char err[300];
+		int n = ix_cache_clear(err, sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "icache-view: --clear-cache: %s\n", err);
+			return 2;
+		}
+		if (!path) {
+			printf("icache-view: %d cache file%s deleted\n", n, n == 1 ? "" : "s");
+			return 0;
 		}
 	}
 	if (!path) {

@@ -4,7 +4,6 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <curses.h>
 #include <stdio.h>
-#include <term.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -22,45 +21,13 @@ struct scr {
 	bool suspended;
 };
 
-/*
- * Can this terminal draw the lesson?  initscr() on an unknown TERM prints
- * its own error and exits, and on a dumb one draws nothing: ask terminfo
- * first and say what to do instead.
- */
-static bool usable_term(char *why, size_t len)
-{
-	const char *term = getenv("TERM");
-	int err = 0;
-	if (!term || !*term) {
-		snprintf(
-			why, len,
-			"TERM is not set: set it to your terminal's type (e.g. TERM=xterm-256color)");
-		return false;
-	}
-	if (setupterm(term, 1, &err) != OK) {
-		snprintf(
-			why, len,
-			"the terminal type TERM=%s is unknown here (no terminfo entry; try TERM=xterm-256color)",
-			term);
-		return false;
-	}
-	bool ok = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
-	del_curterm(cur_term);
-	if (!ok)
-		snprintf(
-			why, len,
-			"the terminal type TERM=%s cannot move the cursor, so the lesson cannot be drawn (run it in a terminal like xterm, or see --keys)",
-			term);
-	return ok;
-}
-
 struct scr *scr_open(char *why, size_t len)
 {
 	if (!isatty(0) || !isatty(1)) {
 		snprintf(why, len, "standard input and output must be a terminal");
 		return NULL;
 	}
-	if (!usable_term(why, len))
+	if (!term_usable("the lesson", "see icache-lesson --help for --keys", why, len))
 		return NULL;
 	setlocale(LC_ALL, "");
 	struct scr *t = xcalloc(1, sizeof(*t));

@@ -545,7 +545,7 @@ static unsigned lists_of(const struct inode *inode)
 	unsigned on = 0;
 	if (inode_hashed(inode))
 		on |= 1u << LIST_hash;
-	if (!list_empty(&inode->i_sb_list))
+	if (inode_on_sb_list(inode))
 		on |= 1u << LIST_sb;
 	if (!list_empty(&inode->i_lru) && (int)inode->i_lru_on >= 0)
 		on |= 1u << inode->i_lru_on;

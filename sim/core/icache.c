@@ -147,6 +147,8 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 
 void icache_destroy(void)
 {
+	/* Freeing callbacks still queued would land in freed memory. */
+	sim_rcu_barrier();
 	size_t nb = (size_t)1 << icache.hash_bits;
 	for (size_t i = 0; i < nb; i++)
 		sim_lock_destroy(&icache.hash[i].lock);
@@ -272,35 +274,84 @@ void inode_publish(struct inode *inode)
 			  inode->i_lock.life);
 }
 
-void destroy_inode(struct inode *inode, enum site site)
+/* Back to the allocator's quarantine. */
+static void pool_put(struct inode *inode)
+{
+	pthread_mutex_lock(&pool_lock);
+	list_add_tail(&inode->i_pool, &pool_free);
+	pool_nfree++;
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/*
+ * The part of freeing that is the same with or without RCU: checks, the
+ * trace, the counters, the magic.  Returns whether the memory may be
+ * given back: a list still points here, never hand it out again.  Reused,
+ * its links would be reinitialised under the list (a corrupt, maybe
+ * cyclic, LRU) and later touches would look like a live inode.  Kept
+ * dead, every later touch is reported and the lists stay walkable.
+ */
+static bool inode_kill(struct inode *inode, enum site site)
 {
 	if (!inode_alive(inode, site, "destroys"))
-		return;
-	bool listed = !hlist_unhashed(&inode->i_hash) || !list_empty(&inode->i_sb_list) ||
-		      !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru);
+		return false;
+	bool hashed = !hlist_unhashed(&inode->i_hash), on_sb = inode_on_sb_list(inode);
+	bool listed =
+		hashed || on_sb || !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru);
 	if (listed)
 		report_violation(VIOL_freed_on_list, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 				 "%s frees inode %llu in %s while it is still on a list"
 				 " (hash %d, sb %d, wb %d, lru %d)",
 				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
-				 !hlist_unhashed(&inode->i_hash), !list_empty(&inode->i_sb_list),
-				 !list_empty(&inode->i_wb_list), !list_empty(&inode->i_lru));
+				 hashed, on_sb, !list_empty(&inode->i_wb_list),
+				 !list_empty(&inode->i_lru));
 	if (inode->i_published)
 		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id, inode->i_lock.life);
 	nr_inodes_dec();
 	inode->i_magic = INODE_FREED;
-	/*
-	 * A list still points here: never hand this memory out again.  Reused,
-	 * its links would be reinitialised under the list (a corrupt, maybe
-	 * cyclic, LRU) and later touches would look like a live inode.  Kept
-	 * dead, every later touch is reported and the lists stay walkable.
-	 */
-	if (listed)
+	return !listed;
+}
+
+void destroy_inode(struct inode *inode, enum site site)
+{
+	if (inode_kill(inode, site))
+		pool_put(inode);
+}
+
+/*
+ * i_callback: a grace period has passed since destroy_inode_rcu, so no
+ * reader that could have found the inode under RCU is still looking.
+ * Runs on liburcu's call_rcu thread.
+ */
+/* Inodes queued by destroy_inode_rcu whose grace period has not ended. */
+static atomic_long rcu_pending;
+
+long inodes_rcu_pending(void)
+{
+	return atomic_load(&rcu_pending);
+}
+
+static void i_callback(struct sim_rcu_head *head)
+{
+	struct inode *inode = container_of(head, struct inode, i_rcu);
+
+	atomic_fetch_sub(&rcu_pending, 1);
+	trace_inode_rcu_freed(inode->i_ino, now_ns() - inode->i_rcu_queued_ns);
+	pool_put(inode);
+}
+
+void destroy_inode_rcu(struct inode *inode, enum site site)
+{
+	uint64_t ino = inode->i_ino;
+	bool published = inode->i_published;
+
+	if (!inode_kill(inode, site))
 		return;
-	pthread_mutex_lock(&pool_lock);
-	list_add_tail(&inode->i_pool, &pool_free);
-	pool_nfree++;
-	pthread_mutex_unlock(&pool_lock);
+	if (published)
+		trace_inode_rcu_free(this_cpu, ino, inode->i_sb->s_id, site);
+	inode->i_rcu_queued_ns = now_ns();
+	atomic_fetch_add(&rcu_pending, 1);
+	sim_call_rcu(&inode->i_rcu, i_callback);
 }
 
 /* ---- state -------------------------------------------------------------- */
@@ -458,7 +509,7 @@ void inode_hash_add(struct inode *inode, enum site site)
 				 "lookups will find either one",
 				 cpu_name(), inode->i_sb->s_id, (unsigned long long)inode->i_ino,
 				 site_name(site));
-	hlist_add_head(&inode->i_hash, &b->head);
+	hlist_add_head_rcu(&inode->i_hash, &b->head);
 	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
 }
@@ -468,7 +519,7 @@ void inode_hash_del(struct inode *inode, enum site site)
 	assert_list_lock(LIST_hash, inode, site, "the hash");
 	if (!inode_alive(inode, site, "unhashes") || !inode_hashed(inode))
 		return;
-	hlist_del_init(&inode->i_hash);
+	hlist_del_init_rcu(&inode->i_hash);
 	atomic_store_explicit(&inode->i_hashed, false, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_del, site);
 }
@@ -497,6 +548,24 @@ struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uin
 	return NULL;
 }
 
+struct inode *hash_chain_next_rcu(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
+				  struct inode *after)
+{
+	struct hlist_node *n = after ? rcu_next(after->i_hash.next) : rcu_next(b->head.first);
+
+	if (!sim_rcu_read_lock_held() && this_cpu)
+		report_violation(VIOL_invariant, -1, -1, SITE_unknown, -1, cpu_id(), -1, ino,
+				 "%s walks a hash chain without the chain's lock and "
+				 "outside rcu_read_lock()",
+				 cpu_name());
+	for (; n; n = rcu_next(n->next)) {
+		struct inode *inode = container_of(n, struct inode, i_hash);
+		if (inode->i_ino == ino && inode->i_sb == sb)
+			return inode;
+	}
+	return NULL;
+}
+
 bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 {
 	return hash_chain_find(b, sb, ino) != NULL;
@@ -504,12 +573,29 @@ bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 
 /* ---- superblock lists ------------------------------------------------------ */
 
+bool inode_on_sb_list(const struct inode *inode)
+{
+	return list_on_rcu(&inode->i_sb_list);
+}
+
+struct inode *sb_list_next_rcu(struct super_block *sb, struct inode *after)
+{
+	struct list_head *n = after ? rcu_next(after->i_sb_list.next) : rcu_next(sb->s_inodes.next);
+
+	if (!sim_rcu_read_lock_held() && this_cpu)
+		report_violation(VIOL_invariant, -1, -1, SITE_unknown, -1, cpu_id(), -1, 0,
+				 "%s walks sb->s_inodes without the list's lock and "
+				 "outside rcu_read_lock()",
+				 cpu_name());
+	return n == &sb->s_inodes ? NULL : list_entry(n, struct inode, i_sb_list);
+}
+
 void inode_sb_list_add(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
-	if (!alive_for_list(inode, LIST_sb, site))
+	if (!alive_for_list(inode, LIST_sb, site) || inode_on_sb_list(inode))
 		return;
-	list_add(&inode->i_sb_list, &inode->i_sb->s_inodes);
+	list_add_rcu(&inode->i_sb_list, &inode->i_sb->s_inodes);
 	atomic_fetch_add(&inode->i_sb->s_nr_inodes, 1);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_add, site);
 }
@@ -517,9 +603,9 @@ void inode_sb_list_add(struct inode *inode, enum site site)
 void inode_sb_list_del(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
-	if (!inode_alive(inode, site, "removes from s_inodes") || list_empty(&inode->i_sb_list))
+	if (!inode_alive(inode, site, "removes from s_inodes") || !inode_on_sb_list(inode))
 		return;
-	list_del_init(&inode->i_sb_list);
+	list_del_rcu(&inode->i_sb_list);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
 }
@@ -527,8 +613,10 @@ void inode_sb_list_del(struct inode *inode, enum site site)
 void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
 {
 	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
-	if (!inode_alive(inode, site, "moves to a dispose list") || list_empty(&inode->i_sb_list))
+	if (!inode_alive(inode, site, "moves to a dispose list") || !inode_on_sb_list(inode))
 		return;
+	/* Not for RCU-walked lists: a walker on this inode would follow it
+	 * onto the dispose list.  V4, the only user, has no such walker. */
 	list_move(&inode->i_sb_list, dispose);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
 	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
@@ -856,6 +944,11 @@ long invalidate_mapping_pages(struct inode *inode, enum site site)
 	return old;
 }
 
+void truncate_inode_pages(struct inode *inode, enum site site)
+{
+	invalidate_mapping_pages(inode, site);
+}
+
 bool can_unuse(const struct inode *inode)
 {
 	return !(inode_state(inode) & ~I_REFERENCED) && atomic_load(&inode->i_count) == 0 &&
@@ -941,6 +1034,14 @@ static void report_missed_wakeup(struct inode *inode, enum site site)
 void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 {
 	struct wait_slot *w = wait_slot(inode);
+
+	/* A sleeper inside rcu_read_lock() holds up every grace period,
+	 * and with it the freeing of every inode evicted meanwhile. */
+	if (sim_rcu_read_lock_held())
+		report_violation(VIOL_rcu_sleep, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
+				 "%s sleeps on inode %llu in %s inside an RCU read-side "
+				 "section",
+				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site));
 
 	if (wait_inode_prepare(inode) != token)
 		return; /* woken already: no sleep */

@@ -24,6 +24,7 @@
 
 #include "sim/core/list.h"
 #include "sim/core/lock.h"
+#include "sim/core/rcu.h"
 
 #define INODE_MAGIC 0x1c0de11du
 #define INODE_FREED 0xdeadf1eeu
@@ -40,7 +41,9 @@ struct inode {
 	atomic_int i_count;  /* references */
 	atomic_uint i_nlink; /* links; 0 means unlinked */
 	struct sim_lock i_lock;
-	struct hlist_node i_hash; /* hash chain */
+	/* Hash chain.  Changed under the chain's lock with the _rcu helpers:
+	 * a scheme may walk chains under rcu_read_lock() alone. */
+	struct hlist_node i_hash;
 	/*
 	 * Is it hashed?  Set and cleared with i_hash, but read by code that
 	 * holds only i_lock (generic_drop_inode in iput_final): a neighbour's
@@ -49,7 +52,10 @@ struct inode {
 	 * hlist_unhashed_lockless(); we keep the answer apart.
 	 */
 	atomic_bool i_hashed;
-	struct list_head i_sb_list; /* sb->s_inodes */
+	/* sb->s_inodes, changed under the sb list lock with list_add_rcu /
+	 * list_del_rcu: a scheme may walk it under rcu_read_lock() alone.
+	 * "On the list" is inode_on_sb_list(), not list_empty(). */
+	struct list_head i_sb_list;
 	struct list_head i_wb_list; /* b_dirty, b_io or b_more_io */
 	struct list_head i_lru;     /* the LRU, a dispose list, or (2.6.36)
 					   inode_in_use / inode_unused */
@@ -72,6 +78,9 @@ struct inode {
 	bool i_published;        /* its birth is in the trace */
 	uint32_t i_check;        /* scratch for the invariant checker */
 	struct list_head i_pool; /* allocator's quarantine (pool lock) */
+	/* destroy_inode_rcu(): the callback, and when it was queued. */
+	struct sim_rcu_head i_rcu;
+	uint64_t i_rcu_queued_ns;
 };
 
 struct super_block {
@@ -169,6 +178,18 @@ void inode_publish(struct inode *inode);
 void inode_set_ino(struct inode *inode, uint64_t ino);
 /* Return an inode's memory; it must be on no list.  No locks. */
 void destroy_inode(struct inode *inode, enum site site);
+/*
+ * The same, but the memory goes back to the allocator only after an RCU
+ * grace period (2.6.38's destroy_inode: call_rcu(&inode->i_rcu,
+ * i_callback)).  The inode is dead at once (freed in the trace, counted
+ * out of nr_inodes, every later touch by a lock holder reported); only a
+ * reader inside rcu_read_lock() may still look at it, and must check it
+ * under i_lock.  Traced as inode_free, inode_rcu_free (queued), and
+ * inode_rcu_freed (given back).
+ */
+void destroy_inode_rcu(struct inode *inode, enum site site);
+/* How many of those still wait for their grace period. */
+long inodes_rcu_pending(void);
 /* Is this inode's memory still a live inode? Reports if not. */
 bool inode_alive(struct inode *inode, enum site site, const char *what);
 uint64_t inodes_allocated(void);
@@ -203,9 +224,26 @@ struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uin
 /* The next (sb, ino) on its chain after `after` (NULL: from the head). */
 struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
 			      struct inode *after);
+/*
+ * The RCU walk of a chain: the next inode numbered ino on b after `after`
+ * (NULL: from the head), without the chain's lock.  The caller is inside
+ * rcu_read_lock() and must take the candidate's i_lock and check
+ * inode_hashed() and I_FREEING / I_WILL_FREE before using it: it may have
+ * been unhashed, even freed, since the walk saw it.  Its memory stays
+ * valid until the caller's rcu_read_unlock().
+ */
+struct inode *hash_chain_next_rcu(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
+				  struct inode *after);
 /* Is ino used on its chain? For iunique. */
 bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino);
 
+bool inode_on_sb_list(const struct inode *inode);
+/*
+ * The RCU walk of sb->s_inodes: the inode after `after` (NULL: the first),
+ * or NULL at the end, without the sb list lock.  As for the hash: inside
+ * rcu_read_lock(), and the inode is checked under its i_lock before use.
+ */
+struct inode *sb_list_next_rcu(struct super_block *sb, struct inode *after);
 void inode_sb_list_add(struct inode *inode, enum site site);
 void inode_sb_list_del(struct inode *inode, enum site site);
 
@@ -258,6 +296,8 @@ static inline long inode_nrpages(const struct inode *inode)
 /* invalidate_mapping_pages(&inode->i_data, 0, -1): drop the cached pages
  * (all of them: every page here is clean and unmapped); returns how many. */
 long invalidate_mapping_pages(struct inode *inode, enum site site);
+/* evict's truncate_inode_pages(&inode->i_data, 0): the inode is dying. */
+void truncate_inode_pages(struct inode *inode, enum site site);
 /*
  * can_unuse: may prune free this inode after stripping its pages?  Not
  * if it is in use, dirty, new or dying, or has pages again.  2.6.36

@@ -151,4 +151,77 @@ static inline void hlist_del_init(struct hlist_node *n)
 
 #define hlist_for_each(pos, head) for (pos = (head)->first; pos; pos = pos->next)
 
+/*
+ * The _rcu variants (include/linux/rculist.h): for lists that some readers
+ * walk without the list's lock, under rcu_read_lock() (sim/core/rcu.h).
+ * Writers still hold the list's lock.  An added node is published only
+ * once its own pointers are set (a release store); a removed node keeps
+ * its ->next, so a reader standing on it walks on into the list; its
+ * memory must then outlive every reader (call_rcu).  Readers load the
+ * links with rcu_next() (an acquire load, for the kernel's
+ * rcu_dereference).  The links that readers follow are written only with
+ * atomic stores, so the race is one the compiler and ThreadSanitizer know.
+ */
+#define rcu_next(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rcu_set_next(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
+static inline void hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h)
+{
+	struct hlist_node *first = h->first;
+
+	rcu_set_next(n->next, first);
+	n->pprev = &h->first;
+	rcu_set_next(h->first, n);
+	if (first)
+		first->pprev = &n->next;
+}
+
+/* Off its chain, ->next left for readers; hlist_unhashed() is then true. */
+static inline void hlist_del_init_rcu(struct hlist_node *n)
+{
+	if (hlist_unhashed(n))
+		return;
+	struct hlist_node *next = n->next;
+	rcu_set_next(*n->pprev, next);
+	if (next)
+		next->pprev = n->pprev;
+	n->pprev = NULL;
+}
+
+#define hlist_for_each_rcu(pos, head) \
+	for (pos = rcu_next((head)->first); pos; pos = rcu_next(pos->next))
+
+static inline void list_add_rcu(struct list_head *n, struct list_head *head)
+{
+	struct list_head *next = head->next;
+
+	rcu_set_next(n->next, next);
+	n->prev = head;
+	rcu_set_next(head->next, n);
+	next->prev = n;
+}
+
+/*
+ * Off its list, ->next left for readers.  ->prev becomes NULL, which is
+ * what list_on_rcu() asks: such a node is on no list, although
+ * list_empty() (->next == itself) says otherwise.
+ */
+static inline void list_del_rcu(struct list_head *n)
+{
+	struct list_head *next = n->next;
+
+	rcu_set_next(n->prev->next, next);
+	next->prev = n->prev;
+	n->prev = NULL;
+}
+
+/* Is n on a list (added with list_add_rcu, not yet list_del_rcu'd)? */
+static inline bool list_on_rcu(const struct list_head *n)
+{
+	return n->prev != NULL && n->next != n;
+}
+
+#define list_for_each_rcu(pos, head) \
+	for (pos = rcu_next((head)->next); pos != (head); pos = rcu_next(pos->next))
+
 #endif /* SIM_LIST_H */

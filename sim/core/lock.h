@@ -137,6 +137,7 @@ struct sim_cpu {
 	unsigned mcs_busy;   /* bitmap of mcs_nodes in use */
 	uint64_t vclock;     /* virtual mode: this CPU's time, ns */
 	struct src_mark src; /* the call site it is at (sim_src_mark) */
+	int rcu_nesting;     /* depth of its RCU read-side sections (rcu.h) */
 };
 
 /* Virtual-time mode (sim/engine/vrun.c): lock times are CPUs' vclocks. */

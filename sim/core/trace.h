@@ -125,6 +125,37 @@ static inline void trace_inode_free(const struct sim_cpu *c, uint64_t ino, uint3
 	sched_point(SEV_free, SITE_unknown, NULL, ino, sb, 0);
 }
 
+static inline void trace_rcu_read_lock(const struct sim_cpu *c, int depth, enum site s)
+{
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_rcu_read_lock(trace_cpu(c), (uint32_t)depth, s, m.file, m.line);
+	sched_point(SEV_rcu_lock, s, NULL, 0, depth, 0);
+}
+
+static inline void trace_rcu_read_unlock(const struct sim_cpu *c, int depth, enum site s)
+{
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_rcu_read_unlock(trace_cpu(c), (uint32_t)depth, s, m.file, m.line);
+	sched_point(SEV_rcu_unlock, s, NULL, 0, depth, 0);
+}
+
+static inline void trace_inode_rcu_free(const struct sim_cpu *c, uint64_t ino, uint32_t sb,
+					enum site s)
+{
+	struct src_mark m = sim_src_at(s);
+
+	trace_ev_inode_rcu_free(trace_cpu(c), ino, sb, m.file, m.line);
+	sched_point(SEV_rcu_free, s, NULL, ino, sb, 0);
+}
+
+/* From liburcu's call_rcu thread: not a step of any simulated CPU. */
+static inline void trace_inode_rcu_freed(uint64_t ino, uint64_t waited_ns)
+{
+	trace_ev_inode_rcu_freed(0xffff, ino, waited_ns);
+}
+
 static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino, uint32_t nlink)
 {
 	trace_ev_inode_nlink(trace_cpu(c), ino, nlink);

@@ -23,6 +23,7 @@
 
 #include "lib/xalloc.h"
 #include "sim/core/clock.h"
+#include "sim/core/rcu.h"
 #include "sim/core/trace.h"
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
@@ -201,6 +202,7 @@ static void *worker_main(void *p)
 	uint64_t done = 0;
 
 	this_cpu = a->cpu;
+	rcu_register_sim_thread();
 	if (ctx->cfg->pin)
 		pin_to_core(a->cpu->id);
 	while (!worker_done(ctx, a->cpu, done)) {
@@ -209,6 +211,7 @@ static void *worker_main(void *p)
 		atomic_store_explicit(&a->cpu->ops_done, done, memory_order_relaxed);
 		maybe_park(ctx);
 	}
+	rcu_unregister_sim_thread();
 	thread_finished(ctx, a->cpu);
 	return NULL;
 }
@@ -219,6 +222,7 @@ static void *flusher_main(void *p)
 	struct run_ctx *ctx = a->ctx;
 
 	this_cpu = a->cpu;
+	rcu_register_sim_thread();
 	while (!atomic_load(&ctx->stop_flusher)) {
 		long n = ctx->cfg->scheme->writeback_inodes(&icache.wb, 64);
 		atomic_fetch_add_explicit(&a->cpu->ops_done, 1, memory_order_relaxed);
@@ -226,6 +230,7 @@ static void *flusher_main(void *p)
 		if (n == 0)
 			usleep(500);
 	}
+	rcu_unregister_sim_thread();
 	thread_finished(ctx, a->cpu);
 	return NULL;
 }
@@ -444,6 +449,7 @@ void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct s
 	violations_reset();
 	violations_set_quiet(cfg->quiet);
 	this_cpu = &cpus[nthreads - 1];
+	rcu_register_sim_thread(); /* main: set-up, checks, umount */
 	if (cfg->trace_run) {
 		uint32_t cksum;
 		const char *file = scheme_source(cfg->scheme, &cksum);

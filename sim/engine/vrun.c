@@ -33,6 +33,7 @@
 #include "lib/xalloc.h"
 #include "sim/core/clock.h"
 #include "sim/core/lockdep.h"
+#include "sim/core/rcu.h"
 #include "sim/core/trace.h"
 #include "sim/core/violation.h"
 #include "sim/engine/costs.h"
@@ -481,6 +482,9 @@ static void vrun_go(struct vrun *r)
 	const struct sched_hooks *saved = sim_sched;
 
 	fiber_init_main(&r->main);
+	/* Every fiber runs on this thread: one registration for them all
+	 * (liburcu's nesting count is then the sum of theirs, rcu.h). */
+	rcu_register_sim_thread();
 	sim_sched = &vhooks;
 	struct vcpu *first = heap_pop(r);
 	first->state = V_RUNNING;

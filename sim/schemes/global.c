@@ -472,6 +472,8 @@ static void evict(struct inode *inode)
 {
 	SITE(evict);
 
+	/* The page cache goes first (truncate_inode_pages). */
+	truncate_inode_pages(inode, __site);
 	spin_lock(&icache.inode_lock);
 	while (inode_state(inode) & I_SYNC) {
 		uint64_t token = wait_inode_prepare(inode);
@@ -508,6 +510,10 @@ static void dispose_list(struct list_head *head)
 		evict(inode);
 		unhash_and_destroy(inode, true, __site);
 	}
+	/* inodes_stat.nr_inodes -= nr_disposed: one more hold, even for an
+	 * empty list (the count itself is the core's per-CPU one). */
+	spin_lock(&icache.inode_lock);
+	spin_unlock(&icache.inode_lock);
 }
 
 /*
@@ -646,10 +652,11 @@ static int invalidate_sb(struct super_block *sb, long *freed)
 			busy = 1;
 			continue;
 		}
-		inode_state_set(inode, I_FREEING, __site);
-		/* Its i_list, wherever it was, now threads the dispose list. */
+		/* Its i_list, wherever it was, now threads the dispose list;
+		 * then I_FREEING, in the same hold. */
 		i_list_del(inode, __site);
 		inode_dispose_add(inode, &dispose, __site);
+		inode_state_set(inode, I_FREEING, __site);
 		(*freed)++;
 	}
 	/* "only unused inodes may be cached with i_count zero" */

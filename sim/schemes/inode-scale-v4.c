@@ -21,7 +21,9 @@
  *   inode->i_lock        i_state and the 0 -> 1 reference grab (__iget)
  *   inode_lru_lock       inode_lru, i_lru (nr_unused is a percpu_counter,
  *                        "inode counters are made per-cpu": each CPU
- *                        changes its own share, reads sum them)
+ *                        changes its own share, reads sum them; the
+ *                        fold into the total under the counter's own
+ *                        lock every 32 changes is not modelled)
  *   sb->s_inode_list_lock  that sb's s_inodes, i_sb_list
  *   wb->list_lock        that bdi's b_dirty / b_io / b_more_io, i_wb_list
  *   hash bucket lock     one hash chain, the i_hash of the inodes on it
@@ -464,6 +466,8 @@ static void evict(struct inode *inode)
 	inode_sb_list_del(inode, __site);
 	spin_unlock(&sb->s_inode_list_lock);
 
+	/* The page cache goes first (truncate_inode_pages). */
+	truncate_inode_pages(inode, __site);
 	/* end_writeback: wait out any writer, then mark it clear. */
 	spin_lock(&inode->i_lock);
 	while (inode_state(inode) & I_SYNC) {

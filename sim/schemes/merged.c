@@ -30,6 +30,11 @@
  * i_lock: that is against the order, so it only trylocks, and on failure
  * moves the inode to the young end of the LRU for another spin.
  *
+ * RCU: since 2.6.38 an inode's memory is freed after a grace period
+ * (destroy_inode's call_rcu, commit fa0d7e3de6d6 "fs: icache RCU free
+ * inodes"), for the dcache's RCU path walk.  The icache itself has no RCU
+ * reader in 2.6.39: the hash is still walked under inode_hash_lock.
+ *
  * The handoff: whoever sets I_FREEING (or I_WILL_FREE) under i_lock owns
  * the inode.  Every list walker skips such inodes and lookups wait for them
  * to go, so once it is set every lock may be dropped.  I_WILL_FREE becomes
@@ -40,7 +45,6 @@
  *     i_lock of every inode on the chain first.
  *   - end_writeback takes i_lock for its I_FREEING|I_CLEAR store (2.6.39
  *     did it unlocked); the core's state checker wants every change locked.
- *   - inodes are freed at once, not after an RCU grace period (call_rcu).
  *   - the page cache is a count of clean pages (no buffers, no dirty
  *     pages left after writeback), see i_nrpages in icache.h.
  */
@@ -234,7 +238,7 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 	}
 	spin_unlock(&icache.hash_lock);
 	/* Lost the race: ours was never visible, theirs may still be new. */
-	destroy_inode(inode, __site);
+	destroy_inode_rcu(inode, __site);
 	wait_on_inode(old);
 	return old;
 }
@@ -459,6 +463,8 @@ static void evict(struct inode *inode)
 	inode_sb_list_del(inode, __site);
 	spin_unlock(&icache.sb_list_lock);
 
+	/* The page cache goes first (truncate_inode_pages). */
+	truncate_inode_pages(inode, __site);
 	/* end_writeback: wait out any writer, then mark it clear. */
 	spin_lock(&inode->i_lock);
 	while (inode_state(inode) & I_SYNC) {
@@ -484,7 +490,8 @@ static void evict(struct inode *inode)
 	wake_up_inode(inode);
 	spin_unlock(&inode->i_lock);
 
-	destroy_inode(inode, __site);
+	/* The memory is given back after a grace period (call_rcu). */
+	destroy_inode_rcu(inode, __site);
 }
 
 static void dispose_list(struct list_head *head)

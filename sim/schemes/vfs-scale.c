@@ -31,22 +31,34 @@
  *     hash bucket lock
  *
  * The price: code that starts from a list holds the list lock before it
- * knows which inode it wants, which is the wrong way round.  It may only
- * spin_trylock i_lock; if that fails it drops the list lock, relaxes and
- * tries again.  Those are the "trylock loops" of the October 2010
- * argument (Nick Piggin, <20101015205045.GA20476@amd>, docs/sources.md):
- * in his fs/inode.c, insert_inode_locked (twice, with insert_inode_locked4)
- * and one list walker; three in fs/fs-writeback.c.  The validator sees
- * them as trylocks: no dependency, no report.
+ * knows which inode it wants, which is the wrong way round.  RCU (inodes
+ * are freed after a grace period: his patch, merged as fa0d7e3de6d6 "fs:
+ * icache RCU free inodes") removes most of that: a hash lookup walks the
+ * chain under rcu_read_lock() with no lock, takes the candidate's i_lock
+ * in order and checks it is still hashed and not being freed; the
+ * sb-list walker (invalidate_inodes) walks s_inodes the same way without
+ * sb_inode_list_lock ("sb list walkers who want to take i_lock no longer
+ * need to take sb_inode_list_lock to walk the list in the first place",
+ * that commit's message).  What is left takes the list lock first and may
+ * only spin_trylock i_lock; if that fails it drops the list lock, relaxes
+ * and tries again.  Nick's own grep of his tree (Nick Piggin,
+ * <20101015205045.GA20476@amd>, docs/sources.md) counts them: in
+ * fs/inode.c, insert_inode_locked on old->i_lock ("Don't use RCU walks,
+ * common case of no old inode found requires hash lock"; twice, with
+ * insert_inode_locked4, not modelled) and one on inode->i_lock; three in
+ * fs/fs-writeback.c (here the flusher's walk).  The validator sees them as
+ * trylocks: no dependency, no report.
  *
- * NOT his design, for want of RCU here (no inode is freed after a grace
- * period in this simulator yet):
- *   - his lookups walked the hash chain under RCU without the chain lock
- *     and took i_lock in order; ours hold the chain lock and trylock, as
- *     insert_inode_locked does (find_inode_fast below);
- *   - his sb-list walkers walked under RCU; ours hold the list lock and
- *     trylock (invalidate_sb below).
- */
+ * Simplified, where his code is not in the sources we have:
+ *   - the grep does not name the function of the fs/inode.c trylock on
+ *     inode->i_lock; we put it in prune_icache, the LRU walker, which must
+ *     hold the LRU lock to pick its inode and so cannot walk by RCU;
+ *   - get_new_inode_fast (the iget miss) rechecks the chain under the
+ *     bucket lock without taking any old inode's i_lock (his grep shows no
+ *     trylock there): if an inode of the number is hashed meanwhile, it
+ *     throws its own away and goes back to the RCU lookup;
+ *   - the lookup compares i_ino and i_sb before taking i_lock.
+  */
 #include <sched.h>
 
 #include "sim/core/scheme.h"
@@ -86,18 +98,6 @@ static struct sim_lock *list_lock(enum inode_list_id list, struct inode *inode)
 static void cpu_relax(void)
 {
 	sched_yield();
-}
-
-/*
- * An inode nobody else can see yet has a free i_lock, so taking it by
- * trylock while holding a list lock cannot fail, and as a trylock it
- * breaks no order.  Should it ever fail, that is a bug in the caller, and
- * the fallback spin_lock shows it to the validator as an inversion.
- */
-static void lock_private_inode(struct inode *inode, enum site site)
-{
-	if (!sim_spin_trylock(&inode->i_lock, site))
-		sim_spin_lock(&inode->i_lock, site);
 }
 
 /* ---- allocation and the hash ------------------------------------------- */
@@ -184,28 +184,27 @@ repeat:
 }
 
 /*
- * __wait_on_freeing_inode: called with the chain's lock and i_lock held on
- * an inode that is being freed.  Drop both, sleep until it is gone, retake
- * the chain's lock.  The inode may no longer exist when we wake: the caller
- * starts its search again.
+ * __wait_on_freeing_inode: called with i_lock held (and out of the RCU
+ * section) on an inode that is being freed.  Drop it and sleep until the
+ * inode is gone.  It may no longer exist when we wake: the caller starts
+ * its search again.
  */
 static void wait_on_freeing_inode(struct inode *inode)
 {
 	SITE(wait_on_freeing_inode);
-	struct hash_bucket *b = inode_hash_bucket(inode->i_sb, inode->i_ino);
 	uint64_t token = wait_inode_prepare(inode);
 
 	spin_unlock(&inode->i_lock);
-	spin_unlock(&b->lock);
 	wait_inode_token(inode, token, __site);
-	spin_lock(&b->lock);
 }
 
 /*
- * find_inode_fast: look (sb, ino) up on its chain and take a reference.
- * Called with the chain's lock held; may drop and retake it to wait, or
- * to let the holder of the inode's i_lock finish (a trylock loop).  A
- * stand-in: Nick's lookup was an RCU walk with no trylock (see the top).
+ * find_inode_fast: look (sb, ino) up and take a reference, as an RCU walk
+ * of its chain: no chain lock, the candidate's i_lock taken in order (it
+ * is the outer lock), then the checks the walk could not make.  An inode
+ * unhashed since the walk saw it (evicted, maybe already freed: its
+ * memory waits for our rcu_read_unlock) is skipped; one being freed but
+ * still hashed is waited for.
  */
 static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
 {
@@ -214,74 +213,77 @@ static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
 	struct inode *inode;
 
 repeat:
-	inode = hash_chain_find(b, sb, ino);
-	if (!inode)
-		return NULL;
-	if (!spin_trylock(&inode->i_lock)) {
-		spin_unlock(&b->lock);
-		cpu_relax();
-		spin_lock(&b->lock);
-		goto repeat;
+	rcu_read_lock();
+	for (inode = hash_chain_next_rcu(b, sb, ino, NULL); inode;
+	     inode = hash_chain_next_rcu(b, sb, ino, inode)) {
+		spin_lock(&inode->i_lock);
+		if (!inode_hashed(inode)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
+			rcu_read_unlock();
+			wait_on_freeing_inode(inode);
+			goto repeat;
+		}
+		inode_ref_get(inode, __site);
+		spin_unlock(&inode->i_lock);
+		rcu_read_unlock();
+		return inode;
 	}
-	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
-		wait_on_freeing_inode(inode);
-		goto repeat;
-	}
-	inode_ref_get(inode, __site);
-	spin_unlock(&inode->i_lock);
-	return inode;
+	rcu_read_unlock();
+	return NULL;
 }
 
 /*
  * get_new_inode_fast: the miss path of iget_locked.  Allocate without
- * locks, then look again under the chain's lock: another CPU may have won.
+ * locks, then hash it under i_lock and the chain lock unless another CPU
+ * hashed one of the number meanwhile: then ours goes (it was never
+ * visible) and the caller looks the winner up again (NULL).
  */
 static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 {
 	SITE(get_new_inode_fast);
 	struct hash_bucket *b = inode_hash_bucket(sb, ino);
 	struct inode *inode = alloc_inode(sb, ino);
-	struct inode *old;
 
+	spin_lock(&inode->i_lock);
 	spin_lock(&b->lock);
-	old = find_inode_fast(sb, ino);
-	if (!old) {
-		inode_publish(inode);
-		lock_private_inode(inode, __site);
-		inode_state_assign(inode, I_NEW, __site);
-		inode_hash_add(inode, __site);
+	if (hash_chain_find(b, sb, ino)) {
 		spin_unlock(&b->lock);
-		/* Still under i_lock: a lookup that finds it now trylocks,
-		 * fails and retries until it is on the sb list too. */
-		spin_lock(&icache.sb_list_lock);
-		inode_sb_list_add(inode, __site);
-		spin_unlock(&icache.sb_list_lock);
 		spin_unlock(&inode->i_lock);
-		/* Returned with I_NEW set: the caller reads it in, then calls
-		 * unlock_new_inode. */
-		return inode;
+		destroy_inode_rcu(inode, __site);
+		return NULL;
 	}
+	inode_publish(inode);
+	inode_state_assign(inode, I_NEW, __site);
+	inode_hash_add(inode, __site);
 	spin_unlock(&b->lock);
-	/* Lost the race: ours was never visible, theirs may still be new. */
-	destroy_inode(inode, __site);
-	wait_on_inode(old);
-	return old;
+	/* Still under i_lock: a lookup that finds it now waits for i_lock
+	 * until it is on the sb list too. */
+	spin_lock(&icache.sb_list_lock);
+	inode_sb_list_add(inode, __site);
+	spin_unlock(&icache.sb_list_lock);
+	spin_unlock(&inode->i_lock);
+	/* Returned with I_NEW set: the caller reads it in, then calls
+	 * unlock_new_inode. */
+	return inode;
 }
 
 static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 {
-	SITE(iget_locked);
-	struct hash_bucket *b = inode_hash_bucket(sb, ino);
 	struct inode *inode;
 
-	spin_lock(&b->lock);
-	inode = find_inode_fast(sb, ino);
-	spin_unlock(&b->lock);
-	if (inode) {
-		wait_on_inode(inode);
-		return inode;
+	for (;;) {
+		inode = find_inode_fast(sb, ino);
+		if (inode) {
+			wait_on_inode(inode);
+			return inode;
+		}
+		inode = get_new_inode_fast(sb, ino);
+		if (inode)
+			return inode;
 	}
-	return get_new_inode_fast(sb, ino);
 }
 
 static void unlock_new_inode(struct inode *inode)
@@ -295,13 +297,8 @@ static void unlock_new_inode(struct inode *inode)
 
 static struct inode *ilookup(struct super_block *sb, uint64_t ino)
 {
-	SITE(ilookup);
-	struct hash_bucket *b = inode_hash_bucket(sb, ino);
-	struct inode *inode;
+	struct inode *inode = find_inode_fast(sb, ino);
 
-	spin_lock(&b->lock);
-	inode = find_inode_fast(sb, ino);
-	spin_unlock(&b->lock);
 	if (inode)
 		wait_on_inode(inode);
 	return inode;
@@ -498,6 +495,8 @@ static void evict(struct inode *inode)
 	inode_sb_list_del(inode, __site);
 	spin_unlock(&icache.sb_list_lock);
 
+	/* The page cache goes first (truncate_inode_pages). */
+	truncate_inode_pages(inode, __site);
 	/* end_writeback: wait out any writer, then mark it clear. */
 	spin_lock(&inode->i_lock);
 	while (inode_state(inode) & I_SYNC) {
@@ -521,7 +520,8 @@ static void evict(struct inode *inode)
 	wake_up_inode(inode);
 	spin_unlock(&inode->i_lock);
 
-	destroy_inode(inode, __site);
+	/* RCU walkers may still be looking at it: free after a grace period. */
+	destroy_inode_rcu(inode, __site);
 }
 
 static void dispose_list(struct list_head *head)
@@ -584,12 +584,12 @@ static void iput(struct inode *inode)
 /*
  * prune_icache's page-stripping path: an unused inode pinned only by its
  * page cache.  Called with i_lock and inode_lru_lock held: pin it
- * (__iget), drop both, invalidate its pages, iput, retake the LRU lock.
- * Go on (true, both held) only if the inode is now at the young end of
- * the LRU, its i_lock can be trylocked (we hold the inner lock) and
- * can_unuse still holds; else false with the LRU lock held.  His tree's
- * version of this path is not in the sources: this is the 2.6.36 path in
- * his lock order.
+ * (__iget), drop both, invalidate its pages, iput, retake the LRU lock,
+ * and go on with the scan (false).  His tree's version of this path is
+ * not in the sources; his grep in the mail above finds a single trylock
+ * of inode->i_lock in fs/inode.c, the LRU walk's, so there is no second
+ * trylock for the 2.6.36 recheck here: the stripped inode, still on the
+ * LRU, is looked at again when the walk comes back to it.
  */
 static bool strip_pages(struct inode *inode)
 {
@@ -601,15 +601,7 @@ static bool strip_pages(struct inode *inode)
 	invalidate_mapping_pages(inode, __site);
 	iput(inode);
 	spin_lock(&icache.lru_lock);
-	if (inode != inode_lru_youngest())
-		return false; /* wrong inode or list_empty */
-	if (!spin_trylock(&inode->i_lock))
-		return false;
-	if (!can_unuse(inode)) {
-		spin_unlock(&inode->i_lock);
-		return false;
-	}
-	return true;
+	return false;
 }
 
 /*
@@ -667,33 +659,27 @@ static long prune_icache(long nr)
 
 /*
  * invalidate_inodes, 2.6.36's shape: free every unused inode of a sb and
- * say whether any was busy; iprune_sem keeps prune_icache out.  The
- * walk holds sb_inode_list_lock and trylocks each i_lock; on failure it
- * drops the list lock, relaxes and starts the walk over (the list may have
- * changed meanwhile; inodes already claimed are I_FREEING and skipped).
+ * say whether any was busy; iprune_sem keeps prune_icache out.  The walk
+ * of s_inodes is an RCU walk, without sb_inode_list_lock: each inode's
+ * i_lock is taken in order, and one already claimed (I_FREEING,
+ * I_WILL_FREE: perhaps evicted and off the list since the walk reached
+ * it) or still I_NEW is skipped.  Only such a claim takes an inode off
+ * s_inodes, so an inode not claimed is still on it.
  */
 static int invalidate_sb(struct super_block *sb, long *freed)
 {
 	SITE(invalidate_inodes);
 	struct list_head dispose;
-	struct list_head *pos;
+	struct inode *inode;
 	int busy = 0;
 
 	*freed = 0;
 	INIT_LIST_HEAD(&dispose);
 	/* Held for write throughout: prune_icache stays out (2.6.36). */
 	down_write(&icache.iprune_sem);
-	spin_lock(&icache.sb_list_lock);
-restart:
-	list_for_each(pos, &sb->s_inodes) {
-		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
-
-		if (!spin_trylock(&inode->i_lock)) {
-			spin_unlock(&icache.sb_list_lock);
-			cpu_relax();
-			spin_lock(&icache.sb_list_lock);
-			goto restart;
-		}
+	rcu_read_lock();
+	for (inode = sb_list_next_rcu(sb, NULL); inode; inode = sb_list_next_rcu(sb, inode)) {
+		spin_lock(&inode->i_lock);
 		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -711,7 +697,7 @@ restart:
 		spin_unlock(&inode->i_lock);
 		(*freed)++;
 	}
-	spin_unlock(&icache.sb_list_lock);
+	rcu_read_unlock();
 	dispose_list(&dispose);
 	up_write(&icache.iprune_sem);
 	return busy;
@@ -770,8 +756,8 @@ static const struct lock_rule lock_order[] = {
 const struct scheme scheme_vfs_scale = {
 	.name = "vfs-scale",
 	.era = "Nick Piggin's vfs-scale tree (2010)",
-	.summary = "i_lock > [hash bucket, sb, wb, lru]; list walkers trylock "
-		   "i_lock, drop the list lock and retry",
+	.summary = "i_lock > [hash bucket, sb, wb, lru]; lookups and sb walks by "
+		   "RCU; insert_inode_locked, prune and the flusher trylock",
 	.order = lock_order,
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	.state_lock = state_lock,

@@ -19,7 +19,7 @@
 #include "sim/core/scheme.h"
 #include "sim/script/sched.h"
 
-#define SCN_MAX_INODES 64
+#define SCN_MAX_INODES 256
 #define SCN_NAME 32
 
 /* An inode the scenario talks about: (sb, number), or a name from create. */

@@ -17,6 +17,7 @@
 
 #include "lib/selector.h"
 #include "lib/xalloc.h"
+#include "sim/core/rcu.h"
 #include "sim/core/trace.h"
 #include "sim/script/sched.h"
 
@@ -159,6 +160,16 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 		break;
 	case SEV_wake:
 		snprintf(buf, len, "%s wake inode %llu", who, (unsigned long long)ev->ino);
+		break;
+	case SEV_rcu_lock:
+	case SEV_rcu_unlock:
+		snprintf(buf, len, "%s %s (depth %lld) in %s", who, sched_event_kind_name(ev->kind),
+			 (long long)ev->a, site);
+		break;
+	case SEV_rcu_free:
+		snprintf(buf, len,
+			 "%s queues inode %llu for freeing after a grace period (call_rcu)", who,
+			 (unsigned long long)ev->ino);
 		break;
 	case SEV_op_begin:
 	case SEV_op_end:
@@ -388,9 +399,11 @@ static void *cpu_main(void *p)
 	struct sched *s = sc->s;
 
 	this_cpu = sc->cpu;
+	rcu_register_sim_thread();
 	wait_turn(s, sc);
 	if (sc->body)
 		sc->body(sc, sc->arg);
+	rcu_unregister_sim_thread();
 	pthread_mutex_lock(&s->m);
 	sc->state = SCPU_DONE;
 	s->seg_end = SEG_DONE;

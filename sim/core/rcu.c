@@ -1,0 +1,173 @@
+/*
+ * rcu.c - the schemes' RCU, on liburcu's urcu-memb flavour (see rcu.h).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sim/core/list.h"
+
+#include "sim/core/rcu.h"
+#include "sim/core/trace.h"
+#include "sim/core/violation.h"
+
+/* ---- ThreadSanitizer: liburcu's ordering, said by hand ------------------ */
+
+#if defined(__SANITIZE_THREAD__)
+#define RCU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RCU_TSAN 1
+#endif
+#endif
+
+#ifdef RCU_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char rcu_tsan_sync; /* only its address is used */
+
+void rcu_tsan_release(void)
+{
+	__tsan_release(&rcu_tsan_sync);
+}
+
+void rcu_tsan_acquire(void)
+{
+	__tsan_acquire(&rcu_tsan_sync);
+}
+#else
+void rcu_tsan_release(void)
+{
+}
+
+void rcu_tsan_acquire(void)
+{
+}
+#endif
+
+/* ---- registration --------------------------------------------------------- */
+
+/* Is the calling host thread registered with liburcu? */
+static __thread bool rcu_registered;
+static pthread_key_t rcu_exit_key;
+static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
+
+/* A thread registered behind its back leaves liburcu's registry here. */
+static void rcu_thread_exit(void *unused)
+{
+	(void)unused;
+	rcu_unregister_sim_thread();
+}
+
+/*
+ * A fork() (the test runner forks a child per test) must not happen while
+ * liburcu's call_rcu thread is half way through something: the library's
+ * own handlers pause it and restart it on both sides.
+ */
+static void rcu_setup(void)
+{
+	if (pthread_key_create(&rcu_exit_key, rcu_thread_exit) != 0) {
+		fprintf(stderr, "icache: pthread_key_create failed\n");
+		exit(2);
+	}
+	if (pthread_atfork(urcu_memb_call_rcu_before_fork, urcu_memb_call_rcu_after_fork_parent,
+			   urcu_memb_call_rcu_after_fork_child) != 0) {
+		fprintf(stderr, "icache: pthread_atfork failed\n");
+		exit(2);
+	}
+}
+
+void rcu_register_sim_thread(void)
+{
+	pthread_once(&rcu_once, rcu_setup);
+	if (rcu_registered)
+		return;
+	urcu_memb_register_thread();
+	rcu_registered = true;
+	/* Unregistered at exit if the thread does not do it itself. */
+	pthread_setspecific(rcu_exit_key, &rcu_registered);
+}
+
+void rcu_unregister_sim_thread(void)
+{
+	if (!rcu_registered)
+		return;
+	urcu_memb_unregister_thread();
+	rcu_registered = false;
+	pthread_setspecific(rcu_exit_key, NULL);
+}
+
+/* ---- read-side sections ------------------------------------------------------ */
+
+void sim_rcu_read_lock(enum site site)
+{
+	if (!rcu_registered)
+		rcu_register_sim_thread();
+	urcu_memb_read_lock();
+	int depth = this_cpu ? ++this_cpu->rcu_nesting : 1;
+	trace_rcu_read_lock(this_cpu, depth, site);
+}
+
+void sim_rcu_read_unlock(enum site site)
+{
+	int depth = this_cpu ? this_cpu->rcu_nesting : 1;
+
+	if (depth <= 0) {
+		report_violation(VIOL_invariant, -1, -1, site, -1, this_cpu->id, -1, 0,
+				 "%s leaves an RCU read-side section in %s that it never "
+				 "entered",
+				 this_cpu->name, site_name(site));
+		return;
+	}
+	if (this_cpu)
+		this_cpu->rcu_nesting--;
+	trace_rcu_read_unlock(this_cpu, depth - 1, site);
+	/* Everything read in the section happens before a callback that
+	 * the end of this section lets run. */
+	rcu_tsan_release();
+	urcu_memb_read_unlock();
+}
+
+bool sim_rcu_read_lock_held(void)
+{
+	return this_cpu && this_cpu->rcu_nesting > 0;
+}
+
+/* ---- callbacks -------------------------------------------------------------- */
+
+static atomic_long rcu_queued; /* callbacks queued, not yet run */
+
+long sim_rcu_pending(void)
+{
+	return atomic_load(&rcu_queued);
+}
+
+static void rcu_trampoline(struct rcu_head *head)
+{
+	struct sim_rcu_head *h = container_of(head, struct sim_rcu_head, head);
+
+	rcu_tsan_acquire();
+	h->fn(h);
+	atomic_fetch_sub(&rcu_queued, 1);
+}
+
+void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
+{
+	if (!rcu_registered)
+		rcu_register_sim_thread();
+	h->fn = fn;
+	atomic_fetch_add(&rcu_queued, 1);
+	rcu_tsan_release();
+	urcu_memb_call_rcu(&h->head, rcu_trampoline);
+}
+
+void sim_rcu_barrier(void)
+{
+	if (this_cpu && this_cpu->rcu_nesting > 0) {
+		fprintf(stderr, "icache: rcu barrier inside an RCU read-side section\n");
+		abort();
+	}
+	while (atomic_load(&rcu_queued) > 0)
+		usleep(50);
+}

@@ -1,0 +1,374 @@
+/*
+ * test_cache.c - the viewer's index on disk (viewer/cache.h) and its
+ * progress, on a trace recorded through the real session daemon.
+ *
+ * The cache lives in a directory of the suite's own (XDG_CACHE_HOME).
+ * Whether a load decoded the trace or reopened the cache is read from
+ * `icache-view --bench`: "decoded" counts the events babeltrace2 handed
+ * over in that process (0 when reopened), "cache" says which it was.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "tests/testutil.h"
+#include "viewer/cache.h"
+#include "viewer/timeline.h"
+
+static char tmp[256];   /* scratch directory of the suite */
+static char trace[300]; /* the recorded trace */
+static char cdir[300];  /* XDG_CACHE_HOME */
+static int record_status = -1;
+
+static void record_trace(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/icview-cache.XXXXXX");
+	if (!mkdtemp(tmp)) {
+		perror("mkdtemp");
+		return;
+	}
+	snprintf(trace, sizeof(trace), "%s/trace", tmp);
+	snprintf(cdir, sizeof(cdir), "%s/xdg", tmp);
+	setenv("XDG_CACHE_HOME", cdir, 1);
+	free(run_cmd(&record_status,
+		     "%s record --scheme merged --workload mixed --cpus 2 --ops 1500 "
+		     "--seed 3 --quiet -o %s >/dev/null 2>%s/record.err",
+		     bin_path("icache-sim"), trace, tmp));
+}
+
+static void cleanup(void)
+{
+	int st;
+	if (tmp[0])
+		free(run_cmd(&st, "rm -rf %s", tmp));
+}
+
+static void need_trace(void)
+{
+	ck_assert_msg(record_status == 0, "icache-sim record failed (%d): see %s/record.err",
+		      record_status, tmp);
+}
+
+/* A fresh copy of the trace (its own cache entry) and an empty cache. */
+static void fresh_copy(char *copy, size_t len, const char *name)
+{
+	int st;
+	snprintf(copy, len, "%s/%s", tmp, name);
+	free(run_cmd(&st, "rm -rf %s %s && cp -r %s %s", copy, cdir, trace, copy));
+	ck_assert_int_eq(st, 0);
+}
+
+/* icache-view --bench on dir: its JSON; stderr in *err (malloc'd). */
+static char *bench(const char *dir, const char *flags, char **err)
+{
+	int st;
+	char errf[400];
+	snprintf(errf, sizeof(errf), "%s/bench.err", tmp);
+	char *out =
+		run_cmd(&st, "%s --bench %s %s 2>%s", bin_path("icache-view"), flags, dir, errf);
+	ck_assert_msg(st == 0, "--bench %s failed: %s", dir, out);
+	*err = run_cmd(&st, "cat %s", errf);
+	return out;
+}
+
+static void tmux_keys(const char *sess, const char *k)
+{
+	int st;
+	free(run_cmd(&st, "tmux -L icview-cache send-keys -t %s %s", sess, k));
+}
+
+static int count_files(const char *dir)
+{
+	int st;
+	char *out = run_cmd(&st, "ls %s/icache-lab 2>/dev/null | wc -l", dir);
+	int n = atoi(out);
+	free(out);
+	return n;
+}
+
+START_TEST(written_then_reused)
+{
+	need_trace();
+	char copy[400], *err;
+	fresh_copy(copy, sizeof(copy), "reuse");
+	char *a = bench(copy, "", &err);
+	ck_assert_msg(strstr(a, "\"cache\":\"written\""), "%s", a);
+	double events = json_num(a, NULL, "events");
+	ck_assert(events > 1000);
+	ck_assert(json_num(a, NULL, "decoded") > 1000);
+	ck_assert_int_eq(count_files(cdir), 2); /* LOC.idx and LOC.ev */
+	free(err);
+	char *b = bench(copy, "", &err);
+	ck_assert_msg(strstr(b, "\"cache\":\"reopened\""), "%s", b);
+	ck_assert(json_num(b, NULL, "decoded") == 0); /* no stream was read */
+	ck_assert(json_num(b, NULL, "events") == events);
+	ck_assert_msg(err[0] == 0, "a clean reopen says nothing: %s", err);
+	free(a);
+	free(b);
+	free(err);
+}
+END_TEST
+
+/* The figures from the cache are the figures from the trace. */
+START_TEST(reopened_summary_equals_decoded)
+{
+	need_trace();
+	char copy[400];
+	int st;
+	fresh_copy(copy, sizeof(copy), "same");
+	char *plain =
+		run_cmd(&st, "%s --summary --json --no-cache %s", bin_path("icache-view"), copy);
+	ck_assert_int_eq(st, 0);
+	ck_assert_int_eq(count_files(cdir), 0); /* --no-cache writes nothing */
+	char *first = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), copy);
+	ck_assert_int_eq(st, 0);
+	char *again = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), copy);
+	ck_assert_int_eq(st, 0);
+	/* Everything but the load time (the "index" object, last). */
+	char *cut[3] = { strstr(plain, "\"index\":"), strstr(first, "\"index\":"),
+			 strstr(again, "\"index\":") };
+	ck_assert(cut[0] && cut[1] && cut[2]);
+	*cut[0] = *cut[1] = *cut[2] = 0;
+	ck_assert_msg(!strcmp(plain, first), "decoded and written differ");
+	ck_assert_msg(!strcmp(plain, again), "decoded and reopened differ");
+	ck_assert(strstr(again, "\"locks\":[{"));
+	char *shot1 = run_cmd(&st, "%s --no-cache --keys 'G<Up><Up>' --screen 120x30 %s",
+			      bin_path("icache-view"), copy);
+	char *shot2 = run_cmd(&st, "%s --keys 'G<Up><Up>' --screen 120x30 %s",
+			      bin_path("icache-view"), copy);
+	ck_assert_msg(!strcmp(shot1, shot2), "the screens differ:\n%.2000s\n%.2000s", shot1, shot2);
+	free(plain);
+	free(first);
+	free(again);
+	free(shot1);
+	free(shot2);
+}
+END_TEST
+
+START_TEST(stale_cache_rebuilt)
+{
+	need_trace();
+	char copy[400], *err;
+	int st;
+	fresh_copy(copy, sizeof(copy), "stale");
+	free(bench(copy, "", &err));
+	free(err);
+	/* The trace changes: one stream file gets a new mtime. */
+	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/icache_* | head -1); touch -d '+1 min' $f",
+		     copy));
+	ck_assert_int_eq(st, 0);
+	char *b = bench(copy, "", &err);
+	ck_assert_msg(strstr(err, "is stale"), "stderr: %s", err);
+	ck_assert_msg(strstr(b, "\"cache\":\"written\""), "%s", b);
+	ck_assert(json_num(b, NULL, "decoded") > 1000);
+	free(b);
+	free(err);
+	b = bench(copy, "", &err); /* and the rebuilt one is good */
+	ck_assert_msg(strstr(b, "\"cache\":\"reopened\""), "%s", b);
+	free(b);
+	free(err);
+}
+END_TEST
+
+/* Damage the cache file FILE (idx or ev) at byte OFF (negative: from the
+ * end), or cut it to LEN bytes (OFF == INT64_MIN). */
+static void damage(const char *copy, const char *ext, long off, long cut)
+{
+	int st;
+	if (cut >= 0)
+		free(run_cmd(&st, "truncate -s %ld %s/icache-lab/*.%s", cut, cdir, ext));
+	else
+		free(run_cmd(
+			&st,
+			"f=$(ls %s/icache-lab/*.%s); sz=$(stat -c %%s $f); o=%ld; "
+			"[ $o -lt 0 ] && o=$((sz + o)); "
+			"printf '\\377\\000\\125' | dd of=$f bs=1 seek=$o conv=notrunc 2>/dev/null",
+			cdir, ext, off));
+	ck_assert_int_eq(st, 0);
+	(void)copy;
+}
+
+static void corrupt_case(const char *name, const char *ext, long off, long cut, const char *want)
+{
+	char copy[400], *err;
+	fresh_copy(copy, sizeof(copy), name);
+	char *a = bench(copy, "", &err);
+	free(err);
+	damage(copy, ext, off, cut);
+	char *b = bench(copy, "", &err);
+	ck_assert_msg(strstr(err, want), "%s: stderr: %s", name, err);
+	ck_assert_msg(strstr(b, "\"cache\":\"written\""), "%s: %s", name, b);
+	ck_assert(json_num(b, NULL, "decoded") > 1000);
+	ck_assert(json_num(b, NULL, "events") == json_num(a, NULL, "events"));
+	free(a);
+	free(b);
+	free(err);
+}
+
+START_TEST(corrupt_cache_rebuilt)
+{
+	need_trace();
+	corrupt_case("bad-ev", "ev", 40000, -1, "is corrupt (checksum of its events)");
+	corrupt_case("bad-tables", "idx", -100, -1, "is corrupt (checksum of its tables)");
+	corrupt_case("bad-header", "idx", 8, -1, "is corrupt (bad header)");
+	corrupt_case("cut-ev", "ev", 0, 4096, "has the wrong size");
+	corrupt_case("empty-idx", "idx", 0, 0, "is corrupt (bad header)");
+}
+END_TEST
+
+START_TEST(clear_cache_flag)
+{
+	need_trace();
+	char copy[400], *err;
+	int st;
+	fresh_copy(copy, sizeof(copy), "clear");
+	free(bench(copy, "", &err));
+	free(err);
+	ck_assert_int_eq(count_files(cdir), 2);
+	char *out = run_cmd(&st, "%s --clear-cache", bin_path("icache-view"));
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(strstr(out, "2 cache files deleted"), "%s", out);
+	ck_assert_int_eq(count_files(cdir), 0);
+	free(out);
+	out = run_cmd(&st, "%s --help", bin_path("icache-view"));
+	ck_assert(strstr(out, "--no-cache") && strstr(out, "--clear-cache"));
+	free(out);
+}
+END_TEST
+
+/* While decoding, the progress moves: many distinct values, never back,
+ * never "all" before the end, all at the end. */
+START_TEST(progress_moves)
+{
+	need_trace();
+	char err[512];
+	enum ix_cache_mode saved = ix_cache_mode;
+	ix_cache_mode = IX_CACHE_OFF;
+	struct trace_index *ix = ix_open_sel(trace, NULL, err, sizeof(err));
+	ck_assert_msg(ix, "%s", err);
+	ck_assert_int_eq(ix_cache_state(ix), IXC_TEMP); /* events in a file */
+	uint64_t done, total, last = 0;
+	int distinct = 0;
+	enum ix_status st;
+	while ((st = ix_step(ix, 1, err, sizeof(err))) == IX_MORE) {
+		ix_progress(ix, &done, &total);
+		ck_assert(done >= last);
+		ck_assert(done < total);
+		distinct += done > last;
+		last = done;
+	}
+	ck_assert_int_eq(st, IX_OK);
+	ck_assert_int_eq(ix_finish(ix, err, sizeof(err)), IX_OK);
+	ix_progress(ix, &done, &total);
+	ck_assert(done == total);
+	ck_assert_msg(distinct >= 10, "the progress took only %d steps", distinct);
+	ix_free(ix);
+	ix_cache_mode = saved;
+}
+END_TEST
+
+/* ---- the terminal viewer while it indexes (tmux) ---------------------------- */
+
+static char *capture(const char *sess)
+{
+	int st;
+	return run_cmd(&st, "tmux -L icview-cache capture-pane -p -t %s 2>/dev/null", sess);
+}
+
+/* The screen, once it holds text (NULL after secs). */
+static char *wait_screen(const char *sess, const char *text, double secs)
+{
+	for (int i = 0; i < (int)(secs * 20); i++) {
+		char *s = capture(sess);
+		if (strstr(s, text))
+			return s;
+		free(s);
+		struct timespec t = { 0, 50000000 };
+		nanosleep(&t, NULL);
+	}
+	return NULL;
+}
+
+/* The N of "indexing... N %" on the screen, -1 if none. */
+static int shown_percent(const char *scr)
+{
+	const char *p = strstr(scr, "indexing");
+	if (!p)
+		return -1;
+	p = strpbrk(p, "0123456789");
+	return p ? atoi(p) : -1;
+}
+
+START_TEST(first_screen_while_indexing)
+{
+	need_trace();
+	const char *s = "icview-live";
+	char copy[400];
+	int st;
+	fresh_copy(copy, sizeof(copy), "live");
+	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	/* Slowed down (test only) so that the partial state is seen. */
+	free(run_cmd(&st,
+		     "tmux -L icview-cache new-session -d -s %s -x 120 -y 40 "
+		     "'env LANG=C.UTF-8 ICACHE_VIEW_TEST_STEP_MS=30 XDG_CACHE_HOME=%s %s %s; "
+		     "sleep 30'",
+		     s, cdir, bin_path("icache-view"), copy));
+	ck_assert_int_eq(st, 0);
+	char *scr = wait_screen(s, "figures so far", 20);
+	ck_assert_msg(scr, "the viewer did not come up while indexing");
+	ck_assert_msg(strstr(scr, "Events by CPU") && strstr(scr, "Held locks"), "%s", scr);
+	ck_assert_msg(!strstr(scr, "INCOMPLETE"), "judged before the end:\n%s", scr);
+	int p0 = shown_percent(scr);
+	ck_assert_msg(p0 >= 0 && p0 < 100, "%s", scr);
+	free(scr);
+	/* The bar moves, and the keys work meanwhile. */
+	tmux_keys(s, "G");
+	int p1 = p0;
+	for (int i = 0; i < 400 && p1 <= p0; i++) {
+		char *t = capture(s);
+		int p = shown_percent(t);
+		free(t);
+		if (p < 0)
+			break; /* done already: then it got past p0 too */
+		p1 = p;
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(p1 > p0 || p1 < 0, "the progress stayed at %d %%", p0);
+	tmux_keys(s, "q");
+	char *gone = NULL;
+	for (int i = 0; i < 100; i++) {
+		char *t = capture(s);
+		if (!strstr(t, "Events by CPU")) {
+			gone = t;
+			break;
+		}
+		free(t);
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_msg(gone, "q did not quit while indexing");
+	free(gone);
+	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	/* Quitting half-way leaves no cache behind: nothing half-built. */
+	ck_assert_int_eq(count_files(cdir), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("cache");
+	tcase_add_unchecked_fixture(tc, record_trace, cleanup);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, written_then_reused);
+	tcase_add_test(tc, reopened_summary_equals_decoded);
+	tcase_add_test(tc, stale_cache_rebuilt);
+	tcase_add_test(tc, corrupt_cache_rebuilt);
+	tcase_add_test(tc, clear_cache_flag);
+	tcase_add_test(tc, progress_moves);
+	tcase_add_test(tc, first_screen_while_indexing);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

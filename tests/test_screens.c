@@ -1,0 +1,552 @@
+/*
+ * test_screens.c - icache-view on small, projected and many-CPU screens,
+ * in a real terminal (tmux send-keys / capture-pane), and its navigation:
+ * Enter's details with a violation's both chains, the next-violation key,
+ * the marks' time and event count, the timeline strip with the cursor, the
+ * help's pages and legend, NO_COLOR and a terminal that cannot draw.
+ *
+ * Traces: a 2-CPU recording (merged, mixed), a 16-CPU virtual recording
+ * (deterministic and fast) and the ABBA scenario played with -o (two
+ * violations: a lock cycle and the deadlock).
+ */
+#include <time.h>
+
+#include "tests/testutil.h"
+#include "viewer/app.h"
+
+#define TMUX "tmux -L icview-screens"
+
+static char tmp[256], t2[300], t16[300], tabba[300], tv4[300], tlossy[300];
+static int st2 = -1, st16 = -1, stabba = -1, stv4 = -1, stlossy = -1;
+
+static void record(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/icview-screens.XXXXXX");
+	if (!mkdtemp(tmp))
+		return;
+	snprintf(t2, sizeof(t2), "%s/t2", tmp);
+	snprintf(t16, sizeof(t16), "%s/t16", tmp);
+	snprintf(tabba, sizeof(tabba), "%s/abba", tmp);
+	snprintf(tv4, sizeof(tv4), "%s/v4", tmp);
+	snprintf(tlossy, sizeof(tlossy), "%s/lossy", tmp);
+	free(run_cmd(&st2,
+		     "%s record --scheme merged --workload mixed --cpus 2 --ops 600 --seed 3 "
+		     "--quiet -o %s >%s/t2.log 2>&1",
+		     bin_path("icache-sim"), t2, tmp));
+	free(run_cmd(&st16,
+		     "%s record --virtual --cpus 16 --ops 400 --quiet -o %s >%s/t16.log 2>&1",
+		     bin_path("icache-sim"), t16, tmp));
+	/* One session for the whole suite keeps the tmux server up: a
+	 * server exiting with its last session races the next one. */
+	int st;
+	free(run_cmd(&st, TMUX " new-session -d -s keep -x 80 -y 24 'sleep 600'"));
+	free(run_cmd(&stv4, "%s play lessons/scenarios/iput-lru-race-v4.scn -o %s >%s/v4.log 2>&1",
+		     bin_path("icache-sim"), tv4, tmp));
+	/* Sub-buffers far too small: the tracer discards (record exits 1). */
+	free(run_cmd(&stlossy,
+		     "%s record --scheme merged --cpus 2 --workload mixed --duration 100ms "
+		     "--subbuf-size 4K --quiet -o %s >%s/lossy.log 2>&1",
+		     bin_path("icache-sim"), tlossy, tmp));
+	free(run_cmd(&stabba, "%s play lessons/scenarios/abba-deadlock.scn -o %s >%s/abba.log 2>&1",
+		     bin_path("icache-sim"), tabba, tmp));
+}
+
+static void cleanup(void)
+{
+	int st;
+	free(run_cmd(&st, TMUX " kill-server 2>/dev/null"));
+	if (tmp[0])
+		free(run_cmd(&st, "rm -rf %s", tmp));
+}
+
+/* ---- tmux ------------------------------------------------------------------ */
+
+static void sleep_ms(int ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&t, NULL);
+}
+
+static char *capture(const char *sess, bool escapes)
+{
+	int st;
+	return run_cmd(&st, TMUX " capture-pane -p %s -t %s 2>/dev/null", escapes ? "-e" : "",
+		       sess);
+}
+
+static bool wait_for(const char *sess, const char *text, double secs)
+{
+	for (int i = 0; i < (int)(secs * 20); i++) {
+		char *s = capture(sess, false);
+		bool ok = strstr(s, text) != NULL;
+		free(s);
+		if (ok)
+			return true;
+		sleep_ms(50);
+	}
+	return false;
+}
+
+/* Run cmd in a w x h terminal; wait for text. */
+static void start(const char *sess, int w, int h, const char *cmd, const char *text)
+{
+	int st;
+	free(run_cmd(&st, TMUX " kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st, TMUX " new-session -d -s %s -x %d -y %d '%s; echo EXIT=$?; sleep 30'",
+		     sess, w, h, cmd));
+	ck_assert_msg(wait_for(sess, text, 15), "%s: '%s' did not come up", sess, text);
+}
+
+static void view(const char *sess, int w, int h, const char *env, const char *trace)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s %s", env, bin_path("icache-view"),
+		 trace);
+	start(sess, w, h, cmd, "Events by CPU");
+}
+
+static void keys(const char *sess, const char *k)
+{
+	int st;
+	free(run_cmd(&st, TMUX " send-keys -t %s %s", sess, k));
+}
+
+static void kill_session(const char *sess)
+{
+	int st;
+	free(run_cmd(&st, TMUX " kill-session -t %s 2>/dev/null", sess));
+}
+
+/* The i-th line of s (0-based), in a static buffer. */
+static const char *line_of(const char *s, int i)
+{
+	static char buf[2048];
+	for (; i > 0 && s; i--) {
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	if (!s)
+		return "";
+	size_t n = strcspn(s, "\n");
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
+	return buf;
+}
+
+/* ---- 80x24: two lanes, nothing cut in the middle of a value --------------- */
+
+#define BAR "\xe2\x94\x82" /* │ */
+#define CUR "\xe2\x96\xb6" /* ▶ */
+#define ELL "\xe2\x80\xa6" /* … */
+
+/* A row of the lanes: its event number and the text of its one
+ * non-empty lane cell (with_ms: the row has the time column). */
+static bool row_cell(const char *line, bool with_ms, char *num, size_t nlen, char *cell,
+		     size_t clen)
+{
+	const char *p = line;
+	if (!strncmp(p, BAR, 3))
+		p += 3;
+	if (!strncmp(p, CUR, 3))
+		p += 3;
+	else if (*p == ' ')
+		p++;
+	else
+		return false;
+	p += strspn(p, " ");
+	size_t n = strspn(p, "0123456789");
+	if (!n)
+		return false;
+	snprintf(num, nlen, "%.*s", (int)n, p);
+	p += n;
+	if (with_ms) {
+		p += strspn(p, " ");
+		p += strspn(p, "0123456789.");
+	}
+	while (*p) {
+		const char *bar = strstr(p, BAR), *t = p;
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		while (len && *t == ' ') {
+			t++;
+			len--;
+		}
+		while (len && t[len - 1] == ' ')
+			len--;
+		if (len) {
+			snprintf(cell, clen, "%.*s", (int)len, t);
+			return true;
+		}
+		if (!bar)
+			break;
+		p = bar + 3;
+	}
+	return false;
+}
+
+/* The 80x24 cell of event num is its whole text (as a 400-column screen
+ * at the same cursor shows it), or its first whole words and "…". */
+static void check_cell(const char *wide, const char *num, const char *cell)
+{
+	char full[512] = "", n2[32];
+	for (int y = 0; y < 80; y++) {
+		char c2[512];
+		if (row_cell(line_of(wide, y), true, n2, sizeof(n2), c2, sizeof(c2)) &&
+		    !strcmp(n2, num)) {
+			snprintf(full, sizeof(full), "%s", c2);
+			break;
+		}
+	}
+	ck_assert_msg(full[0], "event %s is not on the wide screen", num);
+	const char *ell = strstr(cell, ELL);
+	if (!ell) {
+		ck_assert_msg(!strcmp(cell, full), "event %s: '%s' is not the whole of '%s'", num,
+			      cell, full);
+		return;
+	}
+	size_t n = (size_t)(ell - cell);
+	ck_assert_msg(!strncmp(cell, full, n), "event %s: '%s' is not the start of '%s'", num, cell,
+		      full);
+	ck_assert_msg(n == 0 || cell[n - 1] == ' ', "event %s: '%s' cuts a word of '%s'", num, cell,
+		      full);
+}
+
+START_TEST(small_screen_two_lanes)
+{
+	ck_assert_msg(st2 == 0, "record failed: see %s/t2.log", tmp);
+	const char *s = "scr-80x24";
+	view(s, 80, 24, "", t2);
+	keys(s, ": 3 0 0 0 Enter");
+	ck_assert(wait_for(s, "#3000/", 5));
+	char *scr = capture(s, false);
+	const char *title = line_of(scr, 2);
+	ck_assert_msg(strstr(title, "cpu0") && strstr(title, "cpu1"),
+		      "80x24 should show the lanes of cpu0 and cpu1:\n%.1500s", scr);
+	ck_assert_msg(strstr(scr, "Held locks"), "and the held locks:\n%.1500s", scr);
+	/* Every row of the lanes: whole texts or whole words and "…". */
+	int st;
+	char *wide = run_cmd(&st, "LANG=C.UTF-8 %s --keys ':3000<Enter>' --screen 400x80 %s",
+			     bin_path("icache-view"), t2);
+	int rows = 0;
+	for (int y = 3; y < 14; y++) {
+		char num[32], cell[512];
+		if (row_cell(line_of(scr, y), false, num, sizeof(num), cell, sizeof(cell))) {
+			check_cell(wide, num, cell);
+			rows++;
+		}
+	}
+	ck_assert_msg(rows >= 8, "only %d lane rows at 80x24:\n%s", rows, scr);
+	free(wide);
+	free(scr);
+	kill_session(s);
+}
+END_TEST
+
+/* ---- many CPUs: the compact lanes, the lane picker, the held locks ------- */
+
+START_TEST(sixteen_cpus_compact)
+{
+	ck_assert_msg(st16 == 0, "record --virtual failed: see %s/t16.log", tmp);
+	const char *s = "scr-16";
+	view(s, 160, 45, "", t16);
+	keys(s, ": 1 5 0 0 Enter");
+	ck_assert(wait_for(s, "#1500/", 5));
+	char *scr = capture(s, false);
+	/* The compact view: a column per CPU, every one of them in view. */
+	const char *head = line_of(scr, 2);
+	char want[8];
+	const char *p = head;
+	for (int cpu = 0; cpu < 16; cpu++) {
+		snprintf(want, sizeof(want), " %d ", cpu);
+		const char *q = strstr(p, want);
+		ck_assert_msg(q, "cpu%d has no column at 160x45:\n%s", cpu, head);
+		p = q + 1;
+	}
+	ck_assert_msg(strstr(scr, "classes: "), "no class legend:\n%.1500s", scr);
+	free(scr);
+	/* Held locks: the idle CPUs on one line, not one line each. */
+	keys(s, "G");
+	ck_assert_msg(wait_for(s, "no lock held: cpu0-", 5), "idle CPUs not summarised");
+	/* C: the text lanes, with the CPUs out of view in a column of their own. */
+	keys(s, ": 1 5 0 0 Enter C");
+	ck_assert(wait_for(s, "text lanes", 5));
+	scr = capture(s, false);
+	ck_assert_msg(strstr(line_of(scr, 2), " cpus"), "no others column:\n%.1500s", scr);
+	free(scr);
+	/* p: pick the lanes. */
+	keys(s, "p 1 2 - 1 3 Enter");
+	ck_assert(wait_for(s, "cpu13", 5));
+	scr = capture(s, false);
+	char lanes[1024];
+	snprintf(lanes, sizeof(lanes), "%s", line_of(scr, 2));
+	if (strstr(lanes, BAR BAR))
+		*strstr(lanes, BAR BAR) = 0; /* the lanes pane only */
+	head = lanes;
+	ck_assert_msg(strstr(head, "cpu12") && strstr(head, "cpu13") && !strstr(head, "cpu0 "),
+		      "picked lanes 12-13 not shown alone:\n%s", head);
+	free(scr);
+	kill_session(s);
+}
+END_TEST
+
+/* ---- Enter, v/V, marks ------------------------------------------------------ */
+
+START_TEST(details_of_a_violation)
+{
+	ck_assert_msg(stabba == 0, "play failed (%d): see %s/abba.log", stabba, tmp);
+	const char *s = "scr-details";
+	view(s, 120, 40, "", tabba);
+	keys(s, "v");
+	ck_assert_msg(wait_for(s, "!! lock_cycle", 5), "v did not reach the lock cycle");
+	keys(s, "Enter");
+	ck_assert_msg(wait_for(s, "Event details", 5), "Enter opened no details");
+	char *scr = capture(s, false);
+	ck_assert_msg(strstr(scr, "Both chains"), "no chains:\n%.1500s", scr);
+	ck_assert_msg(strstr(scr, "existing: test_lock_a (taken in test_abba) -> test_lock_b"),
+		      "no existing chain:\n%.1500s", scr);
+	ck_assert_msg(strstr(scr, "new: test_lock_b (taken in test_abba) -> test_lock_a"),
+		      "no new chain:\n%.1500s", scr);
+	ck_assert_msg(strstr(scr, "possible circular locking dependency"), "no report:\n%.1500s",
+		      scr);
+	free(scr);
+	/* v in the details: the next violation (the deadlock), its details. */
+	keys(s, "v");
+	ck_assert_msg(wait_for(s, "waits-for cycle", 5), "v in the details: no deadlock report");
+	keys(s, "Escape");
+	for (int i = 0; i < 40; i++) {
+		scr = capture(s, false);
+		bool gone = !strstr(scr, "Event details");
+		free(scr);
+		if (gone)
+			break;
+		sleep_ms(50);
+	}
+	scr = capture(s, false);
+	ck_assert_msg(!strstr(scr, "Event details"), "Esc did not close the details");
+	free(scr);
+	keys(s, "V");
+	ck_assert_msg(wait_for(s, "!! lock_cycle", 5), "V did not go back to the lock cycle");
+	keys(s, "V");
+	ck_assert_msg(wait_for(s, "no violation above", 5), "V past the first: no message");
+	kill_session(s);
+}
+END_TEST
+
+START_TEST(marks_measure)
+{
+	ck_assert_msg(st2 == 0, "record failed");
+	const char *s = "scr-marks";
+	view(s, 120, 40, "", t2);
+	keys(s, ": 1 0 0 Enter m a : 3 5 0 Enter");
+	ck_assert_msg(wait_for(s, "mark a->cursor +", 5), "no measure on the status line");
+	char *scr = capture(s, false);
+	ck_assert_msg(strstr(scr, ", 250 events"), "wrong event count:\n%.1500s", scr);
+	free(scr);
+	keys(s, ": 5 0 Enter");
+	ck_assert_msg(wait_for(s, "mark a->cursor -", 5), "no negative measure");
+	ck_assert(wait_for(s, ", 50 events", 5));
+	kill_session(s);
+}
+END_TEST
+
+/* ---- notes and losses: a/A, x/X; figures of an incomplete trace --------- */
+
+START_TEST(notes_and_losses)
+{
+	ck_assert_msg(stv4 == 0, "play -o failed: see %s/v4.log", tmp);
+	const char *s = "scr-notes";
+	view(s, 120, 40, "", tv4);
+	keys(s, "a");
+	ck_assert_msg(wait_for(s, " note text=", 5), "a did not reach a note");
+	keys(s, "G A");
+	ck_assert_msg(wait_for(s, "note text=cpu1 has freed the inode", 5),
+		      "A did not go back to the last note");
+	kill_session(s);
+
+	ck_assert_msg(stlossy == 1,
+		      "record with 4K sub-buffers should lose events (see %s/lossy.log)", tmp);
+	s = "scr-loss";
+	view(s, 160, 45, "", tlossy);
+	keys(s, "x");
+	ck_assert_msg(wait_for(s, "LOST ", 5), "x did not reach a loss");
+	keys(s, "Enter");
+	ck_assert_msg(wait_for(s, "every figure across it is a lower bound", 5),
+		      "no loss window in the details");
+	keys(s, "Escape");
+	ck_assert(wait_for(s, "Timeline", 5));
+	char *scr = capture(s, false);
+	ck_assert_msg(strstr(scr, "LOWER BOUNDS") && strstr(scr, "lost events"),
+		      "the strip does not mark an incomplete trace:\n%.1500s", scr);
+	ck_assert_msg(strstr(scr, "LOWER BOUNDS, events lost"), "hot locks not marked:\n%.1500s",
+		      scr);
+	free(scr);
+	kill_session(s);
+	/* At 80 columns the header cuts the path, not the word INCOMPLETE. */
+	int st;
+	scr = run_cmd(&st, "LANG=C.UTF-8 %s --screen 80x24 %s", bin_path("icache-view"), tlossy);
+	ck_assert_msg(strstr(line_of(scr, 0), "INCOMPLETE ("), "80x24 header: %s", line_of(scr, 0));
+	free(scr);
+}
+END_TEST
+
+/* ---- time: the strip with the cursor, the hot locks ----------------------- */
+
+/* Column of the cursor mark (▼) on the strip's axis, -1 if none. */
+static int cursor_col(const char *scr)
+{
+	for (int y = 0; y < 60; y++) {
+		const char *l = line_of(scr, y);
+		const char *p = strstr(l, "\xe2\x96\xbc");
+		if (p && strstr(l, "contentions")) {
+			int col = 0;
+			for (const char *q = l; q < p; q++)
+				col += (*q & 0xc0) != 0x80;
+			return col;
+		}
+	}
+	return -1;
+}
+
+START_TEST(timeline_strip)
+{
+	ck_assert_msg(st2 == 0, "record failed");
+	const char *s = "scr-time";
+	view(s, 160, 45, "", t2);
+	ck_assert(wait_for(s, "Timeline", 5));
+	char *scr = capture(s, false);
+	int c0 = cursor_col(scr);
+	ck_assert_msg(c0 >= 0, "no cursor on the strip:\n%.1500s", scr);
+	ck_assert_msg(strstr(scr, "Hot locks") && strstr(scr, "waited"), "no hot locks:\n%.1500s",
+		      scr);
+	free(scr);
+	keys(s, "G");
+	ck_assert(wait_for(s, "last event", 1) || true);
+	sleep_ms(300);
+	scr = capture(s, false);
+	int c1 = cursor_col(scr);
+	ck_assert_msg(c1 > c0, "the strip's cursor did not move right (%d -> %d):\n%s", c0, c1,
+		      scr);
+	/* A class row with levels, and the hottest instances of the slice. */
+	ck_assert_msg(strstr(scr, "hash ") &&
+			      (strstr(scr, "\xe2\x96\x81") || strstr(scr, "\xe2\x96\x88")),
+		      "no sparkline:\n%.1500s", scr);
+	free(scr);
+	keys(s, "T");
+	ck_assert_msg(wait_for(s, "time waited ", 5), "T did not switch the strip to time waited");
+	kill_session(s);
+}
+END_TEST
+
+/* ---- help: pages and legend; nothing dropped at 80x24 ---------------------- */
+
+START_TEST(help_pages_keep_every_key)
+{
+	ck_assert_msg(st2 == 0, "record failed");
+	char all[65536] = "";
+	size_t used = 0;
+	bool legend = false;
+	for (int page = 0; page < 12; page++) {
+		char k[64] = "?";
+		for (int i = 0; i < page; i++)
+			strcat(k, "<Space>");
+		int st;
+		char *s = run_cmd(&st, "LANG=C.UTF-8 %s --keys '%s' --screen 80x24 %s",
+				  bin_path("icache-view"), k, t2);
+		if (!strstr(s, "Help ")) {
+			free(s);
+			break; /* past the last page */
+		}
+		legend |= strstr(s, ": legend") != NULL;
+		used += (size_t)snprintf(all + used, sizeof(all) - used, "%s", s);
+		free(s);
+	}
+	ck_assert_msg(legend, "no legend page");
+	for (int i = 0; i < nkeys; i++) {
+		char first[24];
+		snprintf(first, sizeof(first), "%s", keytab[i].help); /* fits any page */
+		ck_assert_msg(strstr(all, first), "key '%s' (%s) is on no help page",
+			      keytab[i].label, first);
+	}
+	ck_assert_msg(strstr(all, "HOLD i_lock 42") && strstr(all, "WAIT hash cpu1"),
+		      "the legend lacks the lane words");
+}
+END_TEST
+
+/* ---- colours: NO_COLOR, a terminal that cannot draw, the lesson runner --- */
+
+static bool has_colour_sgr(const char *s)
+{
+	for (const char *p = strstr(s, "\033["); p; p = strstr(p + 1, "\033[")) {
+		const char *q = p + 2;
+		while (*q && *q != 'm') {
+			if ((q[0] == '3' || q[0] == '4') && q[1] >= '0' && q[1] <= '7' &&
+			    (q == p + 2 || q[-1] == ';') && (q[2] == 'm' || q[2] == ';'))
+				return true;
+			q++;
+		}
+	}
+	return false;
+}
+
+START_TEST(terminals)
+{
+	ck_assert_msg(st2 == 0, "record failed");
+	char cmd[1024];
+	/* TERM=dumb and an unknown TERM: one line, exit 2, no curses mess. */
+	snprintf(cmd, sizeof(cmd), "env TERM=dumb %s %s", bin_path("icache-view"), t2);
+	start("scr-dumb", 160, 10, cmd, "EXIT=2");
+	char *scr = capture("scr-dumb", false);
+	ck_assert_msg(
+		strstr(scr, "icache-view: the terminal type TERM=dumb cannot move the cursor"),
+		"%s", scr);
+	ck_assert_msg(strstr(scr, "--summary"), "no way out offered:\n%.1500s", scr);
+	free(scr);
+	snprintf(cmd, sizeof(cmd), "env TERM=no-such-term-xyz %s %s", bin_path("icache-view"), t2);
+	start("scr-unknown", 160, 10, cmd, "EXIT=2");
+	scr = capture("scr-unknown", false);
+	ck_assert_msg(strstr(scr, "TERM=no-such-term-xyz is unknown here"), "%s", scr);
+	free(scr);
+	/* Colour by default, none under NO_COLOR, in the viewer and the lesson runner alike. */
+	view("scr-colour", 120, 40, "", t2);
+	scr = capture("scr-colour", true);
+	ck_assert_msg(has_colour_sgr(scr), "the viewer draws no colour");
+	free(scr);
+	snprintf(cmd, sizeof(cmd), "env HOME=%s XDG_STATE_HOME= LANG=C.UTF-8 %s 1", tmp,
+		 bin_path("icache-lesson"));
+	start("scr-lesson", 120, 40, cmd, "icache-lesson 01");
+	scr = capture("scr-lesson", true);
+	ck_assert_msg(has_colour_sgr(scr), "the lesson runner draws no colour");
+	free(scr);
+	snprintf(cmd, sizeof(cmd), "env HOME=%s XDG_STATE_HOME= LANG=C.UTF-8 NO_COLOR=1 %s 1", tmp,
+		 bin_path("icache-lesson"));
+	start("scr-lesson-nc", 120, 40, cmd, "icache-lesson 01");
+	scr = capture("scr-lesson-nc", true);
+	ck_assert_msg(!has_colour_sgr(scr), "the lesson runner draws colour under NO_COLOR");
+	free(scr);
+	view("scr-nocolor", 120, 40, "NO_COLOR=1", t2);
+	scr = capture("scr-nocolor", true);
+	ck_assert_msg(!has_colour_sgr(scr), "the viewer draws colour under NO_COLOR");
+	free(scr);
+	const char *all[] = { "scr-dumb",   "scr-unknown",   "scr-colour",
+			      "scr-lesson", "scr-lesson-nc", "scr-nocolor" };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		kill_session(all[i]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("screens");
+	TCase *tc = tcase_create("screens");
+	tcase_add_unchecked_fixture(tc, record, cleanup);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, small_screen_two_lanes);
+	tcase_add_test(tc, sixteen_cpus_compact);
+	tcase_add_test(tc, details_of_a_violation);
+	tcase_add_test(tc, marks_measure);
+	tcase_add_test(tc, timeline_strip);
+	tcase_add_test(tc, notes_and_losses);
+	tcase_add_test(tc, help_pages_keep_every_key);
+	tcase_add_test(tc, terminals);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
