@@ -814,6 +814,13 @@ static void check_interrupted(const char *dir, int i, int pid, int rc, int sig)
 		usleep(100000);
 	ck_assert_msg(!session_left(pid), "try %d: a session of record %d is left", i, pid);
 	char *sum = run_cmd(&st, "%s --summary %s/t%d 2>&1", bin_path("icache-view"), dir, i);
+	/* SIGKILL loses the sub-buffers the program was writing: a recorder
+	 * killed early may have delivered nothing, and the viewer says so. */
+	if (sig == SIGKILL && st == 2 && strstr(sum, "cut before its first event") &&
+	    !strchr(sum, '\n')[1]) {
+		free(sum);
+		return;
+	}
 	ck_assert_msg(st == 0, "try %d: the viewer exited %d: %.400s", i, st, sum);
 	const char *cut = sig == SIGKILL ? "no run_end event" : "the run was interrupted";
 	ck_assert_msg(strstr(sum, "INCOMPLETE") && strstr(sum, cut), "try %d: no '%s': %.600s", i,
@@ -1032,7 +1039,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	TCase *ta = tcase_create("simulator and viewer agree");
-	tcase_set_timeout(ta, 60);
+	tcase_set_timeout(ta, 150);
 	int nsch = 0;
 	while (all_schemes[nsch])
 		nsch++;

@@ -386,9 +386,20 @@ int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_
 			return -1;
 		}
 		scan_streams(ix, dirs[d]);
-		bool cut = false;
-		for (uint32_t i = first; i < ix->nstreams; i++)
+		bool cut = false, data = false;
+		for (uint32_t i = first; i < ix->nstreams; i++) {
 			cut |= ix->streams[i].cut_mid;
+			data |= ix->streams[i].path != NULL;
+		}
+		/* ... or killed before LTTng delivered one packet (it loses the
+		 * sub-buffers a killed program was writing). */
+		if (!data && ndirs == 1 && metadata_has(dirs[d], "tracer_name = \"lttng-ust\"")) {
+			snprintf(err, len,
+				 "%s: the recording was cut before its first event was written"
+				 " (no data stream in %s): nothing to show",
+				 ix->path, dirs[d]);
+			return -1;
+		}
 		if (cut && shadow_dir(ix, d, &dirs[d], err, len) != 0)
 			return -1;
 	}
