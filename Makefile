@@ -124,7 +124,10 @@ BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 # each (ICACHE_BREAK_<name> in sim/schemes/merged.c): tests/test_checker.c
 # proves that the checker reports each.  Only merged.o differs.
 BREAKS := missed_wakeup freed_hashed duplicate_inode unlocked_ref nested_ilock
-BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim)
+# The same for vfs-scale's RCU lookup (ICACHE_BREAK_<name> in vfs-scale.c).
+BREAKS_VFS := rcu_no_recheck rcu_sleep
+BREAK_BINS := $(foreach b,$(BREAKS),$(BUILD)/break/$(b)/icache-sim) \
+	$(foreach b,$(BREAKS_VFS),$(BUILD)/break-vfs-scale/$(b)/icache-sim)
 
 .PHONY: all check demo bench install clean deps format format-check fuzz traces check-dummy-event
 all: $(BINS) $(VCLOCK_SO) $(TEST_BINS) $(BREAK_BINS)
@@ -169,6 +172,12 @@ $(BUILD)/break/%/icache-sim: sim/schemes/merged.c $(BUILD)/obj/sim/cmd/sim_main.
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSRC_FILE_ID=SRC_scheme -DICACHE_BREAK_$* -c $< -o $(dir $@)merged.o
 	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)merged.o $(SIM_LIB) \
+		$(LAB_LIB) $(SIM_LIBS)
+
+$(BUILD)/break-vfs-scale/%/icache-sim: sim/schemes/vfs-scale.c $(BUILD)/obj/sim/cmd/sim_main.o $(SIM_LIB) $(LAB_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSRC_FILE_ID=SRC_scheme -DICACHE_BREAK_$* -c $< -o $(dir $@)vfs-scale.o
+	$(CC) $(LDFLAGS) $(SIM_EXPORTS) -o $@ $(BUILD)/obj/sim/cmd/sim_main.o $(dir $@)vfs-scale.o $(SIM_LIB) \
 		$(LAB_LIB) $(SIM_LIBS)
 
 $(VIEW_LIB): $(VIEW_OBJS)

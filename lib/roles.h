@@ -29,6 +29,12 @@ enum role {
 	R_CLASS3,
 	R_CLASS4,
 	R_CLASS5,
+	/* a simulated CPU's own colour (the source pane's line marks),
+	 * cpuN uses R_CPU0 + N % 4 */
+	R_CPU0,
+	R_CPU1,
+	R_CPU2,
+	R_CPU3,
 	R__COUNT
 };
 

@@ -312,7 +312,7 @@ START_TEST(first_screen_while_indexing)
 	free(run_cmd(&st,
 		     "tmux -L icview-cache new-session -d -s %s -x 120 -y 40 "
 		     "'env LANG=C.UTF-8 ICACHE_VIEW_TEST_STEP_MS=30 XDG_CACHE_HOME=%s %s %s; "
-		     "sleep 30'",
+		     "echo EXIT=$?; sleep 30'",
 		     s, cdir, bin_path("icache-view"), copy));
 	ck_assert_int_eq(st, 0);
 	char *scr = wait_screen(s, "figures so far", 20);
@@ -336,23 +336,62 @@ START_TEST(first_screen_while_indexing)
 		nanosleep(&ts, NULL);
 	}
 	ck_assert_msg(p1 > p0 || p1 < 0, "the progress stayed at %d %%", p0);
+	char *before = capture(s);
+	bool stopped_early = strstr(before, "indexing") != NULL;
+	free(before);
 	tmux_keys(s, "q");
-	char *gone = NULL;
-	for (int i = 0; i < 100; i++) {
-		char *t = capture(s);
-		if (!strstr(t, "Events by CPU")) {
-			gone = t;
-			break;
-		}
-		free(t);
+	/* Quit: the screen goes, and the process ends (it says EXIT=). */
+	char *gone = wait_screen(s, "EXIT=0", 10);
+	ck_assert_msg(gone && !strstr(gone, "Events by CPU"), "q did not quit while indexing");
+	free(gone);
+	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	/* Quitting half-way leaves no cache behind, nothing half-built (a
+	 * slow machine may have finished first: then the whole cache). */
+	char *tmpf = run_cmd(&st, "ls %s/icache-lab 2>/dev/null | grep -c tmp", cdir);
+	ck_assert_msg(atoi(tmpf) == 0, "temporary cache files left behind");
+	free(tmpf);
+	ck_assert_int_eq(count_files(cdir), stopped_early ? 0 : 2);
+}
+END_TEST
+
+/* A search runs in slices between keys: it shows how far it got, Esc
+ * stops it, and left alone it ends (slices made small, test only). */
+START_TEST(search_in_slices_with_cancel)
+{
+	need_trace();
+	const char *s = "icview-search";
+	int st;
+	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	free(run_cmd(&st,
+		     "tmux -L icview-cache new-session -d -s %s -x 120 -y 40 "
+		     "'env LANG=C.UTF-8 ICACHE_VIEW_TEST_SLICE=1000 ICACHE_VIEW_TEST_SLICE_MS=20 "
+		     "XDG_CACHE_HOME=%s %s %s; sleep 30'",
+		     s, cdir, bin_path("icache-view"), trace));
+	char *scr = wait_screen(s, "Events by CPU", 20);
+	ck_assert_msg(scr, "the viewer did not come up");
+	free(scr);
+	for (int i = 0; i < 600 && (scr = capture(s)) && strstr(scr, "indexing"); i++) {
+		free(scr);
+		scr = NULL;
 		struct timespec ts = { 0, 50000000 };
 		nanosleep(&ts, NULL);
 	}
-	ck_assert_msg(gone, "q did not quit while indexing");
-	free(gone);
+	free(scr);
+	tmux_keys(s, "/ zzzz Enter"); /* text that no event has: a whole scan */
+	scr = wait_screen(s, "searching 'zzzz' below", 10);
+	ck_assert_msg(scr, "no search progress shown");
+	ck_assert_msg(strstr(scr, "(Esc stops)"), "%s", scr);
+	free(scr);
+	tmux_keys(s, "Escape");
+	scr = wait_screen(s, "search stopped", 10);
+	ck_assert_msg(scr, "Esc did not stop the search");
+	free(scr);
+	tmux_keys(s, "n"); /* again, to its end this time */
+	scr = wait_screen(s, "'zzzz' not found below", 60);
+	ck_assert_msg(scr, "the search never ended");
+	free(scr);
+	tmux_keys(s, "q");
 	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
-	/* Quitting half-way leaves no cache behind: nothing half-built. */
-	ck_assert_int_eq(count_files(cdir), 0);
 }
 END_TEST
 
@@ -369,6 +408,7 @@ int main(void)
 	tcase_add_test(tc, clear_cache_flag);
 	tcase_add_test(tc, progress_moves);
 	tcase_add_test(tc, first_screen_while_indexing);
+	tcase_add_test(tc, search_in_slices_with_cancel);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -3,7 +3,8 @@
  *
  * Each claim is proved the hard way: `merged` is broken on purpose in one
  * small way (ICACHE_BREAK_<name> in sim/schemes/merged.c, compiled into a
- * test-only icache-sim under BUILD/break/<name>/ by the Makefile) and
+ * test-only icache-sim under BUILD/break/<name>/ by the Makefile; for the
+ * RCU lookup, `vfs-scale` under BUILD/break-vfs-scale/<name>/) and
  * `icache-sim run` must report it, naming what went wrong, before a
  * 5-second timeout ends it.  Then the in-process checks: same-class nesting
  * with and without its annotation, and de-duplication that keeps distinct
@@ -20,25 +21,40 @@ struct breakage {
 	const char *workload; /* one that walks into it quickly */
 	const char *extra;    /* more run flags */
 	const char *expect;   /* the report's words */
+	const char *scheme;   /* the scheme broken (NULL: merged) */
 };
 
 static const struct breakage breaks[] = {
 	/* unlock_new_inode forgets wake_up_inode: a sleeper on I_NEW is a
 	 * missed wakeup, not a silent 20 ms retry. */
-	{ "missed_wakeup", "iput-race", "--duration 2500ms --watchdog 1", "missed wakeup: cpu" },
+	{ "missed_wakeup", "iput-race", "--duration 2500ms --watchdog 1", "missed wakeup: cpu",
+	  NULL },
 	/* evict frees an inode it left hashed: a lookup loops on it for
 	 * ever; the per-CPU watchdog names that CPU, even with --quiet. */
 	{ "freed_hashed", "mixed", "--duration 30s --watchdog 1 --quiet",
-	  "finished no operation for" },
+	  "finished no operation for", NULL },
 	/* get_new_inode_fast does not look again under the lock. */
 	{ "duplicate_inode", "iput-race", "--duration 2500ms",
-	  "hashes a second live inode for (sb 0," },
+	  "hashes a second live inode for (sb 0,", NULL },
 	/* find_inode_fast takes its reference after dropping i_lock. */
 	{ "unlocked_ref", "lookup", "--duration 2500ms",
-	  "takes the first reference to unused inode" },
+	  "takes the first reference to unused inode", NULL },
 	/* evict_inodes peeks at the next inode under both i_locks. */
-	{ "nested_ilock", "umount", "--duration 2500ms", "possible recursive locking: cpu" },
+	{ "nested_ilock", "umount", "--duration 2500ms", "possible recursive locking: cpu", NULL },
+	/* vfs-scale's RCU lookup trusts what the walk found: no recheck of
+	 * hashed / I_FREEING under i_lock. */
+	{ "rcu_no_recheck", "iput-race", "--duration 2500ms",
+	  "in find_inode_fast although it is marked I_FREEING", "vfs-scale" },
+	/* vfs-scale's lookup sleeps on a freeing inode inside its RCU
+	 * section (it must leave the section first). */
+	{ "rcu_sleep", "iput-race", "--duration 2500ms",
+	  "in wait_on_freeing_inode inside an RCU read-side section", "vfs-scale" },
 };
+
+static const char *break_scheme(const struct breakage *b)
+{
+	return b->scheme ? b->scheme : "merged";
+}
 
 START_TEST(broken_scheme_is_reported)
 {
@@ -46,9 +62,13 @@ START_TEST(broken_scheme_is_reported)
 	char bin[600];
 	int status;
 
-	snprintf(bin, sizeof(bin), "%s/break/%s/icache-sim", build_dir(), b->name);
-	char *out = run_cmd(&status, "timeout 5 %s run --scheme merged --workload %s %s 2>&1", bin,
-			    b->workload, b->extra);
+	if (b->scheme)
+		snprintf(bin, sizeof(bin), "%s/break-%s/%s/icache-sim", build_dir(), b->scheme,
+			 b->name);
+	else
+		snprintf(bin, sizeof(bin), "%s/break/%s/icache-sim", build_dir(), b->name);
+	char *out = run_cmd(&status, "timeout 5 %s run --scheme %s --workload %s %s 2>&1", bin,
+			    break_scheme(b), b->workload, b->extra);
 	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within 5 s):\n%.2000s", b->name,
 		      status, out);
 	ck_assert_msg(strstr(out, b->expect), "%s: no \"%s\" in:\n%.2000s", b->name, b->expect,
@@ -63,11 +83,11 @@ START_TEST(intact_scheme_is_quiet)
 	const struct breakage *b = &breaks[_i];
 	int status;
 
-	char *out = run_cmd(&status,
-			    "timeout 10 %s run --scheme merged --workload %s --duration 1s 2>&1",
-			    bin_path("icache-sim"), b->workload);
-	ck_assert_msg(status == 0, "intact merged, %s: exit %d:\n%.2000s", b->workload, status,
-		      out);
+	char *out =
+		run_cmd(&status, "timeout 10 %s run --scheme %s --workload %s --duration 1s 2>&1",
+			bin_path("icache-sim"), break_scheme(b), b->workload);
+	ck_assert_msg(status == 0, "intact %s, %s: exit %d:\n%.2000s", break_scheme(b), b->workload,
+		      status, out);
 	ck_assert_ptr_null(strstr(out, b->expect));
 	free(out);
 }

@@ -157,6 +157,52 @@ START_TEST(order_verdicts_equal_validator)
 }
 END_TEST
 
+/* The first line of text holding every one of the words, or NULL. */
+static const char *line_with(const char *text, const char *a, const char *b)
+{
+	for (const char *l = text; l && *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		char *line = strndup(l, len);
+		bool hit = line && strstr(line, a) && (!b || strstr(line, b));
+		free(line);
+		if (hit)
+			return l;
+		l = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * RCU in a real trace: vfs-scale's lookup is inside rcu_read_lock when
+ * cpu0 frees the inode it is looking at; the memory is queued
+ * (inode_rcu_free) and given back (inode_rcu_freed) only after the
+ * reader's rcu_read_unlock.
+ */
+START_TEST(rcu_free_waits_for_reader_in_trace)
+{
+	char dir[400];
+	int st;
+	snprintf(dir, sizeof(dir), "%s/rcu", tmp);
+	char *out =
+		run_cmd(&st, "%s play lessons/scenarios/rcu-lookup-skips-freeing.scn -o %s 2>&1",
+			bin_path("icache-sim"), dir);
+	ck_assert_msg(st == 0, "%s", out);
+	free(out);
+	out = run_cmd(&st, "babeltrace2 %s | grep -E 'icache:(rcu_read|inode_rcu|inode_free)'",
+		      dir);
+	const char *lock = line_with(out, "icache:rcu_read_lock:", "cpu = 1,");
+	const char *queued = line_with(out, "icache:inode_rcu_free:", "ino = 42");
+	const char *unlock = line_with(out, "icache:rcu_read_unlock:", "cpu = 1,");
+	const char *freed = line_with(out, "icache:inode_rcu_freed:", "ino = 42");
+	ck_assert_msg(lock && queued && unlock && freed, "%s", out);
+	ck_assert_msg(lock < queued && queued < unlock && unlock < freed,
+		      "freed before the reader left its section:\n%s", out);
+	ck_assert_msg(strstr(freed, "cpu = 65535"), "%s", out);
+	free(out);
+}
+END_TEST
+
 #ifdef ICACHE_TEST_DUMMY_EVENT
 /*
  * Built with -DICACHE_TEST_DUMMY_EVENT (make check-dummy-event), the event
@@ -205,6 +251,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, make_tmp, cleanup);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, order_verdicts_equal_validator);
+	tcase_add_test(tc, rcu_free_waits_for_reader_in_trace);
 #ifdef ICACHE_TEST_DUMMY_EVENT
 	tcase_add_test(tc, dummy_event_end_to_end);
 #endif

@@ -339,11 +339,13 @@ START_TEST(the_shrinker_counts_as_its_era_did)
 	ck_assert_int_eq(shrink_answer("global", 100, false), 200);
 	ck_assert_int_eq(shrink_answer("global", 50, false), 100);
 	ck_assert_int_eq(shrink_answer("global", 100, true), -1);
-	for (const struct scheme *const *s = all_schemes; *s; s++) {
-		if (strcmp((*s)->name, "global") == 0)
-			continue;
-		ck_assert_msg(shrink_answer((*s)->name, 100, false) == 100, "%s", (*s)->name);
-		ck_assert_msg(shrink_answer((*s)->name, 100, true) == -1, "%s", (*s)->name);
+	/* 2.6.37 on (V4's per-cpu counter, vfs-scale's and 2.6.39's one
+	 * counter under the LRU lock): the LRU's length. */
+	static const char *const later[] = { "vfs-scale", "inode-scale-v4", "merged" };
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+		ck_assert_msg(scheme_find(later[i]) != NULL, "%s", later[i]);
+		ck_assert_msg(shrink_answer(later[i], 100, false) == 100, "%s", later[i]);
+		ck_assert_msg(shrink_answer(later[i], 100, true) == -1, "%s", later[i]);
 	}
 }
 END_TEST

@@ -31,6 +31,9 @@
 #include "lessons/src/moment.h"
 #include "viewer/names.h"
 
+/* A test body run by side_by_side (below) in a child of its own. */
+#define SIDE_TEST(name) static void name##_fn(int _i CK_ATTRIBUTE_UNUSED)
+
 /* A private state directory per test, so progress starts empty. */
 static char state_dir[256];
 
@@ -383,7 +386,7 @@ END_TEST
 
 /* ---- non-interactive: --keys --screen ------------------------------------ */
 
-START_TEST(keys_drive_reaches_goal)
+SIDE_TEST(keys_drive_reaches_goal)
 {
 	fresh_state();
 	/* lesson 05: answer step 3, walk to the drive step, play the solution */
@@ -400,9 +403,18 @@ START_TEST(keys_drive_reaches_goal)
 	fclose(f);
 	ck_assert(sol[0]);
 	int st;
+	/* after the first press, a sentence says what it did */
+	char with[300];
+	snprintf(with, sizeof(with), "%c<Print>%s", sol[0], sol + 1);
 	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 5 --keys 'nncnnnnn%s' --screen 140x45 2>&1",
-			    state_dir, bin_path("icache-lesson"), sol);
+			    state_dir, bin_path("icache-lesson"), with);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
+	ck_assert_msg(strstr(out, "Last press: cpu0 began iput 42, took i_lock of"), "%s", out);
+	/* the code, each CPU's next line marked: after that press cpu0's
+	 * next is the i_count drop in iput, cpu1 has not started */
+	ck_assert_msg(strstr(out, "Code: each CPU's next line") &&
+			      strstr(out, "cpu0 next iput line:"),
+		      "%s", out);
 	ck_assert_msg(strstr(out, "YOU ARE THE SCHEDULER"), "%s", out);
 	ck_assert_msg(strstr(out, "GOAL REACHED"), "%s", out);
 	ck_assert_msg(strstr(out, "Held locks") && strstr(out, "Events by CPU"), "%s", out);
@@ -424,7 +436,7 @@ static const char nonfix[] = "scheme merged\ntitle ABBA kept, scheduled around\n
 			     "cpu1: lock b\ncpu1: lock a\ncpu1: unlock a\ncpu1: unlock b\n"
 			     "cpu0 to end\ncpu1 to end\nexpect violation lock_cycle\n";
 
-START_TEST(keys_edit_exercise)
+SIDE_TEST(keys_edit_exercise)
 {
 	fresh_state();
 	/* lesson 08, step 6: the untouched copy does not pass */
@@ -464,7 +476,7 @@ START_TEST(keys_edit_exercise)
 }
 END_TEST
 
-START_TEST(list_and_help)
+SIDE_TEST(list_and_help)
 {
 	fresh_state();
 	int st;
@@ -518,7 +530,7 @@ static void keys(const char *k)
 	free(run_cmd(&st, "tmux -L %s send-keys -t lesson %s", sock, k));
 }
 
-START_TEST(tmux_walk_lesson_01)
+SIDE_TEST(tmux_walk_lesson_01)
 {
 	fresh_state();
 	snprintf(sock, sizeof(sock), "lessontest%d", (int)getpid());
@@ -615,7 +627,7 @@ static void assert_clean(const char *screen, const char *what)
 	ck_assert_msg(!bad, "%s shows %s:\n%.3000s", what, bad, screen);
 }
 
-START_TEST(scheduler_crash_sequence)
+SIDE_TEST(scheduler_crash_sequence)
 {
 	/* The issue's sequence: lesson 05 step 8, 1 x15, 0 x33, then 0, 0:
 	 * it crashed in draw_graph after drawing garbage.  In a terminal,
@@ -652,6 +664,55 @@ START_TEST(scheduler_crash_sequence)
 END_TEST
 
 /*
+ * "cpuN next", the scheduler levels' key press, stops after a step that
+ * matters: the beginning of an operation and a lock request taken at once
+ * run on, a free runs on until the memory is freed (here: to the end).
+ */
+SIDE_TEST(next_stops_where_it_matters)
+{
+	static const char text[] = "scheme merged\ninode 42 held cpu0\n"
+				   "cpu0: iput 42\ncpu1: iget 43\n"
+				   "cpu0 next\ncpu0 next\nexpect no violation\n";
+	const char *path = write_lesson("next.scn", text);
+	int st;
+	char *out = run_cmd(&st, "%s play --verbose %s 2>&1", bin_path("icache-sim"), path);
+	ck_assert_msg(st == 0, "%s", out);
+	/* the first segment: begin, acquire, acquired i_lock; then it stops */
+	char *one = strstr(out, "-- line 5: cpu0 next");
+	char *two = strstr(out, "-- line 6: cpu0 next");
+	ck_assert_msg(one && two, "%s", out);
+	*two = 0;
+	ck_assert_msg(strstr(one, "begin iput 42") && strstr(one, "acquired i_lock of inode 42") &&
+			      strstr(one, "cpu0 stops"),
+		      "%s", one);
+	ck_assert_msg(!strstr(one, "ref of inode 42"), "ran past the lock: %s", one);
+	*two = '-';
+	char *rest = strstr(two, "\n-- ");
+	if (rest)
+		*rest = 0;
+	ck_assert_msg(strstr(two, "ref of inode 42: 1 -> 0") && strstr(two, "cpu0 stops"), "%s",
+		      two);
+	free(out);
+	/* an unlinked inode's last iput: the press that frees it runs on */
+	static const char gone[] = "scheme merged\ninode 42 held cpu0\n"
+				   "cpu0: unlink 42\ncpu0: iput 42\ncpu1: iget 43\n";
+	char big[2048];
+	int k = snprintf(big, sizeof(big), "%s", gone);
+	for (int i = 0; i < 40; i++)
+		k += snprintf(big + k, sizeof(big) - (size_t)k, "cpu0 next\n");
+	snprintf(big + k, sizeof(big) - (size_t)k, "expect no violation\n");
+	path = write_lesson("next-free.scn", big);
+	out = run_cmd(&st, "%s play --verbose %s 2>&1", bin_path("icache-sim"), path);
+	char *free_at = strstr(out, "free inode 42");
+	ck_assert_msg(free_at, "%s", out);
+	char *nl = strchr(free_at, '\n');
+	ck_assert_msg(nl && strncmp(nl + 1, "-- line", 7) != 0, "stopped at the free:\n%s", out);
+	ck_assert_msg(strstr(out, "has already finished its program"), "%s", out);
+	free(out);
+}
+END_TEST
+
+/*
  * 1 000 random key sequences (CPU numbers, some past a CPU's end, some
  * for a CPU that does not exist, some undos) on lesson 05's race, lesson
  * 08's ABBA and the merged race: each settles without an error, keeps
@@ -660,14 +721,15 @@ END_TEST
  * Settling plays without recording; random_sequences_drawn records and
  * draws a few.
  */
-START_TEST(scheduler_random_sequences)
+SIDE_TEST(scheduler_random_sequences)
 {
 	setenv("ICACHE_SIM", bin_path("icache-sim"), 1);
 	static const char *const scns[] = { "iput-lru-race-v4.scn", "abba-deadlock.scn",
 					    "iput-lru-race-merged.scn" };
-	unsigned seed = 20101022;
-	for (int run = 0; run < 1000; run++) {
-		struct drive *d = drive_new(scn(scns[run % 3]));
+	/* _i is the half: 500 sequences each, side by side (sched_cases) */
+	unsigned seed = 20101022u + 7919u * (unsigned)_i;
+	for (int run = 0; run < 500; run++) {
+		struct drive *d = drive_new(scn(scns[(2 * run + _i) % 3]));
 		char err[400];
 		ck_assert(drive_load(d, err, sizeof(err)));
 		int n = 1 + (int)(rand_r(&seed) % 16);
@@ -707,7 +769,7 @@ END_TEST
 /* A few random sequences recorded and drawn, in four runs of the lesson
  * at once (three sequences each): r starts the schedule over, <Print>
  * shows each screen; 2 is no CPU here and is refused on the status line. */
-START_TEST(random_sequences_drawn)
+SIDE_TEST(random_sequences_drawn)
 {
 	fresh_state();
 	unsigned seed = 42;
@@ -922,6 +984,8 @@ static bool w_drive(struct walker *w, const struct step *s, const char *where)
 		if (*c != ' ')
 			k[n++] = *c;
 	k[n] = 0;
+	if (!w_expect(w, "Code: each CPU's next line", 30, where))
+		return false;
 	w_keys(w, "-l", k);
 	if (!w_expect(w, "GOAL REACHED", 90, where))
 		return false;
@@ -1110,7 +1174,7 @@ START_TEST(every_lesson_in_tmux)
 END_TEST
 /* ---- progress across runs ------------------------------------------------ */
 
-START_TEST(progress_keeps_first_answers)
+SIDE_TEST(progress_keeps_first_answers)
 {
 	fresh_state();
 	int st;
@@ -1135,7 +1199,7 @@ END_TEST
 
 /* ---- the glossary --------------------------------------------------------- */
 
-START_TEST(glossary_covers_what_is_shown)
+SIDE_TEST(glossary_covers_what_is_shown)
 {
 	struct glossary g;
 	ck_assert(glossary_load("lessons/GLOSSARY.md", &g));
@@ -1189,7 +1253,7 @@ END_TEST
 
 /* ---- terminals, signals and temporary files ------------------------------- */
 
-START_TEST(bad_terminals_and_cleanup)
+SIDE_TEST(bad_terminals_and_cleanup)
 {
 	fresh_state();
 	snprintf(sock, sizeof(sock), "lessonterm%d", (int)getpid());
@@ -1335,10 +1399,39 @@ static int lesson_scenarios(char names[][128], int max)
 	return n;
 }
 
+/*
+ * The events of a simulated CPU, in order, are the same in both traces
+ * (times and durations aside).  Events of no CPU (an RCU callback
+ * freeing an inode after its grace period) land wherever the grace
+ * period ended: those are compared as a set.
+ */
+static void same_events(const char *name, const struct lesson_trace *x,
+			const struct lesson_trace *y)
+{
+	uint64_t i = 0, j = 0, nx = x->ix->nev, ny = y->ix->nev, async = 0;
+	for (;;) {
+		while (i < nx && x->ix->ev[i].cpu == IX_NO_CPU)
+			i++, async++;
+		while (j < ny && y->ix->ev[j].cpu == IX_NO_CPU)
+			j++, async--;
+		if (i == nx || j == ny)
+			break;
+		const struct ix_event *a = &x->ix->ev[i], *b = &y->ix->ev[j];
+		ck_assert_msg(a->type == b->type && a->cpu == b->cpu && a->a == b->a &&
+				      a->b == b->b && a->site == b->site &&
+				      lt_obj(x, a) == lt_obj(y, b),
+			      "%s: event %llu differs from a fresh recording: make traces", name,
+			      (unsigned long long)i);
+		i++, j++;
+	}
+	ck_assert_msg(i == nx && j == ny && async == 0,
+		      "%s: the events of no CPU differ from a fresh recording: make traces", name);
+}
+
 /* The shipped trace of every lesson scenario (make traces) is the trace
  * a fresh recording gives, event for event (times and durations aside);
  * the fresh ones are recorded all at once. */
-START_TEST(shipped_traces_match_fresh)
+SIDE_TEST(shipped_traces_match_fresh)
 {
 	setenv("ICACHE_SIM", bin_path("icache-sim"), 1);
 	char names[32][128], dir[64];
@@ -1366,14 +1459,7 @@ START_TEST(shipped_traces_match_fresh)
 			"%s: the shipped trace has %llu events, a fresh one %llu: make traces",
 			names[i], (unsigned long long)shipped.ix->nev,
 			(unsigned long long)fresh.ix->nev);
-		for (uint64_t e = 0; e < fresh.ix->nev; e++) {
-			const struct ix_event *a = &shipped.ix->ev[e], *b = &fresh.ix->ev[e];
-			ck_assert_msg(a->type == b->type && a->cpu == b->cpu && a->a == b->a &&
-					      a->b == b->b && a->site == b->site &&
-					      lt_obj(&shipped, a) == lt_obj(&fresh, b),
-				      "%s: event %llu differs from a fresh recording: make traces",
-				      names[i], (unsigned long long)e);
-		}
+		same_events(names[i], &shipped, &fresh);
 		lt_free(&shipped);
 		lt_free(&fresh);
 	}
@@ -1410,7 +1496,7 @@ static void sandbox_for(const char *d)
 	free(out);
 }
 
-START_TEST(lessons_without_daemon)
+SIDE_TEST(lessons_without_daemon)
 {
 	int st;
 	free(run_cmd(&st, "command -v setpriv >/dev/null"));
@@ -1491,7 +1577,7 @@ START_TEST(lessons_without_daemon)
 END_TEST
 
 /* In a terminal a lesson resumes where the student left it. */
-START_TEST(tmux_resume)
+SIDE_TEST(tmux_resume)
 {
 	fresh_state();
 	snprintf(sock, sizeof(sock), "lessonresume%d", (int)getpid());
@@ -1522,7 +1608,7 @@ START_TEST(tmux_resume)
 END_TEST
 
 /* 2.6.36's lock is called by its name in lesson 02's lanes and lock_stat. */
-START_TEST(global_lock_named)
+SIDE_TEST(global_lock_named)
 {
 	fresh_state();
 	int st;
@@ -1532,6 +1618,108 @@ START_TEST(global_lock_named)
 	ck_assert_msg(!strstr(out, "||lock "), "lock_stat calls inode_lock 'lock'");
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
+/*
+ * Run test bodies side by side, each in a child of its own: the cases of
+ * this suite mostly wait for the session daemon to record, and a daemon
+ * shared by the whole machine answers many clients at once about as fast
+ * as one.  A failing child reports through Check's own channel (its
+ * ck_assert message is the test's) and exits 1; then this test fails too.
+ */
+typedef void (*side_fn)(int);
+
+static void side_by_side(const char *const *name, const side_fn *fn, const int *arg, int n)
+{
+	pid_t pid[32];
+	ck_assert_int_le(n, 32);
+	for (int i = 0; i < n; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0) {
+			fn[i](arg[i]);
+			_exit(0);
+		}
+	}
+	char failed[1024] = "";
+	for (int i = 0; i < n; i++) {
+		int st = -1;
+		while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), " %s",
+				 name[i]);
+	}
+	if (failed[0]) {
+		fprintf(stderr, "test_lessons: failed side by side:%s\n", failed);
+		_exit(1); /* the child's message stands as the test's */
+	}
+}
+
+#define SIDE(f, a) #f, f##_fn, a
+
+START_TEST(run_cases)
+{
+	static const struct {
+		const char *name;
+		side_fn fn;
+		int arg;
+	} c[] = {
+		{ SIDE(list_and_help, 0) },
+		{ SIDE(keys_drive_reaches_goal, 0) },
+		{ SIDE(keys_edit_exercise, 0) },
+		{ SIDE(tmux_walk_lesson_01, 0) },
+		{ SIDE(progress_keeps_first_answers, 0) },
+		{ SIDE(glossary_covers_what_is_shown, 0) },
+		{ SIDE(bad_terminals_and_cleanup, 0) },
+		{ SIDE(tmux_resume, 0) },
+		{ SIDE(global_lock_named, 0) },
+	};
+	const char *name[32];
+	side_fn fn[32];
+	int arg[32], n = (int)(sizeof(c) / sizeof(c[0]));
+	for (int i = 0; i < n; i++) {
+		name[i] = c[i].name;
+		fn[i] = c[i].fn;
+		arg[i] = c[i].arg;
+	}
+	side_by_side(name, fn, arg, n);
+}
+END_TEST
+
+/* The scheduler: 1 000 random sequences in two halves, the crash
+ * sequence in tmux and the drawn sequences, side by side. */
+START_TEST(sched_cases)
+{
+	static const struct {
+		const char *name;
+		side_fn fn;
+		int arg;
+	} c[] = {
+		{ SIDE(scheduler_random_sequences, 0) },  { SIDE(scheduler_random_sequences, 1) },
+		{ SIDE(next_stops_where_it_matters, 0) }, { SIDE(scheduler_crash_sequence, 0) },
+		{ SIDE(random_sequences_drawn, 0) },
+	};
+	const char *name[32];
+	side_fn fn[32];
+	int arg[32], n = (int)(sizeof(c) / sizeof(c[0]));
+	for (int i = 0; i < n; i++) {
+		name[i] = c[i].name;
+		fn[i] = c[i].fn;
+		arg[i] = c[i].arg;
+	}
+	side_by_side(name, fn, arg, n);
+}
+END_TEST
+
+/* Without a daemon, and the shipped traces against fresh ones. */
+START_TEST(offline_cases)
+{
+	const char *name[] = { "shipped_traces_match_fresh", "lessons_without_daemon" };
+	side_fn fn[] = { shipped_traces_match_fresh_fn, lessons_without_daemon_fn };
+	int arg[] = { 0, 0 };
+	side_by_side(name, fn, arg, 2);
 }
 END_TEST
 
@@ -1559,30 +1747,20 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, check_time_and_references);
 	suite_add_tcase(s, tc);
 
+	/* the slow cases, each group side by side (side_by_side) */
 	tc = tcase_create("run");
-	tcase_set_timeout(tc, 90);
-	tcase_add_test(tc, list_and_help);
-	tcase_add_test(tc, keys_drive_reaches_goal);
-	tcase_add_test(tc, keys_edit_exercise);
-	tcase_add_test(tc, tmux_walk_lesson_01);
-	tcase_add_test(tc, progress_keeps_first_answers);
-	tcase_add_test(tc, glossary_covers_what_is_shown);
-	tcase_add_test(tc, bad_terminals_and_cleanup);
-	tcase_add_test(tc, tmux_resume);
-	tcase_add_test(tc, global_lock_named);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, run_cases);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("scheduler");
-	tcase_set_timeout(tc, 180);
-	tcase_add_test(tc, scheduler_crash_sequence);
-	tcase_add_test(tc, scheduler_random_sequences);
-	tcase_add_test(tc, random_sequences_drawn);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, sched_cases);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("offline");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, shipped_traces_match_fresh);
-	tcase_add_test(tc, lessons_without_daemon);
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, offline_cases);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("walk");

@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/keys.h"
 #include "lib/selector.h"
 #include "lib/xalloc.h"
 #include "viewer/app.h"
+#include "viewer/threads.h"
 #include "viewer/report.h"
 
 /* ---- queries ------------------------------------------------------------- */
@@ -345,18 +347,56 @@ static bool parse_lanes(struct app *a, const char *s)
 	return any;
 }
 
+/* One app_work() call in the terminal viewer: at most this long, so
+ * keys are never kept waiting (the clock is read every 4096 events). */
+#define SEARCH_SLICE_NS 30000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static void search_step(struct app *a, int dir)
 {
 	if (!a->has_search) {
 		snprintf(a->message, sizeof(a->message), "no search yet: type / first");
 		return;
 	}
-	int64_t i = scan(a, a->cur, dir, search_pred, NULL);
-	if (i < 0)
-		snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
-			 dir > 0 ? "below" : "above");
-	else
-		app_goto(a, (uint64_t)i);
+	a->job = (struct app_job){ .on = true, .dir = dir, .at = (int64_t)a->cur, .from = a->cur };
+	app_work(a);
+}
+
+bool app_work(struct app *a)
+{
+	struct app_job *j = &a->job;
+	uint64_t budget = a->sliced && a->slice ? a->slice : UINT64_MAX;
+	uint64_t t0 = a->sliced ? mono_ns() : 0;
+	for (uint64_t n = 0; j->on && n < budget; n++) {
+		if (a->sliced && !a->slice && (n & 4095) == 4095 &&
+		    mono_ns() - t0 > SEARCH_SLICE_NS)
+			break;
+		j->at += j->dir;
+		if (j->at < 0 || (uint64_t)j->at >= a->end) {
+			snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
+				 j->dir > 0 ? "below" : "above");
+			j->on = false;
+		} else if (visible(a, (uint64_t)j->at) && search_pred(a, (uint64_t)j->at, NULL)) {
+			j->on = false;
+			app_goto(a, (uint64_t)j->at);
+		}
+	}
+	return j->on;
+}
+
+/* How far the search under way got, in per cent of its way. */
+static int job_percent(const struct app *a)
+{
+	const struct app_job *j = &a->job;
+	uint64_t way = j->dir > 0 ? a->end - j->from : j->from;
+	uint64_t done = j->dir > 0 ? (uint64_t)j->at - j->from : j->from - (uint64_t)j->at;
+	return way ? (int)(done * 100 / way) : 0;
 }
 
 static void act_search_next(struct app *a)
@@ -450,26 +490,30 @@ uint32_t app_inode(const struct app *a)
 {
 	if (a->pinned != UINT32_MAX)
 		return a->pinned;
-	const struct ix_event *e = &a->ix->ev[a->cur];
-	if (e->type >= EV_inode_state && e->type <= EV_inode_nlink)
-		return e->obj;
-	if (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock"))
-		return e->obj;
-	if ((e->type == EV_op_begin || e->type == EV_op_end) && ix_id_value(a->ix, e->obj) != 0)
-		return e->obj;
-	return a->hist.obj; /* keep showing the last one */
+	/* the last inode touched at or before the cursor (after a jump too);
+	 * a bounded look back keeps a frame cheap on any trace */
+	for (uint64_t i = a->cur + 1, n = 0; i-- > 0 && n < 200000; n++) {
+		uint32_t obj = event_inode(a->ix, i);
+		if (obj != UINT32_MAX)
+			return obj;
+	}
+	return UINT32_MAX;
+}
+
+static void act_source(struct app *a)
+{
+	a->source = !a->source;
+	snprintf(a->message, sizeof(a->message), "%s",
+		 a->source ? "source pane: each CPU's line (s: the inode pane)" :
+			     "inode pane (s: the source pane)");
 }
 
 static void act_pick(struct app *a)
 {
 	uint32_t was = a->pinned;
 	a->pinned = UINT32_MAX;
-	uint32_t obj = app_inode(a);
-	const struct ix_event *e = &a->ix->ev[a->cur];
-	bool here = (e->type >= EV_inode_state && e->type <= EV_inode_nlink) ||
-		    (ev_is_lock(e->type) && !strcmp(lock_class_label(e->a), "i_lock")) ||
-		    e->type == EV_op_begin || e->type == EV_op_end;
-	if (!here || obj == UINT32_MAX) {
+	uint32_t obj = event_inode(a->ix, a->cur);
+	if (obj == UINT32_MAX) {
 		a->pinned = was;
 		snprintf(a->message, sizeof(a->message), "no inode under the cursor");
 		return;
@@ -530,6 +574,8 @@ const struct keydef keytab[] = {
 	{ K('p'), "p", "pick the lanes shown: 0-3,8 (empty: all, or around the cursor)",
 	  act_lanes },
 	{ K('i'), "i", "pick (pin) the inode under the cursor; again: unpin", act_pick },
+	{ K('s'), "s", "the scheme's source (each CPU's line) in place of the inode pane",
+	  act_source },
 	{ K('\t', KEY_RIGHT), "Tab", "focus the next pane", act_pane },
 	{ K(KEY_BTAB, KEY_LEFT), "S-Tab", "focus the previous pane", act_pane_back },
 	{ K(']'), "]", "scroll the focused pane down", act_scroll_down },
@@ -687,6 +733,14 @@ void app_key(struct app *a, int key)
 	if (a->ix->nev == 0)
 		return;
 	a->message[0] = 0;
+	if (a->job.on) { /* a key stops the search under way; Esc only that */
+		a->job.on = false;
+		if (key == 27) {
+			snprintf(a->message, sizeof(a->message), "search stopped (%d %% looked at)",
+				 job_percent(a));
+			return;
+		}
+	}
 	if (a->prompt != P_NONE) {
 		prompt_key(a, key);
 		return;
@@ -724,7 +778,9 @@ void app_init(struct app *a, struct trace_index *ix)
 	a->pinned = UINT32_MAX;
 	a->hist.obj = UINT32_MAX;
 	a->last_mark = -1;
-	for (uint64_t i = 0; i < ix->nev && !a->has_nocpu; i++)
+	/* The index knows if there is any such event: no scan of a big
+	 * trace for nothing. */
+	for (uint64_t i = 0; ix->nocpu_seen && i < ix->nev && !a->has_nocpu; i++)
 		a->has_nocpu = ix->ev[i].cpu == IX_NO_CPU && ix->ev[i].type < EV_run_begin;
 	app_goto(a, 0);
 }
@@ -745,6 +801,8 @@ void app_free(struct app *a)
 	query_free(&a->filter);
 	free(a->hist.ev);
 	free(a->hist.kind);
+	free(a->hist.held);
+	free(a->hist.nheld);
 	timeline_free(a->tb);
 }
 
@@ -773,7 +831,7 @@ static void draw_header(struct app *a, struct canvas *c)
 		c, 0, 0, c->w - bw, R_HEADER,
 		" icache-view  %s  %s%s%s  %u CPUs  %" PRIu64 " events  %s%s%s", a->ix->path,
 		r ? ix_str(a->ix, r->scheme) : "?", r ? "/" : "",
-		r ? ix_str(a->ix, r->workload) : "", a->ix->ncpus, a->end,
+		r ? ix_str(a->ix, r->workload) : "", ix_sim_cpus(a->ix), a->end,
 		fmt_dur(dur, d, sizeof(d)),
 		r && r->virtual_run && r->virtual_stamped ? " virtual time" : "",
 		a->ix->discarded_events || a->ix->discarded_packets ? "  LOST EVENTS" : "");
@@ -822,13 +880,18 @@ static void draw_status(struct app *a, struct canvas *c)
 			      a->prompt == P_MARK_SET ? "set" : "jump to");
 		return;
 	}
+	if (a->job.on) {
+		canvas_printf(c, 0, y, c->w, R_STATUS, " searching '%s' %s: %d %%  (Esc stops)",
+			      a->search.src, a->job.dir > 0 ? "below" : "above", job_percent(a));
+		return;
+	}
 	char d[32], meas[96];
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	measure_text(a, meas, sizeof(meas));
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
-			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  cpu%d%s%s%s%s%s%s  [%s]", a->cur,
+			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  %s%s%s%s%s%s%s  [%s]", a->cur,
 			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
-			      (int)(int16_t)e->cpu, meas, a->has_filter ? "  filter: " : "",
+			      thread_name(a->ix, e->cpu), meas, a->has_filter ? "  filter: " : "",
 			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
 			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
 			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");
@@ -866,6 +929,9 @@ static void draw_reasons(struct app *a, struct canvas *c)
 static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
 	int top = 1, bh = c->h - 2;
+	/* the source and the inode pane share a place: s (or focus) picks */
+	int src = pane_index(VIEW_SOURCE), ino = pane_index(VIEW_INODE);
+	bool show_src = (a->source || a->focus == src) && a->focus != ino;
 	if (a->zoom || c->w < 80 || bh < 16) {
 		pane_layout(r, a->focus, c->w, top, bh);
 		return;
@@ -876,7 +942,7 @@ static void layout(struct app *a, struct canvas *c, struct rect *r)
 		pane_layout_pair(r, lanes, below, c->w, top, bh);
 		return;
 	}
-	pane_layout(r, -1, c->w, top, bh);
+	pane_layout_without(r, -1, c->w, top, bh, show_src ? ino : src);
 }
 
 void app_draw(struct app *a, struct canvas *c)

@@ -35,10 +35,18 @@ struct query {
 	struct query_term *t; /* grown as terms come (query_free) */
 };
 
+/* How many of the locks a CPU held at an entry of an inode's life are kept. */
+#define HIST_HELD 3
+
 struct inode_hist {
 	uint32_t obj;  /* which inode it is for (UINT32_MAX: none) */
+	uint64_t upto; /* built from events [0, upto) */
 	uint64_t *ev;  /* event numbers of the entries */
-	uint8_t *kind; /* see panes.c */
+	uint8_t *kind; /* see pane_inode.c */
+	/* the lock classes its CPU held then, innermost last (255: none);
+	 * nheld counts them all */
+	uint8_t (*held)[HIST_HELD];
+	uint8_t *nheld;
 	uint32_t n, cap;
 };
 
@@ -52,7 +60,8 @@ enum view_pane {
 	VIEW_ORDER,
 	VIEW_STATS,
 	VIEW_TIMELINE,
-	VIEW_HOT
+	VIEW_HOT,
+	VIEW_SOURCE
 };
 
 /* Where a pane goes: the main column, the side column (stacked), the
@@ -106,7 +115,19 @@ struct app {
 	bool strip_wait;         /* the strip shows the time waited (T) */
 	bool has_nocpu;          /* a lane for events without a CPU */
 	uint32_t pinned;         /* inode picked with i (UINT32_MAX none) */
+	bool source;             /* the source pane in place of the inode pane (s) */
 	struct inode_hist hist;
+	/* A search (n, N, /) under way: with `sliced` (the terminal viewer)
+	 * it advances a slice per app_work() call, so that Esc stops it and
+	 * the screen shows how far it got; without, it runs to its end. */
+	bool sliced;
+	uint32_t slice; /* events a slice looks at (0: the default) */
+	struct app_job {
+		bool on;
+		int dir;       /* +1 forward, -1 backward */
+		int64_t at;    /* last event looked at */
+		uint64_t from; /* where it started */
+	} job;
 };
 
 /* The registry (viewer/panes.c), in focus (Tab) order. */
@@ -119,6 +140,8 @@ const struct pane *pane_by_id(enum view_pane id);
 void pane_layout(struct rect *r, int zoomed, int w, int top, int h);
 /* A small screen: pane upper over the full width, pane lower below it. */
 void pane_layout_pair(struct rect *r, int upper, int lower, int w, int top, int h);
+/* The same with pane `hidden` (an index, -1 none) given no room. */
+void pane_layout_without(struct rect *r, int zoomed, int w, int top, int h, int hidden);
 /* The scroll offset of one pane. */
 static inline int *pane_scroll(struct app *a, enum view_pane id)
 {
@@ -140,6 +163,9 @@ extern const int nkeys;
 void app_init(struct app *a, struct trace_index *ix);
 void app_free(struct app *a);
 void app_key(struct app *a, int key);
+/* Advance a search under way (a->job) by one slice; true if it is still
+ * under way after. */
+bool app_work(struct app *a);
 void app_draw(struct app *a, struct canvas *c);
 void app_goto(struct app *a, uint64_t ev);
 /* Show only events [0, n) (1 <= n <= nev): a lesson hides what comes
@@ -176,6 +202,9 @@ void timeline_free(struct time_buckets *tb);
 
 /* Panes' drawing helpers shared with app.c. */
 void inode_hist_build(struct app *a, uint32_t obj);
-uint32_t app_inode(const struct app *a); /* pinned or under the cursor */
+uint32_t app_inode(const struct app *a); /* pinned, or the last one touched */
+/* The inode an event names (inode, i_lock, op, wait and violation
+ * events), UINT32_MAX if none. */
+uint32_t event_inode(const struct trace_index *ix, uint64_t ev);
 
 #endif

@@ -277,7 +277,7 @@ struct cache_scalars {
 	int64_t pids[16];
 	struct ix_select sel;
 	uint32_t rules_expected, ncpus, npids;
-	uint8_t order_known, has_vpid;
+	uint8_t order_known, has_vpid, nocpu_seen;
 	char unknown_classes[256], other_names[256];
 };
 
@@ -332,6 +332,7 @@ static void write_tables(struct wbuf *b, const struct trace_index *ix)
 	s.npids = ix->npids;
 	s.order_known = ix->order_known;
 	s.has_vpid = ix->has_vpid;
+	s.nocpu_seen = ix->nocpu_seen;
 	memcpy(s.unknown_classes, ix->unknown_classes, sizeof(s.unknown_classes));
 	memcpy(s.other_names, ix->other_names, sizeof(s.other_names));
 	put(b, &s, sizeof(s));
@@ -460,6 +461,7 @@ static void read_scalars(struct trace_index *ix, const struct cache_scalars *s)
 	ix->npids = s->npids > 16 ? 16 : s->npids;
 	ix->order_known = s->order_known;
 	ix->has_vpid = s->has_vpid;
+	ix->nocpu_seen = s->nocpu_seen;
 	memcpy(ix->unknown_classes, s->unknown_classes, sizeof(ix->unknown_classes));
 	ix->unknown_classes[sizeof(ix->unknown_classes) - 1] = 0;
 	memcpy(ix->other_names, s->other_names, sizeof(ix->other_names));
@@ -919,6 +921,21 @@ void ix_store_free(struct trace_index *ix)
 	store_close(s);
 	free(s);
 	ix->store = NULL;
+}
+
+void ix_release(const struct trace_index *ix, uint64_t from, uint64_t to)
+{
+	/* Only a mapping of a file that holds every event: the reopened
+	 * cache (read, never written), or a loader's file for the events
+	 * already settled (written through the shared mapping). */
+	const struct ix_store *s = ix->store;
+	if (!s || !ix->ev || (s->state != IXC_HIT && to > s->settled))
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t a = (from * EV_SIZE + (uint64_t)pg - 1) / (uint64_t)pg * (uint64_t)pg;
+	uint64_t b = to * EV_SIZE / (uint64_t)pg * (uint64_t)pg;
+	if (b > a && b <= s->map_len)
+		madvise((char *)ix->ev + a, b - a, MADV_DONTNEED);
 }
 
 enum ix_cache_state ix_cache_state(const struct trace_index *ix)

@@ -31,7 +31,7 @@
 #include "viewer/index.h"
 
 /* Bump when anything written to the cache changes meaning. */
-#define IX_CACHE_VERSION 1
+#define IX_CACHE_VERSION 2
 
 enum ix_cache_mode {
 	IX_CACHE_ON,  /* reuse a valid cache, write one after a load */

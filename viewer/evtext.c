@@ -140,6 +140,33 @@ static bool inode_text(const struct trace_index *ix, const struct ix_event *e, u
 	return true;
 }
 
+/* Sleeps on an inode's state; false if e is not one of them. */
+static bool wait_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
+		      bool brief, char *buf, size_t len)
+{
+	char f[96];
+	switch (e->type) {
+	case EV_inode_wait:
+		state_flags_str((uint32_t)e->val, 1, f, sizeof(f));
+		if (brief)
+			snprintf(buf, len, "SLEEP on %" PRIu64 " %s", id, f);
+		else
+			snprintf(buf, len, "inode_wait ino=%" PRIu64 " sleeps on i_state %s at %s",
+				 id, f, site_label(e->site));
+		break;
+	case EV_inode_wait_end:
+		if (brief)
+			snprintf(buf, len, "%s %" PRIu64, e->b ? "WOKEN" : "NOT WOKEN", id);
+		else
+			snprintf(buf, len, "inode_wait_end ino=%" PRIu64 " %s at %s", id,
+				 e->b ? "woken" : "gave up, never woken", site_label(e->site));
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 /* Operations, the scheduler, the validator, the run and losses; false if e is not one of them. */
 static bool other_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
 		       bool brief, char *buf, size_t len)
@@ -171,6 +198,11 @@ static bool other_text(const struct trace_index *ix, const struct ix_event *e, u
 	case EV_run_end:
 		snprintf(buf, len, "run_end %" PRIu64 " ops, %u violations", e->val, e->obj);
 		break;
+	case EV_note:
+		if (!brief) /* the details: from the table, "note text=... scn_line=24" */
+			return false;
+		snprintf(buf, len, "-- %s", ix_str(ix, e->obj));
+		break;
 	case EV_discarded_events:
 		snprintf(buf, len, "LOST %" PRIu64 " events (discarded by the tracer)", e->val);
 		break;
@@ -178,7 +210,7 @@ static bool other_text(const struct trace_index *ix, const struct ix_event *e, u
 		snprintf(buf, len, "LOST %" PRIu64 " packets (discarded by the tracer)", e->val);
 		break;
 	default:
-		return false;
+		return wait_text(ix, e, id, brief, buf, len);
 	}
 	return true;
 }

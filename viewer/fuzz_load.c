@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "viewer/cache.h"
 #include "viewer/ctfgen.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
@@ -68,6 +69,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	ix_keep_stderr = true; /* sanitizer reports must stay visible */
+	/* Each input is a new trace: no index cache to reuse, none to write
+	 * (the loader's own files still go to unlinked temporary ones). */
+	ix_cache_mode = IX_CACHE_OFF;
 	snprintf(dir, sizeof(dir), "/tmp/icview-fuzz.XXXXXX");
 	if (!mkdtemp(dir))
 		abort();

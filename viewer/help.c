@@ -77,8 +77,6 @@ static void add_wrapped(struct hlines *h, bool page, const char *label, int lrol
 /* The legend: what each word, glyph and colour of the panes means. */
 static void add_legend(struct hlines *h, const struct canvas *c, int w)
 {
-	static char letters[IX_MAX_CLASSES][2];
-#define GL(name) glyph(c, name)
 	add(h, true, "", R_NORMAL, R_TITLE,
 	    "Legend: the lanes (one column per CPU, time going down)");
 	add_wrapped(h, false, "acq i_lock 42", R_NORMAL, R_NORMAL,
@@ -90,13 +88,13 @@ static void add_legend(struct hlines *h, const struct canvas *c, int w)
 	add_wrapped(h, false, "HOLD i_lock 42", R_HOLD, R_NORMAL,
 		    "lock_acquired: the CPU holds the lock now", w);
 	add_wrapped(h, false, "rel i_lock 42", R_NORMAL, R_NORMAL, "lock_release", w);
-	add_wrapped(h, false, "trylock … FAILED", R_WAIT, R_NORMAL,
+	add_wrapped(h, false, "trylock hash FAILED", R_WAIT, R_NORMAL,
 		    "a trylock that failed (ok: it took the lock)", w);
 	add_wrapped(h, false, "state 42 A>B", R_NORMAL, R_NORMAL,
 		    "i_state of inode 42 went from A to B (NEW, DIRTY, ...)", w);
-	add_wrapped(h, false, "state … WILL_FREE", R_WILLFREE, R_NORMAL,
+	add_wrapped(h, false, "state 42 0>WILL_FREE", R_WILLFREE, R_NORMAL,
 		    "I_WILL_FREE set: the inode is being written back before it is freed", w);
-	add_wrapped(h, false, "state … FREEING", R_FREEING, R_NORMAL,
+	add_wrapped(h, false, "state 42 WILL_FREE>FREEING", R_FREEING, R_NORMAL,
 		    "I_FREEING set: this CPU owns the inode's end; nobody may take a new "
 		    "reference",
 		    w);
@@ -106,21 +104,27 @@ static void add_legend(struct hlines *h, const struct canvas *c, int w)
 		    w);
 	add_wrapped(h, false, "!! kind: text", R_BAD, R_NORMAL,
 		    "a violation the validator reported (Enter shows the whole report)", w);
-	add_wrapped(h, false, GL(G_WARN), R_BAD, R_NORMAL,
+	add_wrapped(h, false, glyph(c, G_WARN), R_BAD, R_NORMAL,
 		    "LOST: the tracer discarded events here; figures after it are lower bounds", w);
 	add_wrapped(h, false, "match", R_MATCH, R_NORMAL, "an event the search matches", w);
+}
+
+/* The glyphs, the compact lanes' letters and the strip's levels. */
+static void add_glyphs(struct hlines *h, const struct canvas *c, int w)
+{
+	static char letters[IX_MAX_CLASSES][2];
 	add(h, false, "", R_NORMAL, R_TITLE, "Glyphs");
-	add_wrapped(h, false, GL(G_CURSOR), R_CURSOR, R_NORMAL,
+	add_wrapped(h, false, glyph(c, G_CURSOR), R_CURSOR, R_NORMAL,
 		    "the cursor: the panes show the state after this event", w);
-	add_wrapped(h, false, GL(G_HOLD), R_HOLD, R_NORMAL,
+	add_wrapped(h, false, glyph(c, G_HOLD), R_HOLD, R_NORMAL,
 		    "a lock held (held locks: in the order taken, 1 = first)", w);
-	add_wrapped(h, false, GL(G_WAIT), R_WAIT, R_NORMAL, "waiting for a lock", w);
-	add_wrapped(h, false, GL(G_STAR), R_WILLFREE, R_NORMAL,
+	add_wrapped(h, false, glyph(c, G_WAIT), R_WAIT, R_NORMAL, "waiting for a lock", w);
+	add_wrapped(h, false, glyph(c, G_STAR), R_WILLFREE, R_NORMAL,
 		    "inode pane: the I_WILL_FREE / I_FREEING handoff; compact lanes: a violation",
 		    w);
-	add_wrapped(h, false, GL(G_CHECK), R_GOOD, R_NORMAL,
+	add_wrapped(h, false, glyph(c, G_CHECK), R_GOOD, R_NORMAL,
 		    "lock order: an edge the scheme documents", w);
-	add_wrapped(h, false, GL(G_CROSS), R_BAD, R_NORMAL,
+	add_wrapped(h, false, glyph(c, G_CROSS), R_BAD, R_NORMAL,
 		    "lock order: an edge against the documented order; compact lanes: a failed "
 		    "trylock",
 		    w);
@@ -146,7 +150,6 @@ static void add_legend(struct hlines *h, const struct canvas *c, int w)
 		    "(taller: more; the class's top slice is full); the cursor's slice is marked, "
 		    "with its figures at the right; ? under a slice: events were lost there",
 		    w);
-#undef GL
 }
 
 static void build(struct hlines *h, const struct canvas *c, int w)
@@ -156,6 +159,7 @@ static void build(struct hlines *h, const struct canvas *c, int w)
 		add_wrapped(h, false, keytab[i].label, R_TITLE, R_NORMAL, keytab[i].help, tw);
 	add_wrapped(h, false, "", R_NORMAL, R_NORMAL, KEYS_NOTATION_HELP, tw);
 	add_legend(h, c, tw);
+	add_glyphs(h, c, tw);
 }
 
 /* The box and the lines per page for this canvas. */

@@ -802,6 +802,8 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		add_rule(ix, e);
 	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
 		ix->ncpus = e->cpu + 1u;
+	if (e->cpu == IX_NO_CPU && e->type < EV_run_begin)
+		ix->nocpu_seen = true;
 	if (e->cpu < 256 && e->type <= EV_sched_step)
 		ix->cpu_seen[e->cpu / 64] |= 1ull << (e->cpu % 64);
 }

@@ -221,6 +221,7 @@ struct trace_index {
 	 * means malloc'd memory. */
 	struct ix_store *store;
 	uint64_t decoded;     /* events babeltrace2 decoded in this process */
+	bool nocpu_seen;      /* an event without a CPU (not a run's) */
 	uint64_t clock_freq;  /* of the trace's clock, Hz (0 unknown) */
 	int64_t clock_off_ns; /* its offset: ns = off + value * 1e9 / freq */
 };
@@ -247,6 +248,12 @@ extern bool ix_keep_stderr;
 /* Set once babeltrace2 has been jumped out of: its state is unknown, so
  * no further trace can be loaded in this process (the viewer loads one). */
 extern bool ix_bt_poisoned;
+
+/* A pass over all the events may call this behind it: the pages of
+ * events [from, to) are handed back (they are in the index's file and
+ * come back from it when read again), so that what stays resident does
+ * not grow with the trace.  Nothing happens for an index in memory. */
+void ix_release(const struct trace_index *ix, uint64_t from, uint64_t to);
 
 /* Side tables. */
 uint64_t ix_id_value(const struct trace_index *ix, uint32_t id);

@@ -431,6 +431,7 @@ static struct inode_state *inode_get(struct model *m, uint32_t obj)
 	struct inode_state *s = omap_get(&m->inodes, obj);
 	if (!s) {
 		s = omap_put(&m->inodes, obj);
+		s->setter = -1;
 		s->alloc_ev = m->pos;
 	}
 	return s;
@@ -494,6 +495,7 @@ static void inode_alloc_event(struct model *m, const struct ix_event *e)
 	s->nlink = (uint32_t)e->val;
 	s->sb = (uint32_t)(e->val >> 32);
 	s->lists = 0;
+	s->setter = -1;
 	s->alloc_ev = m->pos;
 }
 
@@ -544,6 +546,18 @@ static void rcu_free_event(struct model *m, const struct ix_event *e)
 	c->freed_key = 0;
 }
 
+/* XOR rather than "= new": old is read atomically with the change, so
+ * this holds whatever order same-time events come in (EVENTS.md section
+ * 5).  Who set a flag a sleeper waits on is kept for the sleeper. */
+static void inode_state_event(struct model *m, const struct ix_event *e)
+{
+	struct inode_state *s = inode_get(m, e->obj);
+	uint32_t o = (uint32_t)(e->val >> 32), n = (uint32_t)e->val;
+	s->flags ^= o ^ n;
+	if ((n & ~o) & (flag_new() | flag_will_free() | flag_freeing()))
+		s->setter = (int16_t)e->cpu;
+}
+
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
@@ -564,11 +578,9 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	case EV_lock_trylock:
 		apply_lock(m, ix, e, c);
 		break;
-	/* XOR and sum rather than "= new": old is read atomically with the
-	 * change, so this holds whatever order same-time events come in
-	 * (EVENTS.md section 5); refcounts change without a lock. */
+	/* refcounts change without a lock: a sum, as the flags' XOR */
 	case EV_inode_state:
-		inode_get(m, e->obj)->flags ^= (uint32_t)(e->val >> 32) ^ (uint32_t)e->val;
+		inode_state_event(m, e);
 		break;
 	case EV_inode_ref:
 		inode_get(m, e->obj)->count +=
@@ -605,6 +617,14 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	case EV_violation:
 		m->violations++;
 		break;
+	case EV_inode_wait:
+	case EV_inode_wait_end:
+		c = cpu_slot(m, e->cpu);
+		c->sleeping = e->type == EV_inode_wait;
+		c->sleep_obj = e->obj;
+		c->sleep_state = (uint32_t)e->val;
+		c->sleep_ev = m->pos;
+		break;
 	case EV_discarded_events:
 	case EV_discarded_packets:
 		m->discards++;
@@ -613,8 +633,14 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	default:
 		break;
 	}
-	if (c)
+	if (c) {
 		c->last_ev = m->pos;
+		if (e->line) {
+			c->line = e->line;
+			c->src = e->src;
+			c->src_site = e->site;
+		}
+	}
 	m->pos++;
 }
 

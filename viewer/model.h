@@ -58,6 +58,14 @@ struct cpu_state {
 	 * still take it, and its lock_stat goes on). */
 	uint64_t freed_key;     /* 0 none */
 	int16_t freed_last_cpu; /* its lock_stat state: the last CPU */
+	/* the source line its latest event with one named (0: none yet) */
+	uint16_t line;
+	uint8_t src;      /* enum src_file of line */
+	uint8_t src_site; /* and the function (site) it is in */
+	/* asleep on an inode's state (inode_wait, not yet inode_wait_end) */
+	bool sleeping;
+	uint32_t sleep_obj, sleep_state;
+	uint64_t sleep_ev;
 };
 
 struct class_stats {
@@ -83,6 +91,8 @@ struct inode_state {
 	uint32_t sb;
 	uint16_t lists; /* bit per ICACHE_LISTS entry */
 	uint8_t lives;  /* 2 while a reused number's old life ends */
+	int16_t setter; /* CPU that last set I_NEW, I_WILL_FREE or I_FREEING,
+			 * -1 none (whom a sleeper on it waits for) */
 	uint64_t alloc_ev;
 };
 

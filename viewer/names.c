@@ -181,3 +181,8 @@ uint32_t flag_freeing(void)
 {
 	return 1u << state_flag_by_name("I_FREEING");
 }
+
+uint32_t flag_new(void)
+{
+	return 1u << state_flag_by_name("I_NEW");
+}

@@ -103,5 +103,6 @@ char *state_flags_str(uint32_t flags, int brief, char *buf, size_t len);
 /* The bit of I_WILL_FREE / I_FREEING, looked up from the list once. */
 uint32_t flag_will_free(void);
 uint32_t flag_freeing(void);
+uint32_t flag_new(void);
 
 #endif

@@ -11,6 +11,8 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
+#include "viewer/unprot.h"
 
 /* ---- lanes: one column per simulated CPU, events around the cursor ------- */
 
@@ -143,6 +145,24 @@ static struct lanes lanes_layout(const struct app *a, struct rect r)
 	return lg;
 }
 
+/* In the other lanes of row y: a CPU that holds an inode pointer nothing
+ * protects (viewer/unprot.h), from the event that dropped its last
+ * protection to the one that touches the inode again. */
+static void draw_unprotected(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
+			     int y, int64_t i, int lane)
+{
+	const struct unprot *u = unprot_spans(a->ix);
+	for (int k = 0; k < lg->shown; k++) {
+		int l = lg->lane[k];
+		const struct unprot_span *s = unprot_at(u, (unsigned)l, (uint64_t)i);
+		if (!s || l == lane || lane < 0 || (uint64_t)i <= s->from)
+			continue;
+		int x = r.x + lg->prefix + k * lg->lane_w;
+		canvas_printf(c, x, y, lg->lane_w - 1, R_BAD, "%s UNPROTECTED %" PRIu64,
+			      c->utf8 ? "┊" : "!", ix_id_value(a->ix, s->obj));
+	}
+}
+
 /* Row y: event i, in its CPU's lane (or across, for a loss; or in the
  * others column, for a CPU out of view), with the lane separators. */
 static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const struct lanes *lg,
@@ -179,6 +199,7 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 		int x = r.x + r.w - lg->others;
 		canvas_printf(c, x, y, lg->others, role, "%d %s", (int)(int16_t)e->cpu, txt);
 	}
+	draw_unprotected(a, c, r, lg, y, i, lane);
 	for (int k = 1; k < lg->shown + (lg->others ? 1 : 0); k++) {
 		int x = r.x + prefix + k * lg->lane_w - 1;
 		if (c->cells[y * c->w + x].ch == ' ')
@@ -186,6 +207,32 @@ static void draw_lane_row(struct app *a, struct canvas *c, struct rect r, const 
 	}
 	if (cur)
 		canvas_role(c, r.x, y, r.w, R_CURSOR);
+}
+
+/* The details line's tail: what an acquire is taken under (the locks its
+ * CPU already holds), and the source line of the event. */
+static void cursor_context(const struct app *a, char *det, size_t len)
+{
+	const struct trace_index *ix = a->ix;
+	const struct ix_event *e = &ix->ev[a->cur];
+	size_t o = strlen(det);
+	if (e->type == EV_lock_acquire) {
+		const struct cpu_state *s = model_cpu(a->m, e->cpu);
+		o += (size_t)snprintf(det + o, len - o, "%s",
+				      s->nheld ? ", under" : ", no lock held");
+		for (int i = 0; i < s->nheld && o < len; i++)
+			o += (size_t)snprintf(det + o, len - o, "%s %s %" PRIu64, i ? "," : "",
+					      lock_class_label(s->held[i].cls),
+					      ix_id_value(ix, s->held[i].obj));
+	}
+	if (e->line && o < len) {
+		const struct ix_run *r = ix_run0(ix);
+		const char *f = e->src == 1 && r ? ix_str(ix, r->scheme_file) :
+				e->src == 2      ? "sim/core/icache.c" :
+						   "sim/engine/workloads.c";
+		const char *base = strrchr(f, '/');
+		snprintf(det + o, len - o, "  [%s:%u]", base ? base + 1 : f, e->line);
+	}
 }
 
 static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
@@ -209,7 +256,8 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 		if (l == lg.nl - 1 && a->has_nocpu)
 			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "(no cpu)");
 		else
-			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "cpu%d", l);
+			canvas_printf(c, x, r.y, lg.lane_w - 1, R_TITLE, "%s",
+				      thread_name(ix, (unsigned)l));
 		if (k + 1 < lg.shown || lg.others)
 			canvas_text(c, x + lg.lane_w - 1, r.y, 1, R_DIM, c->utf8 ? "│" : "|");
 	}
@@ -235,8 +283,9 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	}
 	char det[300];
 	event_text(ix, a->cur, false, det, sizeof(det));
-	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s cpu%d %s", glyph(c, G_CURSOR),
-		      (int)(int16_t)ix->ev[a->cur].cpu, det);
+	cursor_context(a, det, sizeof(det));
+	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
+		      thread_name(ix, ix->ev[a->cur].cpu), det);
 }
 
 const struct pane pane_lanes = { VIEW_LANES, "Events by CPU", draw_lanes, SLOT_MAIN };

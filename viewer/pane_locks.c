@@ -12,19 +12,36 @@
 #include "lib/xalloc.h"
 #include "viewer/app.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
+#include "viewer/unprot.h"
 
 /* ---- held locks ------------------------------------------------------------ */
+
+/* A sleep on an inode's state, and whom it waits for: the CPU that set
+ * the I_NEW / I_FREEING / I_WILL_FREE it saw. */
+static int draw_sleep(struct app *a, struct canvas *c, struct rect r, int y,
+		      const struct cpu_state *s)
+{
+	const struct trace_index *ix = a->ix;
+	const struct inode_state *is = model_inode(a->m, s->sleep_obj);
+	char fl[96], who[48] = "";
+	state_flags_str(s->sleep_state, 0, fl, sizeof(fl));
+	if (is && is->setter >= 0)
+		snprintf(who, sizeof(who), ", waits for %s", thread_name(ix, (unsigned)is->setter));
+	canvas_printf(c, r.x, y++, r.w, R_WAIT,
+		      " %s SLEEPS on inode %" PRIu64 " (%s)%s, since #%" PRIu64 " in %s",
+		      glyph(c, G_WAIT), ix_id_value(ix, s->sleep_obj), fl, who, s->sleep_ev,
+		      site_label(ix->ev[s->sleep_ev].site));
+	return y;
+}
 
 static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
 		    const struct cpu_state *s)
 {
 	const struct trace_index *ix = a->ix;
 	int64_t now = ix->ev[a->cur].ts;
-	char d[32], name[16];
-	if (cpu == IX_NO_CPU)
-		snprintf(name, sizeof(name), "nocpu");
-	else
-		snprintf(name, sizeof(name), "cpu%u", cpu);
+	char d[32], name[24];
+	snprintf(name, sizeof(name), "%s", thread_name(ix, cpu));
 	if (y >= r.y + r.h)
 		return y;
 	if (s->unknown) {
@@ -37,7 +54,9 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 	if (s->in_op)
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  in %s %" PRIu64 "%s", name,
 			      op_label(s->op), ix_id_value(ix, s->op_obj),
-			      s->nheld ? "" : "  (no lock held)");
+			      s->nheld    ? "" :
+			      s->sleeping ? "  (asleep, no lock held)" :
+					    "  (no lock held)");
 	else
 		canvas_printf(c, r.x, y++, r.w, R_TITLE, "%s  %s", name,
 			      s->nheld ? "" : "idle, no lock held");
@@ -53,12 +72,21 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 			model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
 		char who[40] = "free";
 		if (li && li->holder >= 0)
-			snprintf(who, sizeof(who), "held by cpu%d", li->holder);
+			snprintf(who, sizeof(who), "held by %s",
+				 thread_name(ix, (unsigned)li->holder));
 		canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s %s %s %" PRIu64 " at %s, %s%s",
 			      glyph(c, G_WAIT), s->contended ? "WAITS for" : "acquiring",
 			      lock_class_label(s->wait_cls), ix_id_value(ix, s->wait_obj),
 			      site_label(s->wait_site), who, s->contended ? " (contended)" : "");
 	}
+	if (s->sleeping && y < r.y + r.h)
+		y = draw_sleep(a, c, r, y, s);
+	const struct unprot_span *u = unprot_at(unprot_spans(ix), cpu, a->cur);
+	if (u && a->cur > u->from && y < r.y + r.h)
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      " %s UNPROTECTED: holds inode %" PRIu64
+			      " with no reference and no lock since #%" PRIu64,
+			      glyph(c, G_WARN), ix_id_value(ix, u->obj), u->from);
 	return y;
 }
 
@@ -66,7 +94,7 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
  * state not known? */
 static bool cpu_busy(const struct cpu_state *s)
 {
-	return s->unknown || s->nheld || s->waiting;
+	return s->unknown || s->nheld || s->waiting || s->sleeping;
 }
 
 /* The CPUs with nothing held, in one line: "no lock held: cpu0-3 cpu7". */
@@ -74,17 +102,19 @@ static int draw_idle(struct app *a, struct canvas *c, struct rect r, int y)
 {
 	char line[512];
 	int n = 0, o = snprintf(line, sizeof(line), "no lock held:");
+	unsigned ncpu = ix_sim_cpus(a->ix); /* the threads after them by name */
 	for (unsigned cpu = 0; cpu < a->ix->ncpus; cpu++) {
 		if (cpu_busy(model_cpu(a->m, cpu)))
 			continue;
 		unsigned last = cpu;
-		while (last + 1 < a->ix->ncpus && !cpu_busy(model_cpu(a->m, last + 1)))
+		while (last + 1 < a->ix->ncpus && last + 1 < ncpu &&
+		       !cpu_busy(model_cpu(a->m, last + 1)))
 			last++;
 		if (o < (int)sizeof(line))
-			o += last > cpu ?
-				     snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u-%u", cpu,
-					      last) :
-				     snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u", cpu);
+			o += last > cpu ? snprintf(line + o, sizeof(line) - (size_t)o, " cpu%u-%u",
+						   cpu, last) :
+					  snprintf(line + o, sizeof(line) - (size_t)o, " %s",
+						   thread_name(a->ix, cpu));
 		n += (int)(last - cpu) + 1;
 		cpu = last;
 	}
@@ -100,11 +130,12 @@ static int draw_waiter(struct app *a, struct canvas *c, struct rect r, int y, un
 	const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
 	char who[24] = "free";
 	if (li && li->holder >= 0)
-		snprintf(who, sizeof(who), "held by cpu%d", li->holder);
+		snprintf(who, sizeof(who), "held by %s", thread_name(a->ix, (unsigned)li->holder));
 	if (y >= r.y && y < r.y + r.h)
-		canvas_printf(c, r.x, y, r.w, R_WAIT, "cpu%-3u %s %s %" PRIu64 " (%s) at %s", cpu,
-			      glyph(c, G_WAIT), lock_class_label(s->wait_cls),
-			      ix_id_value(a->ix, s->wait_obj), who, site_label(s->wait_site));
+		canvas_printf(c, r.x, y, r.w, R_WAIT, "%-6s %s %s %" PRIu64 " (%s) at %s",
+			      thread_name(a->ix, cpu), glyph(c, G_WAIT),
+			      lock_class_label(s->wait_cls), ix_id_value(a->ix, s->wait_obj), who,
+			      site_label(s->wait_site));
 	return y + 1;
 }
 
@@ -113,7 +144,11 @@ static int draw_one(struct app *a, struct canvas *c, struct rect r, int y, unsig
 		    const struct cpu_state *s)
 {
 	if (y < r.y) {
-		int lines = s->unknown ? 1 : 1 + s->nheld + (s->waiting ? 1 : 0);
+		const struct unprot_span *u = unprot_at(unprot_spans(a->ix), cpu, a->cur);
+		int lines = s->unknown ?
+				    1 :
+				    1 + s->nheld + (s->waiting ? 1 : 0) + (s->sleeping ? 1 : 0) +
+					    (u && a->cur > u->from ? 1 : 0);
 		if (y + lines <= r.y)
 			return y + lines;
 		y = r.y;

@@ -229,6 +229,8 @@ static void lost_row(struct app *a, struct canvas *c, struct rect r, int lw, int
 
 static void draw_timeline(struct app *a, struct canvas *c, struct rect r)
 {
+	if (a->end == 0 || a->ix->nev == 0)
+		return; /* nothing decoded yet */
 	struct time_buckets *tb = tb_update(a);
 	int lw = 13, fw = r.w >= 70 ? 22 : 0; /* label, figures at the cursor */
 	int cols = r.w - lw - fw;
@@ -306,6 +308,8 @@ static int hot_cmp(const void *x, const void *y)
 
 static void draw_hot(struct app *a, struct canvas *c, struct rect r)
 {
+	if (a->end == 0 || a->ix->nev == 0)
+		return;
 	int cols = a->tb && a->tb->cols ? a->tb->cols : 60;
 	int64_t from, to;
 	col_range(a, col_of(a, a->ix->ev[a->cur].ts, cols), cols, &from, &to);

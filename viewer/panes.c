@@ -14,10 +14,10 @@
 #include "viewer/app.h"
 
 extern const struct pane pane_lanes, pane_locks, pane_inode, pane_order, pane_stats;
-extern const struct pane pane_timeline, pane_hot;
+extern const struct pane pane_timeline, pane_hot, pane_source;
 
-const struct pane *const panes[] = { &pane_lanes, &pane_locks,    &pane_inode, &pane_order,
-				     &pane_stats, &pane_timeline, &pane_hot };
+const struct pane *const panes[] = { &pane_lanes, &pane_locks, &pane_inode,    &pane_source,
+				     &pane_order, &pane_stats, &pane_timeline, &pane_hot };
 const int npanes = sizeof(panes) / sizeof(panes[0]);
 
 int pane_index(enum view_pane id)
@@ -77,6 +77,11 @@ static struct rect slot_part(enum pane_slot s, struct rect r, int k, int n)
 
 void pane_layout(struct rect *r, int zoomed, int w, int top, int h)
 {
+	pane_layout_without(r, zoomed, w, top, h, -1);
+}
+
+void pane_layout_without(struct rect *r, int zoomed, int w, int top, int h, int hidden)
+{
 	memset(r, 0, sizeof(*r) * (size_t)npanes);
 	if (zoomed >= 0) {
 		r[zoomed] = (struct rect){ 0, top, w, h };
@@ -85,8 +90,10 @@ void pane_layout(struct rect *r, int zoomed, int w, int top, int h)
 	for (int i = 0; i < npanes; i++) {
 		enum pane_slot s = panes[i]->slot;
 		int k = 0, n = 0;
+		if (i == hidden)
+			continue;
 		for (int j = 0; j < npanes; j++)
-			if (panes[j]->slot == s) {
+			if (panes[j]->slot == s && j != hidden) {
 				k += j < i;
 				n++;
 			}

@@ -18,6 +18,8 @@
 #include "lib/xalloc.h"
 #include "viewer/cache.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
+#include "viewer/unprot.h"
 
 char *fmt_dur(int64_t ns, char *buf, size_t len)
 {
@@ -169,8 +171,22 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		fprintf(f, "run        scheme %s, workload %s, %u CPUs, seed %" PRIu64 "\n",
 			ix_str(ix, r->scheme), ix_str(ix, r->workload), r->cpus, r->seed);
 	fprintf(f, "events     %" PRIu64 "\n", ix->nev - ix->ndiscards);
-	fprintf(f, "cpus       %u\n", ix->ncpus);
+	fprintf(f, "cpus       %u (threads with events: %u)\n", ix_sim_cpus(ix), ix->ncpus);
 	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
+	const struct unprot *u = unprot_spans(ix);
+	if (u->skipped)
+		fprintf(f, "unprotected  not computed (trace longer than the scan's limit)\n");
+	else
+		fprintf(f,
+			"unprotected  %u span%s (a CPU holds an inode pointer with no "
+			"reference and no lock, then touches it)\n",
+			u->n, u->n == 1 ? "" : "s");
+	if (u->n)
+		fprintf(f,
+			"             the first: %s, inode %" PRIu64 ", #%" PRIu64 " to #%" PRIu64
+			"\n",
+			thread_name(ix, u->s[0].cpu), ix_id_value(ix, u->s[0].obj), u->s[0].from,
+			u->s[0].to);
 	if (r && r->virtual_run)
 		fprintf(f, "time       %s\n",
 			r->virtual_stamped ?
@@ -323,13 +339,16 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 	fprintf(f, "{\"trace\":");
 	json_str(f, ix->path);
 	fprintf(f,
-		",\"events\":%" PRIu64 ",\"cpus\":%u,\"duration_ns\":%" PRId64
+		",\"events\":%" PRIu64 ",\"cpus\":%u,\"threads\":%u,\"duration_ns\":%" PRId64
 		",\"discarded_events\":%" PRIu64 ",\"discarded_packets\":%" PRIu64,
-		ix->nev - ix->ndiscards, ix->ncpus, dur, ix->discarded_events,
+		ix->nev - ix->ndiscards, ix_sim_cpus(ix), ix->ncpus, dur, ix->discarded_events,
 		ix->discarded_packets);
 	fprintf(f, ",\"time\":\"%s\"",
 		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
+	const struct unprot *u = unprot_spans(ix);
+	if (!u->skipped)
+		fprintf(f, ",\"unprotected_spans\":%u", u->n);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));

@@ -110,12 +110,14 @@ static bool take_key(struct app *a, struct canvas *c, int k, bool utf8)
 /* The viewer shows the trace this soon after start, indexed or not. */
 #define FIRST_SCREEN_MS 300
 
-/* Test only: ICACHE_VIEW_TEST_STEP_MS=N sleeps N ms after each decoding
- * step, so that a test sees the partial state on any machine. */
-static unsigned test_step_ms(void)
+/* Test only, so that a test sees the partial states on any machine:
+ * ICACHE_VIEW_TEST_STEP_MS=N sleeps N ms after each decoding step;
+ * ICACHE_VIEW_TEST_SLICE=N makes a search slice N events, and
+ * ICACHE_VIEW_TEST_SLICE_MS=N sleeps N ms after each. */
+static unsigned test_knob(const char *name)
 {
-	const char *v = getenv("ICACHE_VIEW_TEST_STEP_MS");
-	return v ? (unsigned)strtoul(v, NULL, 10) % 1000 : 0;
+	const char *v = getenv(name);
+	return v ? (unsigned)strtoul(v, NULL, 10) % 1000000 : 0;
 }
 
 /*
@@ -128,7 +130,7 @@ static enum ix_status index_live(struct trace_index *ix, struct app *a, bool *sh
 				 struct canvas *c, bool utf8, char *err, size_t errlen)
 {
 	uint64_t t0 = ms_now(), drawn = 0, grown = 0;
-	unsigned slow = test_step_ms();
+	unsigned slow = test_knob("ICACHE_VIEW_TEST_STEP_MS") % 1000;
 	enum ix_status st;
 	timeout(0);
 	while ((st = ix_step(ix, 8, err, errlen)) == IX_MORE) {
@@ -138,6 +140,8 @@ static enum ix_status index_live(struct trace_index *ix, struct app *a, bool *sh
 		uint64_t now = ms_now();
 		if (!*shown && ix->nev && now - t0 >= FIRST_SCREEN_MS) {
 			app_init(a, ix);
+			a->sliced = true;
+			a->slice = test_knob("ICACHE_VIEW_TEST_SLICE");
 			*shown = true;
 		}
 		if (*shown && now - grown >= 1000) { /* show what came in since */
@@ -148,6 +152,8 @@ static enum ix_status index_live(struct trace_index *ix, struct app *a, bool *sh
 			a->quit = true;
 		if (*shown && k != ERR)
 			take_key(a, c, k, utf8);
+		else if (*shown)
+			app_work(a); /* a search under way: one slice */
 		else if (k == KEY_RESIZE) {
 			canvas_free(c);
 			canvas_init(c, COLS, LINES, utf8);
@@ -190,11 +196,21 @@ int tty_run(struct trace_index *ix, const struct tty_opts *o, char *err, size_t 
 		app_init(&a, ix);
 	else
 		app_set_visible(&a, ix->nev); /* all of it, now complete */
-	timeout(-1);
+	a.sliced = true;
+	a.slice = test_knob("ICACHE_VIEW_TEST_SLICE");
+	unsigned slow = test_knob("ICACHE_VIEW_TEST_SLICE_MS") % 1000;
 	while (!a.quit) {
 		app_draw(&a, &c);
 		blit(&c);
-		take_key(&a, &c, getch(), utf8);
+		/* A search under way goes on between keys, a slice at a time. */
+		timeout(a.job.on ? 0 : -1);
+		int k = getch();
+		if (k == ERR && a.job.on) {
+			app_work(&a);
+			if (slow)
+				napms((int)slow);
+		} else
+			take_key(&a, &c, k, utf8);
 	}
 	app_free(&a);
 	tty_close(scr, &c);

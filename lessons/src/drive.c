@@ -3,7 +3,7 @@
  *
  * The base scenario is kept line for line except its schedule: its
  * "cpuN until ...", "cpuN steps N", "cpuN ops N", "cpuN to end", "say"
- * and "expect" lines go, and the presses come in as "cpuN steps 1" lines,
+ * and "expect" lines go, and the presses come in as "cpuN next" lines,
  * followed by one expectation (play wants one; whichever way it turns out
  * the trace is what counts).  The format is lessons/scenarios/README.md's.
  */
@@ -181,7 +181,7 @@ char *drive_scenario_text(const struct drive *d)
 	append(&out, &len, &cap, "\n# the schedule the student drove, one step per key\n");
 	for (int i = 0; i < d->nkeys; i++) {
 		char line[32];
-		snprintf(line, sizeof(line), "cpu%d steps 1\n", d->keys[i]);
+		snprintf(line, sizeof(line), "cpu%d next\n", d->keys[i]);
 		append(&out, &len, &cap, line);
 	}
 	append(&out, &len, &cap, "expect no violation\n");
@@ -241,7 +241,9 @@ struct log_facts {
 	char refused_why[300];
 	bool deadlock;   /* the presses left every CPU blocked */
 	int deadlock_at; /* the press that did, -1 none (or not a press) */
-	int press;       /* the press whose step log this is */
+	int press;       /* the CPU whose state "holds N locks" lines give */
+	int cur;         /* the press whose steps are being read, -1 none */
+	int sleep_press; /* the last press that put its CPU to sleep, -1 none */
 	/* what play's --verbose says each CPU is after each press, and a
 	 * copy taken when a press is refused: the state it met */
 	enum cpu_run run[10];
@@ -249,9 +251,11 @@ struct log_facts {
 	enum cpu_run before[10];
 	char before_park[10][200];
 	bool schedule_over;
-	bool done[10];         /* CPUs done within the presses */
-	char blocked[10][200]; /* each CPU's "blocked:" line standing */
-	char last[200];        /* the last press's step line */
+	bool done[10];                /* CPUs done within the presses */
+	char blocked[10][200];        /* each CPU's "blocked:" line standing */
+	char steps[1200];             /* the steps of the press under way, one a line */
+	unsigned long long last_step; /* the presses' last step (play's count) */
+	char last[400];               /* the last press's steps, as a sentence */
 };
 
 /* "deadlock: WHY (schedule line N, step S)" */
@@ -298,6 +302,99 @@ static void log_finished(const struct drive *d, const char *line, struct log_fac
 		 "cpu%d has finished its program: nothing is left for it to run", d->keys[press]);
 }
 
+/* A list action in words: "add lru of inode 42 in F". */
+static void word_list(const char *w, char *out, size_t len)
+{
+	char act[16], list[24];
+	int n = 0;
+	if (sscanf(w, "%15s %23s of %n", act, list, &n) != 2 || !n) {
+		snprintf(out, len, "did list %s", w);
+		return;
+	}
+	const char *how = !strcmp(act, "add")    ? "put %s on the %s list%s" :
+			  !strcmp(act, "del")    ? "took %s off the %s list%s" :
+			  !strcmp(act, "move")   ? "moved %s to the %s list%s" :
+			  !strcmp(act, "rotate") ? "rotated %s on the %s list%s" :
+						   NULL;
+	if (!how) {
+		snprintf(out, len, "did list %s", w);
+		return;
+	}
+	const char *rest = w + n, *in = strstr(rest, " in ");
+	char what[64];
+	snprintf(what, sizeof(what), "%.*s", (int)(in ? (size_t)(in - rest) : strlen(rest)), rest);
+	snprintf(out, len, how, what, list, in ? in : "");
+}
+
+/*
+ * One step of play's log ("acquired i_lock of inode 42 in iput") in the
+ * past tense; "" when it goes without saying (a request for a lock that
+ * the next step takes, the end of an operation).
+ */
+static void word_step(const char *w, const char *next, char *out, size_t len)
+{
+	static const struct {
+		const char *verb, *past;
+	} v[] = {
+		{ "acquired ", "took " },
+		{ "release ", "released " },
+		{ "trylock-failed ", "tried " },
+		{ "trylock ", "trylocked and took " },
+		{ "free ", "freed " },
+		{ "alloc ", "allocated " },
+		{ "wake ", "woke the sleepers on " },
+		{ "ref of ", "set i_count of " },
+		{ "state of ", "set i_state of " },
+		{ "nlink of ", "set i_nlink of " },
+		{ "queues ", "queued " },
+	};
+	out[0] = 0;
+	if (!strncmp(w, "acquire ", 8)) {
+		if (!next || strncmp(next, "acquired ", 9) != 0)
+			snprintf(out, len, "asked for %s", w + 8);
+		return;
+	}
+	if (!strncmp(w, "begin ", 6)) {
+		int n = (int)strcspn(w + 6, "(");
+		while (n && w[6 + n - 1] == ' ')
+			n--;
+		snprintf(out, len, "began %.*s", n, w + 6);
+		return;
+	}
+	if (!strncmp(w, "end ", 4))
+		return;
+	if (!strncmp(w, "list ", 5)) {
+		word_list(w + 5, out, len);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strncmp(w, v[i].verb, strlen(v[i].verb))) {
+			snprintf(out, len, "%s%s%s", v[i].past, w + strlen(v[i].verb),
+				 !strcmp(v[i].verb, "trylock-failed ") ? ": busy, not taken" : "");
+			return;
+		}
+	snprintf(out, len, "%s", w);
+}
+
+/* "cpu0 began iput 42, took i_lock of inode 42 in iput" */
+static void word_press(const struct drive *d, int press, const char *steps, char *out, size_t len)
+{
+	size_t k = (size_t)snprintf(out, len, "cpu%d", press >= 0 ? d->keys[press] : 0);
+	int said = 0;
+	for (const char *p = steps; *p && k + 8 < len;) {
+		const char *nl = strchr(p, '\n');
+		const char *next = nl && nl[1] ? nl + 1 : NULL;
+		char w[300], part[340];
+		snprintf(w, sizeof(w), "%.*s", (int)(nl ? (size_t)(nl - p) : strlen(p)), p);
+		word_step(w, next, part, sizeof(part));
+		if (part[0])
+			k += (size_t)snprintf(out + k, len - k, "%s%s", said++ ? ", " : " ", part);
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	if (!said)
+		snprintf(out + k, len - k, " finished its operation");
+}
+
 static void read_log_line(const struct drive *d, const char *line, struct log_facts *f)
 {
 	unsigned long long st;
@@ -315,6 +412,15 @@ static void read_log_line(const struct drive *d, const char *line, struct log_fa
 		snprintf(f->park[f->press], sizeof(f->park[0]), "%.190s", w);
 		return;
 	}
+	int at;
+	if (!f->schedule_over && sscanf(line, "-- line %d:", &at) == 1 &&
+	    press_of_line(d, at) >= 0) {
+		if (f->steps[0]) /* the press before: what it did */
+			word_press(d, f->cur, f->steps, f->last, sizeof(f->last));
+		f->cur = press_of_line(d, at);
+		f->steps[0] = 0;
+		return;
+	}
 	if (strstr(line, "the schedule is over")) {
 		f->schedule_over = true;
 	} else if (strstr(line, "has already finished its program")) {
@@ -325,8 +431,21 @@ static void read_log_line(const struct drive *d, const char *line, struct log_fa
 		return;
 	} else if (sscanf(line, "step %llu: cpu%d", &st, &cpu) == 2 && cpu >= 0 && cpu < 10) {
 		f->blocked[cpu][0] = 0;
-		snprintf(f->last, sizeof(f->last), "%.190s", strchr(line, ':') + 2);
+		f->last_step = st;
+		const char *w = strchr(line, ':') + 2;
+		w += strcspn(w, " ");
+		w += *w == ' '; /* past "cpuN " */
+		size_t used = strlen(f->steps);
+		snprintf(f->steps + used, sizeof(f->steps) - used, "%.280s\n", w);
 	} else if (sscanf(line, "   cpu%d", &cpu) == 1 && cpu >= 0 && cpu < 10) {
+		const char *zz = strstr(line, " sleeps on ");
+		if (zz) { /* the press put it to sleep: that is what it did */
+			f->sleep_press = f->cur;
+			size_t used = strlen(f->steps);
+			snprintf(f->steps + used, sizeof(f->steps) - used,
+				 "went to sleep on %.250s\n", zz + 11);
+			snprintf(f->blocked[cpu], sizeof(f->blocked[cpu]), "%.190s", line + 3);
+		}
 		if (strstr(line, " is done"))
 			f->done[cpu] = true;
 		else if (strstr(line, " blocked: "))
@@ -337,7 +456,7 @@ static void read_log_line(const struct drive *d, const char *line, struct log_fa
 static void read_log(const struct drive *d, const char *out, struct log_facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->refused = f->deadlock_at = f->press = -1;
+	f->refused = f->deadlock_at = f->press = f->cur = f->sleep_press = -1;
 	for (const char *p = out; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -348,6 +467,8 @@ static void read_log(const struct drive *d, const char *out, struct log_facts *f
 			break;
 		p = nl + 1;
 	}
+	if (f->steps[0] && f->cur >= 0)
+		word_press(d, f->cur, f->steps, f->last, sizeof(f->last));
 }
 
 /* The last event that belongs to scheduler step `step`, or -1. */
@@ -358,9 +479,13 @@ static int64_t step_end_event(const struct lesson_trace *t, uint64_t step)
 	for (uint64_t i = 0; i < n; i++) {
 		if (ev[i].type != EV_sched_step || ev[i].val != step)
 			continue;
+		/* A step's event comes before its sched_step record, except a
+		 * lock request's: its sched point is before the attempt, so
+		 * lock_acquire (and lock_contended, if it blocks) follow.
+		 * Anything else after the record is the next step's. */
 		uint64_t j = i;
-		while (j + 1 < n && ev[j + 1].type != EV_sched_step &&
-		       ev[j + 1].type != EV_op_begin && ev[j + 1].cpu == ev[i].cpu)
+		while (j + 1 < n && ev[j + 1].cpu == ev[i].cpu &&
+		       (ev[j + 1].type == EV_lock_acquire || ev[j + 1].type == EV_lock_contended))
 			j++;
 		return (int64_t)j;
 	}
@@ -472,9 +597,22 @@ static int64_t boundary_of(const struct drive *d, const struct lesson_trace *t,
 	uint64_t n = t->ix->nev;
 	if (!f->schedule_over)
 		return (int64_t)n - 1; /* play stopped inside the presses */
-	if (d->nkeys) {
-		int64_t b = step_end_event(t, (uint64_t)d->nkeys);
-		return b >= 0 ? b : (int64_t)n - 1;
+	if (d->nkeys && f->last_step) {
+		/* a press runs one step or several: the last one's number */
+		int64_t b = step_end_event(t, f->last_step);
+		if (b < 0)
+			return (int64_t)n - 1;
+		/* the last press put its CPU to sleep before any step: the
+		 * inode_wait that says so is the press's, after that record */
+		int cpu = f->sleep_press == d->nkeys - 1 ? d->keys[f->sleep_press] : -1;
+		for (uint64_t i = (uint64_t)b + 1; cpu >= 0 && i < n; i++)
+			if (t->ix->ev[i].cpu == cpu && t->ix->ev[i].type == EV_inode_wait) {
+				b = (int64_t)i;
+				break;
+			} else if (t->ix->ev[i].type == EV_sched_step) {
+				break;
+			}
+		return b;
 	}
 	/* no press: the state the setup left, before the first step */
 	for (uint64_t i = 0; i < n; i++)

@@ -1,12 +1,13 @@
 /*
  * drive.h - "you are the scheduler" (after The Deadlock Empire).
  *
- * The student presses a CPU's number to let that CPU run to its next
- * instrumentation point; u takes the last press back.  Nothing runs
- * live: each press turns the base scenario into a new one whose schedule
- * is the presses so far, one "run this CPU one step" line each, and plays
- * it with `icache-sim play -o DIR`.  Play is deterministic, so replaying
- * N presses always lands on the same state, and undo is a replay of N-1.
+ * The student presses a CPU's number to let that CPU run to its next step
+ * that matters (a lock taken, dropped or tried, a change of state, count
+ * or list; play's "cpuN next"); u takes the last press back.  Nothing
+ * runs live: each press turns the base scenario into a new one whose
+ * schedule is the presses so far, one "cpuN next" line each, and plays it
+ * with `icache-sim play -o DIR`.  Play is deterministic, so replaying N
+ * presses always lands on the same state, and undo is a replay of N-1.
  *
  * A press the scheduler refuses (the CPU is parked on a lock another CPU
  * holds, asleep on an inode, or finished) is not kept; the outcome says
@@ -33,7 +34,7 @@ struct drive_outcome {
 	int refused_at; /* the index it had */
 	int dropped;    /* presses dropped in all */
 	char why[400];
-	char last[200];        /* what the last press did, in play's words */
+	char last[400];        /* what the last press did, as a sentence */
 	bool finished;         /* every CPU's program is over */
 	bool deadlock;         /* the presses left every CPU blocked */
 	int64_t boundary_ev;   /* the last event of the presses (-1: none) */

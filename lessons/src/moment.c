@@ -136,6 +136,8 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64
 		return !m->has_ino || obj_value == m->ino;
 	case EV_inode_alloc:
 	case EV_inode_free:
+	case EV_inode_wait:
+	case EV_inode_wait_end:
 		return !m->has_ino || obj_value == m->ino;
 	case EV_op_begin:
 	case EV_op_end:
@@ -145,7 +147,9 @@ bool moment_match_event(const struct moment *m, const struct ix_event *e, uint64
 	case EV_violation:
 		return m->viol < 0 || e->a == m->viol;
 	default:
-		return false;
+		/* any other event named by its own name ("note"): the type,
+		 * the CPU and the site say it all */
+		return !m->has_ino;
 	}
 }
 

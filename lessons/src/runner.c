@@ -26,8 +26,12 @@
 #include "lessons/src/screen.h"
 #include "lessons/src/session.h"
 #include "lib/xalloc.h"
+#include "tracepoints/icache_enums.h"
 #include "viewer/app.h"
 #include "viewer/canvas.h"
+#include "viewer/names.h"
+#include "viewer/source.h"
+#include "viewer/threads.h"
 
 struct step_state {
 	int answer;        /* the choice picked last, -1 none */
@@ -400,9 +404,10 @@ static void draw_drive(struct runner *rn, const struct step *s, struct canvas *c
 		return;
 	}
 	int n = drive_ncpus(rn->dr);
-	snprintf(line, sizeof(line),
-		 "Keys: 0-%d run that CPU to its next step; u undoes; r starts over%s.", n - 1,
-		 s->compare ? "; c shows the same schedule under the other scenario" : "");
+	snprintf(
+		line, sizeof(line),
+		"Keys: 0-%d run that CPU to its next step that matters; u undoes; r starts over%s.",
+		n - 1, s->compare ? "; c shows the same schedule under the other scenario" : "");
 	draw_wrapped(c, r, y, R_DIM, line, 0);
 	for (int i = 0; i < n && *y < r.y + r.h; i++) {
 		char prefix[24], prog[400];
@@ -527,6 +532,49 @@ static bool first_is_pane(const struct step *s)
 	return false;
 }
 
+static const char *code_cpu_name(const void *ix, unsigned cpu)
+{
+	return thread_name(ix, cpu);
+}
+
+/*
+ * Scheduler mode shows the code, Deadlock Empire style: the scheme's file
+ * with each CPU's next line marked.  The presses' trace goes on past the
+ * presses (play runs every CPU to its end and records it), so a CPU's
+ * next line is the line of its first event after them.
+ */
+static void draw_code(struct runner *rn, struct canvas *c, struct rect r)
+{
+	const struct drive_outcome *o = rn->compare && rn->have_cmp ? &rn->cmp :
+					rn->have_out                ? &rn->out :
+								      NULL;
+	canvas_box(c, r, "Code: each CPU's next line", false);
+	struct rect in = { r.x + 1, r.y + 1, r.w - 2, r.h - 2 };
+	if (!o || !o->have_trace || !rn->dr) {
+		canvas_text(c, in.x + 1, in.y, in.w - 2, R_DIM, "Press a CPU number to start.");
+		return;
+	}
+	const struct trace_index *ix = o->t.ix;
+	int k = drive_nkeys(rn->dr);
+	int last = k ? drive_key(rn->dr, k - 1) : 0;
+	struct src_cpu_mark marks[10];
+	int n = 0, center = 0;
+	for (int cpu = 0; cpu < drive_ncpus(rn->dr) && cpu < 10; cpu++) {
+		uint64_t i = o->boundary_ev < 0 ? 0 : (uint64_t)o->boundary_ev + 1;
+		for (; i < ix->nev; i++) {
+			const struct ix_event *e = &ix->ev[i];
+			if (e->cpu != cpu || !e->line || e->src != SRC_scheme)
+				continue;
+			marks[n++] = (struct src_cpu_mark){ (unsigned)cpu, e->src, e->line,
+							    site_label(e->site), true };
+			if (cpu == last || !center)
+				center = e->line;
+			break;
+		}
+	}
+	source_draw(c, in, source_for_trace(ix), marks, n, center, code_cpu_name, ix);
+}
+
 static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 {
 	const struct step *s = &rn->l->steps[rn->cur];
@@ -543,6 +591,14 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			    s->kind == STEP_DRIVE ? "Press a CPU number to start." : "No trace.");
 		return;
 	}
+	int most = 3; /* panes under the code, in a drive step: two */
+	if (s->kind == STEP_DRIVE && r.h >= 20) {
+		int hh = r.h * 2 / 5;
+		draw_code(rn, c, (struct rect){ r.x, r.y, r.w, hh });
+		r.y += hh;
+		r.h -= hh;
+		most = 2;
+	}
 	/* The panes this step asks for, then the lanes and the locks. */
 	int order[NR_PANES], n = 0;
 	bool used[NR_PANES] = { false };
@@ -555,7 +611,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
 		inodes = a->ix->ev[i].type == EV_inode_alloc;
 	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH };
-	for (int i = 0; i < 3 && n < 3; i++)
+	for (int i = 0; i < 3 && n < most; i++)
 		if (!used[deflt[i]]) {
 			used[deflt[i]] = true;
 			order[n++] = deflt[i];

@@ -493,6 +493,23 @@ static bool pattern_match(const struct play *pl, const struct scn_pattern *pat,
 	return pat->inode < 0 || ev->ino == want;
 }
 
+/*
+ * "cpuN next" stops after a step that matters to the story: a lock taken,
+ * dropped or tried, a change of state, count or list, an inode made,
+ * freed or woken.  The bookkeeping around them (an operation beginning or
+ * ending, the request for a lock that is then taken at once) runs on: the
+ * lessons' scheduler levels give one key press to each step that matters.
+ * A request that finds the lock held parks the CPU, which ends the
+ * segment all the same.  A free's point comes before destroy_inode marks
+ * the memory freed (sim/core/icache.c): stopping there would show a free
+ * that has not happened, so the segment runs on to the next step.
+ */
+static bool step_matters(enum sched_event_kind kind)
+{
+	return kind != SEV_op_begin && kind != SEV_op_end && kind != SEV_acquire &&
+	       kind != SEV_free;
+}
+
 static bool stop_rule(struct sched *s, struct sched_cpu *sc, const struct sched_event *ev,
 		      void *arg)
 {
@@ -505,6 +522,8 @@ static bool stop_rule(struct sched *s, struct sched_cpu *sc, const struct sched_
 		return false;
 	case SI_steps:
 		return s->seg_steps >= g->it->n;
+	case SI_next:
+		return step_matters(ev->kind);
 	case SI_ops:
 		return sc->ops_done - g->start_ops >= g->it->n;
 	default:

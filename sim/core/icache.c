@@ -651,7 +651,8 @@ static void lru_count(long delta)
 		return;
 	case COUNTERS_PERCPU:
 		if (this_cpu) {
-			this_cpu->nr_unused += delta;
+			atomic_fetch_add_explicit(&this_cpu->nr_unused, delta,
+						  memory_order_relaxed);
 			return;
 		}
 		break; /* no CPU (set-up): the shared part of the counter */
@@ -911,7 +912,8 @@ long get_nr_unused(void)
 	if (icache.scheme && icache.scheme->counters == COUNTERS_PERCPU) {
 		/* percpu_counter_sum_positive: every CPU's share. */
 		for (int i = 0; i < icache.ncpus; i++)
-			sum += icache.cpus[i]->nr_unused;
+			sum += atomic_load_explicit(&icache.cpus[i]->nr_unused,
+						    memory_order_relaxed);
 		return sum < 0 ? 0 : sum;
 	}
 	return sum;
@@ -1104,7 +1106,7 @@ void wait_on_inode(struct inode *inode)
  * explorer's programs may unmount a sb another CPU still uses), so only
  * unreferenced ones count: those are the ones umount should have freed.
  */
-static long sb_unused_left(struct super_block *sb)
+static long sb_unused_left(struct super_block *sb, uint64_t *first)
 {
 	/* The schemes name a list's lock from an inode on it; a probe that
 	 * points at sb stands for any inode of sb. */
@@ -1117,8 +1119,8 @@ static long sb_unused_left(struct super_block *sb)
 	spin_lock(l);
 	list_for_each(pos, &sb->s_inodes) {
 		struct inode *inode = list_entry(pos, struct inode, i_sb_list);
-		if (atomic_load(&inode->i_count) == 0)
-			n++;
+		if (atomic_load(&inode->i_count) == 0 && n++ == 0)
+			*first = inode->i_ino;
 	}
 	spin_unlock(l);
 	return n;
@@ -1128,20 +1130,23 @@ long generic_shutdown_super(struct super_block *sb)
 {
 	SITE(generic_shutdown_super);
 	long freed, left;
+	uint64_t first = 0; /* the report names one of them: a trace reader
+			     * finds the violation in that inode's life */
 
 	/* deactivate_locked_super holds s_umount for write: one umount of
 	 * a sb at a time. */
 	down_write(&sb->s_umount);
 	atomic_fetch_and(&sb->s_flags, ~MS_ACTIVE);
 	freed = icache.scheme->evict_inodes(sb);
-	left = sb_unused_left(sb);
+	left = sb_unused_left(sb, &first);
 	up_write(&sb->s_umount);
 	if (left)
 		report_violation(VIOL_busy_inodes, -1, -1, SITE_generic_shutdown_super, -1,
-				 cpu_id(), -1, 0,
+				 cpu_id(), -1, first,
 				 "VFS: Busy inodes after unmount of sb %u: %s "
 				 "returns from umount with %ld unused inode%s of it "
-				 "still in the cache",
-				 sb->s_id, cpu_name(), left, left == 1 ? "" : "s");
+				 "still in the cache (inode %llu first)",
+				 sb->s_id, cpu_name(), left, left == 1 ? "" : "s",
+				 (unsigned long long)first);
 	return freed;
 }

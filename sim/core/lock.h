@@ -124,8 +124,10 @@ struct sim_cpu {
 	atomic_uint_fast64_t progress; /* locks taken: the watchdog's pulse */
 	atomic_uint_fast64_t ops_done; /* operations finished */
 	struct lock_class_stats stats[NR_LOCK_CLASSES];
-	int64_t nr_inodes;               /* this CPU's share of nr_inodes */
-	int64_t nr_unused;               /* its share of nr_unused (COUNTERS_PERCPU) */
+	int64_t nr_inodes; /* this CPU's share of nr_inodes */
+	/* its share of nr_unused (COUNTERS_PERCPU); written by this CPU only,
+	 * summed by any reader (the shrinker's count), hence atomic */
+	atomic_llong nr_unused;
 	uint64_t last_ino, last_ino_end; /* get_next_ino's per-CPU batch */
 	uint64_t rng;                    /* workload random state */
 	int sched_blocked;               /* scenario mode: parked on a lock */

@@ -121,8 +121,15 @@ static void op_writeback(struct run_ctx *ctx, struct sim_cpu *c)
 	trace_op_begin(c, OP_mark_dirty, ino);
 	struct inode *inode = get_inode(ctx, sb, ino);
 	S(ctx)->mark_inode_dirty(inode, (sim_rand(c) & 1) ? I_DIRTY_PAGES : I_DIRTY_SYNC);
-	S(ctx)->iput(inode);
 	trace_op_end(c, OP_mark_dirty, ino, 0);
+	if ((sim_rand(c) & 7) == 0 && S(ctx)->write_inode_now) {
+		/* fsync: a WB_SYNC_ALL write, which waits for the flusher if
+		 * it is writing this inode right now. */
+		trace_op_begin(c, OP_write_inode, ino);
+		S(ctx)->write_inode_now(inode);
+		trace_op_end(c, OP_write_inode, ino, 0);
+	}
+	S(ctx)->iput(inode);
 }
 
 /* ---- pressure: the shrinker against lookups and iput -------------------- */

@@ -211,19 +211,29 @@ static struct inode *find_inode_fast(struct super_block *sb, uint64_t ino)
 	SITE(find_inode_fast);
 	struct hash_bucket *b = inode_hash_bucket(sb, ino);
 	struct inode *inode;
+#ifdef ICACHE_BREAK_rcu_no_recheck /* test-only break: trust the RCU walk */
+	const bool recheck = false;
+#else
+	const bool recheck = true;
+#endif
 
 repeat:
 	rcu_read_lock();
 	for (inode = hash_chain_next_rcu(b, sb, ino, NULL); inode;
 	     inode = hash_chain_next_rcu(b, sb, ino, inode)) {
 		spin_lock(&inode->i_lock);
-		if (!inode_hashed(inode)) {
+		if (recheck && !inode_hashed(inode)) {
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
-		if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
+		if (recheck && (inode_state(inode) & (I_FREEING | I_WILL_FREE))) {
+#ifndef ICACHE_BREAK_rcu_sleep /* test-only break: sleep inside the section */
 			rcu_read_unlock();
 			wait_on_freeing_inode(inode);
+#else
+			wait_on_freeing_inode(inode);
+			rcu_read_unlock();
+#endif
 			goto repeat;
 		}
 		inode_ref_get(inode, __site);

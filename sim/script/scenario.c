@@ -655,7 +655,7 @@ static bool parse_sched_line(struct parser *p, int cpu)
 	struct scn_item *it;
 	uint64_t n;
 
-	if (!need(p, "until, steps, ops or to end", &t))
+	if (!need(p, "until, steps, ops, next or to end", &t))
 		return false;
 	if (strcmp(t, "until") == 0) {
 		it = add_item(p, SI_until);
@@ -671,6 +671,10 @@ static bool parse_sched_line(struct parser *p, int cpu)
 		if (!num_arg(p, "operation count", 1, 1000000, &n) || !done(p))
 			return false;
 		it->n = n;
+	} else if (strcmp(t, "next") == 0) {
+		it = add_item(p, SI_next);
+		if (!done(p))
+			return false;
 	} else if (strcmp(t, "to") == 0) {
 		if (!accept(p, "end"))
 			return perr(p, "'to' must be followed by 'end'");
@@ -680,7 +684,7 @@ static bool parse_sched_line(struct parser *p, int cpu)
 	} else {
 		return perr(p,
 			    "unknown schedule step '%s' (until EVENT, steps N, "
-			    "ops N, to end)",
+			    "ops N, next, to end)",
 			    t);
 	}
 	it->cpu = cpu;

@@ -120,6 +120,7 @@ enum scn_item_kind {
 	SI_end,
 	SI_check,
 	SI_say,
+	SI_next, /* "cpuN next": to its next step that matters (play.c) */
 };
 
 /* One line of the schedule, in file order. */

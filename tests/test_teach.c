@@ -1,0 +1,419 @@
+/*
+ * test_teach.c - icache-view as a teaching surface, on the shipped
+ * scenarios: the source pane, an inode's whole life, the unprotected
+ * span, the lock order live, named threads and sleeps on an inode.
+ *
+ * Each scenario is played once into a real LTTng trace (icache-sim play
+ * -o); the viewer runs in a real terminal under tmux (send-keys,
+ * capture-pane).  Expected lines and event numbers are read from the
+ * trace itself (babeltrace2) or the scheme file, never written here.
+ */
+#include <stdint.h>
+#include <time.h>
+
+#include "tests/testutil.h"
+#include "viewer/source.h"
+
+static char tmp[256];
+static char v4[300], merged_race[300], umount_nosem[300], wait_freeing[300];
+static int play_status = -1;
+
+static int play(const char *scn, char *out, size_t len)
+{
+	int st;
+	snprintf(out, len, "%s/%s", tmp, scn);
+	free(run_cmd(&st, "%s play lessons/scenarios/%s.scn -o %s >%s/%s.log 2>&1",
+		     bin_path("icache-sim"), scn, out, tmp, scn));
+	return st;
+}
+
+static void record_traces(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/icteach-test.XXXXXX");
+	if (!mkdtemp(tmp)) {
+		perror("mkdtemp");
+		return;
+	}
+	play_status = play("iput-lru-race-v4", v4, sizeof(v4)) |
+		      play("iput-lru-race-merged", merged_race, sizeof(merged_race)) |
+		      play("umount-without-iprune-sem", umount_nosem, sizeof(umount_nosem)) |
+		      play("wait-on-freeing", wait_freeing, sizeof(wait_freeing));
+}
+
+static void cleanup(void)
+{
+	int st;
+	if (tmp[0])
+		free(run_cmd(&st, "rm -rf %s; tmux -L icteach-test kill-server 2>/dev/null", tmp));
+}
+
+static void need_traces(void)
+{
+	ck_assert_msg(play_status == 0, "icache-sim play failed: see %s/*.log", tmp);
+}
+
+/* Does some line of s contain both a and b? */
+static bool line_has(const char *s, const char *a, const char *b)
+{
+	for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
+		const char *bol = p, *eol = strchr(p, '\n');
+		while (bol > s && bol[-1] != '\n')
+			bol--;
+		const char *q = strstr(bol, b);
+		if (q && (!eol || q < eol))
+			return true;
+	}
+	return false;
+}
+
+/* ---- tmux ------------------------------------------------------------------ */
+
+static char *capture(const char *sess)
+{
+	int st;
+	return run_cmd(&st, "tmux -L icteach-test capture-pane -p -t %s 2>/dev/null", sess);
+}
+
+static bool wait_for(const char *sess, const char *text, double secs)
+{
+	for (int i = 0; i < (int)(secs * 20); i++) {
+		char *s = capture(sess);
+		bool ok = strstr(s, text) != NULL;
+		free(s);
+		if (ok)
+			return true;
+		struct timespec t = { 0, 50000000 };
+		nanosleep(&t, NULL);
+	}
+	return false;
+}
+
+/* The viewer on trace in a w x h terminal, ready for keys. */
+static void start_ui(const char *sess, const char *trace, int w, int h)
+{
+	int st;
+	free(run_cmd(&st, "tmux -L icteach-test kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st,
+		     "tmux -L icteach-test new-session -d -s %s -x %d -y %d "
+		     "'env LANG=C.UTF-8 %s %s; sleep 30'",
+		     sess, w, h, bin_path("icache-view"), trace));
+	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
+}
+
+static void keys(const char *sess, const char *k)
+{
+	int st;
+	free(run_cmd(&st, "tmux -L icteach-test send-keys -t %s %s", sess, k));
+}
+
+static void stop_ui(const char *sess)
+{
+	int st;
+	free(run_cmd(&st, "tmux -L icteach-test kill-session -t %s 2>/dev/null", sess));
+}
+
+/* ---- what the trace says ----------------------------------------------------- */
+
+/*
+ * Walk babeltrace2's text of trace up to the first inode_state event by
+ * `cpu` that sets I_FREEING; give each CPU's last scheme line up to there
+ * (line[cpu], 0 if none).  Returns false if there is no such event.
+ */
+static bool lines_at_freeing(const char *trace, int cpu, int line[2])
+{
+	int st;
+	char *out = run_cmd(&st, "babeltrace2 %s", trace);
+	char who[32];
+	snprintf(who, sizeof(who), "{ cpu = %d,", cpu);
+	line[0] = line[1] = 0;
+	bool found = false;
+	for (char *p = out; p && *p && !found;) {
+		char *eol = strchr(p, '\n');
+		if (eol)
+			*eol = 0;
+		const char *c = strstr(p, "{ cpu = "), *l = strstr(p, "src = ( \"scheme\"");
+		int n = c ? atoi(c + 8) : -1;
+		if (l && n >= 0 && n < 2 && strstr(l, "line = "))
+			line[n] = atoi(strstr(l, "line = ") + 7);
+		const char *ns = strstr(p, "new_state = 0x");
+		if (strstr(p, "icache:inode_state") && strstr(p, who) && ns &&
+		    (strtoul(ns + 12, NULL, 16) & 0x20) && strstr(p, "\"iput_final\""))
+			found = true;
+		p = eol ? eol + 1 : NULL;
+	}
+	free(out);
+	return found;
+}
+
+/* Line n of path, without leading blanks (static buffer). */
+static const char *file_line(const char *path, int n)
+{
+	static char buf[512];
+	FILE *f = fopen(path, "r");
+	buf[0] = 0;
+	for (int i = 1; f && fgets(buf, sizeof(buf), f) && i < n; i++)
+		;
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	char *p = buf;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* ---- the tests --------------------------------------------------------------- */
+
+/* The v4 race: when cpu1 sets I_FREEING in iput_final, cpu0 is still in
+ * iput_final (it has dropped i_lock); the source pane marks both lines. */
+START_TEST(source_marks_both_cpus_in_iput_final)
+{
+	need_traces();
+	int line[2];
+	ck_assert_msg(lines_at_freeing(v4, 1, line), "no I_FREEING by cpu1 in iput_final");
+	ck_assert(line[0] > 0 && line[1] > 0);
+	const char *s = "teach-src";
+	start_ui(s, v4, 200, 60);
+	keys(s, "/ I_FREEING Enter");
+	ck_assert(wait_for(s, "search: I_FREEING", 5));
+	keys(s, "s");
+	ck_assert_msg(wait_for(s, "Source", 5), "no source pane after s");
+	keys(s, "Tab Tab Tab z"); /* focus it, then zoom it */
+	ck_assert(wait_for(s, "[ Source ]", 5));
+	char *scr = capture(s);
+	ck_assert_msg(strstr(scr, "cpu0 iput_final line:") && strstr(scr, "cpu1 iput_final line:"),
+		      "both CPUs are not shown in iput_final:\n%.1500s", scr);
+	for (int c = 0; c < 2; c++) {
+		char mark[16], num[16], code[64];
+		snprintf(mark, sizeof(mark), "%d>", c);
+		snprintf(num, sizeof(num), " %d ", line[c]);
+		snprintf(code, sizeof(code), "%.40s",
+			 file_line("sim/schemes/inode-scale-v4.c", line[c]));
+		ck_assert_msg(line_has(scr, mark, num) && line_has(scr, num, code),
+			      "cpu%d's line %d (%s) not marked:\n%s", c, line[c], code, scr);
+	}
+	ck_assert_ptr_null(strstr(scr, "DIFFERS"));
+	free(scr);
+	stop_ui(s);
+}
+END_TEST
+
+/* cpu0 drops i_lock in iput_final with no reference: from there to its
+ * next touch of inode 42 (the violation), it is drawn UNPROTECTED. */
+START_TEST(unprotected_span)
+{
+	need_traces();
+	const char *s = "teach-unprot";
+	start_ui(s, v4, 200, 50);
+	keys(s, "/ note Enter"); /* the first narration line: "the window" */
+	ck_assert_msg(wait_for(s, "-- cpu0 has dropped i_lock", 5), "no narration in the lanes");
+	ck_assert_msg(wait_for(s, "UNPROTECTED: holds inode 42 with no reference and no lock", 5),
+		      "the held-locks pane does not say cpu0 is unprotected");
+	char *scr = capture(s);
+	ck_assert_msg(strstr(scr, "\xe2\x94\x8a UNPROTECTED 42"), /* ┊ */
+		      "no unprotected span in cpu0's lane:\n%.1500s", scr);
+	free(scr);
+	stop_ui(s);
+	/* The definition is truthful: no span on the same race fixed
+	 * (merged), exactly one on the racy series. */
+	int st;
+	char *out = run_cmd(&st, "%s --summary %s", bin_path("icache-view"), v4);
+	ck_assert_msg(strstr(out, "unprotected  1 span "), "%.1500s", out);
+	free(out);
+	out = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), merged_race);
+	ck_assert_msg(json_num(out, NULL, "unprotected_spans") == 0, "%.1500s", out);
+	free(out);
+}
+END_TEST
+
+/* On free-running recordings: no span on merged (the fixed order), some on
+ * inode-scale-v4 (its iput_final window is open on every cached iput). */
+START_TEST(unprotected_free_runs)
+{
+	const char *schemes[] = { "merged", "inode-scale-v4" };
+	for (int k = 0; k < 2; k++) {
+		int st;
+		char dir[400];
+		snprintf(dir, sizeof(dir), "%s/free-%s", tmp, schemes[k]);
+		free(run_cmd(&st,
+			     "%s record --scheme %s --workload mixed --cpus 2 --ops 1500 --seed 3 "
+			     "--quiet -o %s >/dev/null 2>&1",
+			     bin_path("icache-sim"), schemes[k], dir));
+		ck_assert_msg(st == 0, "record %s failed", schemes[k]);
+		char *out = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), dir);
+		double n = json_num(out, NULL, "unprotected_spans");
+		ck_assert_msg(k == 0 ? n == 0 : n > 0, "%s: %g spans", schemes[k], n);
+		free(out);
+	}
+}
+END_TEST
+
+/* One inode's life: LRU add, dispose and the violation that names it,
+ * pinned from the violation; only the past of the cursor. */
+START_TEST(inode_history)
+{
+	need_traces();
+	const char *s = "teach-inode";
+	start_ui(s, umount_nosem, 200, 60);
+	keys(s, "G"); /* after a jump the pane still follows an inode */
+	ck_assert(wait_for(s, "(the last one touched; i pins)", 5));
+	keys(s, ": 0 Enter / busy_inodes Enter i");
+	ck_assert_msg(wait_for(s, "[pinned: i unpins]", 5), "i did not pin the violation's inode");
+	keys(s, "z"); /* i focused the inode pane */
+	ck_assert(wait_for(s, "[ Inode ]", 5));
+	char *scr = capture(s);
+	ck_assert_msg(line_has(scr, "add lru", "iput_final") &&
+			      line_has(scr, "add dispose", "prune_icache") &&
+			      strstr(scr, "!! busy_inodes"),
+		      "the life misses LRU add, dispose or the violation:\n%.1500s", scr);
+	ck_assert_msg(line_has(scr, "add dispose", "under lru"), "no lock held shown:\n%.1500s",
+		      scr);
+	ck_assert_msg(line_has(scr, "add lru", "line:"), "no source line:\n%.1500s", scr);
+	/* Just before the violation: it is not shown (lessons hide the future). */
+	const char *st = strstr(scr, "\n #"); /* the status line: #N/M */
+	long viol = st ? strtol(st + 3, NULL, 10) : 0;
+	ck_assert(viol > 0);
+	free(scr);
+	char k[64];
+	snprintf(k, sizeof(k), ": %ld Enter", viol - 1);
+	keys(s, k);
+	snprintf(k, sizeof(k), "#%ld/", viol - 1);
+	ck_assert(wait_for(s, k, 5));
+	scr = capture(s);
+	ck_assert_msg(!strstr(scr, "!! busy_inodes") && strstr(scr, "add dispose"),
+		      "the future leaks into the history:\n%.1500s", scr);
+	free(scr);
+	stop_ui(s);
+}
+END_TEST
+
+/* The edge an acquire adds is highlighted; the acquire says what is held. */
+START_TEST(new_edge_highlight)
+{
+	need_traces();
+	const char *s = "teach-edge";
+	start_ui(s, v4, 200, 50);
+	keys(s, "G");
+	ck_assert(wait_for(s, "run_end", 5));
+	char *scr = capture(s);
+	const char *e = strstr(scr, "hash_bucket \xe2\x86\x92 i_lock x");
+	ck_assert_msg(e && strstr(e, "first #"), "no hash_bucket -> i_lock edge:\n%.1500s", scr);
+	long first = strtol(strstr(e, "first #") + 7, NULL, 10);
+	free(scr);
+	char k[64];
+	snprintf(k, sizeof(k), ": %ld Enter", first);
+	keys(s, k);
+	snprintf(k, sizeof(k), "#%ld/", first);
+	ck_assert(wait_for(s, k, 5));
+	scr = capture(s);
+	ck_assert_msg(line_has(scr, "NEW, this event: hash_bucket", "\xe2\x86\x92 i_lock"),
+		      "the new edge is not highlighted:\n%.1500s", scr);
+	ck_assert_msg(line_has(scr, "lock_acquire i_lock", ", under hash_bucket"),
+		      "the acquire does not say what is held:\n%.1500s", scr);
+	/* the documented order as a nested tree: i_lock indented below its outer */
+	ck_assert_ptr_nonnull(strstr(scr, "documented order"));
+	ck_assert_msg(strstr(scr, "  iprune_sem") && strstr(scr, "    hash_bucket"),
+		      "no nested order tree:\n%.1500s", scr);
+	free(scr);
+	stop_ui(s);
+}
+END_TEST
+
+/* Threads are named as they are; the CPU count is run_begin's. */
+START_TEST(named_threads)
+{
+	need_traces();
+	const char *s = "teach-threads";
+	start_ui(s, umount_nosem, 200, 50);
+	char *scr = capture(s);
+	ck_assert_msg(strstr(scr, " 2 CPUs "), "header:\n%.1500s", scr);
+	/* the lanes' title row */
+	ck_assert_msg(line_has(scr, "event ", " cpu0 ") && line_has(scr, "event ", "cpu1 ") &&
+			      line_has(scr, "event ", "setup "),
+		      "lanes not named cpu0, cpu1, setup:\n%.1500s", scr);
+	ck_assert_ptr_null(strstr(scr, "cpu2"));
+	free(scr);
+	stop_ui(s);
+	int st;
+	char *out = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), umount_nosem);
+	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 2);
+	ck_assert_int_eq((int)json_num(out, NULL, "threads"), 3);
+	free(out);
+}
+END_TEST
+
+/* A lookup sleeps on an I_FREEING inode, and whom it waits for is named. */
+START_TEST(sleep_on_i_freeing)
+{
+	need_traces();
+	const char *s = "teach-sleep";
+	start_ui(s, wait_freeing, 200, 50);
+	keys(s, "/ inode_wait Enter");
+	ck_assert_msg(wait_for(s, "SLEEPS on inode 42 (I_FREEING), waits for cpu0", 5),
+		      "the sleep is not shown with whom it waits for");
+	char *scr = capture(s);
+	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
+	ck_assert(strstr(scr, "SLEEP on 42 FREEING"));
+	free(scr);
+	stop_ui(s);
+}
+END_TEST
+
+/* The source is found beside the binary's tree, checked by cksum, and a
+ * missing or different file is said plainly. */
+START_TEST(source_found_checked_or_missing)
+{
+	need_traces();
+	int st;
+	char *out = run_cmd(&st, "cksum < sim/schemes/merged.c");
+	size_t n;
+	char *text = NULL;
+	FILE *f = fopen("sim/schemes/merged.c", "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = (size_t)ftell(f);
+	rewind(f);
+	text = malloc(n);
+	ck_assert(fread(text, 1, n, f) == n);
+	fclose(f);
+	ck_assert_uint_eq(posix_cksum((unsigned char *)text, n), strtoul(out, NULL, 10));
+	free(text);
+	free(out);
+	/* A different file under $ICACHE_SRC: found, and said to differ. */
+	out = run_cmd(
+		&st,
+		"mkdir -p %s/src/sim/schemes && cp sim/schemes/inode-scale-v4.c %s/src/sim/schemes/ && "
+		"echo '/* edited */' >> %s/src/sim/schemes/inode-scale-v4.c && "
+		"ICACHE_SRC=%s/src LANG=C.UTF-8 %s --keys 's<Tab><Tab><Tab>z' --screen 120x30 %s",
+		tmp, tmp, tmp, tmp, bin_path("icache-view"), v4);
+	ck_assert_msg(strstr(out, "DIFFERS from the run's build"), "%.1500s", out);
+	free(out);
+	/* A binary away from any tree, a trace away from it: not found, said so. */
+	out = run_cmd(
+		&st,
+		"mkdir -p %s/away/bin && cp %s %s/away/bin/ && cp -r %s %s/away/t && cd / && "
+		"LANG=C.UTF-8 %s/away/bin/icache-view --keys 's<Tab><Tab><Tab>z' --screen 160x30 %s/away/t",
+		tmp, bin_path("icache-view"), tmp, v4, tmp, tmp, tmp);
+	ck_assert_msg(strstr(out, "source not found: sim/schemes/inode-scale-v4.c"), "%.1500s",
+		      out);
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("teach");
+	TCase *tc = tcase_create("teach");
+	tcase_add_unchecked_fixture(tc, record_traces, cleanup);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, source_marks_both_cpus_in_iput_final);
+	tcase_add_test(tc, unprotected_span);
+	tcase_add_test(tc, unprotected_free_runs);
+	tcase_add_test(tc, inode_history);
+	tcase_add_test(tc, new_edge_highlight);
+	tcase_add_test(tc, named_threads);
+	tcase_add_test(tc, sleep_on_i_freeing);
+	tcase_add_test(tc, source_found_checked_or_missing);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,303 @@
+/*
+ * unprot.c - find the unprotected spans (see unprot.h) in one pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "viewer/names.h"
+#include "viewer/omap.h"
+#include "viewer/unprot.h"
+
+/* Traces longer than this are not scanned (a frame must stay cheap). */
+#define UNPROT_MAX_EVENTS 20000000ull
+#define NSLOT 257
+
+struct cpu_track {
+	uint8_t cls[16];
+	uint32_t obj[16];
+	int n;
+	uint32_t cur; /* inode it holds a pointer to, UINT32_MAX none */
+	bool prot;
+	uint64_t since; /* UINT64_MAX: not unprotected */
+};
+
+struct ino_track {
+	uint16_t lists;
+	int16_t owner; /* CPU slot that set an owning flag, -1 */
+	uint32_t flags;
+};
+
+struct pass {
+	const struct trace_index *ix;
+	struct cpu_track cpu[NSLOT];
+	struct omap refs; /* (slot << 32 | obj) -> int32 own references */
+	struct omap inodes;
+	uint16_t guards[64]; /* per lock class: bit per list it guards */
+	int ilock, global;
+	uint32_t owning;
+	struct unprot *out;
+};
+
+static int slot_of(const struct ix_event *e)
+{
+	return e->cpu == IX_NO_CPU ? 256 : e->cpu > 255 ? 255 : e->cpu;
+}
+
+static void guards_init(struct pass *p)
+{
+	static const struct {
+		const char *cls, *lists;
+	} g[] = { { "inode_hash_lock", "hash" },
+		  { "hash_bucket", "hash" },
+		  { "inode_sb_list_lock", "sb" },
+		  { "inode_lru_lock", "lru in_use" },
+		  { "inode_wb_list_lock", "b_dirty b_io b_more_io" } };
+	for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
+		int c = lock_class_by_name(g[k].cls);
+		if (c < 0 || c >= 64)
+			continue;
+		for (int l = 0; l < nr_list_labels() && l < 16; l++) {
+			const char *n = list_label(l), *at = strstr(g[k].lists, n);
+			size_t len = strlen(n);
+			if (at && (at[len] == ' ' || at[len] == 0) &&
+			    (at == g[k].lists || at[-1] == ' '))
+				p->guards[c] |= (uint16_t)(1u << l);
+		}
+	}
+	p->ilock = lock_class_by_name("i_lock");
+	p->global = lock_class_by_name("inode_lock");
+	p->owning = flag_new() | flag_freeing() | flag_will_free() |
+		    (1u << state_flag_by_name("I_SYNC"));
+}
+
+static struct ino_track *ino(struct pass *p, uint32_t obj)
+{
+	struct ino_track *t = omap_get(&p->inodes, obj);
+	if (!t) {
+		t = omap_put(&p->inodes, obj);
+		t->owner = -1;
+	}
+	return t;
+}
+
+static int32_t *own_refs(struct pass *p, int slot, uint32_t obj)
+{
+	return omap_put(&p->refs, (uint64_t)slot << 32 | obj);
+}
+
+static bool is_protected(struct pass *p, int slot, uint32_t obj)
+{
+	const struct cpu_track *c = &p->cpu[slot];
+	const struct ino_track *t = omap_get(&p->inodes, obj);
+	const int32_t *r = omap_get(&p->refs, (uint64_t)slot << 32 | obj);
+	if ((r && *r > 0) || (t && t->owner == slot && (t->flags & p->owning)))
+		return true;
+	for (int k = 0; k < c->n; k++) {
+		int cls = c->cls[k];
+		if (cls == p->global || (cls == p->ilock && c->obj[k] == obj))
+			return true;
+		if (t && cls < 64 && (p->guards[cls] & t->lists))
+			return true;
+	}
+	return false;
+}
+
+static void track_lock(struct cpu_track *c, const struct ix_event *e)
+{
+	bool take = e->type == EV_lock_acquired; /* a trylock that works is followed by one */
+	if (take && c->n < 16) {
+		c->cls[c->n] = e->a;
+		c->obj[c->n++] = e->obj;
+	} else if (e->type == EV_lock_release) {
+		for (int k = c->n - 1; k >= 0; k--)
+			if (c->cls[k] == e->a && c->obj[k] == e->obj) {
+				memmove(&c->cls[k], &c->cls[k + 1], (size_t)(c->n - k - 1));
+				memmove(&c->obj[k], &c->obj[k + 1],
+					(size_t)(c->n - k - 1) * sizeof(uint32_t));
+				c->n--;
+				break;
+			}
+	}
+}
+
+/* What e changes in the trackers. */
+static void apply(struct pass *p, const struct ix_event *e, int slot)
+{
+	const uint16_t del = (uint16_t)(e->a < 16 ? 1u << e->a : 0);
+	switch (e->type) {
+	case EV_inode_alloc:
+		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
+		*own_refs(p, slot, e->obj) = 1;
+		break;
+	case EV_inode_free:
+		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
+		break;
+	case EV_inode_ref:
+		*own_refs(p, slot, e->obj) +=
+			(int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
+		break;
+	case EV_inode_state: {
+		struct ino_track *t = ino(p, e->obj);
+		uint32_t o = (uint32_t)(e->val >> 32), n = (uint32_t)e->val;
+		t->flags = n;
+		if (n & ~o & p->owning)
+			t->owner = (int16_t)slot;
+		break;
+	}
+	case EV_inode_list:
+		if (!strcmp(list_action_label(e->b), "add"))
+			ino(p, e->obj)->lists |= del;
+		else if (!strcmp(list_action_label(e->b), "del"))
+			ino(p, e->obj)->lists &= (uint16_t)~del;
+		break;
+	default:
+		if (ev_is_lock(e->type))
+			track_lock(&p->cpu[slot], e);
+		break;
+	}
+}
+
+/* The inode e touches (reads or writes), UINT32_MAX if none. */
+static uint32_t touched(struct pass *p, const struct ix_event *e)
+{
+	if (e->type >= EV_inode_state && e->type <= EV_inode_nlink)
+		return e->obj;
+	if (ev_is_lock(e->type) && e->a == p->ilock)
+		return e->obj;
+	if (e->type == EV_violation) {
+		const struct ix_violation *v = &p->ix->viols[e->val];
+		int64_t id = v->ino ? ix_id_find(p->ix, v->ino) : -1;
+		return id >= 0 ? (uint32_t)id : UINT32_MAX;
+	}
+	return UINT32_MAX;
+}
+
+static void add_span(struct pass *p, int slot, uint32_t obj, uint64_t from, uint64_t to)
+{
+	struct unprot *u = p->out;
+	if (u->n == u->cap) {
+		u->cap = u->cap ? u->cap * 2 : 64;
+		u->s = xrealloc(u->s, u->cap * sizeof(*u->s));
+	}
+	u->s[u->n++] = (struct unprot_span){ from, to, obj,
+					     (uint16_t)(slot == 256 ? (int)IX_NO_CPU : slot) };
+	if (to - from > u->longest)
+		u->longest = to - from;
+}
+
+/* Is e, a list del, the first half of a move (the CPU's next event adds
+ * the inode to another list)?  The trace writes list_move as del + add. */
+static bool half_move(struct pass *p, uint64_t i)
+{
+	const struct ix_event *e = &p->ix->ev[i];
+	if (e->type != EV_inode_list || strcmp(list_action_label(e->b), "del"))
+		return false;
+	for (uint64_t j = i + 1; j < p->ix->nev && j < i + 8192; j++) {
+		const struct ix_event *n = &p->ix->ev[j];
+		if (n->cpu != e->cpu)
+			continue;
+		return n->type == EV_inode_list && n->obj == e->obj &&
+		       !strcmp(list_action_label(n->b), "add");
+	}
+	return false;
+}
+
+static void step(struct pass *p, uint64_t i)
+{
+	const struct ix_event *e = &p->ix->ev[i];
+	if (e->type > EV_sched_step && e->type != EV_violation)
+		return;
+	int slot = slot_of(e);
+	struct cpu_track *c = &p->cpu[slot];
+	if (e->type == EV_op_begin || e->type == EV_op_end) {
+		c->cur = UINT32_MAX;
+		c->since = UINT64_MAX;
+		return;
+	}
+	uint32_t t = touched(p, e);
+	if (t != UINT32_MAX) {
+		/* (an allocation is a new inode, not a use of the old pointer) */
+		if (t == c->cur && c->since != UINT64_MAX && e->type != EV_inode_alloc)
+			add_span(p, slot, t, c->since, i);
+		c->since = UINT64_MAX;
+		c->cur = t;
+		c->prot = true; /* it had a pointer; whether it was safe is above */
+	}
+	apply(p, e, slot);
+	if (c->cur == UINT32_MAX || half_move(p, i))
+		return;
+	bool prot = is_protected(p, slot, c->cur);
+	if (c->prot && !prot)
+		c->since = i;
+	if (prot)
+		c->since = UINT64_MAX;
+	c->prot = prot;
+}
+
+static int by_from(const void *a, const void *b)
+{
+	const struct unprot_span *x = a, *y = b;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+static const struct trace_index *cached_ix;
+static struct unprot cached;
+static uint64_t cached_nev; /* of the index the spans were made for */
+
+const struct unprot *unprot_spans(const struct trace_index *ix)
+{
+	/* While the viewer still indexes (ix->loader), the spans of the part
+	 * first drawn stand (marked as figures so far); once it is all in,
+	 * they are made again for all of it. */
+	if (cached_ix == ix && cached.computed && (cached_nev == ix->nev || ix->loader))
+		return &cached;
+	cached_nev = ix->nev;
+	free(cached.s);
+	memset(&cached, 0, sizeof(cached));
+	cached_ix = ix;
+	cached.computed = true;
+	if (ix->nev > UNPROT_MAX_EVENTS) {
+		cached.skipped = true;
+		return &cached;
+	}
+	struct pass *p = xcalloc(1, sizeof(*p));
+	p->ix = ix;
+	p->out = &cached;
+	omap_init(&p->refs, sizeof(int32_t));
+	omap_init(&p->inodes, sizeof(struct ino_track));
+	guards_init(p);
+	for (int k = 0; k < NSLOT; k++) {
+		p->cpu[k].cur = UINT32_MAX;
+		p->cpu[k].since = UINT64_MAX;
+	}
+	for (uint64_t i = 0; i < ix->nev; i++) {
+		step(p, i);
+		/* a look-ahead reads up to 8192 events on: keep those */
+		if ((i & ((1u << 18) - 1)) == 0 && i >= (2u << 18))
+			ix_release(ix, i - (2u << 18), i - (1u << 18));
+	}
+	omap_free(&p->refs);
+	omap_free(&p->inodes);
+	free(p);
+	qsort(cached.s, cached.n, sizeof(*cached.s), by_from);
+	return &cached;
+}
+
+const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev)
+{
+	/* the spans that begin at or before ev, newest first, back to the
+	 * longest span's length */
+	uint32_t lo = 0, hi = u->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (u->s[mid].from <= ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t k = lo; k-- > 0 && u->s[k].from + u->longest >= ev;)
+		if (u->s[k].cpu == cpu && ev < u->s[k].to)
+			return &u->s[k];
+	return NULL;
+}

@@ -1,0 +1,51 @@
+/*
+ * unprot.h - the race made visible: spans in which a CPU holds a pointer
+ * to an inode that nothing protects.
+ *
+ * CPU c is UNPROTECTED on inode X from event `from` to event `to` when:
+ *   - at `from` c gives up its last protection of X, having touched X
+ *     earlier in the same operation (so it holds a pointer to it);
+ *     protection is any of: a lock that guards X (X's i_lock, the global
+ *     inode_lock, or the lock of a list X is on just then: hash
+ *     (inode_hash_lock / hash_bucket), sb (inode_sb_list_lock), LRU
+ *     (inode_lru_lock), writeback (inode_wb_list_lock)), a reference of
+ *     c's own (its inode_ref increments minus decrements, the allocation
+ *     counting as one), or X's teardown or writeback being c's (c set
+ *     I_NEW, I_FREEING, I_WILL_FREE or I_SYNC and it is still set);
+ *   - `to` is c's next event that touches X (its state, count, a list,
+ *     its i_lock, or a violation naming it), in the same operation; c
+ *     allocating a new inode of the same number is not a use of the old
+ *     pointer.
+ * A pointer dropped unused (the operation ends first) makes no span, and
+ * sleeping on X's state bit is not a touch (the kernel's bit waitqueue is
+ * found from the address, the inode is not read).  Simplification: any
+ * hash_bucket lock counts for a hashed X (the trace does not say which
+ * bucket X is in).
+ */
+#ifndef VIEWER_UNPROT_H
+#define VIEWER_UNPROT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "viewer/index.h"
+
+struct unprot_span {
+	uint64_t from, to; /* event numbers */
+	uint32_t obj;      /* the inode (id) */
+	uint16_t cpu;
+};
+
+struct unprot {
+	struct unprot_span *s; /* sorted by from */
+	uint32_t n, cap;
+	uint64_t longest;       /* the longest span's to - from */
+	bool computed, skipped; /* skipped: the trace is too long to scan */
+};
+
+/* The spans of the trace (computed once per index, on first use). */
+const struct unprot *unprot_spans(const struct trace_index *ix);
+/* The span cpu is in at event ev (from <= ev < to), or NULL. */
+const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev);
+
+#endif
