@@ -780,7 +780,10 @@ static bool session_left(int pid)
  * threads have started (main, LTTng's two and at least two more: the run
  * is under way), so the cut falls in different places and the traces stay
  * small.  Mutex locks: ten processes spinning on two cores
- * would mostly wait for each other.  Prints "pid rc" per try.
+ * would mostly wait for each other.  16 MiB rings: by default a 30 s
+ * record asks for room for all 30 s (up to 1 GiB), and ten at once ran a
+ * machine out of memory (the kernel killed the lttng-consumerd).
+ * Prints "pid rc" per try.
  */
 static char *interrupt_batch(const char *dir, int sig)
 {
@@ -790,7 +793,8 @@ static char *interrupt_batch(const char *dir, int sig)
 	return run_cmd(
 		&st,
 		"exec 2>/dev/null; cd %s && for i in $(seq 1 %d); do"
-		" ( %s record --cpus 2 --locks mutex --duration 30s -o t$i >out$i 2>&1 &"
+		" ( %s record --cpus 2 --locks mutex --duration 30s --buffer-size 16M"
+		"   -o t$i >out$i 2>&1 &"
 		"   pid=$!; n=0; until [ $(ls /proc/$pid/task 2>/dev/null | wc -l) -ge 5 ] ||"
 		"   [ $n -ge 600 ]; do sleep 0.05; n=$((n+1)); done;"
 		"   sleep $(echo \"$i\" | awk '{print $1/50}');"
@@ -841,7 +845,8 @@ static void killed_as_it_starts(const char *dir)
 	ck_assert_ptr_nonnull(realpath(bin_path("icache-view"), view));
 	char *out =
 		run_cmd(&st,
-			"cd %s && { %s record --cpus 2 --duration 30s -o early >/dev/null 2>&1 &"
+			"cd %s && { %s record --cpus 2 --duration 30s --buffer-size 16M -o early"
+			" >/dev/null 2>&1 &"
 			" pid=$!; n=0; while [ ! -d early/ust ] && [ $n -lt 400 ]; do sleep 0.01;"
 			" n=$((n+1)); done; kill -9 $pid; wait $pid; } 2>/dev/null;"
 			" sleep 1; %s --summary early 2>&1; echo rc=$?",
