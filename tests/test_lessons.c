@@ -423,7 +423,7 @@ SIDE_TEST(keys_drive_reaches_goal)
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 5 --keys 'nncnnnnn%sc' --screen 140x45 2>&1",
 		      state_dir, bin_path("icache-lesson"), sol);
 	ck_assert_msg(strstr(out, "cannot be reached here"), "%s", out);
-	ck_assert_msg(strstr(out, "waits for i_lock of"), "%s", out);
+	ck_assert_msg(strstr(out, "waits for i_lock inode"), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }

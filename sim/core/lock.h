@@ -216,6 +216,9 @@ static inline struct src_mark *sim_src_slot(void)
 
 static inline void sim_src_mark(enum src_file file, int line, enum site site)
 {
+#ifdef ICACHE_NO_SRC_MARK /* measuring what the marks cost (a bench-only build) */
+	return;
+#endif
 	struct src_mark *m = sim_src_slot();
 	m->line = (uint16_t)line;
 	m->file = (uint8_t)file;

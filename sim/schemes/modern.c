@@ -66,6 +66,8 @@
  *     it unlocked); the core's state checker wants every change locked.
  *   - the page cache is a count of clean pages (no buffers, no dirty
  *     pages left after writeback), see i_nrpages in icache.h.
+ *   - every sb shares the core's one backing device, so wb->list_lock is
+ *     one lock here (the kernel has one per device, and per cgroup wb).
  *   - no I_DIRTY_TIME, I_DONTCACHE, I_CREATING, memcg or cgroup writeback.
  */
 #include "sim/core/scheme.h"
