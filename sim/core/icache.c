@@ -343,7 +343,7 @@ static void i_callback(struct sim_rcu_head *head)
 	struct inode *inode = container_of(head, struct inode, i_rcu);
 
 	atomic_fetch_sub(&rcu_pending, 1);
-	trace_inode_rcu_freed(inode->i_ino, now_ns() - inode->i_rcu_queued_ns);
+	trace_inode_rcu_freed(inode->i_ino, now_ns() - inode->i_rcu_queued_ns, inode->i_lock.life);
 	pool_put(inode);
 }
 
