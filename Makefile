@@ -245,7 +245,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes \
 		$(DESTDIR)$(PREFIX)/share/icache-lab/sim/core $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine
 	install -m 644 $(SCHEME_FILES) $(DESTDIR)$(PREFIX)/share/icache-lab/sim/schemes/
-	install -m 644 sim/core/icache.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/core/
+	install -m 644 sim/core/icache.c sim/core/list_lru.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/core/
 	install -m 644 sim/engine/workloads.c $(DESTDIR)$(PREFIX)/share/icache-lab/sim/engine/
 	if [ -d $(BUILD)/traces ]; then mkdir -p $(DESTDIR)$(PREFIX)/share/icache-lab/traces && \
 		for d in $(BUILD)/traces/*/; do cp -r $$d $(DESTDIR)$(PREFIX)/share/icache-lab/traces/; done; fi

@@ -18,7 +18,8 @@ static struct sim_cpu env_cpus[ENV_CPUS];
 static struct sim_cpu *env_cpu_ptrs[ENV_CPUS];
 static const struct scheme *env_scheme;
 
-static inline void env_start(const struct scheme *s, int nsbs)
+/* With nodes NUMA nodes: cpu0, cpu1 on node 0, cpu2, cpu3 on node 1 (2). */
+static inline void env_start_nodes(const struct scheme *s, int nsbs, int nodes)
 {
 	memset(env_cpus, 0, sizeof(env_cpus));
 	for (int i = 0; i < ENV_CPUS; i++) {
@@ -29,13 +30,18 @@ static inline void env_start(const struct scheme *s, int nsbs)
 		atomic_init(&env_cpus[i].waiting_for, NULL);
 		env_cpu_ptrs[i] = &env_cpus[i];
 	}
-	struct icache_config cfg = { .nsbs = nsbs, .hash_bits = 6 };
+	struct icache_config cfg = { .nsbs = nsbs, .hash_bits = 6, .nodes = nodes };
 	env_scheme = s;
 	icache_init(s, &cfg, env_cpu_ptrs, ENV_CPUS);
 	lockdep_reset(s->order, s->norder);
 	violations_reset();
 	violations_set_quiet(true);
 	this_cpu = &env_cpus[0];
+}
+
+static inline void env_start(const struct scheme *s, int nsbs)
+{
+	env_start_nodes(s, nsbs, 1);
 }
 
 static inline void env_stop(void)

@@ -632,6 +632,158 @@ START_TEST(global_frees_without_rcu)
 }
 END_TEST
 
+/* ---- modern: today's list_lru, its isolate callback, the s_umount trylock -- */
+
+/* An inode goes on the list of its node: the node of the CPU that made it. */
+START_TEST(modern_lru_list_per_node)
+{
+	env_start_nodes(&scheme_modern, 1, 2);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 1);
+	this_cpu = &env_cpus[2]; /* node 1 */
+	struct inode *b = env_iget(sb, 2);
+	scheme_modern.iput(b);
+	this_cpu = &env_cpus[0];
+	scheme_modern.iput(a);
+	ck_assert_int_eq(a->i_nid, 0);
+	ck_assert_int_eq(b->i_nid, 1);
+	ck_assert_int_eq(list_lru_count_node(&sb->s_inode_lru, 0), 1);
+	ck_assert_int_eq(list_lru_count_node(&sb->s_inode_lru, 1), 1);
+	/* Two nodes, two locks: the LRU lock the scheme names differs. */
+	struct sim_lock *la = scheme_modern.list_lock(LIST_lru, a);
+	struct sim_lock *lb = scheme_modern.list_lock(LIST_lru, b);
+	ck_assert_ptr_ne(la, lb);
+	ck_assert_int_eq(la->cls, LC_list_lru_lock);
+	ck_assert_uint_eq(la->inst, LIST_LRU_INST(0, 0));
+	ck_assert_uint_eq(lb->inst, LIST_LRU_INST(0, 1));
+	ck_assert_int_eq(get_nr_unused(), 2);
+	ck_assert_int_eq(check_invariants(true), 0);
+	env_stop();
+}
+END_TEST
+
+/*
+ * Today's iput_final marks I_REFERENCED only when the inode is already on
+ * the LRU (2.6.39 marked every one): the shrinker rotates those once and
+ * frees the rest at once.
+ */
+START_TEST(modern_second_chance_only_when_reused)
+{
+	env_start(&scheme_modern, 1);
+	struct super_block *sb = &icache.sbs[0];
+	for (uint64_t i = 1; i <= 8; i++)
+		scheme_modern.iput(env_iget(sb, i));
+	for (uint64_t i = 1; i <= 3; i++)
+		scheme_modern.iput(env_iget(sb, i)); /* back from the LRU: referenced */
+	ck_assert_int_eq(get_nr_unused(), 8);
+	ck_assert_int_eq(scheme_modern.prune_icache(8), 5);
+	ck_assert_int_eq(get_nr_unused(), 3);
+	ck_assert_int_eq(scheme_modern.prune_icache(8), 3);
+	ck_assert_int_eq(get_nr_inodes(), 0);
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	env_stop();
+}
+END_TEST
+
+/* A busy i_lock: LRU_SKIP leaves the inode where it is (2.6.39 rotated it). */
+START_TEST(modern_busy_inode_is_skipped)
+{
+	env_start(&scheme_modern, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 1);
+	struct inode *b = env_iget(sb, 2);
+	scheme_modern.iput(a); /* node list: a b, a oldest */
+	scheme_modern.iput(b);
+	struct list_head *head = &sb->s_inode_lru.node[0].list;
+	ck_assert_ptr_eq(list_first_entry(head, struct inode, i_lru), a);
+	locked_inode = a;
+	atomic_store(&il_ready, 0);
+	atomic_store(&il_release, 0);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, hold_i_lock, NULL), 0);
+	while (!atomic_load(&il_ready))
+		usleep(1000);
+	/* Walk both: a is skipped, b is freed. */
+	ck_assert_int_eq(scheme_modern.prune_icache(2), 1);
+	ck_assert_uint_eq(this_cpu->stats[LC_i_lock].trylock_failures, 1);
+	ck_assert_ptr_eq(list_first_entry(head, struct inode, i_lru), a);
+	ck_assert_int_eq(get_nr_unused(), 1);
+	atomic_store(&il_release, 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(check_invariants(true), 0);
+	env_stop();
+}
+END_TEST
+
+/* An inode with pages: pinned with I_LRU_ISOLATING, stripped, back on the
+ * LRU (LRU_RETRY); the next pass frees it. */
+START_TEST(modern_page_strip_under_lru_isolating)
+{
+	env_start(&scheme_modern, 1);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 7);
+	inode_add_pages(a, 3, SITE_workload); /* a write: 3 pages, dirty */
+	scheme_modern.mark_inode_dirty(a, I_DIRTY_PAGES);
+	scheme_modern.iput(a);
+	ck_assert(!inode_on_lru(a)); /* dirty: on b_dirty only */
+	this_cpu = &env_cpus[1];     /* the flusher: no reference, I_SYNC */
+	ck_assert_int_eq(scheme_modern.writeback_inodes(&icache.wb, 16), 1);
+	this_cpu = &env_cpus[0];
+	ck_assert(inode_on_lru(a));            /* inode_sync_complete put it there */
+	ck_assert_int_eq(inode_nrpages(a), 3); /* written, still cached */
+	ck_assert_int_eq(scheme_modern.prune_icache(1), 0);
+	ck_assert_int_eq(inode_nrpages(a), 0);
+	ck_assert(inode_on_lru(a));
+	ck_assert_uint_eq(inode_state(a), 0);
+	ck_assert_int_eq(scheme_modern.prune_icache(1), 1);
+	ck_assert_int_eq(get_nr_inodes(), 0);
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	env_stop();
+}
+END_TEST
+
+static atomic_int um_ready, um_release;
+
+static void *hold_s_umount(void *p)
+{
+	SITE(umount);
+	this_cpu = &env_cpus[3];
+	down_write(&icache.sbs[0].s_umount);
+	atomic_store(&um_ready, 1);
+	while (!atomic_load(&um_release))
+		usleep(1000);
+	up_write(&icache.sbs[0].s_umount);
+	return p;
+}
+
+/* No iprune_sem: the shrinker leaves alone an sb whose umount holds s_umount. */
+START_TEST(modern_shrinker_skips_sb_being_unmounted)
+{
+	env_start(&scheme_modern, 2);
+	for (int s = 0; s < 2; s++)
+		for (uint64_t i = 1; i <= 4; i++)
+			scheme_modern.iput(env_iget(&icache.sbs[s], i));
+	atomic_store(&um_ready, 0);
+	atomic_store(&um_release, 0);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, hold_s_umount, NULL), 0);
+	while (!atomic_load(&um_ready))
+		usleep(1000);
+	ck_assert_int_eq(scheme_modern.prune_icache(8), 4);
+	ck_assert_int_eq(list_lru_count(&icache.sbs[0].s_inode_lru), 4);
+	ck_assert_int_eq(list_lru_count(&icache.sbs[1].s_inode_lru), 0);
+	ck_assert_uint_eq(this_cpu->stats[LC_s_umount].trylock_failures, 1);
+	atomic_store(&um_release, 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(scheme_modern.prune_icache(8), 4);
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+	env_stop();
+}
+END_TEST
+
 Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -658,6 +810,11 @@ Suite *core_suite(void)
 	tcase_add_test(tc, iunique_skips_used_numbers);
 	tcase_add_test(tc, handoff_checker_catches_grab_of_freeing_inode);
 	tcase_add_test(tc, freed_inode_on_lru_is_reported_not_linked);
+	tcase_add_test(tc, modern_lru_list_per_node);
+	tcase_add_test(tc, modern_second_chance_only_when_reused);
+	tcase_add_test(tc, modern_busy_inode_is_skipped);
+	tcase_add_test(tc, modern_page_strip_under_lru_isolating);
+	tcase_add_test(tc, modern_shrinker_skips_sb_being_unmounted);
 	tcase_add_test(tc, queue_io_and_redirty_tail_keep_the_order);
 	suite_add_tcase(s, tc);
 	return s;

@@ -231,6 +231,7 @@ static bool listed(const char *sources, const char *line, char *why, size_t len)
 {
 	static const char *const pat[] = {
 		"[A-Za-z0-9_./-]+ at v2\\.6\\.[0-9]+", /* FILE at TAG */
+		"[A-Za-z0-9_./-]+ at [0-9a-f]{12,}",   /* FILE at COMMIT (no tag) */
 		"commit [0-9a-f]{10,}",                /* commit ID */
 		"<[^>]+@[^>]+>",                       /* Message-ID */
 	};

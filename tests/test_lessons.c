@@ -1191,7 +1191,9 @@ SIDE_TEST(progress_keeps_first_answers)
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "questions 1/2 right first time (1 answered)"), "%s", out);
 	ck_assert_msg(strstr(out, "not started"), "%s", out);
-	ck_assert_msg(strstr(out, "0 of 10 lessons finished; 1 of 1 questions"), "%s", out);
+	char want[64];
+	snprintf(want, sizeof(want), "0 of %d lessons finished; 1 of 1 questions", nlessons());
+	ck_assert_msg(strstr(out, want), "%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }

@@ -25,8 +25,9 @@
 	X(iunique_lock)       /* the iunique counter */                      \
 	X(test_lock_a)        /* used only by tests and the ABBA lesson */   \
 	X(test_lock_b)                                                       \
-	X(iprune_sem) /* rw-semaphore: prune_icache vs umount */             \
-	X(s_umount)   /* per-sb rw-semaphore: one umount at a time */
+	X(iprune_sem)    /* rw-semaphore: prune_icache vs umount */          \
+	X(s_umount)      /* per-sb rw-semaphore: one umount at a time */     \
+	X(list_lru_lock) /* today: one per (sb LRU, NUMA node), list_lru_node */
 
 /*
  * Call sites: the function that took or dropped a lock, changed a flag or
@@ -72,7 +73,13 @@
 	X(insert_inode_locked)    \
 	X(can_unuse)              \
 	X(shrink_icache_memory)   \
-	X(ifind_fast)
+	X(ifind_fast)             \
+	X(inode_lru_isolate)      \
+	X(list_lru_walk_one)      \
+	X(prune_icache_sb)        \
+	X(super_cache_scan)       \
+	X(wait_for_lru_isolating) \
+	X(inode_io_list_del)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                                   \
@@ -139,7 +146,8 @@
 	X(5, I_FREEING)        \
 	X(6, I_CLEAR)          \
 	X(7, I_SYNC)           \
-	X(8, I_REFERENCED)
+	X(8, I_REFERENCED)     \
+	X(9, I_LRU_ISOLATING)
 
 /*
  * Which source file an event's `line` field is a line of (the lock and
@@ -150,6 +158,7 @@
 	X(unknown)   /* no call site was marked */ \
 	X(scheme)    /* run_begin's scheme_file */ \
 	X(core)      /* sim/core/icache.c */       \
-	X(workloads) /* sim/engine/workloads.c */
+	X(workloads) /* sim/engine/workloads.c */  \
+	X(list_lru)  /* sim/core/list_lru.c */
 
 #endif /* ICACHE_NAMES_H */

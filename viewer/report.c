@@ -173,14 +173,11 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 	fprintf(f, "events     %" PRIu64 "\n", ix->nev - ix->ndiscards);
 	fprintf(f, "cpus       %u (threads with events: %u)\n", ix_sim_cpus(ix), ix->ncpus);
 	fprintf(f, "duration   %s\n", fmt_dur(dur, b1, sizeof(b1)));
-	const struct unprot *u = unprot_spans(ix);
-	if (u->skipped)
-		fprintf(f, "unprotected  not computed (trace longer than the scan's limit)\n");
-	else
-		fprintf(f,
-			"unprotected  %u span%s (a CPU holds an inode pointer with no "
-			"reference and no lock, then touches it)\n",
-			u->n, u->n == 1 ? "" : "s");
+	const struct unprot *u = unprot_spans_all(ix);
+	fprintf(f,
+		"unprotected  %u span%s (a CPU holds an inode pointer with no "
+		"reference and no lock, then touches it)\n",
+		u->n, u->n == 1 ? "" : "s");
 	if (u->n)
 		fprintf(f,
 			"             the first: %s, inode %" PRIu64 ", #%" PRIu64 " to #%" PRIu64
@@ -346,9 +343,7 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 	fprintf(f, ",\"time\":\"%s\"",
 		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
-	const struct unprot *u = unprot_spans(ix);
-	if (!u->skipped)
-		fprintf(f, ",\"unprotected_spans\":%u", u->n);
+	fprintf(f, ",\"unprotected_spans\":%u", unprot_spans_all(ix)->n);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));

@@ -187,7 +187,8 @@ static struct src_text *cached;
 
 const struct src_text *source_for_trace(const struct trace_index *ix)
 {
-	if (cached && cached_ix == ix)
+	/* (a trace still loading may not have shown its run_begin yet) */
+	if (cached && cached_ix == ix && (cached->name[0] || !ix_run0(ix)))
 		return cached;
 	source_free(cached);
 	const struct ix_run *r = ix_run0(ix);

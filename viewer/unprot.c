@@ -9,8 +9,6 @@
 #include "viewer/omap.h"
 #include "viewer/unprot.h"
 
-/* Traces longer than this are not scanned (a frame must stay cheap). */
-#define UNPROT_MAX_EVENTS 20000000ull
 #define NSLOT 257
 
 struct cpu_track {
@@ -140,13 +138,16 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
 		*own_refs(p, slot, e->obj) = 1;
 		break;
-	case EV_inode_free:
-		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
+	case EV_inode_free: /* (memory stays bounded by the live inodes) */
+		omap_del(&p->inodes, e->obj);
 		break;
-	case EV_inode_ref:
-		*own_refs(p, slot, e->obj) +=
-			(int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
+	case EV_inode_ref: {
+		int32_t *r = own_refs(p, slot, e->obj);
+		*r += (int32_t)(uint32_t)e->val > (int32_t)(e->val >> 32) ? 1 : -1;
+		if (*r == 0)
+			omap_del(&p->refs, (uint64_t)slot << 32 | e->obj);
 		break;
+	}
 	case EV_inode_state: {
 		struct ino_track *t = ino(p, e->obj);
 		uint32_t o = (uint32_t)(e->val >> 32), n = (uint32_t)e->val;
@@ -260,47 +261,79 @@ static int by_from(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
+/*
+ * One trace is shown at a time: its pass goes on from where it stopped
+ * as the trace grows while it is indexed, a bounded number of events per
+ * call, so no frame waits for a whole long trace (the rest is scanned on
+ * the following frames; `upto` says how far it got).
+ */
+#define UNPROT_CHUNK 2000000ull
+
 static const struct trace_index *cached_ix;
 static struct unprot cached;
-static uint64_t cached_nev; /* of the index the spans were made for */
+static struct pass *pass;
 
-const struct unprot *unprot_spans(const struct trace_index *ix)
+static void pass_free(void)
 {
-	/* While the viewer still indexes (ix->loader), the spans of the part
-	 * first drawn stand (marked as figures so far); once it is all in,
-	 * they are made again for all of it. */
-	if (cached_ix == ix && cached.computed && (cached_nev == ix->nev || ix->loader))
-		return &cached;
-	cached_nev = ix->nev;
+	if (!pass)
+		return;
+	omap_free(&pass->refs);
+	omap_free(&pass->inodes);
+	free(pass);
+	pass = NULL;
+}
+
+static void pass_start(const struct trace_index *ix)
+{
+	pass_free();
 	free(cached.s);
 	memset(&cached, 0, sizeof(cached));
 	cached_ix = ix;
 	cached.computed = true;
-	if (ix->nev > UNPROT_MAX_EVENTS) {
-		cached.skipped = true;
-		return &cached;
-	}
-	struct pass *p = xcalloc(1, sizeof(*p));
-	p->ix = ix;
-	p->out = &cached;
-	omap_init(&p->refs, sizeof(int32_t));
-	omap_init(&p->inodes, sizeof(struct ino_track));
-	guards_init(p);
+	pass = xcalloc(1, sizeof(*pass));
+	pass->ix = ix;
+	pass->out = &cached;
+	omap_init(&pass->refs, sizeof(int32_t));
+	omap_init(&pass->inodes, sizeof(struct ino_track));
+	guards_init(pass);
 	for (int k = 0; k < NSLOT; k++) {
-		p->cpu[k].cur = UINT32_MAX;
-		p->cpu[k].since = UINT64_MAX;
+		pass->cpu[k].cur = UINT32_MAX;
+		pass->cpu[k].since = UINT64_MAX;
 	}
-	for (uint64_t i = 0; i < ix->nev; i++) {
-		step(p, i);
-		/* a look-ahead reads up to 8192 events on: keep those */
+}
+
+const struct unprot *unprot_spans(const struct trace_index *ix)
+{
+	if (cached_ix != ix || !pass)
+		pass_start(ix);
+	/* While indexing (ix->loader), stay a look-ahead short of the end:
+	 * the last events may still be reordered, a move's second half may
+	 * not be in yet. */
+	uint64_t end = !ix->loader ? ix->nev : ix->nev > 8192 ? ix->nev - 8192 : 0;
+	if (cached.upto >= end)
+		return &cached;
+	uint32_t had = cached.n;
+	uint64_t stop = end - cached.upto > UNPROT_CHUNK ? cached.upto + UNPROT_CHUNK : end;
+	for (uint64_t i = cached.upto; i < stop; i++) {
+		step(pass, i);
+		/* hand back the pages behind (ix_release); a look-ahead reads
+		 * up to 8192 events on: keep those */
 		if ((i & ((1u << 18) - 1)) == 0 && i >= (2u << 18))
 			ix_release(ix, i - (2u << 18), i - (1u << 18));
 	}
-	omap_free(&p->refs);
-	omap_free(&p->inodes);
-	free(p);
-	qsort(cached.s, cached.n, sizeof(*cached.s), by_from);
+	cached.upto = stop;
+	if (cached.n != had) /* spans are found in order of their end */
+		qsort(cached.s, cached.n, sizeof(*cached.s), by_from);
 	return &cached;
+}
+
+const struct unprot *unprot_spans_all(const struct trace_index *ix)
+{
+	const struct unprot *u;
+	do
+		u = unprot_spans(ix);
+	while (u->upto < ix->nev && !ix->loader);
+	return u;
 }
 
 const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev)

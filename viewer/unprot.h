@@ -42,12 +42,16 @@ struct unprot_span {
 struct unprot {
 	struct unprot_span *s; /* sorted by from */
 	uint32_t n, cap;
-	uint64_t longest;       /* the longest span's to - from */
-	bool computed, skipped; /* skipped: the trace is too long to scan */
+	uint64_t longest; /* the longest span's to - from */
+	uint64_t upto;    /* events scanned (the trace may still be loading) */
+	bool computed;
 };
 
-/* The spans of the trace (computed once per index, on first use). */
+/* The spans of the trace: each call scans on from where the last one
+ * stopped (at most a few million events), up to the events indexed. */
 const struct unprot *unprot_spans(const struct trace_index *ix);
+/* The same, scanning all the events indexed. */
+const struct unprot *unprot_spans_all(const struct trace_index *ix);
 /* The span cpu is in at event ev (from <= ev < to), or NULL. */
 const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev);
 

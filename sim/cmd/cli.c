@@ -15,6 +15,7 @@
 
 #include "sim/cmd/cli.h"
 #include "sim/engine/costs.h"
+#include "sim/core/list_lru.h"
 #include "sim/core/lockdep.h"
 
 static const char run_options_rest[] =
@@ -24,6 +25,9 @@ static const char run_options_rest[] =
 	"  --seed N          seed of the workload's random choices (default 1)\n"
 	"  --sbs N           shared superblocks (1..64, default 2)\n"
 	"  --hash-bits N     hash table of 2^N chains (4..22, default 12)\n"
+	"  --nodes N         simulated NUMA nodes (1..16, default 1): the CPUs are\n"
+	"                    dealt out to them in blocks; each sb's list_lru has a\n"
+	"                    list and a lock per node (used by today's scheme, modern)\n"
 	"  --hot N           inodes in the lookup hot set per sb (1..1000000, default 256)\n"
 	"  --cache N         unused inodes the shrinker lets stay (1..1000000, default 512)\n"
 	"  --locks K         lock kind: ticket (FIFO spinlock, as x86 kernels of 2010),\n"
@@ -280,6 +284,7 @@ static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char
 		{ "--hash-bits", 4, 22, "is out of range (4..22)" },
 		{ "--hot", 1, 1000000, "is out of range (1..1000000)" },
 		{ "--cache", 1, 1000000, "is out of range (1..1000000)" },
+		{ "--nodes", 1, MAX_NUMA_NODES, "is not a node count (1..16)" },
 	};
 	uint64_t n;
 
@@ -296,8 +301,10 @@ static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char
 			p->cfg->hash_bits = (unsigned)n;
 		else if (k == 2)
 			p->cfg->hot = (unsigned)n;
-		else
+		else if (k == 3)
 			p->cfg->cache_limit = (unsigned)n;
+		else
+			p->cfg->nodes = (int)n;
 		return TOOK_VALUE;
 	}
 	return NOT_MINE;

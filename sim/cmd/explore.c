@@ -81,7 +81,7 @@ enum group {
 	G_create,    /* create fN; unlink fN; iput fN */
 	G_writeback, /* writeback */
 	G_prune,     /* prune */
-	G_umount,    /* iget Y sb 1; iput Y sb 1; umount sb 1 */
+	G_umount,    /* iget Y sb S; iput Y sb S; umount sb S (S = 1 + cpu) */
 	NR_GROUPS
 };
 
@@ -201,10 +201,15 @@ static void add_group(struct scenario *scn, const struct plan_item *pi, int *ser
 		add(scn, cpu, OPK_prune, -1, 4);
 		break;
 	case G_umount: {
-		/* The umount races on a second superblock, so the lookups of
-		 * sb 0 keep an active sb to cache their inodes in. */
-		int Y = scn_inode_index(scn, 1, X == scn_inode_index(scn, 0, 1) ? 1 : 2);
-		struct scn_op op = { .kind = OPK_umount, .inode = -1, .sb = 1 };
+		/* The umount races on a superblock of its own (1 + the CPU), so
+		 * the lookups of sb 0 keep an active sb to cache their inodes
+		 * in, and no CPU uses a superblock that another one unmounts:
+		 * the kernel's mount reference forbids it, and a final iput on a
+		 * dying sb would leave an unused inode for the busy-inodes check
+		 * to count.  It still races with the shrinker and the flusher. */
+		uint32_t sb = 1 + (uint32_t)cpu;
+		int Y = scn_inode_index(scn, sb, X == scn_inode_index(scn, 0, 1) ? 1 : 2);
+		struct scn_op op = { .kind = OPK_umount, .inode = -1, .sb = sb };
 		add(scn, cpu, OPK_iget, Y, 0);
 		add(scn, cpu, OPK_iput, Y, 0);
 		scn_add_op(scn, cpu, &op);

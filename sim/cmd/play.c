@@ -1039,7 +1039,9 @@ static struct play *play_setup(const struct scenario *scn, const struct play_opt
 		pl->ino[i] = scn->inodes[i].ino;
 	make_cpus(pl);
 
-	struct icache_config cfg = { .nsbs = (int)scn->nsbs, .hash_bits = 6 };
+	struct icache_config cfg = { .nsbs = (int)scn->nsbs,
+				     .hash_bits = 6,
+				     .workers = scn->ncpus };
 	icache_init(scn->scheme, &cfg, pl->cpu_ptrs, scn->ncpus + 1);
 	icache.iprune_sem.off = scn->no_iprune_sem;
 	if (scn->has_pressure)

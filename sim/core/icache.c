@@ -106,6 +106,10 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 	icache.scheme = s;
 	icache.cpus = cpus;
 	icache.ncpus = ncpus;
+	icache.nr_nodes = cfg->nodes > 0 ? cfg->nodes : 1;
+	if (icache.nr_nodes > MAX_NUMA_NODES)
+		icache.nr_nodes = MAX_NUMA_NODES;
+	icache.nr_workers = cfg->workers > 0 && cfg->workers <= ncpus ? cfg->workers : ncpus;
 	sim_lock_init(&icache.inode_lock, LC_inode_lock, 0);
 	sim_lock_init(&icache.hash_lock, LC_inode_hash_lock, 0);
 	sim_lock_init(&icache.sb_list_lock, LC_inode_sb_list_lock, 0);
@@ -138,6 +142,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 		sim_lock_init(&sb->s_inode_list_lock, LC_inode_sb_list_lock, (uint64_t)i + 1);
 		sim_rwsem_init(&sb->s_umount, LC_s_umount);
 		sb->s_bdi = &icache.wb;
+		list_lru_init(&sb->s_inode_lru, icache.nr_nodes, LIST_LRU_INST(i, 0));
 	}
 	atomic_init(&icache.shared_last_ino, 0);
 	icache.last_ino = 0;
@@ -156,6 +161,7 @@ void icache_destroy(void)
 	for (int i = 0; i < icache.nsbs; i++) {
 		sim_lock_destroy(&icache.sbs[i].s_inode_list_lock);
 		sim_lock_destroy(&icache.sbs[i].s_umount);
+		list_lru_destroy(&icache.sbs[i].s_inode_lru);
 	}
 	free(icache.sbs);
 	sim_lock_destroy(&icache.inode_lock);
@@ -247,6 +253,7 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	inode->i_wb_on = (enum inode_list_id) - 1;
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
+	inode->i_nid = cpu_to_node(this_cpu);
 	atomic_store(&inode->i_nrpages, 0);
 	inode->i_generation++;
 	/* A new life of recycled memory: spin_lock_init() in inode_init_always()
@@ -653,7 +660,7 @@ bool inode_on_lru(const struct inode *inode)
  * nr_unused follows the LRU in 2.6.37 on, per CPU (percpu_counter) or as
  * one counter under the LRU lock; 2.6.36's scheme counts it itself.
  */
-static void lru_count(long delta)
+void lru_count(long delta)
 {
 	switch (icache.scheme->counters) {
 	case COUNTERS_2636:

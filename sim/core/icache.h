@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "sim/core/list.h"
+#include "sim/core/list_lru.h"
 #include "sim/core/lock.h"
 #include "sim/core/rcu.h"
 
@@ -68,6 +69,7 @@ struct inode {
 	 * sleeper's token stays meaningful across a reuse): a sleeper waits
 	 * for its own inode's wake, not for any wake of its wait slot. */
 	atomic_uint_fast64_t i_wakes;
+	int i_nid; /* NUMA node of its memory (list_lru) */
 	/*
 	 * i_data.nrpages: how many pages of the file are cached.  Simplified:
 	 * the page cache is this count of clean pages, changed atomically
@@ -91,9 +93,15 @@ struct super_block {
 	struct sim_lock s_inode_list_lock; /* per-sb list lock (v4 era) */
 	struct sim_lock s_umount;          /* rw-lock: umount holds it for write */
 	struct bdi_writeback *s_bdi;
+	/* Today: the sb's unused inodes, one list and lock per NUMA node. */
+	struct list_lru s_inode_lru;
 };
 
-/* One backing device's writeback lists, with their per-bdi lock (v4 era). */
+/*
+ * One backing device's writeback lists, with their per-bdi lock (v4 era;
+ * today's bdi_writeback, whose list_lock also guards i_io_list, our
+ * i_wb_list).
+ */
 struct bdi_writeback {
 	struct list_head b_dirty, b_io, b_more_io;
 	struct sim_lock list_lock;
@@ -147,6 +155,8 @@ struct icache {
 
 	struct sim_cpu **cpus; /* every simulated CPU, for counters */
 	int ncpus;
+	int nr_nodes;   /* simulated NUMA nodes (--nodes), for list_lru */
+	int nr_workers; /* CPUs dealt out to nodes in blocks; then the rest */
 	const struct scheme *scheme;
 };
 
@@ -156,6 +166,8 @@ extern struct icache icache;
 struct icache_config {
 	int nsbs;
 	unsigned hash_bits;
+	int nodes;   /* NUMA nodes; 0 means 1 */
+	int workers; /* CPUs running the workload, numbered first (0: all) */
 };
 
 void icache_init(const struct scheme *s, const struct icache_config *cfg, struct sim_cpu **cpus,
@@ -246,6 +258,10 @@ bool inode_on_sb_list(const struct inode *inode);
 struct inode *sb_list_next_rcu(struct super_block *sb, struct inode *after);
 void inode_sb_list_add(struct inode *inode, enum site site);
 void inode_sb_list_del(struct inode *inode, enum site site);
+
+/* nr_unused += delta for an LRU add or removal, the way the scheme's era
+ * counts it (enum inode_counters); list_lru.c uses it too. */
+void lru_count(long delta);
 
 /* LRU: add at the young end, counted in nr_unused. */
 void inode_lru_add(struct inode *inode, enum site site);

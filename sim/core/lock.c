@@ -561,6 +561,35 @@ static void sim_up(struct sim_lock *l, enum site site, bool write)
 	sched_point(SEV_release, site, l, 0, 0, 0);
 }
 
+/*
+ * down_read_trylock: a read hold if no writer has it, else false at once.
+ * Traced as a lock_trylock of the read instance, like a spin trylock; a
+ * trylock adds no order edge (it cannot wait), locks taken under it do.
+ */
+bool sim_down_read_trylock(struct sim_lock *l, enum site site)
+{
+	struct sim_cpu *c = this_cpu;
+	uint64_t inst = rwsem_inst(c, false);
+	struct src_mark m = sim_src_at(site);
+
+	if (l->off)
+		return true;
+	if (rwsem_try(l, false) != 0) {
+		c->stats[l->cls].trylock_failures++;
+		trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line, l->life);
+		sched_point(SEV_trylock_failed, site, l, 0, 0, 0);
+		return false;
+	}
+	push_held(c, l, site, true);
+	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
+	c->stats[l->cls].acquisitions++;
+	atomic_fetch_add_explicit(&c->progress, 1, memory_order_relaxed);
+	trace_ev_lock_trylock(trace_cpu(c), l->cls, inst, site, 1, m.file, m.line, l->life);
+	trace_ev_lock_acquired(trace_cpu(c), l->cls, inst, site, 0, m.file, m.line, l->life);
+	sched_point(SEV_trylock, site, l, 0, 0, 0);
+	return true;
+}
+
 void sim_down_read(struct sim_lock *l, enum site site)
 {
 	sim_down(l, site, false);

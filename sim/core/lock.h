@@ -170,6 +170,8 @@ bool sim_lock_busy(const struct sim_lock *l);
  */
 void sim_rwsem_init(struct sim_lock *l, enum lock_class cls);
 void sim_down_read(struct sim_lock *l, enum site site);
+/* down_read_trylock: true with a read hold, or false without waiting. */
+bool sim_down_read_trylock(struct sim_lock *l, enum site site);
 void sim_up_read(struct sim_lock *l, enum site site);
 void sim_down_write(struct sim_lock *l, enum site site);
 void sim_up_write(struct sim_lock *l, enum site site);
@@ -200,6 +202,7 @@ void sim_up_write(struct sim_lock *l, enum site site);
 #define spin_lock_nested(l, sub) (this_cpu->nest_subclass = (sub), sim_spin_lock((l), __site))
 #define down_read(l) sim_down_read((l), __site)
 #define up_read(l) sim_up_read((l), __site)
+#define down_read_trylock(l) sim_down_read_trylock((l), __site)
 #define down_write(l) sim_down_write((l), __site)
 #define up_write(l) sim_up_write((l), __site)
 
@@ -213,6 +216,9 @@ static inline struct src_mark *sim_src_slot(void)
 
 static inline void sim_src_mark(enum src_file file, int line, enum site site)
 {
+#ifdef ICACHE_NO_SRC_MARK /* measuring what the marks cost (a bench-only build) */
+	return;
+#endif
 	struct src_mark *m = sim_src_slot();
 	m->line = (uint16_t)line;
 	m->file = (uint8_t)file;

@@ -131,6 +131,7 @@ extern const struct scheme scheme_global;
 extern const struct scheme scheme_vfs_scale;
 extern const struct scheme scheme_inode_scale_v4;
 extern const struct scheme scheme_merged;
+extern const struct scheme scheme_modern;
 
 /* NULL-terminated list of the schemes that are built. */
 extern const struct scheme *const all_schemes[];

@@ -138,7 +138,8 @@ static long walk_sb_lists(bool quiescent)
 				     "%d references after the run (refcounts do "
 				     "not balance)",
 				     (unsigned long long)inode->i_ino, count);
-			if (st & (I_NEW | I_FREEING | I_WILL_FREE | I_CLEAR | I_SYNC))
+			if (st &
+			    (I_NEW | I_FREEING | I_WILL_FREE | I_CLEAR | I_SYNC | I_LRU_ISOLATING))
 				FAIL(inode->i_ino,
 				     "invariant: inode %llu is left in "
 				     "state 0x%x after the run",
@@ -225,32 +226,53 @@ static void walk_hash(void)
 	}
 }
 
-static long walk_lru(void)
+/* One LRU list: the global one (2.6.36..2.6.39) or a node of an sb's
+ * list_lru (today).  Returns its length. */
+static long walk_lru_list(struct list_head *head, const char *where)
 {
 	long len = 0, steps = 0;
 	struct list_head *pos;
-	list_for_each(pos, &icache.inode_lru) {
+	list_for_each(pos, head) {
 		struct inode *inode = list_entry(pos, struct inode, i_lru);
-		if (walked_too_far(&steps, "the LRU"))
+		if (walked_too_far(&steps, where))
 			return len;
 		len++;
-		if (!live(inode, "the LRU"))
+		if (!live(inode, where))
 			break;
 		if (inode->i_lru_on != LIST_lru)
 			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on the LRU "
+			     "invariant: inode %llu is on %s "
 			     "but its link says list %d",
-			     (unsigned long long)inode->i_ino, inode->i_lru_on);
+			     (unsigned long long)inode->i_ino, where, inode->i_lru_on);
 		if (inode_state(inode) & I_FREEING)
 			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on the LRU "
+			     "invariant: inode %llu is on %s "
 			     "with I_FREEING set",
-			     (unsigned long long)inode->i_ino);
+			     (unsigned long long)inode->i_ino, where);
 		if (inode->i_check != pass)
 			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on the LRU "
+			     "invariant: inode %llu is on %s "
 			     "but on no sb list",
-			     (unsigned long long)inode->i_ino);
+			     (unsigned long long)inode->i_ino, where);
+	}
+	return len;
+}
+
+static long walk_lru(void)
+{
+	long len = walk_lru_list(&icache.inode_lru, "the LRU");
+
+	for (int i = 0; i < icache.nsbs; i++) {
+		struct list_lru *lru = &icache.sbs[i].s_inode_lru;
+		for (int nid = 0; nid < lru->nr_nodes; nid++) {
+			long n = walk_lru_list(&lru->node[nid].list, "an sb's list_lru");
+			if (n != list_lru_count_node(lru, nid))
+				FAIL(0,
+				     "invariant: node %d of sb %d's list_lru counts %ld "
+				     "but holds %ld inodes",
+				     nid, i, list_lru_count_node(lru, nid), n);
+			len += n;
+		}
 	}
 	if (icache.scheme->counters == COUNTERS_2636) {
 		if (unused != get_nr_unused())

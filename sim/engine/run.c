@@ -86,6 +86,7 @@ void run_config_defaults(struct run_config *cfg)
 	cfg->seed = 1;
 	cfg->nsbs = 2;
 	cfg->hash_bits = 12;
+	cfg->nodes = 1;
 	cfg->hot = 256;
 	cfg->cache_limit = 512;
 	cfg->watchdog_s = 5.0;
@@ -400,7 +401,11 @@ static void collect_inodes(struct run_result *r)
 
 static void collect_lists(struct run_result *r)
 {
+	/* The global LRU (2.6.36..2.6.39), or every sb's list_lru (today). */
 	r->lru_len = (long)list_count(&icache.inode_lru);
+	for (int i = 0; i < icache.nsbs; i++)
+		for (int nid = 0; nid < icache.sbs[i].s_inode_lru.nr_nodes; nid++)
+			r->lru_len += (long)list_count(&icache.sbs[i].s_inode_lru.node[nid].list);
 	r->b_dirty = (long)list_count(&icache.wb.b_dirty);
 	r->b_io = (long)list_count(&icache.wb.b_io);
 	r->b_more_io = (long)list_count(&icache.wb.b_more_io);
@@ -441,6 +446,8 @@ void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct s
 	struct icache_config icfg = {
 		.nsbs = cfg->nsbs + nworkers, /* shared, then one private each */
 		.hash_bits = cfg->hash_bits,
+		.nodes = cfg->nodes,
+		.workers = nworkers,
 	};
 	sim_lock_kind = run_lock_kind(cfg);
 	sim_virtual_time = cfg->virtual_time;

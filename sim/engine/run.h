@@ -42,6 +42,7 @@ struct run_config {
 	uint64_t seed;
 	int nsbs; /* shared superblocks */
 	unsigned hash_bits;
+	int nodes;               /* simulated NUMA nodes (list_lru) */
 	unsigned hot;            /* inodes in the lookup hot set, per sb */
 	unsigned cache_limit;    /* pressure: unused inodes the shrinker keeps */
 	double watchdog_s;       /* no progress for this long = deadlock */
