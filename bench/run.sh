@@ -40,6 +40,8 @@ BUILD=${BUILD:-build}
 OUT=${OUT:-bench/results}
 SIM=$BUILD/bin/icache-sim
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/plot.sh
+. "$HERE/plot.sh"
 
 case ${QUICK:-0} in
 "" | 0 | no | false) QUICK=0 ;;
@@ -225,40 +227,12 @@ if command -v gnuplot >/dev/null 2>&1; then
 		echo "set xtics ($(echo $CPUS | sed 's/ /, /g'))"
 		echo "set offsets graph 0.05, graph 0.05, 0, 0"
 		for w in $WORKLOADS; do
-			echo "set ylabel 'ops/s'"
-			echo "set yrange [0:*]"
-			echo "unset logscale y"
-			echo "set format y '%.1s%c'"
-			printf "set title '%s: throughput'\n" "$w"
-			printf "plot "
-			sep=""
-			for s in $SCHEMES; do
-				printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$TMP/plot/$w.$s.dat" "$s"
-				sep=", "
-			done
-			echo
-			echo "set ylabel 'lock contentions per op'"
-			echo "set yrange [*:*]"
-			echo "set logscale y"
-			echo "set format y '%g'"
-			printf "set title '%s: contentions per operation (log)'\n" "$w"
-			printf "plot "
-			sep=""
-			for s in $SCHEMES; do
-				printf "%s'%s' using 1:(\$3 > 0 ? \$3 : 1/0) with linespoints lw 2 title '%s'" "$sep" "$TMP/plot/$w.$s.dat" "$s"
-				sep=", "
-			done
-			echo
+			# shellcheck disable=SC2086
+			plot_workload "$w" "ops/s" $SCHEMES
 		done
 		echo "unset multiplot"
 	} >"$TMP/plot.gp"
-	if gnuplot "$TMP/plot.gp" 2>"$TMP/plot.err"; then
-		echo "plot: $plot"
-	else
-		echo "bench: gnuplot failed:" >&2
-		head -5 "$TMP/plot.err" >&2
-		status=1
-	fi
+	plot_render
 else
 	echo "plot: gnuplot not found, no plot (apt-get install gnuplot-nox)"
 	plot=""

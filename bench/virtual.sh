@@ -26,6 +26,8 @@ set -u
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench/results}
 SIM=$BUILD/bin/icache-sim
+# shellcheck source=bench/plot.sh
+. "$(cd "$(dirname "$0")" && pwd)/plot.sh"
 case ${QUICK:-0} in
 "" | 0 | no | false) QUICK=0 ;;
 *) QUICK=1 ;;
@@ -219,39 +221,12 @@ if command -v gnuplot >/dev/null 2>&1; then
 		echo "set xlabel 'virtual CPUs'"
 		echo "set xtics ($(echo $VCPUS | sed 's/ /, /g'))"
 		for w in $WORKLOADS; do
-			echo "set ylabel 'ops per virtual second'"
-			echo "unset logscale y"
-			echo "set yrange [0:*]"
-			echo "set format y '%.1s%c'"
-			printf "set title '%s: throughput'\nplot " "$w"
-			sep=""
-			for s in $SCHEMES global+mcs; do
-				printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$TMP/plot/$w.$s.dat" "$s"
-				sep=", "
-			done
-			echo
-			echo "set ylabel 'lock contentions per op'"
-			echo "set logscale y"
-			echo "set yrange [*:*]"
-			echo "set format y '%g'"
-			printf "set title '%s: contentions per op (log)'\nplot " "$w"
-			sep=""
-			for s in $SCHEMES global+mcs; do
-				printf "%s'%s' using 1:(\$3 > 0 ? \$3 : 1/0) with linespoints lw 2 title '%s'" \
-					"$sep" "$TMP/plot/$w.$s.dat" "$s"
-				sep=", "
-			done
-			echo
+			# shellcheck disable=SC2086
+			plot_workload "$w" "ops per virtual second" $SCHEMES global+mcs
 		done
 		echo "unset multiplot"
 	} >"$TMP/plot.gp"
-	if gnuplot "$TMP/plot.gp" 2>"$TMP/plot.err"; then
-		echo "plot: $plot"
-	else
-		echo "bench: gnuplot failed:" >&2
-		head -5 "$TMP/plot.err" >&2
-		status=1
-	fi
+	plot_render
 else
 	echo "plot: gnuplot not found, no plot"
 	plot=""

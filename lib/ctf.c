@@ -169,6 +169,21 @@ void ctf_graph_fini(struct ctf_graph *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* babeltrace2's messages end in its internals ("...: msg-it-addr=0x55...,
+ * stream-class-id=0"): keep the words before them. */
+static void drop_internals(char *msg)
+{
+	char *hex = strstr(msg, "=0x");
+	if (!hex)
+		return;
+	*hex = 0;
+	char *colon = strrchr(msg, ':');
+	if (colon)
+		*colon = 0;
+	else
+		*hex = '=';
+}
+
 void ctf_take_error(char *buf, size_t len, bool *metadata)
 {
 	const bt_error *err = bt_current_thread_take_error();
@@ -196,6 +211,7 @@ void ctf_take_error(char *buf, size_t len, bool *metadata)
 		for (const char *p = best; *p && o + 1 < len; p++)
 			buf[o++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
 		buf[o] = 0;
+		drop_internals(buf);
 	}
 	if (err)
 		bt_error_release(err);

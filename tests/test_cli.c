@@ -182,6 +182,39 @@ START_TEST(resource_limits_exit_2_with_one_line)
 }
 END_TEST
 
+/*
+ * Scenario and lesson readers cap a line's length and the number of lines:
+ * one line naming the file and the line at fault, exit 2.  The files are
+ * the shipped ones with one line made too long, or padded with comments.
+ */
+START_TEST(readers_cap_lines)
+{
+	int st;
+	char dir[] = "/tmp/icache-caps-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* line 3 of each: 5000 x's after a comment mark */
+	free(run_cmd(
+		&st,
+		"cd %s && x=$(head -c 5000 /dev/zero | tr '\\0' x) &&"
+		" sed \"3s/^/# $x/\" %s/lessons/scenarios/split-locks.scn > long.scn &&"
+		" sed \"3s/^/# $x/\" %s/lessons/01-inode-cache.lesson > long.lesson &&"
+		" { cat %s/lessons/scenarios/split-locks.scn; yes '#' | head -n 100000; } > many.scn",
+		dir, getenv("PWD"), getenv("PWD"), getenv("PWD")));
+	ck_assert_int_eq(st, 0);
+	char args[200];
+	snprintf(args, sizeof(args), "play %s/long.scn", dir);
+	bad_usage(args, "/long.scn:3: line too long (more than 4096 bytes)");
+	snprintf(args, sizeof(args), "play %s/many.scn", dir);
+	bad_usage(args, "/many.scn:100001: too many lines (more than 100000)");
+	char *out = run_cmd(&st, "%s --check %s/long.lesson 2>&1", bin_path("icache-lesson"), dir);
+	ck_assert_msg(st == 2 && strstr(out, "/long.lesson:3: line too long") &&
+			      !strchr(out, '\n')[1],
+		      "exit %d: %s", st, out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", dir));
+}
+END_TEST
+
 /* Readers of whole files refuse what is not a regular file, at once. */
 START_TEST(readers_refuse_non_regular_files)
 {
@@ -225,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, cpus_all_uses_every_core);
 	tcase_add_test(tc, resource_limits_exit_2_with_one_line);
 	tcase_add_test(tc, readers_refuse_non_regular_files);
+	tcase_add_test(tc, readers_cap_lines);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

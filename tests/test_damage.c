@@ -280,6 +280,49 @@ START_TEST(interactive_says_incomplete)
 }
 END_TEST
 
+/*
+ * However the viewer ends, its temporary copy of a cut stream goes with
+ * it: killed in a real terminal with SIGINT, SIGTERM, SIGHUP or SIGKILL
+ * while it shows the trace, the copy under its private TMPDIR is removed
+ * (by the guard process of viewer/health.c) within 10 s.
+ */
+static const int view_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGKILL };
+
+START_TEST(viewer_copy_removed_on_signal)
+{
+	int sig = view_signals[_i], st;
+	char name[32], dir[512], sdir[512], file[1024], vtmp[600];
+	long size;
+	snprintf(name, sizeof(name), "sigcut%d", sig);
+	copy_good(name, dir, sizeof(dir), sdir, sizeof(sdir));
+	biggest_stream(sdir, file, sizeof(file), &size);
+	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576 + 55, file));
+	snprintf(vtmp, sizeof(vtmp), "%s/vtmp-%s", tmp, name);
+	free(run_cmd(&st,
+		     "mkdir -p %s && tmux -L icdamage kill-server 2>/dev/null; "
+		     "tmux -L icdamage new-session -d -s dmg -x 160 -y 40 "
+		     "\"sh -c 'echo \\$\\$ > %s.pid; exec env TMPDIR=%s LANG=C.UTF-8 %s %s'; "
+		     "sleep 30\"",
+		     vtmp, vtmp, vtmp, bin_path("icache-view"), dir));
+	ck_assert_msg(tmux_wait("INCOMPLETE ("), "the viewer did not come up");
+	char *n = run_cmd(&st, "ls -A %s | wc -l", vtmp);
+	ck_assert_msg(atoi(n) == 1, "no temporary copy while it runs: %s", n);
+	free(n);
+	char *pid = run_cmd(&st, "cat %s.pid", vtmp);
+	ck_assert_int_eq(kill(atoi(pid), sig), 0);
+	free(pid);
+	int left = 1;
+	for (int i = 0; i < 100 && left; i++) {
+		usleep(100000);
+		n = run_cmd(&st, "ls -A %s | wc -l", vtmp);
+		left = atoi(n);
+		free(n);
+	}
+	free(run_cmd(&st, "tmux -L icdamage kill-server"));
+	ck_assert_msg(left == 0, "signal %d: the temporary copy is still in %s", sig, vtmp);
+}
+END_TEST
+
 START_TEST(stream_file_deleted)
 {
 	char dir[512], sdir[512], file[1024];
@@ -502,6 +545,8 @@ int main(void)
 	tcase_add_test(tc, cut_mid_packet);
 	tcase_add_test(tc, stream_file_deleted);
 	tcase_add_test(tc, interactive_says_incomplete);
+	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
+			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
 	tcase_add_test(tc, metadata_name_bit_flipped);
 	tcase_add_test(tc, lost_events_make_no_violation);
 	tcase_add_test(tc, recorder_killed);

@@ -82,7 +82,7 @@ START_TEST(v4_race_shows_the_window_and_the_freed_inode)
 	char *out = play(&st, SCN_DIR "/iput-lru-race-v4.scn", NULL);
 	ck_assert_int_eq(st, 0);
 	/* cpu0 stops right after dropping i_lock in iput_final ... */
-	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock of inode 42 in "
+	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock inode 42 in "
 					  "iput_final\n   cpu0 stops"));
 	/* ... cpu1 frees it, and cpu0 then puts it on the LRU. */
 	ck_assert_ptr_nonnull(strstr(out, "cpu1 free inode 42"));
@@ -97,8 +97,8 @@ START_TEST(merged_blocks_the_lookup_on_i_lock)
 	int st;
 	char *out = play(&st, SCN_DIR "/iput-lru-race-merged-wait.scn", NULL);
 	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "cpu1 blocked: waits for i_lock of "
-					  "inode 42 in find_inode_fast, held by cpu0"));
+	ck_assert_ptr_nonnull(strstr(out, "cpu1 blocked: waits for i_lock inode 42 "
+					  "in find_inode_fast, held by cpu0"));
 	ck_assert_ptr_null(strstr(out, "!! violation"));
 	free(out);
 }
@@ -272,7 +272,7 @@ START_TEST(replay_gives_the_same_trace)
 	ck_assert_ptr_nonnull(strstr(o1, " 0 discarded)"));
 	char *e1 = trace_events(d1), *e2 = trace_events(d2);
 	ck_assert_ptr_nonnull(strstr(e1, "icache:sched_step"));
-	ck_assert_ptr_nonnull(strstr(e1, "what = \"cpu0 release i_lock of inode "
+	ck_assert_ptr_nonnull(strstr(e1, "what = \"cpu0 release i_lock inode "
 					 "42 in iput_final\""));
 	ck_assert_ptr_nonnull(strstr(e1, "icache:violation"));
 	ck_assert_msg(strcmp(e1, e2) == 0, "the two traces differ");

@@ -19,7 +19,10 @@
 #     and no question that no lesson asks; every drive solution is given;
 #   - the lines a lesson shows verbatim ("|" lines) fit the narrative column
 #     at the projector size the guide gives (120x40), measured on a real
-#     render when a lesson can be played here.
+#     render when a lesson can be played here;
+#   - with FRESH=1, the guide's set-up block (make deps, make, the --check
+#     line) run as written in a fresh clone of the committed tree: where no
+#     Docker daemon answers, that stands in for building the image.
 # Ends with "workshop-check: N ok, M failed"; exit status 1 if any failed.
 BUILD=${BUILD:-build}
 GUIDE=${GUIDE:-docs/workshop.md}
@@ -183,6 +186,29 @@ if [ -s "$TMP/wide" ]; then
 	fail "projector: lines wider than the narrative column ($width): $(tr '\n' ' ' <"$TMP/wide")"
 else
 	pass "projector: every verbatim line of lessons 01-09 fits $width columns"
+fi
+
+# ---- FRESH=1: the set-up, followed from scratch ----------------------------------------
+# Where no container can be built, this is the closest thing: a fresh clone
+# of the committed tree, and the guide's set-up block run in it line by
+# line, exactly as written (its first line, the clone, is this clone).
+# Minutes, not seconds: not part of make check.
+if [ "${FRESH:-0}" = 1 ]; then
+	if git clone -q . "$TMP/fresh" 2>"$TMP/out"; then
+		awk '/^```/ { inb = !inb; next } inb && /^make deps|^make  |^make$|^make[ \t]+#|^build\/bin\/icache-lesson --check/ { sub(/[ \t]+#.*/, ""); print }' \
+			"$GUIDE" | head -3 >"$TMP/setup"
+		[ -s "$TMP/setup" ] || fail "fresh: the guide's set-up block was not found"
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			if (cd "$TMP/fresh" && sh -c "$line") >"$TMP/out" 2>&1; then
+				pass "fresh: $line (in a new clone)"
+			else
+				fail "fresh: $line (in a new clone): $(tail -c 300 "$TMP/out" | tr '\n' ' ')"
+			fi
+		done <"$TMP/setup"
+	else
+		fail "fresh: git clone: $(head -c 200 "$TMP/out")"
+	fi
 fi
 
 echo "workshop-check: $ok ok, $failed failed"

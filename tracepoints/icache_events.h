@@ -186,7 +186,7 @@
 	F(INT, uint32_t, sb, VAL) ICACHE_SRC_FIELDS(F)
 #define ICACHE_FIELDS_inode_rcu_freed(F)                       \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint64_t, waited_ns, VAL)
+	F(INT, uint64_t, waited_ns, VAL) F(INT, uint64_t, life, LIFE)
 
 /* A sleep on an inode's state bit (I_NEW, I_FREEING, I_WILL_FREE):
  * inode_wait as the CPU goes to sleep, with the state it saw, and

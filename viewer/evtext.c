@@ -31,57 +31,49 @@ static const char *short_class(int cls)
 	return p;
 }
 
-/* The lock events; false if e is not one of them. */
+/*
+ * The lock events; false if e is not one of them.  Brief (a lane): a word,
+ * the short class and the event's figure, "HOLD i_lock 42", "WAIT hash
+ * cpu1".  Full (the details line): the event's name, the lock, the site
+ * and the figure in words, "lock_acquired i_lock inst=42 at iput, waited
+ * 1.2us".
+ */
 static bool lock_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
 		      bool brief, char *buf, size_t len)
 {
-	char d[32];
-	switch (e->type) {
-	case EV_lock_acquire:
-		if (brief)
-			snprintf(buf, len, "acq %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_acquire %s inst=%" PRIu64 " at %s",
-				 lock_class_label(e->a), id, site_label(e->site));
-		break;
-	case EV_lock_contended:
-		if (brief)
-			snprintf(buf, len, "WAIT %s cpu%d", short_class(e->a),
-				 (int)(int16_t)e->val);
-		else
-			snprintf(buf, len,
-				 "lock_contended %s inst=%" PRIu64 " at %s, held by cpu%d",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 (int)(int16_t)e->val);
-		break;
-	case EV_lock_acquired:
-		if (brief)
-			snprintf(buf, len, "HOLD %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_acquired %s inst=%" PRIu64 " at %s, waited %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 fmt_dur((int64_t)e->val, d, sizeof(d)));
-		break;
-	case EV_lock_release:
-		if (brief)
-			snprintf(buf, len, "rel %s %" PRIu64, short_class(e->a), id);
-		else
-			snprintf(buf, len, "lock_release %s inst=%" PRIu64 " at %s, held %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 fmt_dur((int64_t)e->val, d, sizeof(d)));
-		break;
-	case EV_lock_trylock:
-		if (brief)
-			snprintf(buf, len, "trylock %s %s", short_class(e->a),
-				 e->b ? "ok" : "FAILED");
-		else
-			snprintf(buf, len, "lock_trylock %s inst=%" PRIu64 " at %s: %s",
-				 lock_class_label(e->a), id, site_label(e->site),
-				 e->b ? "success" : "failed");
-		break;
-	default:
+	static const struct {
+		int type;
+		const char *word;
+	} words[] = { { EV_lock_acquire, "acq" },
+		      { EV_lock_contended, "WAIT" },
+		      { EV_lock_acquired, "HOLD" },
+		      { EV_lock_release, "rel" },
+		      { EV_lock_trylock, "trylock" } };
+	const char *word = NULL;
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (words[k].type == e->type)
+			word = words[k].word;
+	if (!word)
 		return false;
+	char fig[48], tail[64] = "", d[32];
+	int holder = (int)(int16_t)e->val;
+	snprintf(fig, sizeof(fig), "%" PRIu64, id);
+	if (e->type == EV_lock_contended) {
+		snprintf(fig, sizeof(fig), "cpu%d", holder);
+		snprintf(tail, sizeof(tail), ", held by cpu%d", holder);
+	} else if (e->type == EV_lock_acquired || e->type == EV_lock_release) {
+		snprintf(tail, sizeof(tail), ", %s %s",
+			 e->type == EV_lock_acquired ? "waited" : "held",
+			 fmt_dur((int64_t)e->val, d, sizeof(d)));
+	} else if (e->type == EV_lock_trylock) {
+		snprintf(fig, sizeof(fig), "%s", e->b ? "ok" : "FAILED");
+		snprintf(tail, sizeof(tail), ": %s", e->b ? "success" : "failed");
 	}
+	if (brief)
+		snprintf(buf, len, "%s %s %s", word, short_class(e->a), fig);
+	else
+		snprintf(buf, len, "%s %s inst=%" PRIu64 " at %s%s", ev_type_name(e->type),
+			 lock_class_label(e->a), id, site_label(e->site), tail);
 	return true;
 }
 

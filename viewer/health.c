@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/xalloc.h"
@@ -158,6 +160,20 @@ static bool data_file_name(const char *n)
 	return n[0] != '.' && strcmp(n, "metadata") != 0;
 }
 
+/* Does dir/metadata (its first 64 KiB) contain text? */
+static bool metadata_has(const char *dir, const char *text)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	FILE *f = fopen(p, "rb");
+	if (!f)
+		return false;
+	char buf[65536];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return memmem(buf, n, text, strlen(text)) != NULL;
+}
+
 /* The clock block of TSDL metadata: its frequency and its offset from
  * the origin in ns (both left alone if not found). */
 static void clock_of(const char *buf, size_t n, uint64_t *freq, int64_t *off_ns)
@@ -258,6 +274,51 @@ static int copy_prefix(const char *from, const char *to, uint64_t n)
 	return rc;
 }
 
+/*
+ * The temporary copy outlives no viewer, however it ends: a child process
+ * holds the read end of a pipe whose write end only the viewer has; when
+ * the viewer goes (exit, SIGINT, SIGTERM, SIGHUP, even SIGKILL) the pipe
+ * reads EOF and the child removes the copy.  The child ignores the
+ * terminal's signals and leaves its session, so a closing terminal does
+ * not take it first, and calls only async-signal-safe functions before
+ * exec (the viewer may have threads).  If it cannot be started, a normal
+ * exit still removes the copy (health_free).
+ */
+static void guard_shadow(struct trace_index *ix)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+		for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+			sigaction(sigs[k], &ign, NULL);
+		setsid();
+		int null = open("/dev/null", O_RDWR);
+		for (int fd = 0; fd < 3; fd++)
+			dup2(null, fd);
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != p[0])
+				close(fd);
+		char c;
+		ssize_t r;
+		do
+			r = read(p[0], &c, 1);
+		while (r > 0 || (r < 0 && errno == EINTR));
+		execl("/bin/rm", "rm", "-rf", "--", ix->shadow, (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return;
+	}
+	ix->shadow_guard = p[1];
+	ix->shadow_guard_pid = (int)pid;
+}
+
 /* A copy of dir where each stream cut mid-packet ends at its last whole
  * packet (babeltrace2 refuses the whole directory otherwise). */
 static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err, size_t len)
@@ -274,6 +335,7 @@ static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err, siz
 			return -1;
 		}
 		ix->shadow = xstrdup(sub);
+		guard_shadow(ix);
 	}
 	snprintf(sub, sizeof(sub), "%s/%d", ix->shadow, d);
 	char meta[4096], link[8192];
@@ -313,10 +375,31 @@ int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_
 {
 	for (int d = 0; d < ndirs; d++) {
 		uint32_t first = ix->nstreams;
+		/* A recorder killed as it started: LTTng wrote the metadata's
+		 * preamble, but the program never declared its stream. */
+		if (metadata_has(dirs[d], "tracer_name = \"lttng-ust\"") &&
+		    !metadata_has(dirs[d], "stream {") && !metadata_has(dirs[d], "event {")) {
+			snprintf(err, len,
+				 "%s: the recording was cut before its first event (the metadata"
+				 " in %s declares no event stream): nothing to show",
+				 ix->path, dirs[d]);
+			return -1;
+		}
 		scan_streams(ix, dirs[d]);
-		bool cut = false;
-		for (uint32_t i = first; i < ix->nstreams; i++)
+		bool cut = false, data = false;
+		for (uint32_t i = first; i < ix->nstreams; i++) {
 			cut |= ix->streams[i].cut_mid;
+			data |= ix->streams[i].path != NULL;
+		}
+		/* ... or killed before LTTng delivered one packet (it loses the
+		 * sub-buffers a killed program was writing). */
+		if (!data && ndirs == 1 && metadata_has(dirs[d], "tracer_name = \"lttng-ust\"")) {
+			snprintf(err, len,
+				 "%s: the recording was cut before its first event was written"
+				 " (no data stream in %s): nothing to show",
+				 ix->path, dirs[d]);
+			return -1;
+		}
 		if (cut && shadow_dir(ix, d, &dirs[d], err, len) != 0)
 			return -1;
 	}
@@ -420,6 +503,14 @@ static void run_reasons(struct trace_index *ix)
 	if (!r) {
 		health_reason(ix, "no run_begin event: the start of the run is not in "
 				  "the trace (scheme and lock order unknown)");
+		/* Its end may be missing too (a recorder killed with the
+		 * sub-buffer of run_begin unwritten): say so as well. */
+		uint64_t i = 0;
+		while (i < ix->nev && ix->ev[i].type != EV_run_end)
+			i++;
+		if (i == ix->nev)
+			health_reason(ix, "no run_end event: the recording stopped before the "
+					  "run ended (recorder killed, or its stream cut)");
 		return;
 	}
 	if (r->end_ts == INT64_MIN)
@@ -532,4 +623,11 @@ void health_free(struct trace_index *ix)
 	if (ix->shadow)
 		rm_tree(ix->shadow);
 	free(ix->shadow);
+	ix->shadow = NULL;
+	if (ix->shadow_guard_pid > 0) {
+		/* Our copy is gone: the guard reads EOF, finds nothing, exits. */
+		close(ix->shadow_guard);
+		waitpid(ix->shadow_guard_pid, NULL, 0);
+		ix->shadow_guard_pid = 0;
+	}
 }

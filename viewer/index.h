@@ -202,6 +202,8 @@ struct trace_index {
 	unsigned npids;
 	bool has_vpid;
 	char *shadow;              /* temp copy of cut streams, or NULL */
+	int shadow_guard;          /* pipe to the process that removes it */
+	int shadow_guard_pid;      /* that process, 0 none */
 	uint64_t classes_seen;     /* bit per EV_ type the metadata has */
 	char unknown_classes[256]; /* icache:* names we do not know */
 

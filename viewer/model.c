@@ -12,8 +12,10 @@
  * stream is a real core; threads may move), so every CPU's state becomes
  * unknown: its held stack is dropped, the locks on it are freed, no
  * lock-order edge is drawn from it and no hold is timed across the gap.
- * A CPU is known again at its first op_begin after the window, because
- * the simulator holds no lock between operations.  Two holders of a lock
+ * A CPU is known again at its first operation boundary after the window
+ * (op_begin, or the op_end of the operation the loss cut into), because
+ * the simulator holds no lock between operations: an op_end proves every
+ * lock it took was released, whatever events of it were lost.  Two holders of a lock
  * prove an inconsistency only when neither hold comes from unknown state.
  */
 #include <stdio.h>
@@ -497,15 +499,21 @@ static void inode_alloc_event(struct model *m, const struct ix_event *e)
 	s->alloc_ev = m->pos;
 }
 
-/* inode_free: the inode (or its older life) is gone, and its i_lock. */
+/* inode_free: the inode (or its older life) is gone, and its i_lock
+ * (kept aside, in case an RCU grace period keeps it: rcu_free_event). */
 static void inode_free_event(struct model *m, const struct ix_event *e)
 {
 	struct inode_state *s = omap_get(&m->inodes, e->obj);
 	if (e->life) {
-		/* This life's i_lock is gone with it. */
-		const struct lock_inst *dead = model_lock(m, i_lock_class, e->obj, e->life);
-		if (dead && dead->holder < 0)
-			omap_del(&m->locks, lock_key(i_lock_class, e->obj, e->life));
+		uint64_t key = lock_key(i_lock_class, e->obj, e->life);
+		const struct lock_inst *dead = omap_get(&m->locks, key);
+		struct cpu_state *c = cpu_slot(m, e->cpu);
+		c->freed_key = 0;
+		if (dead && dead->holder < 0) {
+			c->freed_key = key;
+			c->freed_last_cpu = dead->last_cpu;
+			omap_del(&m->locks, key);
+		}
 	}
 	if (s && s->lives > 1) {
 		s->lives--;
@@ -515,6 +523,27 @@ static void inode_free_event(struct model *m, const struct ix_event *e)
 	const struct lock_inst *li = model_lock(m, i_lock_class, e->obj, 0);
 	if (li && li->holder < 0)
 		omap_del(&m->locks, lock_key(i_lock_class, e->obj, 0));
+}
+
+/* inode_rcu_free: the memory (and i_lock) of the inode this CPU just freed
+ * stays until the grace period ends; inode_rcu_freed: now it is gone. */
+static void rcu_free_event(struct model *m, const struct ix_event *e)
+{
+	if (e->type == EV_inode_rcu_freed) {
+		const struct lock_inst *li = model_lock(m, i_lock_class, e->obj, e->life);
+		if (e->life && li && li->holder < 0)
+			omap_del(&m->locks, lock_key(i_lock_class, e->obj, e->life));
+		return;
+	}
+	struct cpu_state *c = cpu_slot(m, e->cpu);
+	if (c->freed_key && (uint32_t)c->freed_key == e->obj &&
+	    !omap_get(&m->locks, c->freed_key)) {
+		struct lock_inst *li = omap_put(&m->locks, c->freed_key);
+		*li = (struct lock_inst){ .holder = -1,
+					  .last_cpu = c->freed_last_cpu,
+					  .old_last_cpu = -1 };
+	}
+	c->freed_key = 0;
 }
 
 /* XOR rather than "= new": old is read atomically with the change, so
@@ -566,6 +595,10 @@ void model_apply(struct model *m, const struct trace_index *ix)
 	case EV_inode_free:
 		inode_free_event(m, e);
 		break;
+	case EV_inode_rcu_free:
+	case EV_inode_rcu_freed:
+		rcu_free_event(m, e);
+		break;
 	case EV_inode_nlink:
 		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
 		break;
@@ -577,6 +610,8 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		c->op_obj = e->obj;
 		break;
 	case EV_op_end:
+		if (c->unknown && e->ts > m->gap_end)
+			cpu_known_again(m, c);
 		c->in_op = false;
 		break;
 	case EV_violation:

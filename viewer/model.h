@@ -53,6 +53,11 @@ struct cpu_state {
 	uint8_t op;
 	uint32_t op_obj;
 	uint64_t last_ev; /* last event of this CPU, or UINT64_MAX */
+	/* The i_lock its last inode_free dropped: an inode_rcu_free right
+	 * after it keeps the lock until inode_rcu_freed (RCU walkers may
+	 * still take it, and its lock_stat goes on). */
+	uint64_t freed_key;     /* 0 none */
+	int16_t freed_last_cpu; /* its lock_stat state: the last CPU */
 	/* the source line its latest event with one named (0: none yet) */
 	uint16_t line;
 	uint8_t src;      /* enum src_file of line */

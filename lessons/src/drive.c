@@ -307,7 +307,8 @@ static void word_list(const char *w, char *out, size_t len)
 {
 	char act[16], list[24];
 	int n = 0;
-	if (sscanf(w, "%15s %23s of %n", act, list, &n) != 2 || !n) {
+	if ((sscanf(w, "%15s %23s of %n", act, list, &n) != 2 || !n) &&
+	    (n = 0, sscanf(w, "%15s %23s %n", act, list, &n) != 2 || !n)) {
 		snprintf(out, len, "did list %s", w);
 		return;
 	}
@@ -346,6 +347,9 @@ static void word_step(const char *w, const char *next, char *out, size_t len)
 		{ "ref of ", "set i_count of " },
 		{ "state of ", "set i_state of " },
 		{ "nlink of ", "set i_nlink of " },
+		{ "ref inode ", "set i_count of inode " },
+		{ "state inode ", "set i_state of inode " },
+		{ "nlink inode ", "set i_nlink of inode " },
 		{ "queues ", "queued " },
 	};
 	out[0] = 0;
@@ -367,6 +371,13 @@ static void word_step(const char *w, const char *next, char *out, size_t len)
 		word_list(w + 5, out, len);
 		return;
 	}
+	/* the log's newer spelling: "del sb inode 42 in evict" */
+	static const char *const acts[] = { "add ", "del ", "move ", "rotate " };
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strncmp(w, acts[i], strlen(acts[i]))) {
+			word_list(w, out, len);
+			return;
+		}
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (!strncmp(w, v[i].verb, strlen(v[i].verb))) {
 			snprintf(out, len, "%s%s%s", v[i].past, w + strlen(v[i].verb),

@@ -11,7 +11,7 @@
  *
  * A press the scheduler refuses (the CPU is parked on a lock another CPU
  * holds, asleep on an inode, or finished) is not kept; the outcome says
- * why, in the simulator's words ("waits for i_lock of inode 42, held by
+ * why, in the simulator's words ("waits for i_lock inode 42, held by
  * cpu1").
  */
 #ifndef LESSON_DRIVE_H

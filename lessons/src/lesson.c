@@ -488,27 +488,6 @@ out:
 	fl->value = NULL;
 }
 
-static char *read_file(const char *path, size_t *len, const char **why)
-{
-	FILE *f = fopen_regular(path, REGFILE_MAX_BYTES, why);
-	if (!f)
-		return NULL;
-	size_t cap = 8192, n = 0;
-	char *buf = xmalloc(cap);
-	size_t r;
-	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (cap - n < 1024) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static void lesson_names(struct lesson *l, const char *path)
 {
 	l->path = xstrdup(path);
@@ -636,10 +615,11 @@ static void check_lesson(struct lesson *l, struct diag *d, int lineno)
 struct lesson *lesson_parse(const char *path, struct diag *d)
 {
 	size_t len;
-	const char *why;
-	char *buf = read_file(path, &len, &why);
+	long line;
+	char why[160];
+	char *buf = read_text_file(path, &len, &line, why, sizeof(why));
 	if (!buf) {
-		ldiag_add(d, path, 0, errno ? "cannot read: %s" : "cannot read: it %s", why);
+		ldiag_add(d, path, (int)line, "%s", why);
 		return NULL;
 	}
 	struct lesson *l = xcalloc(1, sizeof(*l));

@@ -960,84 +960,36 @@ static void edit_exercise(struct runner *rn, const struct step *s)
 				       "Not passed: the verdict is on the left; e edits again.");
 }
 
-static void key(struct runner *rn, int k)
+/* r: a drive step drops its presses; elsewhere a fresh trace, step 1. */
+static void replay(struct runner *rn, const struct step *s)
 {
-	const struct step *s = &rn->l->steps[rn->cur];
-	struct step_state *st = &rn->ss[rn->cur];
-	rn->msg[0] = 0;
-	if (rn->gl_open) {
-		/* ?, space or n: the next page; any other key closes it */
-		if ((k == '?' || k == ' ' || k == 'n') && rn->gl_next < rn->gl.n)
-			rn->gl_start = rn->gl_next;
-		else
-			rn->gl_open = false;
+	if (s->kind == STEP_DRIVE && rn->dr) {
+		while (drive_nkeys(rn->dr))
+			drive_undo(rn->dr);
+		drive_run(rn);
 		return;
 	}
-	if (question_open(s, st) && k >= 'a' && k < 'a' + s->nchoice) {
-		/* An open question takes its letters first (b is a choice
-		 * here; Left still goes back).  The first answer is the one
-		 * progress keeps; a second try is for understanding. */
-		if (k - 'a' == st->answer)
-			return; /* the same wrong letter again */
-		st->answer = k - 'a';
-		if (st->first < 0)
-			st->first = st->answer;
-		st->tries++;
-		save_progress(rn);
-	} else if (k == 'q' || k == 'Q') {
+	if (!load_trace(rn)) {
 		rn->quit = true;
-	} else if (k == ' ' || k == 'n' || k == SCR_RIGHT || k == '\n') {
-		settle(rn);
-		if (s->ask && st->answer < 0 && !st->skipped_warn) {
-			st->skipped_warn = true;
-			snprintf(rn->msg, sizeof(rn->msg),
-				 " Predict first: pick an answer (a-%c). Press n again to skip it.",
-				 'a' + s->nchoice - 1);
-			return;
-		}
-		if (rn->cur + 1 < rn->l->nsteps)
-			enter_step(rn, rn->cur + 1);
-		else
-			snprintf(
-				rn->msg, sizeof(rn->msg),
-				" That was the last step. q quits; icache-lesson lists the others.");
-	} else if (k == 'b' || k == SCR_LEFT) {
-		settle(rn);
-		if (rn->cur > 0)
-			enter_step(rn, rn->cur - 1);
-	} else if (k == 'r') {
-		if (s->kind == STEP_DRIVE && rn->dr) {
-			while (drive_nkeys(rn->dr))
-				drive_undo(rn->dr);
-			drive_run(rn);
-			return;
-		}
-		if (!load_trace(rn)) {
-			rn->quit = true;
-			return;
-		}
-		for (int i = 0; i < rn->l->nsteps; i++) {
-			rn->ss[i].answer = -1; /* the first answers stay */
-			rn->ss[i].tries = 0;
-		}
-		enter_step(rn, 0);
-		snprintf(rn->msg, sizeof(rn->msg), " Replayed: a fresh trace, back to step 1.");
-	} else if (k == '?') {
-		glossary_open(rn);
-	} else if (k == 'i') {
-		if (st->hint < hint_levels(s))
-			st->hint++;
-		if (!hint_levels(s))
-			snprintf(rn->msg, sizeof(rn->msg), " No hint for this step.");
-		else if (st->hint == hint_levels(s))
-			snprintf(rn->msg, sizeof(rn->msg), " That was the last hint%s.",
-				 s->kind == STEP_DRIVE ? ": the answer itself" : "");
-	} else if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
+		return;
+	}
+	for (int i = 0; i < rn->l->nsteps; i++) {
+		rn->ss[i].answer = -1; /* the first answers stay */
+		rn->ss[i].tries = 0;
+	}
+	enter_step(rn, 0);
+	snprintf(rn->msg, sizeof(rn->msg), " Replayed: a fresh trace, back to step 1.");
+}
+
+/* The keys of a drive or edit step; false if k is none of them. */
+static bool step_key(struct runner *rn, const struct step *s, int k)
+{
+	if (s->kind == STEP_DRIVE && rn->dr && isdigit(k)) {
 		int cpu = k - '0';
 		if (cpu >= drive_ncpus(rn->dr)) {
 			snprintf(rn->msg, sizeof(rn->msg), " There is no cpu%d here (0-%d).", cpu,
 				 drive_ncpus(rn->dr) - 1);
-			return;
+			return true;
 		}
 		rn->compare = false;
 		drive_push(rn->dr, cpu);
@@ -1053,6 +1005,80 @@ static void key(struct runner *rn, int k)
 		drive_compare(rn);
 	} else if (s->kind == STEP_EDIT && k == 'e') {
 		edit_exercise(rn, s);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* An open question takes its letters first (b is a choice there; Left
+ * still goes back).  The first answer is the one progress keeps; a
+ * second try is for understanding. */
+static void answer(struct runner *rn, struct step_state *st, int k)
+{
+	if (k - 'a' == st->answer)
+		return; /* the same wrong letter again */
+	st->answer = k - 'a';
+	if (st->first < 0)
+		st->first = st->answer;
+	st->tries++;
+	save_progress(rn);
+}
+
+static void next_step(struct runner *rn, const struct step *s, struct step_state *st)
+{
+	settle(rn);
+	if (s->ask && st->answer < 0 && !st->skipped_warn) {
+		st->skipped_warn = true;
+		snprintf(rn->msg, sizeof(rn->msg),
+			 " Predict first: pick an answer (a-%c). Press n again to skip it.",
+			 'a' + s->nchoice - 1);
+		return;
+	}
+	if (rn->cur + 1 < rn->l->nsteps)
+		enter_step(rn, rn->cur + 1);
+	else
+		snprintf(rn->msg, sizeof(rn->msg),
+			 " That was the last step. q quits; icache-lesson lists the others.");
+}
+
+static void key(struct runner *rn, int k)
+{
+	const struct step *s = &rn->l->steps[rn->cur];
+	struct step_state *st = &rn->ss[rn->cur];
+	rn->msg[0] = 0;
+	if (rn->gl_open) {
+		/* ?, space or n: the next page; any other key closes it */
+		if ((k == '?' || k == ' ' || k == 'n') && rn->gl_next < rn->gl.n)
+			rn->gl_start = rn->gl_next;
+		else
+			rn->gl_open = false;
+		return;
+	}
+	if (question_open(s, st) && k >= 'a' && k < 'a' + s->nchoice) {
+		answer(rn, st, k);
+	} else if (k == 'q' || k == 'Q') {
+		rn->quit = true;
+	} else if (k == ' ' || k == 'n' || k == SCR_RIGHT || k == '\n') {
+		next_step(rn, s, st);
+	} else if (k == 'b' || k == SCR_LEFT) {
+		settle(rn);
+		if (rn->cur > 0)
+			enter_step(rn, rn->cur - 1);
+	} else if (k == 'r') {
+		replay(rn, s);
+	} else if (k == '?') {
+		glossary_open(rn);
+	} else if (k == 'i') {
+		if (st->hint < hint_levels(s))
+			st->hint++;
+		if (!hint_levels(s))
+			snprintf(rn->msg, sizeof(rn->msg), " No hint for this step.");
+		else if (st->hint == hint_levels(s))
+			snprintf(rn->msg, sizeof(rn->msg), " That was the last hint%s.",
+				 s->kind == STEP_DRIVE ? ": the answer itself" : "");
+	} else {
+		step_key(rn, s, k);
 	}
 }
 

@@ -352,7 +352,8 @@ static void i_callback(struct sim_rcu_head *head)
 
 	atomic_fetch_sub(&rcu_pending, 1);
 	trace_inode_rcu_freed(inode->i_ino,
-			      now > inode->i_rcu_queued_ns ? now - inode->i_rcu_queued_ns : 0);
+			      now > inode->i_rcu_queued_ns ? now - inode->i_rcu_queued_ns : 0,
+			      inode->i_lock.life);
 	pool_put(inode);
 }
 

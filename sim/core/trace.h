@@ -151,9 +151,9 @@ static inline void trace_inode_rcu_free(const struct sim_cpu *c, uint64_t ino, u
 }
 
 /* From liburcu's call_rcu thread: not a step of any simulated CPU. */
-static inline void trace_inode_rcu_freed(uint64_t ino, uint64_t waited_ns)
+static inline void trace_inode_rcu_freed(uint64_t ino, uint64_t waited_ns, uint64_t life)
 {
-	trace_ev_inode_rcu_freed(0xffff, ino, waited_ns);
+	trace_ev_inode_rcu_freed(0xffff, ino, waited_ns, life);
 }
 
 static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino, uint32_t nlink)

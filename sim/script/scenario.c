@@ -1112,35 +1112,15 @@ struct scenario *scenario_parse(const char *name, const char *text, size_t len)
 
 struct scenario *scenario_load(const char *path)
 {
-	const char *why;
-	FILE *f = fopen_regular(path, REGFILE_MAX_BYTES, &why);
-	if (!f) {
-		if (errno)
-			fprintf(stderr, "%s: cannot open: %s\n", path, why);
+	char err[160];
+	long line;
+	size_t len;
+	char *buf = read_text_file(path, &len, &line, err, sizeof(err));
+	if (!buf) {
+		if (line)
+			fprintf(stderr, "%s:%ld: %s\n", path, line, err);
 		else
-			fprintf(stderr, "%s: cannot read: it %s\n", path, why);
-		return NULL;
-	}
-	size_t cap = 65536, len = 0, n;
-	char *buf = xmalloc(cap);
-	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap) {
-			if (cap >= (16u << 20)) {
-				fprintf(stderr, "%s: too big for a scenario\n", path);
-				fclose(f);
-				free(buf);
-				return NULL;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	bool err = ferror(f);
-	fclose(f);
-	if (err) {
-		fprintf(stderr, "%s: read error\n", path);
-		free(buf);
+			fprintf(stderr, "%s: %s\n", path, err);
 		return NULL;
 	}
 	struct scenario *scn = scenario_parse(path, buf, len);

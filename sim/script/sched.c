@@ -84,7 +84,7 @@ void sched_lock_text(const struct sim_lock *l, char *buf, size_t len)
 
 	switch (l->cls) {
 	case LC_i_lock:
-		snprintf(buf, len, "i_lock of inode %llu", inst);
+		snprintf(buf, len, "i_lock inode %llu", inst);
 		break;
 	case LC_hash_bucket:
 		snprintf(buf, len, "hash_bucket %llu", inst);
@@ -92,7 +92,7 @@ void sched_lock_text(const struct sim_lock *l, char *buf, size_t len)
 	case LC_inode_sb_list_lock:
 		/* Instance 0 is the global lock, n + 1 sb n's own. */
 		if (inst)
-			snprintf(buf, len, "%s of sb %llu", name, inst - 1);
+			snprintf(buf, len, "%s sb %llu", name, inst - 1);
 		else
 			snprintf(buf, len, "%s", name);
 		break;
@@ -132,25 +132,24 @@ void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 	case SEV_state:
 		inode_flags_text((unsigned)ev->a, f1, sizeof(f1));
 		inode_flags_text((unsigned)ev->b, f2, sizeof(f2));
-		snprintf(buf, len, "%s state of inode %llu: %s -> %s in %s", who,
+		snprintf(buf, len, "%s state inode %llu: %s -> %s in %s", who,
 			 (unsigned long long)ev->ino, f1, f2, site);
 		break;
 	case SEV_ref:
-		snprintf(buf, len, "%s ref of inode %llu: %lld -> %lld in %s", who,
+		snprintf(buf, len, "%s ref inode %llu: %lld -> %lld in %s", who,
 			 (unsigned long long)ev->ino, (long long)ev->a, (long long)ev->b, site);
 		break;
 	case SEV_nlink:
-		snprintf(buf, len, "%s nlink of inode %llu -> %lld", who,
-			 (unsigned long long)ev->ino, (long long)ev->b);
+		snprintf(buf, len, "%s nlink inode %llu -> %lld", who, (unsigned long long)ev->ino,
+			 (long long)ev->b);
 		break;
 	case SEV_pages:
-		snprintf(buf, len, "%s pages of inode %llu: %lld -> %lld in %s", who,
+		snprintf(buf, len, "%s pages inode %llu: %lld -> %lld in %s", who,
 			 (unsigned long long)ev->ino, (long long)ev->a, (long long)ev->b, site);
 		break;
 	case SEV_list:
-		snprintf(buf, len, "%s list %s %s of inode %llu in %s", who,
-			 list_action_name((int)ev->b), list_id_name((int)ev->a),
-			 (unsigned long long)ev->ino, site);
+		snprintf(buf, len, "%s %s %s inode %llu in %s", who, list_action_name((int)ev->b),
+			 list_id_name((int)ev->a), (unsigned long long)ev->ino, site);
 		break;
 	case SEV_alloc:
 		snprintf(buf, len, "%s alloc inode %llu (sb %lld)", who,

@@ -125,7 +125,8 @@ void sched_abandon(struct sched *s);
 /* A program hit a scenario error: park for good, the controller reports. */
 void sched_cpu_fail(struct sched_cpu *sc);
 
-/* One step in words: "cpu1 acquired i_lock of inode 42 in find_inode_fast". */
+/* One step in words, in the event grammar (lib/selector.h): "cpu1 acquired
+ * i_lock inode 42 in find_inode_fast", "cpu0 add lru inode 42 in iput_final". */
 void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 		      const struct sched_event *ev, char *buf, size_t len);
 /* Why a parked CPU cannot go on, in words. */
@@ -133,7 +134,7 @@ void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *bu
 /* Lockdep-style account of every CPU: held locks, what it waits for. */
 void sched_cpus_text(const struct sched *s, char *buf, size_t len);
 
-/* "i_lock of inode 42", "inode_hash_lock", "hash_bucket 17" */
+/* "i_lock inode 42", "inode_hash_lock", "hash_bucket 17", "inode_sb_list_lock sb 1" */
 void sched_lock_text(const struct sim_lock *l, char *buf, size_t len);
 /* "I_NEW|I_REFERENCED", or "0" */
 void inode_flags_text(unsigned flags, char *buf, size_t len);
