@@ -16,6 +16,7 @@ struct cpu_track {
 	uint32_t obj[16];
 	int n;
 	uint32_t cur; /* inode it holds a pointer to, UINT32_MAX none */
+	uint32_t rcu; /* depth of its RCU read-side sections */
 	bool prot;
 	uint64_t since; /* UINT64_MAX: not unprotected */
 };
@@ -90,6 +91,15 @@ static bool is_protected(struct pass *p, int slot, uint32_t obj)
 	const struct ino_track *t = omap_get(&p->inodes, obj);
 	const int32_t *r = omap_get(&p->refs, (uint64_t)slot << 32 | obj);
 	if ((r && *r > 0) || (t && t->owner == slot && (t->flags & p->owning)))
+		return true;
+	/* Not yet in the trace: an inode its allocator has not published
+	 * (it locks it before hashing it), visible to nobody else. */
+	if (!t)
+		return true;
+	/* Inside rcu_read_lock the inode's memory outlives the section (it is
+	 * freed by call_rcu): the pointer is safe to follow, and what it
+	 * points at is checked under i_lock. */
+	if (c->rcu > 0)
 		return true;
 	for (int k = 0; k < c->n; k++) {
 		int cls = c->cls[k];
@@ -207,6 +217,15 @@ static bool half_move(struct pass *p, uint64_t i)
 static void step(struct pass *p, uint64_t i)
 {
 	const struct ix_event *e = &p->ix->ev[i];
+	if (e->type == EV_rcu_read_lock || e->type == EV_rcu_read_unlock) {
+		struct cpu_track *r = &p->cpu[slot_of(e)];
+		r->rcu = (uint32_t)e->val;
+		bool prot = r->cur != UINT32_MAX && is_protected(p, slot_of(e), r->cur);
+		if (r->cur != UINT32_MAX && r->prot && !prot)
+			r->since = i;
+		r->prot = prot;
+		return;
+	}
 	if (e->type > EV_sched_step && e->type != EV_violation)
 		return;
 	int slot = slot_of(e);

@@ -338,12 +338,22 @@ long inodes_rcu_pending(void)
 	return atomic_load(&rcu_pending);
 }
 
+/* Wall time; in virtual mode the running CPU's virtual time, so that a
+ * virtual run's trace is the same every time. */
+static uint64_t rcu_clock(void)
+{
+	return sim_virtual_time && this_cpu ? this_cpu->vclock : now_ns();
+}
+
 static void i_callback(struct sim_rcu_head *head)
 {
 	struct inode *inode = container_of(head, struct inode, i_rcu);
+	uint64_t now = rcu_clock();
 
 	atomic_fetch_sub(&rcu_pending, 1);
-	trace_inode_rcu_freed(inode->i_ino, now_ns() - inode->i_rcu_queued_ns, inode->i_lock.life);
+	trace_inode_rcu_freed(inode->i_ino,
+			      now > inode->i_rcu_queued_ns ? now - inode->i_rcu_queued_ns : 0,
+			      inode->i_lock.life);
 	pool_put(inode);
 }
 
@@ -356,7 +366,7 @@ void destroy_inode_rcu(struct inode *inode, enum site site)
 		return;
 	if (published)
 		trace_inode_rcu_free(this_cpu, ino, inode->i_sb->s_id, site);
-	inode->i_rcu_queued_ns = now_ns();
+	inode->i_rcu_queued_ns = rcu_clock();
 	atomic_fetch_add(&rcu_pending, 1);
 	sim_call_rcu(&inode->i_rcu, i_callback);
 }

@@ -98,6 +98,28 @@ void rcu_unregister_sim_thread(void)
 	pthread_setspecific(rcu_exit_key, NULL);
 }
 
+static atomic_long rcu_queued; /* callbacks queued, not yet run */
+
+/* ---- virtual mode: grace periods by the fiber schedule ---------------------- */
+
+/* Only the one host thread of a virtual run touches these. */
+static int vreaders; /* fibers inside a section */
+static struct sim_rcu_head *vqueue, **vqueue_tail = &vqueue;
+
+static void vqueue_run(void)
+{
+	struct sim_rcu_head *h = vqueue;
+
+	vqueue = NULL;
+	vqueue_tail = &vqueue;
+	while (h) {
+		struct sim_rcu_head *next = h->next;
+		h->fn(h);
+		atomic_fetch_sub(&rcu_queued, 1);
+		h = next;
+	}
+}
+
 /* ---- read-side sections ------------------------------------------------------ */
 
 void sim_rcu_read_lock(enum site site)
@@ -106,6 +128,8 @@ void sim_rcu_read_lock(enum site site)
 		rcu_register_sim_thread();
 	urcu_memb_read_lock();
 	int depth = this_cpu ? ++this_cpu->rcu_nesting : 1;
+	if (sim_virtual_time && depth == 1)
+		vreaders++;
 	trace_rcu_read_lock(this_cpu, depth, site);
 }
 
@@ -127,6 +151,8 @@ void sim_rcu_read_unlock(enum site site)
 	 * the end of this section lets run. */
 	rcu_tsan_release();
 	urcu_memb_read_unlock();
+	if (sim_virtual_time && depth == 1 && --vreaders == 0 && vqueue)
+		vqueue_run();
 }
 
 bool sim_rcu_read_lock_held(void)
@@ -135,8 +161,6 @@ bool sim_rcu_read_lock_held(void)
 }
 
 /* ---- callbacks -------------------------------------------------------------- */
-
-static atomic_long rcu_queued; /* callbacks queued, not yet run */
 
 long sim_rcu_pending(void)
 {
@@ -158,6 +182,14 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 		rcu_register_sim_thread();
 	h->fn = fn;
 	atomic_fetch_add(&rcu_queued, 1);
+	if (sim_virtual_time) {
+		h->next = NULL;
+		*vqueue_tail = h;
+		vqueue_tail = &h->next;
+		if (vreaders == 0)
+			vqueue_run();
+		return;
+	}
 	rcu_tsan_release();
 	urcu_memb_call_rcu(&h->head, rcu_trampoline);
 }
@@ -168,6 +200,9 @@ void sim_rcu_barrier(void)
 		fprintf(stderr, "icache: rcu barrier inside an RCU read-side section\n");
 		abort();
 	}
+	if (vqueue) /* a virtual run that ended inside a section */
+		vqueue_run();
+	vreaders = 0;
 	while (atomic_load(&rcu_queued) > 0)
 		usleep(50);
 }

@@ -32,6 +32,13 @@
  * the kernel.  Each simulated CPU keeps its own depth too (rcu_nesting in
  * struct sim_cpu), for the trace and the checks.
  *
+ * Virtual mode decides grace periods itself, by the fiber schedule: a
+ * callback runs as soon as no fiber is inside a section (at once if none
+ * is when it is queued).  That is a grace period by definition, and it
+ * keeps a virtual run reproducible: liburcu's call_rcu thread would run
+ * it at a wall-clock moment, and which memory a new inode reuses would
+ * change from run to run.
+ *
  * Every section is traced: rcu_read_lock / rcu_read_unlock with the CPU,
  * the depth and the function (tracepoints/EVENTS.md).
  */
@@ -57,6 +64,7 @@ bool sim_rcu_read_lock_held(void);
 struct sim_rcu_head {
 	struct rcu_head head;
 	void (*fn)(struct sim_rcu_head *h);
+	struct sim_rcu_head *next; /* virtual mode: the queue of waiting ones */
 };
 
 /* Run fn(h) after a grace period, on liburcu's call_rcu thread. */
