@@ -67,9 +67,9 @@ START_TEST(broken_scheme_is_reported)
 			 b->name);
 	else
 		snprintf(bin, sizeof(bin), "%s/break/%s/icache-sim", build_dir(), b->name);
-	char *out = run_cmd(&status, "timeout 5 %s run --scheme %s --workload %s %s 2>&1", bin,
+	char *out = run_cmd(&status, "timeout 8 %s run --scheme %s --workload %s %s 2>&1", bin,
 			    break_scheme(b), b->workload, b->extra);
-	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within 5 s):\n%.2000s", b->name,
+	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within 8 s):\n%.2000s", b->name,
 		      status, out);
 	ck_assert_msg(strstr(out, b->expect), "%s: no \"%s\" in:\n%.2000s", b->name, b->expect,
 		      out);

@@ -682,16 +682,15 @@ SIDE_TEST(next_stops_where_it_matters)
 	char *two = strstr(out, "-- line 6: cpu0 next");
 	ck_assert_msg(one && two, "%s", out);
 	*two = 0;
-	ck_assert_msg(strstr(one, "begin iput 42") && strstr(one, "acquired i_lock of inode 42") &&
+	ck_assert_msg(strstr(one, "begin iput 42") && strstr(one, "acquired i_lock inode 42") &&
 			      strstr(one, "cpu0 stops"),
 		      "%s", one);
-	ck_assert_msg(!strstr(one, "ref of inode 42"), "ran past the lock: %s", one);
+	ck_assert_msg(!strstr(one, "ref inode 42"), "ran past the lock: %s", one);
 	*two = '-';
 	char *rest = strstr(two, "\n-- ");
 	if (rest)
 		*rest = 0;
-	ck_assert_msg(strstr(two, "ref of inode 42: 1 -> 0") && strstr(two, "cpu0 stops"), "%s",
-		      two);
+	ck_assert_msg(strstr(two, "ref inode 42: 1 -> 0") && strstr(two, "cpu0 stops"), "%s", two);
 	free(out);
 	/* an unlinked inode's last iput: the press that frees it runs on */
 	static const char gone[] = "scheme merged\ninode 42 held cpu0\n"

@@ -203,6 +203,19 @@ void sim_rcu_barrier(void)
 	if (vqueue) /* a virtual run that ended inside a section */
 		vqueue_run();
 	vreaders = 0;
-	while (atomic_load(&rcu_queued) > 0)
-		usleep(50);
+	/* A head queued twice (two CPUs freeing one inode, in a broken
+	 * scheme) corrupts liburcu's queue and its callback never runs:
+	 * after 1.5 s without progress say so, rather than wait for ever. */
+	long left = atomic_load(&rcu_queued), last = left;
+	for (int idle_ms = 0; left > 0 && idle_ms < 1500;) {
+		usleep(1000);
+		left = atomic_load(&rcu_queued);
+		idle_ms = left < last ? 0 : idle_ms + 1;
+		last = left < last ? left : last;
+	}
+	if (left > 0)
+		report_violation(VIOL_invariant, -1, -1, -1, -1, -1, -1, 0,
+				 "%ld RCU callbacks never ran: a head was queued twice"
+				 " (one inode freed twice?)",
+				 left);
 }
