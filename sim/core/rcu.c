@@ -205,9 +205,9 @@ void sim_rcu_barrier(void)
 	vreaders = 0;
 	/* A head queued twice (two CPUs freeing one inode, in a broken
 	 * scheme) corrupts liburcu's queue and its callback never runs:
-	 * after 1.5 s without progress say so, rather than wait for ever. */
+	 * after 1 s without progress say so, rather than wait for ever. */
 	long left = atomic_load(&rcu_queued), last = left;
-	for (int idle_ms = 0; left > 0 && idle_ms < 1500;) {
+	for (int idle_ms = 0; left > 0 && idle_ms < 1000;) {
 		usleep(1000);
 		left = atomic_load(&rcu_queued);
 		idle_ms = left < last ? 0 : idle_ms + 1;
