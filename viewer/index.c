@@ -979,47 +979,44 @@ static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
 	}
 }
 
+/* One message of the trace, in time order: into the index. */
+static void index_message(const bt_message *m, void *data)
+{
+	struct trace_index *ix = data;
+	switch (bt_message_get_type(m)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		add_event(ix, m);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		add_discard(ix, m, false);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		add_discard(ix, m, true);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		packet_end(ix, m);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		note_classes(ix, bt_stream_borrow_class_const(
+					 bt_message_stream_beginning_borrow_stream_const(m)));
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		stream_end(ix, bt_message_stream_end_borrow_stream_const(m));
+		break;
+	default:
+		break;
+	}
+}
+
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
 								       void *data)
 {
 	struct trace_index *ix = data;
-	bt_message_array_const msgs;
-	uint64_t n;
-	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
-	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
-		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
-			ix->loader->ended = true;
-		return ctf_sink_status(st);
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_message *m = msgs[i];
-		switch (bt_message_get_type(m)) {
-		case BT_MESSAGE_TYPE_EVENT:
-			add_event(ix, m);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-			add_discard(ix, m, false);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-			add_discard(ix, m, true);
-			break;
-		case BT_MESSAGE_TYPE_PACKET_END:
-			packet_end(ix, m);
-			break;
-		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-			note_classes(ix,
-				     bt_stream_borrow_class_const(
-					     bt_message_stream_beginning_borrow_stream_const(m)));
-			break;
-		case BT_MESSAGE_TYPE_STREAM_END:
-			stream_end(ix, bt_message_stream_end_borrow_stream_const(m));
-			break;
-		default:
-			break;
-		}
-		bt_message_put_ref(m);
-	}
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	bt_graph_simple_sink_component_consume_func_status st =
+		ctf_sink_each(it, index_message, ix);
+	if (st == BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END)
+		ix->loader->ended = true;
+	return st;
 }
 
 /* ---- surviving babeltrace2's own failures ---------------------------------------
