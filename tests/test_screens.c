@@ -272,6 +272,9 @@ START_TEST(sixteen_cpus_compact)
 		p = q + 1;
 	}
 	ck_assert_msg(strstr(scr, "classes: "), "no class legend:\n%.1500s", scr);
+	/* a holder is a thread's name, never "cpu-1" (EVENTS.md: -1 is a
+	 * lock released between the try and the look) */
+	ck_assert_msg(!strstr(scr, "cpu-1"), "a thread named cpu-1:\n%.1500s", scr);
 	free(scr);
 	/* Held locks: the idle CPUs on one line, not one line each. */
 	keys(s, "G");
