@@ -473,6 +473,7 @@ void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, 
 	failures += check_invariants(true);
 	result->invariant_checks++;
 	result->invariant_failures = failures;
+	result->lru_window = invariants_lru_window();
 	lock_stats_sum(cpus, n, result->locks);
 	result->nr_inodes = get_nr_inodes();
 	result->nr_unused = get_nr_unused();
