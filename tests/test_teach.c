@@ -17,6 +17,9 @@
 static char tmp[256];
 static char v4[300], merged_race[300], umount_nosem[300], wait_freeing[300], life[300];
 static int play_status = -1;
+/* The tmux server is this run's own (-L icteach-test-PID, the PID of the
+ * process that runs the fixture): two runs at once share nothing. */
+static int tmux_id;
 
 static int play(const char *scn, char *out, size_t len)
 {
@@ -29,6 +32,7 @@ static int play(const char *scn, char *out, size_t len)
 
 static void record_traces(void)
 {
+	tmux_id = (int)getpid();
 	snprintf(tmp, sizeof(tmp), "/tmp/icteach-test.XXXXXX");
 	if (!mkdtemp(tmp)) {
 		perror("mkdtemp");
@@ -45,7 +49,10 @@ static void cleanup(void)
 {
 	int st;
 	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s; tmux -L icteach-test kill-server 2>/dev/null", tmp));
+		free(run_cmd(&st,
+			     "rm -rf %s; tmux -L icteach-test-%d kill-server 2>/dev/null; "
+			     "rm -f \"${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/icteach-test-%d\"",
+			     tmp, tmux_id, tmux_id));
 }
 
 static void need_traces(void)
@@ -72,14 +79,16 @@ static bool line_has(const char *s, const char *a, const char *b)
 static char *capture(const char *sess)
 {
 	int st;
-	return run_cmd(&st, "tmux -L icteach-test capture-pane -p -t %s 2>/dev/null", sess);
+	return run_cmd(&st, "tmux -L icteach-test-%d capture-pane -p -t %s 2>/dev/null", tmux_id,
+		       sess);
 }
 
 /* The same with the colours (SGR escapes). */
 static char *capture_sgr(const char *sess)
 {
 	int st;
-	return run_cmd(&st, "tmux -L icteach-test capture-pane -e -p -t %s 2>/dev/null", sess);
+	return run_cmd(&st, "tmux -L icteach-test-%d capture-pane -e -p -t %s 2>/dev/null", tmux_id,
+		       sess);
 }
 
 /* The last SGR escape before the first occurrence of mark in s ("" if none). */
@@ -111,24 +120,24 @@ static bool wait_for(const char *sess, const char *text, double secs)
 static void start_ui(const char *sess, const char *trace, int w, int h)
 {
 	int st;
-	free(run_cmd(&st, "tmux -L icteach-test kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st, "tmux -L icteach-test-%d kill-session -t %s 2>/dev/null", tmux_id, sess));
 	free(run_cmd(&st,
-		     "tmux -L icteach-test new-session -d -s %s -x %d -y %d "
+		     "tmux -L icteach-test-%d new-session -d -s %s -x %d -y %d "
 		     "'env LANG=C.UTF-8 %s %s; sleep 30'",
-		     sess, w, h, bin_path("icache-view"), trace));
+		     tmux_id, sess, w, h, bin_path("icache-view"), trace));
 	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
 }
 
 static void keys(const char *sess, const char *k)
 {
 	int st;
-	free(run_cmd(&st, "tmux -L icteach-test send-keys -t %s %s", sess, k));
+	free(run_cmd(&st, "tmux -L icteach-test-%d send-keys -t %s %s", tmux_id, sess, k));
 }
 
 static void stop_ui(const char *sess)
 {
 	int st;
-	free(run_cmd(&st, "tmux -L icteach-test kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st, "tmux -L icteach-test-%d kill-session -t %s 2>/dev/null", tmux_id, sess));
 }
 
 /* ---- what the trace says ----------------------------------------------------- */
