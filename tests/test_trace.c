@@ -383,6 +383,19 @@ static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
 #undef X
 #define NCLASSES (sizeof(class_names) / sizeof(class_names[0]))
 
+/* The default ring is cut into packets of at most 4 MiB (a stream cut
+ * mid-packet is read up to its last whole packet), and still holds at
+ * least 32 MiB per CPU. */
+START_TEST(default_ring_in_small_packets)
+{
+	need_recording();
+	double sub = json_num(rec_json, NULL, "subbuf_size");
+	double n = json_num(rec_json, NULL, "num_subbuf");
+	ck_assert_msg(sub > 0 && sub <= 4 * 1048576, "sub-buffers of %.0f bytes", sub);
+	ck_assert_msg(sub * n >= 32 * 1048576, "a ring of %.0f x %.0f bytes", n, sub);
+}
+END_TEST
+
 START_TEST(record_counts_match_trace)
 {
 	struct walk *w = &the_walk;
@@ -933,6 +946,30 @@ START_TEST(record_full_or_readonly_disk_says_so)
 }
 END_TEST
 
+/* The trace directory removed under a running record: said in one line,
+ * exit 2, not "no CTF trace in there". */
+START_TEST(record_directory_removed_says_so)
+{
+	char dir[200];
+	int st;
+
+	make_tmpdir(dir, sizeof(dir), "removed");
+	char *out =
+		run_cmd(&st,
+			"{ %s record --cpus 2 --duration 2s --buffer-size 16M --quiet -o %s/t"
+			" 2>%s/err >/dev/null & pid=$!; n=0;"
+			" until [ -d %s/t/ust ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done;"
+			" rm -rf %s/t; wait $pid; echo \"rc=$?\"; cat %s/err; }",
+			bin_path("icache-sim"), dir, dir, dir, dir, dir);
+	ck_assert_msg(strstr(out, "rc=2\n") && strstr(out, "was removed while recording"), "%s",
+		      out);
+	const char *err = strstr(out, "rc=2\n") + 5;
+	ck_assert_msg(strchr(err, '\n') && !strchr(err, '\n')[1], "more than one line: %s", out);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
 /* An unprivileged user gets a private daemon under its own LTTNG_HOME. */
 START_TEST(record_as_user_gets_private_daemon)
 {
@@ -1038,6 +1075,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, record_once, drop_recording);
 	tcase_set_timeout(tc, getenv("TRACE_TEST_RUN") ? 600 : 60);
 	tcase_add_test(tc, record_counts_match_trace);
+	tcase_add_test(tc, default_ring_in_small_packets);
 	tcase_add_test(tc, locks_pair_up_and_never_overlap);
 	tcase_add_test(tc, final_inodes_match_json);
 	tcase_add_test(tc, babeltrace2_cli_counts_acquisitions);
@@ -1059,6 +1097,7 @@ int main(void)
 	tcase_add_test(td, record_as_user_gets_private_daemon);
 	tcase_add_test(td, record_killed_cleans_up);
 	tcase_add_test(td, record_full_or_readonly_disk_says_so);
+	tcase_add_test(td, record_directory_removed_says_so);
 	suite_add_tcase(s, td);
 
 	TCase *ti = tcase_create("interrupted");

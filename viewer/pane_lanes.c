@@ -154,8 +154,9 @@ static void draw_unprotected(struct app *a, struct canvas *c, struct rect r, con
 		if (!s || l == lane || lane < 0 || (uint64_t)i <= s->from)
 			continue;
 		int x = r.x + lg->prefix + k * lg->lane_w;
-		canvas_printf(c, x, y, lg->lane_w - 1, R_BAD, "%s UNPROTECTED %" PRIu64,
-			      c->utf8 ? "┊" : "!", ix_id_value(a->ix, s->obj));
+		canvas_printf(c, x, y, lg->lane_w - 1, s->unreliable ? R_DIM : R_BAD,
+			      "%s UNPROTECTED%s %" PRIu64, c->utf8 ? "┊" : "!",
+			      s->unreliable ? "?" : "", ix_id_value(a->ix, s->obj));
 	}
 }
 
@@ -270,7 +271,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	event_text(ix, a->cur, false, det, sizeof(det));
 	cursor_context(a, det, sizeof(det));
 	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
-		      thread_name(ix, ix->ev[a->cur].cpu), det);
+		      event_thread(ix, a->cur), det);
 }
 
 const struct pane pane_lanes = { VIEW_LANES, "Events by CPU", draw_lanes, SLOT_MAIN };
