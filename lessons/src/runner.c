@@ -342,7 +342,12 @@ static void program_progress(const struct runner *rn, int cpu, const struct canv
 			start++;
 		if (start > 0 && start < ix->nev && ix->ev[start - 1].type == EV_op_begin)
 			start--;
-		for (uint64_t i = start; i < ix->nev; i++) {
+		/* The trace runs on past the presses (to the end of the
+		 * scenario): count only up to the last event of the last one. */
+		uint64_t end = rn->out.boundary_ev < 0 ? 0 : (uint64_t)rn->out.boundary_ev + 1;
+		if (end > ix->nev)
+			end = ix->nev;
+		for (uint64_t i = start; i < end; i++) {
 			const struct ix_event *e = &ix->ev[i];
 			if (e->cpu != cpu)
 				continue;
@@ -363,8 +368,9 @@ static void program_progress(const struct runner *rn, int cpu, const struct canv
 		const char *mark = op < done            ? glyph(c, G_CHECK) :
 				   op == done && inside ? glyph(c, G_CURSOR) :
 							  "";
-		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "", mark, (int)n,
-				      p);
+		/* the mark stands apart: an ASCII check is a 'v' */
+		k += (size_t)snprintf(buf + k, len - k, "%s%s%s%.*s", op ? "  " : "", mark,
+				      *mark ? " " : "", (int)n, p);
 		p = semi ? semi + 2 : p + n;
 	}
 }
