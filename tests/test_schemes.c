@@ -130,8 +130,8 @@ START_TEST(modern_clean_at_every_cpu_count)
 			cfg.duration_ns = 5ull * 1000 * 1000; /* virtual */
 		else
 			cfg.ops = strcmp(w->name, "umount") == 0 ? 1000 : 10000;
-		int status = cfg.virtual_time ? vrun_workload(&cfg, &r, false)
-					      : run_workload(&cfg, &r, false);
+		int status = cfg.virtual_time ? vrun_workload(&cfg, &r, false) :
+						run_workload(&cfg, &r, false);
 		ck_assert_msg(status == 0 && r.violations == 0 && r.invariant_failures == 0,
 			      "modern/%s at %d CPUs: %llu violations, %d invariant failures: %s",
 			      w->name, cpus, (unsigned long long)r.violations, r.invariant_failures,
