@@ -526,80 +526,8 @@ START_TEST(record_virtual_stamps_virtual_time)
 }
 END_TEST
 
-/* ---- lesson 10's tables are what the student's own run prints ------------- */
-
-/* "ops/contentions" of one virtual create-unlink run, as lesson 10 writes it. */
-static void lesson_cell(const char *scheme, const char *locks, int cpus, char *buf, size_t len)
-{
-	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --locks %s --scheme %s --cpus %d "
-			    "--workload create-unlink --ops 40000 --json",
-			    bin_path("icache-sim"), locks, scheme, cpus);
-	ck_assert_msg(status == 0, "%.800s", out);
-	double con = 0, ops = json_num(out, NULL, "ops");
-	for (const char *p = strstr(out, "\"contentions\":"); p;
-	     p = strstr(p + 1, "\"contentions\":"))
-		con += strtod(p + strlen("\"contentions\":"), NULL);
-	snprintf(buf, len, "%.0f/%.2f", json_num(out, NULL, "ops_per_s"), con / ops);
-	free(out);
-}
-
-/* Check one "  | NAME  cell cell ..." row against fresh runs at cpus[]. */
-static int check_lesson_row(const char *row, const int *cpus, int ncpus)
-{
-	static const struct {
-		const char *label, *scheme, *locks;
-	} rows[] = { { "global mcs", "global", "mcs" },
-		     { "global", "global", "ticket" },
-		     { "v4", "inode-scale-v4", "ticket" },
-		     { "merged", "merged", "ticket" } };
-	const char *p = row + strspn(row, " |");
-	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		size_t n = strlen(rows[r].label);
-		if (strncmp(p, rows[r].label, n) != 0 || p[n] != ' ')
-			continue;
-		p += n;
-		for (int i = 0; i < ncpus; i++) {
-			char want[64], got[64];
-			ck_assert_int_eq(sscanf(p, " %63s", want), 1);
-			p = strstr(p, want) + strlen(want);
-			lesson_cell(rows[r].scheme, rows[r].locks, cpus[i], got, sizeof(got));
-			ck_assert_msg(strcmp(want, got) == 0,
-				      "lesson 10, %s at %d CPUs: says %s, a run gives %s",
-				      rows[r].label, cpus[i], want, got);
-		}
-		return 1;
-	}
-	return 0;
-}
-
-/* The lesson says a student's files hold exactly its figures: they must. */
-START_TEST(lesson10_figures_are_a_fresh_run)
-{
-	FILE *f = fopen("lessons/10-measure-it.lesson", "r");
-	ck_assert_ptr_nonnull(f);
-	char line[512];
-	int cpus[16], ncpus = 0, rows = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "  | CPUs", 8) == 0) {
-			ncpus = 0;
-			for (char *p = line + 8; ncpus < 16;) {
-				char *end;
-				long c = strtol(p, &end, 10);
-				if (end == p)
-					break;
-				cpus[ncpus++] = (int)c;
-				p = end;
-			}
-		} else if (ncpus && strncmp(line, "  | ", 4) == 0) {
-			rows += check_lesson_row(line, cpus, ncpus);
-		}
-	}
-	fclose(f);
-	ck_assert_int_eq(rows, 4);
-}
-END_TEST
+/* Lesson 10's tables, ratios and per-class figures are compared with
+ * fresh runs in tests/test_lessons.c (lesson10_figures_are_real). */
 
 Suite *vsmp_suite(void)
 {
@@ -623,7 +551,6 @@ Suite *vsmp_suite(void)
 	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
 	tcase_add_test(tc, record_virtual_16_cpus);
 	tcase_add_test(tc, record_virtual_stamps_virtual_time);
-	tcase_add_test(tc, lesson10_figures_are_a_fresh_run);
 	suite_add_tcase(s, tc);
 	return s;
 }

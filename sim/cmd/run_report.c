@@ -149,6 +149,7 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 	}
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
+	fprintf(f, ",\"vfs_cache_pressure\":%u", cfg->vfs_cache_pressure);
 	fprintf(f, ",\"order\":");
 	json_str(f, scheme_order_text(cfg->scheme));
 	fprintf(f, ",");

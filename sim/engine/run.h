@@ -42,11 +42,12 @@ struct run_config {
 	uint64_t seed;
 	int nsbs; /* shared superblocks */
 	unsigned hash_bits;
-	int nodes;               /* simulated NUMA nodes (list_lru) */
-	unsigned hot;            /* inodes in the lookup hot set, per sb */
-	unsigned cache_limit;    /* pressure: unused inodes the shrinker keeps */
-	double watchdog_s;       /* no progress for this long = deadlock */
-	uint64_t check_every_ns; /* stop the world and check, 0 = only at end */
+	int nodes;                   /* simulated NUMA nodes (list_lru) */
+	unsigned hot;                /* inodes in the lookup hot set, per sb */
+	unsigned cache_limit;        /* pressure: unused inodes the shrinker keeps */
+	unsigned vfs_cache_pressure; /* the sysctl shrink_icache_memory scales by */
+	double watchdog_s;           /* no progress for this long = deadlock */
+	uint64_t check_every_ns;     /* stop the world and check, 0 = only at end */
 	bool pin;
 	bool quiet;     /* don't print violations as they happen */
 	bool trace_run; /* emit run_begin / run_end events */
