@@ -232,7 +232,7 @@ static void compact_footer(struct app *a, struct canvas *c, struct rect r)
 	char det[300];
 	event_text(a->ix, a->cur, false, det, sizeof(det));
 	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
-		      thread_name(a->ix, a->ix->ev[a->cur].cpu), det);
+		      event_thread(a->ix, a->cur), det);
 }
 
 void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r)

@@ -108,6 +108,11 @@ static struct time_buckets *tb_update(struct app *a)
 			tb_mark_loss(tb, ix, e);
 		}
 	}
+	/* The buckets cover the whole trace, not only up to its last
+	 * contention: else a slice past it has no bucket, and the hot locks
+	 * say "+0 ns..+0 ns, no lock taken" where locks were taken. */
+	if (a->end > tb->done)
+		tb_bucket(tb, ix->ev[a->end - 1].ts);
 	tb->done = a->end;
 	return tb;
 }
