@@ -188,6 +188,10 @@ START_TEST(complete_trace_is_complete)
 	char *json = view(&st, "--summary --json", good);
 	ck_assert_msg(strstr(json, "\"complete\":true,\"incomplete_reasons\":[]"), "%.600s", json);
 	ck_assert_msg(strstr(json, "\"unprotected_spans_unreliable\":0"), "%.600s", json);
+	char *scr = view(&st, "--keys G --screen 160x45", good);
+	ck_assert_msg(st == 0 && strstr(scr, "Inode") && !strstr(scr, "UNRELIABLE"), "%.3000s",
+		      scr);
+	free(scr);
 	free(sum);
 	free(json);
 }
@@ -400,6 +404,10 @@ START_TEST(lost_events_make_no_violation)
 	ck_assert_msg(strstr(json, "\"loss_windows\":[{\"stream\":"), "%.600s", json);
 	free(json);
 	spans_marked(dir, false);
+	/* The inode pane: its state is a sum over a partial history. */
+	char *scr = view(&st, "--keys G --screen 160x45", dir);
+	ck_assert_msg(strstr(scr, "UNRELIABLE: events were lost during its life"), "%.3000s", scr);
+	free(scr);
 }
 END_TEST
 

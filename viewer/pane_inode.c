@@ -372,6 +372,27 @@ static int draw_now(struct app *a, struct canvas *c, struct rect r, int y, uint3
 	return y;
 }
 
+/*
+ * Did a loss window (or a cut or missing stream) overlap this life, from
+ * its allocation (or first sight) to the cursor?  Its state is then a sum
+ * over a partial history.  A window of unknown bounds counts as open.
+ */
+static bool life_lossy(const struct app *a, uint32_t obj)
+{
+	const struct inode_state *s = model_inode(a->m, obj);
+	const struct trace_index *ix = a->ix;
+	if (!s || !ix->ndiscards)
+		return false;
+	int64_t from = ix->ev[s->alloc_ev].ts, to = ix->ev[a->cur].ts;
+	for (uint32_t i = 0; i < ix->ndiscards; i++) {
+		const struct ix_discard *d = &ix->discards[i];
+		int64_t hi = d->end != INT64_MIN ? d->end : INT64_MAX;
+		if (d->begin <= to && hi >= from)
+			return true;
+	}
+	return false;
+}
+
 /* The owner: the last I_WILL_FREE / I_FREEING setter of this life. */
 static int draw_owner(struct app *a, struct canvas *c, struct rect r, int y, uint32_t upto)
 {
@@ -408,6 +429,11 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 		      a->pinned == obj ? "  [pinned: i unpins]" :
 					 "  (the last one touched; i pins)");
 	y = draw_now(a, c, r, y, obj);
+	if (life_lossy(a, obj))
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      "%s UNRELIABLE: events were lost during its life; its state and "
+			      "history may be incomplete",
+			      glyph(c, G_WARN));
 	/* only the past: entries at or before the cursor */
 	uint32_t upto = 0;
 	while (upto < a->hist.n && a->hist.ev[upto] <= a->cur)
