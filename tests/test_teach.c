@@ -16,6 +16,7 @@
 
 static char tmp[256];
 static char v4[300], merged_race[300], umount_nosem[300], wait_freeing[300], life[300];
+static char new_wait[300], will_free[300];
 static int play_status = -1;
 /* The tmux server is this run's own (-L icteach-test-PID, the PID of the
  * process that runs the fixture): two runs at once share nothing. */
@@ -42,7 +43,9 @@ static void record_traces(void)
 		      play("iput-lru-race-merged", merged_race, sizeof(merged_race)) |
 		      play("umount-without-iprune-sem", umount_nosem, sizeof(umount_nosem)) |
 		      play("wait-on-freeing", wait_freeing, sizeof(wait_freeing)) |
-		      play("one-inode-life", life, sizeof(life));
+		      play("one-inode-life", life, sizeof(life)) |
+		      play("i-new-wait", new_wait, sizeof(new_wait)) |
+		      play("will-free-handoff", will_free, sizeof(will_free));
 }
 
 static void cleanup(void)
@@ -469,6 +472,20 @@ START_TEST(sleep_on_i_freeing)
 	char *scr = capture(s);
 	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
 	ck_assert(strstr(scr, "SLEEP on 42 FREEING"));
+	free(scr);
+	stop_ui(s);
+	/* The two other bits one sleeps on: I_NEW, I_WILL_FREE. */
+	start_ui(s, new_wait, 200, 50);
+	keys(s, "/ inode_wait Enter");
+	ck_assert_msg(wait_for(s, "SLEEPS on inode 42 (I_NEW), waits for cpu0", 5),
+		      "a sleep on I_NEW is not shown with whom it waits for");
+	stop_ui(s);
+	start_ui(s, will_free, 200, 50);
+	keys(s, "/ inode_wait Enter");
+	ck_assert_msg(wait_for(s, "I_WILL_FREE), waits for cpu0", 5),
+		      "a sleep on I_WILL_FREE is not shown with whom it waits for");
+	scr = capture(s);
+	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
 	free(scr);
 	stop_ui(s);
 }
