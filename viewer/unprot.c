@@ -304,6 +304,12 @@ static void pass_start(const struct trace_index *ix)
 
 const struct unprot *unprot_spans(const struct trace_index *ix)
 {
+	static struct unprot kept;
+	if (ix->uspans_known) { /* from the index cache (or found already) */
+		kept = (struct unprot){ ix->uspans,         ix->nuspans, ix->nuspans,
+					ix->uspans_longest, ix->nev,     true };
+		return &kept;
+	}
 	if (cached_ix != ix || !pass)
 		pass_start(ix);
 	/* While indexing (ix->loader), stay a look-ahead short of the end:
