@@ -86,6 +86,39 @@ START_TEST(help_and_listings)
 }
 END_TEST
 
+/*
+ * --vfs-cache-pressure scales what the shrinker is asked to scan, as the
+ * sysctl scales shrink_icache_memory's answer: at 0 nothing is pruned and
+ * the LRU grows past --cache; at 100 it is held near --cache.
+ */
+static long lru_after_pressure(const char *pressure)
+{
+	int st;
+	char *out = run_cmd(&st,
+			    "%s run --virtual --workload pressure --cpus 2 --ops 4000 --cache 64 "
+			    "--vfs-cache-pressure %s --json",
+			    bin_path("icache-sim"), pressure);
+	ck_assert_msg(st == 0, "%s", out);
+	ck_assert_int_eq((long)json_num(out, NULL, "vfs_cache_pressure"), atol(pressure));
+	long lru = (long)json_num(out, "\"final\"", "lru");
+	ck_assert_ptr_nonnull(strstr(out, "\"violations\":[]"));
+	free(out);
+	return lru;
+}
+
+START_TEST(vfs_cache_pressure_flag)
+{
+	long never = lru_after_pressure("0"), normal = lru_after_pressure("100");
+	ck_assert_msg(never > 4 * 64, "pressure 0 pruned: LRU %ld", never);
+	ck_assert_msg(normal <= 2 * 64, "pressure 100 did not prune: LRU %ld", normal);
+	int st;
+	char *out = run_cmd(&st, "%s run --vfs-cache-pressure 10001 2>&1", bin_path("icache-sim"));
+	ck_assert_int_eq(st, 2);
+	ck_assert_ptr_nonnull(strstr(out, "--vfs-cache-pressure: '10001' is out of range"));
+	free(out);
+}
+END_TEST
+
 START_TEST(run_text_and_json)
 {
 	int st;
@@ -253,6 +286,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, bad_flags_exit_2_with_one_line);
 	tcase_add_test(tc, help_and_listings);
+	tcase_add_test(tc, vfs_cache_pressure_flag);
 	tcase_add_test(tc, run_text_and_json);
 	tcase_add_test(tc, run_writes_the_lock_order_graph);
 	tcase_add_test(tc, cpus_all_uses_every_core);

@@ -84,6 +84,29 @@ static void no_unmarked_violation(const char *summary, const char *json)
 		"JSON has an against-order edge not marked unreliable");
 }
 
+/*
+ * Unprotected spans drawn from a partial story are marked: every one of
+ * them (all: true, the damage reaches back to the first event), or at
+ * least one when there are any.  The summary says how many.
+ */
+static void spans_marked(const char *dir, bool all)
+{
+	int st;
+	char *json = view(&st, "--summary --json", dir);
+	double n = json_num(json, NULL, "unprotected_spans");
+	double bad = json_num(json, NULL, "unprotected_spans_unreliable");
+	ck_assert_msg(n >= 0 && bad >= 0, "%s: no span counts: %.600s", dir, json);
+	ck_assert_msg(all ? bad == n : (n == 0 || bad > 0),
+		      "%s: %.0f unprotected spans, only %.0f marked unreliable", dir, n, bad);
+	free(json);
+	if (n > 0) {
+		char *sum = view(&st, "--summary", dir);
+		ck_assert_msg(strstr(sum, "of them unreliable: they end after events were lost"),
+			      "%s: %.900s", dir, sum);
+		free(sum);
+	}
+}
+
 /* Shown, loudly incomplete, with `reason` in every output. */
 static void expect_incomplete(const char *dir, const char *reason)
 {
@@ -164,6 +187,7 @@ START_TEST(complete_trace_is_complete)
 	ck_assert_msg(st == 0 && strstr(sum, "complete   yes"), "%.600s", sum);
 	char *json = view(&st, "--summary --json", good);
 	ck_assert_msg(strstr(json, "\"complete\":true,\"incomplete_reasons\":[]"), "%.600s", json);
+	ck_assert_msg(strstr(json, "\"unprotected_spans_unreliable\":0"), "%.600s", json);
 	free(sum);
 	free(json);
 }
@@ -192,6 +216,7 @@ START_TEST(cut_at_packet_boundary)
 	biggest_stream(sdir, file, sizeof(file), &size);
 	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576, file));
 	expect_incomplete(dir, "is cut at a packet boundary");
+	spans_marked(dir, false);
 	/* Without LTTng's index the cut is seen by where the stream ends. */
 	free(run_cmd(&st, "rm -rf %s/index", sdir));
 	expect_incomplete(dir, "ends early");
@@ -210,6 +235,7 @@ START_TEST(cut_mid_packet)
 	char want[128];
 	snprintf(want, sizeof(want), "is cut mid-packet at byte %ld", at);
 	expect_incomplete(dir, want);
+	spans_marked(dir, false);
 	/* The events before the cut are shown, not refused. */
 	char *json = view(&st, "--summary --json", dir);
 	ck_assert_msg(json_num(json, NULL, "events") > 1000, "%.600s", json);
@@ -332,6 +358,7 @@ START_TEST(stream_file_deleted)
 	biggest_stream(sdir, file, sizeof(file), &size);
 	unlink(file);
 	expect_incomplete(dir, "is missing: LTTng's index lists");
+	spans_marked(dir, true);
 	/* No order is derived from what is left. */
 	char *json = view(&st, "--summary --json", dir);
 	ck_assert_msg(strstr(json, "\"edges\":[]"), "%.600s", json);
@@ -372,6 +399,7 @@ START_TEST(lost_events_make_no_violation)
 	ck_assert_msg(json_num(json, NULL, "discarded_events") > 0, "%.600s", json);
 	ck_assert_msg(strstr(json, "\"loss_windows\":[{\"stream\":"), "%.600s", json);
 	free(json);
+	spans_marked(dir, false);
 }
 END_TEST
 

@@ -20,6 +20,7 @@
 #include <lttng/lttng.h>
 #include <signal.h>
 #include <glob.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -343,9 +344,24 @@ START_TEST(drive_solution_must_reach)
 	char text[2048];
 	snprintf(text, sizeof(text),
 		 HEAD("%s") "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
-			    "solution: 0 0 0\ntext:\n  Try.\n",
+			    "solution: 0 0 0\nhint: Look.\nhint: There.\ntext:\n  Try.\n",
 		 scn("iput-lru-race-v4.scn"));
 	bad_lesson("drive.lesson", text, 8, "does not reach", true);
+}
+END_TEST
+
+/* A scheduler level or an exercise has graded hints: what to look for,
+ * then where (the answer comes after them); one that only gives the
+ * answer is not graded. */
+START_TEST(drive_needs_graded_hints)
+{
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
+			    "solution: 0000 11111111111111111111111111111 00\n"
+			    "hint: Press 0000 then hold 1.\ntext:\n  Try.\n",
+		 scn("iput-lru-race-v4.scn"));
+	bad_lesson("hints.lesson", text, 6, "needs graded hints", false);
 }
 END_TEST
 
@@ -1321,6 +1337,257 @@ SIDE_TEST(bad_terminals_and_cleanup)
 }
 END_TEST
 
+/* ---- lesson 10's figures are what its commands print ----------------------- */
+
+/*
+ * Lesson 10 quotes virtual runs (deterministic with the shipped cost
+ * model): its tables ("| CPU global v4 merged", then "|   8 217795/6.48
+ * ..." rows: ops per virtual second / contentions per op), the ratios and
+ * bounces it works out from them, and merged's per-class counts at 8 CPUs.
+ * Every one is compared with a fresh run, so a change to a scheme or the
+ * cost model that moves a figure fails here until the lesson says what
+ * the tool says.
+ */
+struct l10_run {
+	char args[64]; /* --scheme ... [--locks mcs] */
+	int cpus;
+	char *json;
+};
+
+static const char *l10_args(const char *col)
+{
+	static const char *const map[][2] = {
+		{ "global", "--scheme global" },          { "ticket", "--scheme global" },
+		{ "v4", "--scheme inode-scale-v4" },      { "merged", "--scheme merged" },
+		{ "mcs", "--scheme global --locks mcs" },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(col, map[i][0]) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+/* The sum over a JSON text of every number after "key": (from `from`
+ * up to `to`, or the end). */
+static double json_sum(const char *from, const char *to, const char *key)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	double sum = 0;
+	for (const char *p = from; (p = strstr(p, pat)) && (!to || p < to); p++)
+		sum += strtod(p + strlen(pat), NULL);
+	return sum;
+}
+
+static struct l10_run *l10_find(struct l10_run *r, int n, const char *args, int cpus)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].cpus == cpus && strcmp(r[i].args, args) == 0)
+			return &r[i];
+	return NULL;
+}
+
+static double l10_per_op(const struct l10_run *r, const char *key)
+{
+	return json_sum(r->json, NULL, key) / json_num(r->json, NULL, "ops");
+}
+
+/* A lock class's acquisitions and contentions in a run. */
+static void l10_class(const struct l10_run *r, const char *cls, long *acq, long *cont)
+{
+	char pat[80];
+	snprintf(pat, sizeof(pat), "\"class\":\"%s\"", cls);
+	const char *p = strstr(r->json, pat);
+	ck_assert_msg(p, "no class %s in %s", cls, r->json);
+	const char *end = strchr(p, '}');
+	*acq = (long)json_sum(p, end, "acquisitions");
+	*cont = (long)json_sum(p, end, "contentions");
+}
+
+/* The lesson's table cells, in order; returns how many. */
+struct l10_cell {
+	char args[64];
+	int cpus;
+	long ops_s;
+	char cont[16];
+};
+
+static int l10_cells(const char *text, struct l10_cell *c, int max)
+{
+	int n = 0;
+	char cols[8][16];
+	int ncol = 0;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(nl ? nl - line : (long)strlen(line)),
+			 line);
+		line = nl ? nl + 1 : NULL;
+		int cpus, used;
+		if (strncmp(buf, "  | CPU ", 8) == 0) {
+			ncol = 0;
+			for (char *t = strtok(buf + 8, " "); t && ncol < 8; t = strtok(NULL, " "))
+				snprintf(cols[ncol++], sizeof(cols[0]), "%s", t);
+		} else if (ncol && sscanf(buf, "  | %d%n", &cpus, &used) == 1) {
+			const char *p = buf + used;
+			for (int k = 0; k < ncol && n < max; k++, n++) {
+				int w;
+				ck_assert_msg(sscanf(p, " %ld/%15[0-9.]%n", &c[n].ops_s, c[n].cont,
+						     &w) == 2,
+					      "lesson 10: a table row does not read: %s", buf);
+				p += w;
+				const char *a = l10_args(cols[k]);
+				ck_assert_msg(a, "lesson 10: no run for the column '%s'", cols[k]);
+				snprintf(c[n].args, sizeof(c[n].args), "%s", a);
+				c[n].cpus = cpus;
+			}
+		} else {
+			ncol = 0;
+		}
+	}
+	return n;
+}
+
+/* The runs behind the cells, each once, all at once. */
+static int l10_runs(const struct l10_cell *c, int nc, struct l10_run *r)
+{
+	int n = 0, st[64];
+	char *cmd[64], *out[64];
+	for (int i = 0; i < nc; i++) {
+		if (l10_find(r, n, c[i].args, c[i].cpus))
+			continue;
+		ck_assert_int_lt(n, 64);
+		snprintf(r[n].args, sizeof(r[n].args), "%.63s", c[i].args);
+		r[n].cpus = c[i].cpus;
+		ck_assert_int_ge(asprintf(&cmd[n],
+					  "%s run --virtual %s --cpus %d --workload create-unlink "
+					  "--ops 40000 --json",
+					  bin_path("icache-sim"), r[n].args, r[n].cpus),
+				 0);
+		n++;
+	}
+	run_parallel(n, cmd, out, st);
+	for (int i = 0; i < n; i++) {
+		ck_assert_msg(st[i] == 0 && strstr(out[i], "\"ops_per_s\":"), "%s: exit %d: %s",
+			      cmd[i], st[i], out[i]);
+		r[i].json = out[i];
+	}
+	free_all(n, cmd);
+	return n;
+}
+
+/* "A / B = R" in the text works out; A and B are contentions of the table. */
+static void l10_ratios(const char *text, const struct l10_cell *c, int nc)
+{
+	int found = 0;
+	for (const char *p = text; (p = strstr(p, " = ")); p++) {
+		const char *q = p;
+		while (q > text && q[-1] != '\n' && q[-1] != ',' && q[-1] != '=')
+			q--;
+		double a, b, r;
+		char sa[16], sb[16];
+		if (sscanf(q, " %15[0-9.] / %15[0-9.] = %lf", sa, sb, &r) != 3)
+			continue;
+		a = atof(sa), b = atof(sb);
+		ck_assert_msg(b > 0 && fabs(a / b - r) < 0.05, "lesson 10: %s / %s is not %.1f", sa,
+			      sb, r);
+		bool ina = false, inb = false;
+		for (int i = 0; i < nc; i++) {
+			ina |= strcmp(c[i].cont, sa) == 0;
+			inb |= strcmp(c[i].cont, sb) == 0;
+		}
+		ck_assert_msg(ina && inb, "lesson 10: %s / %s: not figures of its tables", sa, sb);
+		found++;
+	}
+	ck_assert_int_ge(found, 2);
+}
+
+/* What the V4 step and its explanation quote of the 8-CPU runs. */
+static void l10_prose(const char *text, struct l10_run *r, int n)
+{
+	struct l10_run *g = l10_find(r, n, "--scheme global", 8),
+		       *v = l10_find(r, n, "--scheme inode-scale-v4", 8),
+		       *m = l10_find(r, n, "--scheme merged", 8);
+	ck_assert(g && v && m);
+	char want[200];
+	snprintf(want, sizeof(want), "(%.1f and %.1f against %.1f)", l10_per_op(m, "bounces"),
+		 l10_per_op(v, "bounces"), l10_per_op(g, "bounces"));
+	ck_assert_msg(strstr(text, want), "lesson 10 should say the bounces per op %s", want);
+	long acq, cont, hacq, hcont;
+	l10_class(m, "inode_wb_list_lock", &acq, &cont);
+	l10_class(m, "inode_hash_lock", &hacq, &hcont);
+	snprintf(want, sizeof(want),
+		 "contended on %ld of its %ld acquisitions, the hash lock on %ld of %ld", cont, acq,
+		 hcont, hacq);
+	ck_assert_msg(strstr(text, want), "lesson 10 should say merged's classes: %s", want);
+	snprintf(want, sizeof(want), "(%.2f in merged)", (double)acq / 40000);
+	ck_assert_msg(strstr(text, want), "lesson 10 should say %s", want);
+	/* "391 thousand ops/s at 2, 218 thousand at 8": global's column */
+	int k = 0;
+	for (const char *p = text; (p = strstr(p, " thousand ")); p++) {
+		const char *q = p;
+		while (q > text && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		const char *at = strstr(p, " at ");
+		int cpus = at ? atoi(at + 4) : 0;
+		struct l10_run *x = l10_find(r, n, "--scheme global", cpus);
+		ck_assert_msg(x, "lesson 10: '%.30s' names no run", q);
+		double ops = json_num(x->json, NULL, "ops_per_s");
+		ck_assert_msg(atol(q) == lround(ops / 1000),
+			      "lesson 10: '%.30s': the run gives %.0f", q, ops);
+		k++;
+	}
+	ck_assert_int_ge(k, 3);
+}
+
+SIDE_TEST(lesson10_figures_are_real)
+{
+	glob_t g;
+	ck_assert_int_eq(glob("lessons/10-*.lesson", 0, NULL, &g), 0);
+	int st;
+	char *text = run_cmd(&st, "cat %s", g.gl_pathv[0]);
+	globfree(&g);
+	ck_assert_msg(strstr(text, "--workload create-unlink \\\n  |     --ops 40000"),
+		      "lesson 10's command is not the one this test runs");
+	struct l10_cell cell[96];
+	struct l10_run run[64];
+	int nc = l10_cells(text, cell, 96);
+	ck_assert_int_ge(nc, 21 + 7);
+	int n = l10_runs(cell, nc, run);
+	for (int i = 0; i < nc; i++) {
+		struct l10_run *x = l10_find(run, n, cell[i].args, cell[i].cpus);
+		/* printf's rounding: what a student gets printing the JSON */
+		char cont[16], ops[32], said[32];
+		snprintf(cont, sizeof(cont), "%.2f", l10_per_op(x, "contentions"));
+		snprintf(ops, sizeof(ops), "%.0f", json_num(x->json, NULL, "ops_per_s"));
+		snprintf(said, sizeof(said), "%ld", cell[i].ops_s);
+		ck_assert_msg(strcmp(ops, said) == 0 && strcmp(cont, cell[i].cont) == 0,
+			      "lesson 10 says %s/%s for %s at %d CPUs; the run gives %s/%s", said,
+			      cell[i].cont, cell[i].args, cell[i].cpus, ops, cont);
+	}
+	/* the prose, its lines joined */
+	char *flat = strdup(text);
+	ck_assert_ptr_nonnull(flat);
+	char *o = flat;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			while (p[1] == ' ')
+				p++;
+			*o++ = ' ';
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = 0;
+	l10_ratios(flat, cell, nc);
+	l10_prose(flat, run, n);
+	free(flat);
+	for (int i = 0; i < n; i++)
+		free(run[i].json);
+	free(text);
+}
+END_TEST
+
 /* ---- --check: time, references ------------------------------------------- */
 
 START_TEST(check_time_and_references)
@@ -1622,6 +1889,25 @@ SIDE_TEST(global_lock_named)
 }
 END_TEST
 
+/* A title too long for the line is cut with '~' before the step's
+ * moment, never run into it ("...when walkiat: last acquired"). */
+SIDE_TEST(title_and_moment_apart)
+{
+	fresh_state();
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 4 --step 5 --keys '' --screen 140x40 2>&1",
+			    state_dir, bin_path("icache-lesson"));
+	char *nl = strchr(out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	*nl = 0;
+	ck_assert_msg(strstr(out, " icache-lesson 04: Nick's order") &&
+			      strstr(out, "~ at: last acquired i_lock in insert_inode_locked"),
+		      "%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
 /*
  * Run test bodies side by side, each in a child of its own: the cases of
  * this suite mostly wait for the session daemon to record, and a daemon
@@ -1676,6 +1962,8 @@ START_TEST(run_cases)
 		{ SIDE(bad_terminals_and_cleanup, 0) },
 		{ SIDE(tmux_resume, 0) },
 		{ SIDE(global_lock_named, 0) },
+		{ SIDE(lesson10_figures_are_real, 0) },
+		{ SIDE(title_and_moment_apart, 0) },
 	};
 	const char *name[32];
 	side_fn fn[32];
@@ -1744,6 +2032,7 @@ static Suite *lessons_suite(void)
 	tcase_add_test(tc, moment_does_not_parse);
 	tcase_add_test(tc, moment_never_comes);
 	tcase_add_test(tc, drive_solution_must_reach);
+	tcase_add_test(tc, drive_needs_graded_hints);
 	tcase_add_test(tc, moment_grammar);
 	tcase_add_test(tc, check_time_and_references);
 	suite_add_tcase(s, tc);

@@ -104,6 +104,24 @@ START_TEST(merged_blocks_the_lookup_on_i_lock)
 }
 END_TEST
 
+/*
+ * Two shrinkers and I_LRU_ISOLATING: the second drops the pinned inode
+ * from the list, the unpin does not put it back, and the invariant check
+ * at the end accepts it (the kernel's window) and says so.
+ */
+START_TEST(modern_lru_isolating_window_is_accepted_and_said)
+{
+	int st;
+	char *out = play(&st, SCN_DIR "/modern-lru-isolating-window.scn", NULL);
+	ck_assert_msg(st == 0, "exit %d: %s", st, out);
+	ck_assert_ptr_nonnull(strstr(out, "cpu1 del lru inode 42 in inode_lru_isolate"));
+	ck_assert_ptr_nonnull(strstr(out, "I_LRU_ISOLATING -> 0 in inode_lru_isolate"));
+	ck_assert_ptr_nonnull(strstr(out, "accepted: 1 unused clean inode off the LRU"));
+	ck_assert_ptr_null(strstr(out, "!! violation"));
+	free(out);
+}
+END_TEST
+
 /* The step number of the first line of out containing what, or -1. */
 static long step_of(const char *out, const char *what)
 {
@@ -501,6 +519,7 @@ static Suite *scenarios_suite(void)
 	tcase_add_test(tc, every_shipped_scenario_passes);
 	tcase_add_test(tc, v4_race_shows_the_window_and_the_freed_inode);
 	tcase_add_test(tc, merged_blocks_the_lookup_on_i_lock);
+	tcase_add_test(tc, modern_lru_isolating_window_is_accepted_and_said);
 	tcase_add_test(tc, umount_waits_for_prune_on_iprune_sem);
 	tcase_add_test(tc, umount_without_iprune_sem_leaves_busy_inodes);
 	tcase_add_test(tc, abba_reports_cycle_and_deadlock_lockdep_style);

@@ -933,6 +933,30 @@ START_TEST(record_full_or_readonly_disk_says_so)
 }
 END_TEST
 
+/* The trace directory removed under a running record: said in one line,
+ * exit 2, not "no CTF trace in there". */
+START_TEST(record_directory_removed_says_so)
+{
+	char dir[200];
+	int st;
+
+	make_tmpdir(dir, sizeof(dir), "removed");
+	char *out =
+		run_cmd(&st,
+			"{ %s record --cpus 2 --duration 2s --buffer-size 16M --quiet -o %s/t"
+			" 2>%s/err >/dev/null & pid=$!; n=0;"
+			" until [ -d %s/t/ust ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done;"
+			" rm -rf %s/t; wait $pid; echo \"rc=$?\"; cat %s/err; }",
+			bin_path("icache-sim"), dir, dir, dir, dir, dir);
+	ck_assert_msg(strstr(out, "rc=2\n") && strstr(out, "was removed while recording"), "%s",
+		      out);
+	const char *err = strstr(out, "rc=2\n") + 5;
+	ck_assert_msg(strchr(err, '\n') && !strchr(err, '\n')[1], "more than one line: %s", out);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
 /* An unprivileged user gets a private daemon under its own LTTNG_HOME. */
 START_TEST(record_as_user_gets_private_daemon)
 {
@@ -1059,6 +1083,7 @@ int main(void)
 	tcase_add_test(td, record_as_user_gets_private_daemon);
 	tcase_add_test(td, record_killed_cleans_up);
 	tcase_add_test(td, record_full_or_readonly_disk_says_so);
+	tcase_add_test(td, record_directory_removed_says_so);
 	suite_add_tcase(s, td);
 
 	TCase *ti = tcase_create("interrupted");

@@ -526,6 +526,9 @@ START_TEST(record_virtual_stamps_virtual_time)
 }
 END_TEST
 
+/* Lesson 10's tables, ratios and per-class figures are compared with
+ * fresh runs in tests/test_lessons.c (lesson10_figures_are_real). */
+
 Suite *vsmp_suite(void)
 {
 	Suite *s = suite_create("vsmp");

@@ -165,8 +165,9 @@ static void draw_unprotected(struct app *a, struct canvas *c, struct rect r, con
 		if (!s || l == lane || lane < 0 || (uint64_t)i <= s->from)
 			continue;
 		int x = r.x + lg->prefix + k * lg->lane_w;
-		canvas_printf(c, x, y, lg->lane_w - 1, R_BAD, "%s UNPROTECTED %" PRIu64,
-			      c->utf8 ? "┊" : "!", ix_id_value(a->ix, s->obj));
+		canvas_printf(c, x, y, lg->lane_w - 1, s->unreliable ? R_DIM : R_BAD,
+			      "%s UNPROTECTED%s %" PRIu64, c->utf8 ? "┊" : "!",
+			      s->unreliable ? "?" : "", ix_id_value(a->ix, s->obj));
 	}
 }
 

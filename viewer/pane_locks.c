@@ -84,9 +84,12 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 	const struct unprot_span *u = unprot_at(unprot_spans(ix), cpu, a->cur);
 	if (u && a->cur > u->from && y < r.y + r.h)
 		canvas_printf(c, r.x, y++, r.w, R_BAD,
-			      " %s UNPROTECTED: holds inode %" PRIu64
-			      " with no reference and no lock since #%" PRIu64,
-			      glyph(c, G_WARN), ix_id_value(ix, u->obj), u->from);
+			      " %s UNPROTECTED%s: holds inode %" PRIu64
+			      " with no reference and no lock since #%" PRIu64 "%s",
+			      glyph(c, G_WARN), u->unreliable ? "?" : "", ix_id_value(ix, u->obj),
+			      u->from,
+			      u->unreliable ? " (unreliable: events were lost before it ended)" :
+					      "");
 	return y;
 }
 

@@ -178,12 +178,17 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 		"unprotected  %u span%s (a CPU holds an inode pointer with no "
 		"reference and no lock, then touches it)\n",
 		u->n, u->n == 1 ? "" : "s");
+	if (u->unreliable)
+		fprintf(f,
+			"             %u of them unreliable: they end after events were lost "
+			"(a CPU's reference or lock may be among them)\n",
+			u->unreliable);
 	if (u->n)
 		fprintf(f,
 			"             the first: %s, inode %" PRIu64 ", #%" PRIu64 " to #%" PRIu64
-			"\n",
+			"%s\n",
 			thread_name(ix, u->s[0].cpu), ix_id_value(ix, u->s[0].obj), u->s[0].from,
-			u->s[0].to);
+			u->s[0].to, u->s[0].unreliable ? " (unreliable)" : "");
 	if (r && r->virtual_run)
 		fprintf(f, "time       %s\n",
 			r->virtual_stamped ?
@@ -343,7 +348,9 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 	fprintf(f, ",\"time\":\"%s\"",
 		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
-	fprintf(f, ",\"unprotected_spans\":%u", unprot_spans_all(ix)->n);
+	const struct unprot *u = unprot_spans_all(ix);
+	fprintf(f, ",\"unprotected_spans\":%u,\"unprotected_spans_unreliable\":%u", u->n,
+		u->unreliable);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));

@@ -35,6 +35,7 @@ struct pass {
 	uint16_t guards[64]; /* per lock class: bit per list it guards */
 	int ilock, global;
 	uint32_t owning;
+	int64_t lost_from; /* earliest loss window seen, INT64_MAX none */
 	struct unprot *out;
 };
 
@@ -191,10 +192,37 @@ static void add_span(struct pass *p, int slot, uint32_t obj, uint64_t from, uint
 		u->cap = u->cap ? u->cap * 2 : 64;
 		u->s = xrealloc(u->s, u->cap * sizeof(*u->s));
 	}
-	u->s[u->n++] = (struct unprot_span){ from, to, obj,
-					     (uint16_t)(slot == 256 ? (int)IX_NO_CPU : slot) };
+	bool lossy = p->ix->ev[to].ts >= p->lost_from;
+	u->s[u->n++] =
+		(struct unprot_span){ from, to, obj,
+				      (uint16_t)(slot == 256 ? (int)IX_NO_CPU : slot), lossy };
+	u->unreliable += lossy;
 	if (to - from > u->longest)
 		u->longest = to - from;
+}
+
+/*
+ * A loss window (or a cut or missing stream) beginning at `begin`: the
+ * spans found so far that end after it were drawn from a partial story.
+ * Only a window earlier than every one before needs the look back.
+ */
+static void lost_since(struct pass *p, int64_t begin)
+{
+	if (begin >= p->lost_from)
+		return;
+	p->lost_from = begin;
+	struct unprot *u = p->out;
+	for (uint32_t k = 0; k < u->n; k++)
+		if (!u->s[k].unreliable && p->ix->ev[u->s[k].to].ts >= begin) {
+			u->s[k].unreliable = 1;
+			u->unreliable++;
+		}
+}
+
+static void gap(struct pass *p, const struct ix_event *e)
+{
+	const struct ix_discard *d = e->obj < p->ix->ndiscards ? &p->ix->discards[e->obj] : NULL;
+	lost_since(p, d && d->begin != INT64_MIN && d->begin < e->ts ? d->begin : e->ts);
 }
 
 /* Is e, a list del, the first half of a move (the CPU's next event adds
@@ -217,6 +245,10 @@ static bool half_move(struct pass *p, uint64_t i)
 static void step(struct pass *p, uint64_t i)
 {
 	const struct ix_event *e = &p->ix->ev[i];
+	if (e->type == EV_discarded_events || e->type == EV_discarded_packets) {
+		gap(p, e);
+		return;
+	}
 	if (e->type == EV_rcu_read_lock || e->type == EV_rcu_read_unlock) {
 		struct cpu_track *r = &p->cpu[slot_of(e)];
 		r->rcu = (uint32_t)e->val;
@@ -296,6 +328,7 @@ static void pass_start(const struct trace_index *ix)
 	omap_init(&pass->refs, sizeof(int32_t));
 	omap_init(&pass->inodes, sizeof(struct ino_track));
 	guards_init(pass);
+	pass->lost_from = INT64_MAX;
 	for (int k = 0; k < NSLOT; k++) {
 		pass->cpu[k].cur = UINT32_MAX;
 		pass->cpu[k].since = UINT64_MAX;

@@ -24,6 +24,12 @@
  * found from the address, the inode is not read).  Simplification: any
  * hash_bucket lock counts for a hashed X (the trace does not say which
  * bucket X is in).
+ *
+ * Loss (EVENTS.md section 1): events missing from a stream (a discarded
+ * record, a stream cut early or missing) may be the very reference,
+ * lock or list move that protected X, or the release that did not.  A
+ * span that ends at or after the beginning of any loss window is
+ * therefore marked unreliable; every output that shows spans says so.
  */
 #ifndef VIEWER_UNPROT_H
 #define VIEWER_UNPROT_H
@@ -37,13 +43,15 @@ struct unprot_span {
 	uint64_t from, to; /* event numbers */
 	uint32_t obj;      /* the inode (id) */
 	uint16_t cpu;
+	uint8_t unreliable; /* it ends after events were lost (see above) */
 };
 
 struct unprot {
 	struct unprot_span *s; /* sorted by from */
 	uint32_t n, cap;
-	uint64_t longest; /* the longest span's to - from */
-	uint64_t upto;    /* events scanned (the trace may still be loading) */
+	uint64_t longest;    /* the longest span's to - from */
+	uint64_t upto;       /* events scanned (the trace may still be loading) */
+	uint32_t unreliable; /* spans marked unreliable */
 	bool computed;
 };
 

@@ -396,6 +396,12 @@ static void finish_step(struct parser *p)
 				p->d, f, s->scenario_line,
 				"%s: needs a solution: so --check can prove the goal can be reached",
 				k);
+		/* what to look for, then where; the answer comes after them */
+		if (s->nhint < 2)
+			ldiag_add(
+				p->d, f, s->scenario_line,
+				"%s: needs graded hints: two hint: lines at least (what to look for, then where; the answer is shown after them)",
+				k);
 	} else {
 		if (s->reach_text)
 			ldiag_add(p->d, f, s->reach_line,

@@ -369,11 +369,11 @@ static void program_progress(const struct runner *rn, int cpu, const struct canv
 	}
 }
 
-/* How many hint levels a step has: its hint: lines, and for a drive step
- * one more, the answer. */
+/* How many hint levels a step has: its hint: lines, and for a drive or
+ * edit step one more, the answer. */
 static int hint_levels(const struct step *s)
 {
-	return s->nhint + (s->kind == STEP_DRIVE && s->solution);
+	return s->nhint + (s->kind != STEP_NARRATE && s->solution);
 }
 
 static void draw_hints(struct runner *rn, const struct step *s, struct canvas *c, struct rect r,
@@ -384,8 +384,13 @@ static void draw_hints(struct runner *rn, const struct step *s, struct canvas *c
 		char line[700];
 		if (i < s->nhint)
 			snprintf(line, sizeof(line), "Hint %d: %s", i + 1, s->hint[i]);
-		else
+		else if (s->kind == STEP_DRIVE)
 			snprintf(line, sizeof(line), "The answer: press %s", s->solution);
+		else
+			snprintf(
+				line, sizeof(line),
+				"The answer: the scenario %s beside the lesson is a fix that passes.",
+				s->solution);
 		(*y)++;
 		draw_wrapped(c, r, y, R_DIM, line, 0);
 	}
@@ -696,29 +701,42 @@ static void draw_glossary(struct runner *rn, struct canvas *c, struct rect r)
 	rn->gl_next = i > rn->gl_start ? i : rn->gl.n;
 }
 
+/* The title line: the lesson's title, cut with a '~' where it would run
+ * into what is drawn at the right (the step's moment), never into it. */
+static int draw_title(struct runner *rn, struct canvas *c, int room)
+{
+	char head[300];
+	int n = snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number,
+			 rn->l->title);
+	if (room < 2)
+		room = 2;
+	if (n >= room && room < (int)sizeof(head)) {
+		head[room - 2] = '~';
+		head[room - 1] = 0;
+	}
+	canvas_fill(c, 0, 0, c->w, R_TITLE, ' ');
+	canvas_text(c, 0, 0, c->w, R_TITLE, head);
+	return (int)strlen(head);
+}
+
 static void draw(struct runner *rn, struct canvas *c)
 {
 	canvas_clear(c);
-	char head[300];
-	snprintf(head, sizeof(head), " icache-lesson %02d: %s", rn->l->number, rn->l->title);
-	canvas_fill(c, 0, 0, c->w, R_TITLE, ' ');
-	canvas_text(c, 0, 0, c->w, R_TITLE, head);
-	if (rn->have_trace && rn->t.ix && !ix_complete(rn->t.ix)) {
-		/* The panes below come from a damaged trace: say so first. */
-		int hl = (int)strlen(head) + 2;
-		if (hl < c->w)
-			canvas_printf(c, hl, 0, c->w - hl, R_BAD, "INCOMPLETE TRACE (%u): %s",
-				      rn->t.ix->nreasons, rn->t.ix->reasons[0]);
-	}
 	const struct step *s = &rn->l->steps[rn->cur];
-	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0) {
-		char where[120];
+	char where[160] = "";
+	if (rn->have_trace && s->kind == STEP_NARRATE && rn->pos[rn->cur] >= 0)
 		snprintf(where, sizeof(where), "at: %s (event %lld of %llu)%s ", s->at_text,
 			 (long long)rn->pos[rn->cur], (unsigned long long)rn->t.ix->nev,
 			 rn->t.shipped ? " [pre-recorded]" : "");
-		int wl = (int)strlen(where);
+	int wl = (int)strlen(where);
+	int hl = draw_title(rn, c, c->w - wl) + 2;
+	if (wl && wl < c->w)
 		canvas_text(c, c->w - wl, 0, wl, R_TITLE, where);
-	}
+	if (rn->have_trace && rn->t.ix && !ix_complete(rn->t.ix) && hl < c->w)
+		/* The panes below come from a damaged trace: that goes first,
+		 * over the moment if the line is short. */
+		canvas_printf(c, hl, 0, c->w - hl, R_BAD, "INCOMPLETE TRACE (%u): %s",
+			      rn->t.ix->nreasons, rn->t.ix->reasons[0]);
 	int lw = c->w * 2 / 5;
 	if (lw < 44)
 		lw = 44;
@@ -1076,7 +1094,7 @@ static void key(struct runner *rn, int k)
 			snprintf(rn->msg, sizeof(rn->msg), " No hint for this step.");
 		else if (st->hint == hint_levels(s))
 			snprintf(rn->msg, sizeof(rn->msg), " That was the last hint%s.",
-				 s->kind == STEP_DRIVE ? ": the answer itself" : "");
+				 s->kind != STEP_NARRATE ? ": the answer itself" : "");
 	} else {
 		step_key(rn, s, k);
 	}

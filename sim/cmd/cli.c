@@ -30,6 +30,9 @@ static const char run_options_rest[] =
 	"                    list and a lock per node (used by today's scheme, modern)\n"
 	"  --hot N           inodes in the lookup hot set per sb (1..1000000, default 256)\n"
 	"  --cache N         unused inodes the shrinker lets stay (1..1000000, default 512)\n"
+	"  --vfs-cache-pressure N  the sysctl (0..10000, default 100): the shrinker\n"
+	"                    reports (nr_unused / 100) * N and is asked to scan the\n"
+	"                    excess over --cache times N / 100; 0 never prunes\n"
 	"  --locks K         lock kind: ticket (FIFO spinlock, as x86 kernels of 2010),\n"
 	"                    mcs (queued, as today's qspinlock), mutex (pthread, sleeps);\n"
 	"                    default ticket if CPUs <= host cores (or --virtual), else mutex\n"
@@ -285,6 +288,7 @@ static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char
 		{ "--hot", 1, 1000000, "is out of range (1..1000000)" },
 		{ "--cache", 1, 1000000, "is out of range (1..1000000)" },
 		{ "--nodes", 1, MAX_NUMA_NODES, "is not a node count (1..16)" },
+		{ "--vfs-cache-pressure", 0, 10000, "is out of range (0..10000)" },
 	};
 	uint64_t n;
 
@@ -303,8 +307,10 @@ static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char
 			p->cfg->hot = (unsigned)n;
 		else if (k == 3)
 			p->cfg->cache_limit = (unsigned)n;
-		else
+		else if (k == 4)
 			p->cfg->nodes = (int)n;
+		else
+			p->cfg->vfs_cache_pressure = (unsigned)n;
 		return TOOK_VALUE;
 	}
 	return NOT_MINE;

@@ -1099,6 +1099,8 @@ static int play_verdict(struct play *pl, enum outcome r)
 			for (int i = 0; i < scn->ninodes; i++)
 				none_held &= pl->refs[c][i] == 0;
 		check_invariants(none_held);
+		if (invariants_lru_window() > 0)
+			say_log(pl, "%s", lru_window_note(invariants_lru_window()));
 		flush_violations(pl);
 		/* Every inode freed by call_rcu is given back, and traced,
 		 * before run_end: the trace is the same at every replay. */

@@ -646,6 +646,10 @@ int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct tr
 	if (ret < 0)
 		return fail("cannot stop LTTng session %s: %s", r->session, lttng_strerror(ret));
 	uint64_t left;
+	struct stat st;
+	if (stat(o->dir, &st) != 0)
+		return fail("-o %s: the trace directory was removed while recording (%s)", o->dir,
+			    strerror(errno));
 	if (disk_full(r, o->dir, &left))
 		return fail("%s: the disk is full (%" PRIu64 " KiB left): the trace is cut where "
 			    "the space ran out",

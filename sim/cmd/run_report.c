@@ -67,6 +67,18 @@ static void print_header(FILE *f, const struct run_config *cfg, const struct run
 	fprintf(f, "%" PRIu64 " ops in %.3f s: %.0f ops/s\n\n", r->ops, r->seconds, ops_s);
 }
 
+/* What the invariant checker accepted, and why: one line. */
+const char *lru_window_note(long n)
+{
+	static _Thread_local char line[200];
+
+	snprintf(line, sizeof(line),
+		 "  accepted: %ld unused clean inode%s off the LRU, dropped by one shrinker "
+		 "while another had it pinned (I_LRU_ISOLATING): the kernel's window too\n",
+		 n, n == 1 ? "" : "s");
+	return line;
+}
+
 void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r)
 {
 	print_header(f, cfg, r);
@@ -79,6 +91,8 @@ void print_report(FILE *f, const struct run_config *cfg, const struct run_result
 	fprintf(f, "invariants: %d check%s, %d failure%s\n", r->invariant_checks,
 		r->invariant_checks == 1 ? "" : "s", r->invariant_failures,
 		r->invariant_failures == 1 ? "" : "s");
+	if (r->lru_window > 0)
+		fprintf(f, "%s", lru_window_note(r->lru_window));
 	int n = violations_distinct();
 	if (n == 0) {
 		fprintf(f, "violations: none\n");
@@ -135,6 +149,7 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 	}
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
+	fprintf(f, ",\"vfs_cache_pressure\":%u", cfg->vfs_cache_pressure);
 	fprintf(f, ",\"order\":");
 	json_str(f, scheme_order_text(cfg->scheme));
 	fprintf(f, ",");
@@ -145,8 +160,9 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 		"\"inodes_allocated\":%" PRIu64 "}",
 		r->nr_inodes, r->nr_unused, r->lru_len, r->hashed, r->b_dirty, r->b_io,
 		r->b_more_io, r->inodes_allocated);
-	fprintf(f, ",\"invariants\":{\"checks\":%d,\"failures\":%d,\"ok\":%s}", r->invariant_checks,
-		r->invariant_failures, r->invariant_failures ? "false" : "true");
+	fprintf(f, ",\"invariants\":{\"checks\":%d,\"failures\":%d,\"ok\":%s,\"lru_window\":%ld}",
+		r->invariant_checks, r->invariant_failures,
+		r->invariant_failures ? "false" : "true", r->lru_window);
 	fprintf(f, ",\"violations\":[");
 	int n = violations_distinct();
 	for (int i = 0; i < n; i++) {

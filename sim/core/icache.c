@@ -254,6 +254,7 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	inode->dirtied_when = 0;
 	inode->i_nid = cpu_to_node(this_cpu);
+	inode->i_lru_dropped_pinned = false;
 	atomic_store(&inode->i_nrpages, 0);
 	inode->i_generation++;
 	/* A new life of recycled memory: spin_lock_init() in inode_init_always()

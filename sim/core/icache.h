@@ -71,6 +71,13 @@ struct inode {
 	atomic_uint_fast64_t i_wakes;
 	int i_nid; /* NUMA node of its memory (list_lru) */
 	/*
+	 * Taken off its list_lru lazily while I_LRU_ISOLATING pinned it, and
+	 * not put back since: the kernel's window too (inode_lru_isolate drops
+	 * any inode with a state bit; inode_unpin_lru_isolating does not
+	 * re-add), which the invariant checker accepts.  Under the node lock.
+	 */
+	bool i_lru_dropped_pinned;
+	/*
 	 * i_data.nrpages: how many pages of the file are cached.  Simplified:
 	 * the page cache is this count of clean pages, changed atomically
 	 * (the kernel's mapping->tree_lock is not modelled), and buffers are

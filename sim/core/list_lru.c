@@ -68,6 +68,7 @@ bool list_lru_add(struct list_lru *lru, struct inode *inode, enum site site)
 	if (inode_alive(inode, site, "puts on the LRU") && list_empty(&inode->i_lru)) {
 		list_add_tail(&inode->i_lru, &nlru->list);
 		inode->i_lru_on = LIST_lru;
+		inode->i_lru_dropped_pinned = false;
 		__atomic_fetch_add(&nlru->nr_items, 1, __ATOMIC_RELAXED);
 		lru_count(1);
 		trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_add, site);
@@ -97,6 +98,10 @@ void list_lru_isolate(struct list_lru_node *nlru, struct inode *inode, enum site
 	assert_lock_held(&nlru->lock, site, "the LRU", inode);
 	if (!inode_alive(inode, site, "isolates") || inode->i_lru_on != LIST_lru)
 		return;
+	/* A second shrinker meeting one the first has pinned: see
+	 * i_lru_dropped_pinned. */
+	if (inode_state(inode) & I_LRU_ISOLATING)
+		inode->i_lru_dropped_pinned = true;
 	lru_unlink(nlru, inode, site);
 }
 

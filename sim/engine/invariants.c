@@ -11,7 +11,8 @@
  *   - no inode is half way through something (I_NEW, I_FREEING, I_SYNC);
  *   - a dirty hashed inode is on a writeback list, and (schemes with a
  *     lazy LRU) an unused clean inode is on the LRU, or reclaim could never
- *     find it again;
+ *     find it again (but for today's I_LRU_ISOLATING window, which the
+ *     kernel has too: lost_in_lru_window);
  *   - at the end of a run no references are left: refcounts balance.
  * Each failure is reported as an "invariant" violation.
  */
@@ -26,6 +27,7 @@ static int failures;
 static bool corrupt;    /* some list does not come back to its head */
 static long walk_limit; /* no list can be longer than this */
 static long unused;     /* inodes on sb lists with no reference, not dying */
+static long lru_window; /* unused inodes off the LRU by I_LRU_ISOLATING */
 
 #define FAIL(ino, ...)                                                                      \
 	do {                                                                                \
@@ -96,6 +98,27 @@ static void check_single_i_list(const struct inode *inode, bool quiescent)
 		     (unsigned long long)inode->i_ino);
 }
 
+/*
+ * An unused clean inode off the LRU is a leak from reclaim, with one
+ * exception that today's kernel has too (fs/inode.c at 003a6607304d): a
+ * second shrinker finds an inode the first pinned with I_LRU_ISOLATING to
+ * strip its pages, and drops it from the list as it drops any inode with a
+ * state bit; the first one's unpin does not put it back.  Its next iput
+ * does.  Counted, and shown after the invariants line.
+ */
+static bool lost_in_lru_window(const struct inode *inode)
+{
+	if (!inode->i_lru_dropped_pinned)
+		return false;
+	lru_window++;
+	return true;
+}
+
+long invariants_lru_window(void)
+{
+	return lru_window;
+}
+
 /* Mark every inode of every sb; check what needs only the inode. */
 static long walk_sb_lists(bool quiescent)
 {
@@ -155,7 +178,7 @@ static long walk_sb_lists(bool quiescent)
 				     "with no users was never evicted",
 				     (unsigned long long)inode->i_ino);
 			if (count == 0 && !(st & I_DIRTY) && inode_hashed(inode) && sb_active(sb) &&
-			    !inode_on_lru(inode))
+			    !inode_on_lru(inode) && !lost_in_lru_window(inode))
 				FAIL(inode->i_ino,
 				     "invariant: unused clean inode "
 				     "%llu is not on the LRU: reclaim can never "
@@ -338,6 +361,7 @@ int check_invariants(bool quiescent)
 	corrupt = false;
 	walk_limit = (long)inodes_allocated() + 1;
 	unused = 0;
+	lru_window = 0;
 	pass++;
 	long n = walk_sb_lists(quiescent);
 	walk_hash();

@@ -89,6 +89,7 @@ void run_config_defaults(struct run_config *cfg)
 	cfg->nodes = 1;
 	cfg->hot = 256;
 	cfg->cache_limit = 512;
+	cfg->vfs_cache_pressure = 100; /* the kernel's default */
 	cfg->watchdog_s = 5.0;
 	cfg->pin = true;
 	cfg->trace_run = true;
@@ -452,6 +453,7 @@ void run_begin_cpus(const struct run_config *cfg, struct sim_cpu *cpus, struct s
 	sim_lock_kind = run_lock_kind(cfg);
 	sim_virtual_time = cfg->virtual_time;
 	icache_init(cfg->scheme, &icfg, ptrs, nthreads);
+	icache.vfs_cache_pressure = cfg->vfs_cache_pressure;
 	lockdep_reset(cfg->scheme->order, cfg->scheme->norder);
 	violations_reset();
 	violations_set_quiet(cfg->quiet);
@@ -473,6 +475,7 @@ void run_collect(struct run_result *result, struct sim_cpu *const *cpus, int n, 
 	failures += check_invariants(true);
 	result->invariant_checks++;
 	result->invariant_failures = failures;
+	result->lru_window = invariants_lru_window();
 	lock_stats_sum(cpus, n, result->locks);
 	result->nr_inodes = get_nr_inodes();
 	result->nr_unused = get_nr_unused();

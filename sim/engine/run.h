@@ -42,11 +42,12 @@ struct run_config {
 	uint64_t seed;
 	int nsbs; /* shared superblocks */
 	unsigned hash_bits;
-	int nodes;               /* simulated NUMA nodes (list_lru) */
-	unsigned hot;            /* inodes in the lookup hot set, per sb */
-	unsigned cache_limit;    /* pressure: unused inodes the shrinker keeps */
-	double watchdog_s;       /* no progress for this long = deadlock */
-	uint64_t check_every_ns; /* stop the world and check, 0 = only at end */
+	int nodes;                   /* simulated NUMA nodes (list_lru) */
+	unsigned hot;                /* inodes in the lookup hot set, per sb */
+	unsigned cache_limit;        /* pressure: unused inodes the shrinker keeps */
+	unsigned vfs_cache_pressure; /* the sysctl shrink_icache_memory scales by */
+	double watchdog_s;           /* no progress for this long = deadlock */
+	uint64_t check_every_ns;     /* stop the world and check, 0 = only at end */
 	bool pin;
 	bool quiet;     /* don't print violations as they happen */
 	bool trace_run; /* emit run_begin / run_end events */
@@ -84,6 +85,7 @@ struct run_result {
 	uint64_t inodes_allocated;
 	int invariant_checks;
 	int invariant_failures;
+	long lru_window; /* invariants_lru_window() at the end */
 	uint64_t violations;
 	/* Every inode alive at the end (kept only if asked for). */
 	struct run_inode *inodes;
@@ -125,11 +127,16 @@ uint64_t sim_rand(struct sim_cpu *c);
 
 /* The invariant checker: walk the quiescent cache; returns failures. */
 int check_invariants(bool quiescent);
+/* Of the last check: unused clean inodes accepted off the LRU because a
+ * shrinker dropped them while another had them pinned (I_LRU_ISOLATING). */
+long invariants_lru_window(void);
 /* Did the last check find a list that does not come back to its head? */
 bool icache_lists_corrupt(void);
 
 /* Reports. */
 void print_report(FILE *f, const struct run_config *cfg, const struct run_result *r);
+/* "  accepted: N unused clean inodes off the LRU ...\n" (invariants_lru_window). */
+const char *lru_window_note(long n);
 void print_locks_json(FILE *f, const struct lock_class_stats *locks);
 void print_json(FILE *f, const struct run_config *cfg, const struct run_result *r,
 		const char *extra_json);

@@ -628,9 +628,11 @@ static long prune_icache(long nr)
  * whether any was busy.  iprune_sem, held for write throughout, keeps
  * prune_icache out: an inode the shrinker has put on its dispose list is
  * torn down before we walk, and none can be taken while we do.
- * 2.6.36 skipped only I_NEW here; we also skip I_FREEING and I_WILL_FREE
- * inodes, which our iput_final leaves on s_inodes until evict (2.6.36
- * took them off it before dropping inode_lock).
+ * 2.6.36 skipped only I_NEW here: with iprune_sem held, no I_FREEING
+ * inode is on s_inodes (iput_final unlinks it first, prune is kept out).
+ * We also skip I_FREEING and I_WILL_FREE, so that the no-iprune-sem
+ * variant leaves prune's inodes to prune (a busy inode after umount)
+ * instead of disposing of them twice.
  */
 static int invalidate_sb(struct super_block *sb, long *freed)
 {

@@ -66,6 +66,9 @@
  *     it unlocked); the core's state checker wants every change locked.
  *   - the page cache is a count of clean pages (no buffers, no dirty
  *     pages left after writeback), see i_nrpages in icache.h.
+ *   - mapping_shrinkable() is always true, as on a CONFIG_HIGHMEM kernel:
+ *     an inode with pages stays on the LRU and the shrinker strips them
+ *     (a 64-bit kernel drops it from the LRU until its last page goes).
  *   - every sb shares the core's one backing device, so wb->list_lock is
  *     one lock here (the kernel has one per device, and per cgroup wb).
  *   - no I_DIRTY_TIME, I_DONTCACHE, I_CREATING, memcg or cgroup writeback.
@@ -682,7 +685,10 @@ static void iput(struct inode *inode)
  * held.  The node lock is against the order with i_lock, so it trylocks
  * and skips what it cannot lock.  Busy or dirty inodes leave the LRU
  * lazily; I_REFERENCED ones get a second pass; an inode with pages has
- * them stripped first, pinned by I_LRU_ISOLATING with no lock held.
+ * them stripped first, pinned by I_LRU_ISOLATING with no lock held.  A
+ * second shrinker meeting the pinned inode drops it like a busy one, and
+ * the unpin puts nothing back: the release has that window too
+ * (lessons/scenarios/modern-lru-isolating-window.scn).
  */
 static enum lru_status inode_lru_isolate(struct inode *inode, struct list_lru_node *nlru, void *arg)
 {
