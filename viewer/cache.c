@@ -437,7 +437,7 @@ static void write_tables(struct wbuf *b, const struct trace_index *ix)
 	memcpy(b->p + b->n - 8, &(uint64_t){ ix->nreasons }, 8);
 	for (uint32_t i = 0; i < ix->nreasons; i++)
 		put_str(b, ix->reasons[i]);
-	uint64_t uk[2] = { ix->uspans_known, ix->uspans_longest };
+	uint64_t uk[3] = { ix->uspans_known, ix->uspans_longest, ix->uspans_unreliable };
 	put(b, uk, sizeof(uk));
 	put_arr(b, ix->uspans, ix->uspans_known ? ix->nuspans : 0, sizeof(*ix->uspans));
 	put_arr(b, ix->strip, ix->strip ? 1 : 0, sizeof(*ix->strip));
@@ -597,6 +597,7 @@ static void read_tables(struct rbuf *r, struct trace_index *ix, uint64_t ck_limi
 	ix->reasons_cap = ix->nreasons;
 	ix->uspans_known = take_u64(r) != 0;
 	ix->uspans_longest = take_u64(r);
+	ix->uspans_unreliable = (uint32_t)take_u64(r);
 	ix->uspans = take_arr(r, &ix->nuspans, sizeof(*ix->uspans));
 	uint32_t nstrip = 0;
 	ix->strip = take_arr(r, &nstrip, sizeof(*ix->strip));
@@ -624,7 +625,8 @@ static bool tables_consistent(const struct trace_index *ix)
 	for (uint32_t i = 0; i < ix->nuspans; i++) {
 		const struct unprot_span *u = &ix->uspans[i];
 		if (u->from >= u->to || u->to > ix->nev || u->obj >= ix->nids ||
-		    u->to - u->from > ix->uspans_longest || (i && u->from < u[-1].from))
+		    u->unreliable > 1 || u->to - u->from > ix->uspans_longest ||
+		    (i && u->from < u[-1].from))
 			return false;
 	}
 	return ix->nckpts > 0 && ix->ckpts[0].pos == 0;

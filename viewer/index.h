@@ -231,6 +231,7 @@ struct trace_index {
 	struct unprot_span *uspans;
 	uint32_t nuspans;
 	uint64_t uspans_longest;
+	uint32_t uspans_unreliable;
 	bool uspans_known;
 	/* The timeline strip's figures over the whole trace (timestrip.h),
 	 * the same way; NULL if not kept. */

@@ -171,7 +171,9 @@ static void keep_summaries(struct trace_index *ix)
 		ix->uspans[i].to = u->s[i].to;
 		ix->uspans[i].obj = u->s[i].obj;
 		ix->uspans[i].cpu = u->s[i].cpu;
+		ix->uspans[i].unreliable = u->s[i].unreliable;
 	}
+	ix->uspans_unreliable = u->unreliable;
 	ix->nuspans = u->n;
 	ix->uspans_longest = u->longest;
 	ix->uspans_known = true;

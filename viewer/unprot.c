@@ -339,8 +339,13 @@ const struct unprot *unprot_spans(const struct trace_index *ix)
 {
 	static struct unprot kept;
 	if (ix->uspans_known) { /* from the index cache (or found already) */
-		kept = (struct unprot){ ix->uspans,         ix->nuspans, ix->nuspans,
-					ix->uspans_longest, ix->nev,     true };
+		kept = (struct unprot){ .s = ix->uspans,
+					.n = ix->nuspans,
+					.cap = ix->nuspans,
+					.longest = ix->uspans_longest,
+					.upto = ix->nev,
+					.unreliable = ix->uspans_unreliable,
+					.computed = true };
 		return &kept;
 	}
 	if (cached_ix != ix || !pass)
