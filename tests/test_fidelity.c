@@ -248,6 +248,83 @@ START_TEST(a_changed_path_is_reported)
 }
 END_TEST
 
+/*
+ * Every path the suite promises (tests/fidelity/README.md), for each of
+ * the four schemes of 2010: an entry named "SCHEME-PATH..." must exist,
+ * or the path must be one its era did not have.  Deleting an entry, or
+ * a new era scheme without its entries, fails here.
+ */
+struct fid_path {
+	const char *path;   /* the entry's name after "SCHEME-", a prefix */
+	const char *alt;    /* another name for the same path, or NULL */
+	const char *absent; /* the scheme that had no such path, or NULL */
+};
+
+static const struct fid_path fid_paths[] = {
+	{ "iget-hit", NULL, NULL },
+	{ "iget-miss", NULL, NULL },
+	{ "wait-new", NULL, NULL },
+	{ "wait-freeing", NULL, NULL },
+	{ "insert-locked", NULL, NULL },
+	{ "iput-cache", "iput-lru-add", NULL },
+	{ "iput-evict", NULL, NULL },
+	{ "iput-will-free", NULL, NULL },
+	{ "prune-evict", NULL, NULL },
+	/* No I_REFERENCED in 2.6.36: the LRU was strict. */
+	{ "prune-second-chance", NULL, "global" },
+	/* V4 nests i_lock inside the LRU lock: prune never fails a trylock;
+	 * Nick's prune retries instead of rotating. */
+	{ "prune-rotate", "prune-trylock-retry", "inode-scale-v4" },
+	{ "prune-page-strip", NULL, NULL },
+	{ "shrink", NULL, NULL },
+	{ "umount", NULL, NULL },
+	{ "invalidate-busy", NULL, NULL },
+	{ "writeback", NULL, NULL },
+	{ "writeback-requeue", NULL, NULL },
+	{ "write-inode-sync-all", NULL, NULL },
+	{ "mark-dirty", NULL, NULL },
+	{ "iunique", NULL, NULL },
+	{ "get-next-ino", NULL, NULL },
+};
+
+static bool has_entry(char names[][256], int n, const char *scheme, const char *path)
+{
+	char want[256];
+	int len = snprintf(want, sizeof(want), FID_DIR "/%s-%s", scheme, path);
+
+	for (int i = 0; i < n; i++)
+		if (strncmp(names[i], want, (size_t)len) == 0 &&
+		    (names[i][len] == '.' || names[i][len] == '-'))
+			return true;
+	return false;
+}
+
+START_TEST(every_scheme_covers_every_path)
+{
+	static char names[256][256];
+	static const char *const schemes[] = { "global", "vfs-scale", "inode-scale-v4", "merged" };
+	int n = fid_files(names, 256), missing = 0;
+
+	for (size_t s = 0; s < sizeof(schemes) / sizeof(schemes[0]); s++) {
+		ck_assert_msg(scheme_find(schemes[s]) != NULL, "%s", schemes[s]);
+		for (size_t p = 0; p < sizeof(fid_paths) / sizeof(fid_paths[0]); p++) {
+			const struct fid_path *f = &fid_paths[p];
+			bool have = has_entry(names, n, schemes[s], f->path) ||
+				    (f->alt && has_entry(names, n, schemes[s], f->alt));
+			bool absent = f->absent && strcmp(f->absent, schemes[s]) == 0;
+			if (have == absent) {
+				fprintf(stderr, "%s: %s %s\n", schemes[s], f->path,
+					absent ?
+						"is a path its era did not have, yet has an entry" :
+						"has no entry in " FID_DIR);
+				missing++;
+			}
+		}
+	}
+	ck_assert_msg(missing == 0, "%d paths missing or misplaced (above)", missing);
+}
+END_TEST
+
 /* Is every "# source:" of every entry listed in docs/sources.md? */
 static bool listed(const char *sources, const char *line, char *why, size_t len)
 {
@@ -358,6 +435,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, every_path_follows_its_kernel);
 	tcase_add_test(tc, a_changed_path_is_reported);
+	tcase_add_test(tc, every_scheme_covers_every_path);
 	tcase_add_test(tc, every_source_is_listed);
 	tcase_add_test(tc, the_shrinker_counts_as_its_era_did);
 	suite_add_tcase(s, tc);

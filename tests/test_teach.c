@@ -15,8 +15,12 @@
 #include "viewer/source.h"
 
 static char tmp[256];
-static char v4[300], merged_race[300], umount_nosem[300], wait_freeing[300];
+static char v4[300], merged_race[300], umount_nosem[300], wait_freeing[300], life[300];
+static char new_wait[300], will_free[300];
 static int play_status = -1;
+/* The tmux server is this run's own (-L icteach-test-PID, the PID of the
+ * process that runs the fixture): two runs at once share nothing. */
+static int tmux_id;
 
 static int play(const char *scn, char *out, size_t len)
 {
@@ -29,6 +33,7 @@ static int play(const char *scn, char *out, size_t len)
 
 static void record_traces(void)
 {
+	tmux_id = (int)getpid();
 	snprintf(tmp, sizeof(tmp), "/tmp/icteach-test.XXXXXX");
 	if (!mkdtemp(tmp)) {
 		perror("mkdtemp");
@@ -37,14 +42,20 @@ static void record_traces(void)
 	play_status = play("iput-lru-race-v4", v4, sizeof(v4)) |
 		      play("iput-lru-race-merged", merged_race, sizeof(merged_race)) |
 		      play("umount-without-iprune-sem", umount_nosem, sizeof(umount_nosem)) |
-		      play("wait-on-freeing", wait_freeing, sizeof(wait_freeing));
+		      play("wait-on-freeing", wait_freeing, sizeof(wait_freeing)) |
+		      play("one-inode-life", life, sizeof(life)) |
+		      play("i-new-wait", new_wait, sizeof(new_wait)) |
+		      play("will-free-handoff", will_free, sizeof(will_free));
 }
 
 static void cleanup(void)
 {
 	int st;
 	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s; tmux -L icteach-test kill-server 2>/dev/null", tmp));
+		free(run_cmd(&st,
+			     "rm -rf %s; tmux -L icteach-test-%d kill-server 2>/dev/null; "
+			     "rm -f \"${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/icteach-test-%d\"",
+			     tmp, tmux_id, tmux_id));
 }
 
 static void need_traces(void)
@@ -71,7 +82,27 @@ static bool line_has(const char *s, const char *a, const char *b)
 static char *capture(const char *sess)
 {
 	int st;
-	return run_cmd(&st, "tmux -L icteach-test capture-pane -p -t %s 2>/dev/null", sess);
+	return run_cmd(&st, "tmux -L icteach-test-%d capture-pane -p -t %s 2>/dev/null", tmux_id,
+		       sess);
+}
+
+/* The same with the colours (SGR escapes). */
+static char *capture_sgr(const char *sess)
+{
+	int st;
+	return run_cmd(&st, "tmux -L icteach-test-%d capture-pane -e -p -t %s 2>/dev/null", tmux_id,
+		       sess);
+}
+
+/* The last SGR escape before the first occurrence of mark in s ("" if none). */
+static void sgr_before(const char *s, const char *mark, char *out, size_t len)
+{
+	const char *m = strstr(s, mark), *best = NULL;
+	out[0] = 0;
+	for (const char *p = s; m && (p = strstr(p, "\033[")) && p < m; p++)
+		best = p;
+	if (best)
+		snprintf(out, len, "%.*s", (int)(strcspn(best, "m") + 1), best);
 }
 
 static bool wait_for(const char *sess, const char *text, double secs)
@@ -92,24 +123,24 @@ static bool wait_for(const char *sess, const char *text, double secs)
 static void start_ui(const char *sess, const char *trace, int w, int h)
 {
 	int st;
-	free(run_cmd(&st, "tmux -L icteach-test kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st, "tmux -L icteach-test-%d kill-session -t %s 2>/dev/null", tmux_id, sess));
 	free(run_cmd(&st,
-		     "tmux -L icteach-test new-session -d -s %s -x %d -y %d "
+		     "tmux -L icteach-test-%d new-session -d -s %s -x %d -y %d "
 		     "'env LANG=C.UTF-8 %s %s; sleep 30'",
-		     sess, w, h, bin_path("icache-view"), trace));
+		     tmux_id, sess, w, h, bin_path("icache-view"), trace));
 	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
 }
 
 static void keys(const char *sess, const char *k)
 {
 	int st;
-	free(run_cmd(&st, "tmux -L icteach-test send-keys -t %s %s", sess, k));
+	free(run_cmd(&st, "tmux -L icteach-test-%d send-keys -t %s %s", tmux_id, sess, k));
 }
 
 static void stop_ui(const char *sess)
 {
 	int st;
-	free(run_cmd(&st, "tmux -L icteach-test kill-session -t %s 2>/dev/null", sess));
+	free(run_cmd(&st, "tmux -L icteach-test-%d kill-session -t %s 2>/dev/null", tmux_id, sess));
 }
 
 /* ---- what the trace says ----------------------------------------------------- */
@@ -194,6 +225,14 @@ START_TEST(source_marks_both_cpus_in_iput_final)
 	}
 	ck_assert_ptr_null(strstr(scr, "DIFFERS"));
 	free(scr);
+	/* each CPU's mark in its own colour */
+	scr = capture_sgr(s);
+	char c0[32], c1[32];
+	sgr_before(scr, "0>", c0, sizeof(c0));
+	sgr_before(scr, "1>", c1, sizeof(c1));
+	ck_assert_msg(c0[0] && c1[0] && strcmp(c0, c1), "the marks share a colour ('%s' '%s')",
+		      c0 + 1, c1 + 1);
+	free(scr);
 	stop_ui(s);
 }
 END_TEST
@@ -269,6 +308,11 @@ START_TEST(inode_history)
 	ck_assert_msg(line_has(scr, "add dispose", "under lru"), "no lock held shown:\n%.1500s",
 		      scr);
 	ck_assert_msg(line_has(scr, "add lru", "line:"), "no source line:\n%.1500s", scr);
+	/* the violation's entry too: its function and its CPU's last line */
+	ck_assert_msg(line_has(scr, "!! busy_inodes", "generic_shutdown_super") &&
+			      (line_has(scr, "!! busy_inodes", " core:") ||
+			       line_has(scr, "!! busy_inodes", " line:")),
+		      "the violation's entry says not where:\n%.1500s", scr);
 	/* Just before the violation: it is not shown (lessons hide the future). */
 	const char *st = strstr(scr, "\n #"); /* the status line: #N/M */
 	long viol = st ? strtol(st + 3, NULL, 10) : 0;
@@ -339,6 +383,80 @@ START_TEST(named_threads)
 	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 2);
 	ck_assert_int_eq((int)json_num(out, NULL, "threads"), 3);
 	free(out);
+	/* The narration is the player's main thread; a grace period's end
+	 * is liburcu's call_rcu thread (never "cpu-1" or "cpu2"). */
+	start_ui(s, v4, 200, 50);
+	keys(s, "/ note Enter");
+	ck_assert_msg(wait_for(s, "  main  search: note", 5), "a note is not main's");
+	stop_ui(s);
+	start_ui(s, life, 200, 50);
+	keys(s, "/ inode_rcu_freed Enter");
+	ck_assert_msg(wait_for(s, "  call_rcu  search: inode_rcu_freed", 5),
+		      "a grace period's end is not call_rcu's");
+	stop_ui(s);
+	/* A free run: the flusher is named, the count is the run's. */
+	char dir[400];
+	snprintf(dir, sizeof(dir), "%s/flusher", tmp);
+	free(run_cmd(&st,
+		     "%s record --scheme merged --workload mixed --cpus 2 --ops 300 --seed 3 "
+		     "--quiet -o %s >/dev/null 2>&1",
+		     bin_path("icache-sim"), dir));
+	ck_assert_msg(st == 0, "record failed");
+	start_ui(s, dir, 200, 50);
+	scr = capture(s);
+	ck_assert_msg(strstr(scr, " 2 CPUs ") && line_has(scr, "event ", "flusher "),
+		      "no flusher lane in a 2-CPU run:\n%.1500s", scr);
+	ck_assert_ptr_null(strstr(scr, "cpu-1"));
+	free(scr);
+	stop_ui(s);
+}
+END_TEST
+
+/* 80x24 on the v4 race: both CPUs' lanes, the span and the hold whole. */
+START_TEST(small_screen_v4)
+{
+	need_traces();
+	const char *s = "teach-80x24";
+	start_ui(s, v4, 80, 24);
+	keys(s, "/ I_FREEING Enter");
+	ck_assert(wait_for(s, "search: I_FREEING", 5));
+	char *scr = capture(s);
+	ck_assert_msg(line_has(scr, "event cpu0 ", "cpu1 "), "not two CPU lanes:\n%s", scr);
+	/* cpu0 in its window, cpu1 holding the inode's lock: whole values */
+	ck_assert_msg(line_has(scr, "UNPROTECTED 42 ", "HOLD i_lock 42 "),
+		      "the race is not readable at 80x24:\n%s", scr);
+	ck_assert_msg(strstr(scr, "Held locks") &&
+			      strstr(scr, "UNPROTECTED: holds inode 42 with no reference"),
+		      "no held locks at 80x24:\n%s", scr);
+	free(scr);
+	stop_ui(s);
+}
+END_TEST
+
+/* The strip's slices cover the whole trace (not only up to its last
+ * contention: the v4 race has none), and lock_stat wraps a report
+ * rather than cut it. */
+START_TEST(hot_locks_and_reports_on_v4)
+{
+	need_traces();
+	const char *s = "teach-hot";
+	start_ui(s, v4, 200, 50);
+	keys(s, "/ lock_acquired Space inode_lru_lock Enter");
+	ck_assert(wait_for(s, "search: lock_acquired inode_lru_lock", 5));
+	char *scr = capture(s);
+	ck_assert_msg(strstr(scr, "Hot locks") && strstr(scr, "lru 0 ") &&
+			      !strstr(scr, "no lock taken in this slice") &&
+			      !strstr(scr, "slice +0 ns..+0 ns"),
+		      "the slice of an LRU acquire does not show it:\n%s", scr);
+	free(scr);
+	keys(s, "G");
+	ck_assert(wait_for(s, "run_end", 5));
+	scr = capture(s);
+	ck_assert_msg(strstr(scr, "validator reports so far: 1") &&
+			      strstr(scr, "but that inode has already been freed"),
+		      "lock_stat cuts the report:\n%s", scr);
+	free(scr);
+	stop_ui(s);
 }
 END_TEST
 
@@ -354,6 +472,20 @@ START_TEST(sleep_on_i_freeing)
 	char *scr = capture(s);
 	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
 	ck_assert(strstr(scr, "SLEEP on 42 FREEING"));
+	free(scr);
+	stop_ui(s);
+	/* The two other bits one sleeps on: I_NEW, I_WILL_FREE. */
+	start_ui(s, new_wait, 200, 50);
+	keys(s, "/ inode_wait Enter");
+	ck_assert_msg(wait_for(s, "SLEEPS on inode 42 (I_NEW), waits for cpu0", 5),
+		      "a sleep on I_NEW is not shown with whom it waits for");
+	stop_ui(s);
+	start_ui(s, will_free, 200, 50);
+	keys(s, "/ inode_wait Enter");
+	ck_assert_msg(wait_for(s, "I_WILL_FREE), waits for cpu0", 5),
+		      "a sleep on I_WILL_FREE is not shown with whom it waits for");
+	scr = capture(s);
+	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
 	free(scr);
 	stop_ui(s);
 }
@@ -412,6 +544,8 @@ int main(void)
 	tcase_add_test(tc, inode_history);
 	tcase_add_test(tc, new_edge_highlight);
 	tcase_add_test(tc, named_threads);
+	tcase_add_test(tc, small_screen_v4);
+	tcase_add_test(tc, hot_locks_and_reports_on_v4);
 	tcase_add_test(tc, sleep_on_i_freeing);
 	tcase_add_test(tc, source_found_checked_or_missing);
 	suite_add_tcase(s, tc);

@@ -383,6 +383,19 @@ static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
 #undef X
 #define NCLASSES (sizeof(class_names) / sizeof(class_names[0]))
 
+/* The default ring is cut into packets of at most 4 MiB (a stream cut
+ * mid-packet is read up to its last whole packet), and still holds at
+ * least 32 MiB per CPU. */
+START_TEST(default_ring_in_small_packets)
+{
+	need_recording();
+	double sub = json_num(rec_json, NULL, "subbuf_size");
+	double n = json_num(rec_json, NULL, "num_subbuf");
+	ck_assert_msg(sub > 0 && sub <= 4 * 1048576, "sub-buffers of %.0f bytes", sub);
+	ck_assert_msg(sub * n >= 32 * 1048576, "a ring of %.0f x %.0f bytes", n, sub);
+}
+END_TEST
+
 START_TEST(record_counts_match_trace)
 {
 	struct walk *w = &the_walk;
@@ -1062,6 +1075,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, record_once, drop_recording);
 	tcase_set_timeout(tc, getenv("TRACE_TEST_RUN") ? 600 : 60);
 	tcase_add_test(tc, record_counts_match_trace);
+	tcase_add_test(tc, default_ring_in_small_packets);
 	tcase_add_test(tc, locks_pair_up_and_never_overlap);
 	tcase_add_test(tc, final_inodes_match_json);
 	tcase_add_test(tc, babeltrace2_cli_counts_acquisitions);

@@ -72,6 +72,16 @@ START_TEST(repository_cites_no_internal_material)
 	ck_assert_msg(st == 1 && out[0] == 0, "internal material cited (grep status %d):\n%s", st,
 		      out);
 	free(out);
+	/* Nor a path of the machine it was built on (an example's output run
+	 * as root, the build's own directory). */
+	out = run_cmd(&st,
+		      "grep -rnIE \"(^|[[:space:]'(\\`])/(root|work)/\" "
+		      "README.md docs lessons man sim tracepoints viewer bench tools tests lib "
+		      "--exclude=check.c --exclude=test_lessons.c --exclude=test_workshop.c "
+		      "2>/dev/null");
+	ck_assert_msg(st == 1 && out[0] == 0, "a build machine's path (grep status %d):\n%s", st,
+		      out);
+	free(out);
 }
 END_TEST
 

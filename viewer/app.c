@@ -893,7 +893,7 @@ static void draw_status(struct app *a, struct canvas *c)
 	int n = canvas_printf(c, 0, y, c->w, R_STATUS,
 			      " #%" PRIu64 "/%" PRIu64 "  t=+%s  %s%s%s%s%s%s%s  [%s]", a->cur,
 			      a->end - 1, fmt_dur(e->ts - a->ix->ev[0].ts, d, sizeof(d)),
-			      thread_name(a->ix, e->cpu), meas, a->has_filter ? "  filter: " : "",
+			      event_thread(a->ix, a->cur), meas, a->has_filter ? "  filter: " : "",
 			      a->has_filter ? a->filter.src : "", a->has_search ? "  search: " : "",
 			      a->has_search ? a->search.src : "", a->zoom ? "  zoom" : "",
 			      a->focus >= 0 && a->focus < npanes ? panes[a->focus]->title : "");

@@ -188,7 +188,7 @@ static void build(struct dlines *d, const struct app *a)
 	const struct ix_event *e = &a->ix->ev[a->cur];
 	char buf[300], d1[32];
 	sayf(d, R_TITLE, 0, "#%" PRIu64 " of %" PRIu64 "   t=+%s   %s   %s", a->cur, a->end,
-	     fmt_dur(e->ts - a->ix->ev[0].ts, d1, sizeof(d1)), thread_name(a->ix, e->cpu),
+	     fmt_dur(e->ts - a->ix->ev[0].ts, d1, sizeof(d1)), event_thread(a->ix, a->cur),
 	     ev_type_name(e->type));
 	if (e->type != EV_violation) { /* a violation's text is its report, below */
 		event_text(a->ix, a->cur, false, buf, sizeof(buf));

@@ -14,6 +14,7 @@
 
 #include "viewer/evtext.h"
 #include "viewer/report.h"
+#include "viewer/threads.h"
 
 /* inode_hash_lock -> hash, inode_sb_list_lock -> sb_list, i_lock stays. */
 static const char *short_class(int cls)
@@ -59,8 +60,11 @@ static bool lock_text(const struct trace_index *ix, const struct ix_event *e, ui
 	int holder = (int)(int16_t)e->val;
 	snprintf(fig, sizeof(fig), "%" PRIu64, id);
 	if (e->type == EV_lock_contended) {
-		snprintf(fig, sizeof(fig), "cpu%d", holder);
-		snprintf(tail, sizeof(tail), ", held by cpu%d", holder);
+		/* -1: the holder let it go between our try and our look */
+		const char *who = holder >= 0 ? thread_name(ix, (unsigned)holder) : "free";
+		snprintf(fig, sizeof(fig), "%s", who);
+		snprintf(tail, sizeof(tail), holder >= 0 ? ", held by %s" : ", released just then",
+			 who);
 	} else if (e->type == EV_lock_acquired || e->type == EV_lock_release) {
 		snprintf(tail, sizeof(tail), ", %s %s",
 			 e->type == EV_lock_acquired ? "waited" : "held",

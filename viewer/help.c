@@ -136,8 +136,9 @@ static void add_glyphs(struct hlines *h, const struct canvas *c, int w)
 		    "i_state change (F: I_FREEING set, W: I_WILL_FREE set), i_count, list move", w);
 	add_wrapped(h, false, "+ - { }", R_NORMAL, R_NORMAL,
 		    "inode allocated, freed; an operation begins, ends", w);
-	add_wrapped(h, false, "0 1 .. f s m", R_TITLE, R_NORMAL,
-		    "column heads: the CPUs by number, then the flusher, setup and main threads",
+	add_wrapped(h, false, "0 1 .. f s m -", R_TITLE, R_NORMAL,
+		    "column heads: the CPUs by number, then the flusher, setup and main threads; "
+		    "-: no simulated CPU (a scenario's narration, call_rcu)",
 		    w);
 	add_wrapped(h, false, "z ^", R_WAIT, R_NORMAL,
 		    "sleeps on an inode's state (I_NEW, I_FREEING, I_WILL_FREE); wakes", w);

@@ -332,6 +332,13 @@ static bool resolve_field(struct ix_loader *ld, struct class_info *ci, const bt_
 		ci->idx[f] = UINT64_MAX;
 		return true;
 	}
+	if (!ok && mfc) {
+		snprintf(ld->fatal, sizeof(ld->fatal),
+			 "event %s: field '%s' is of the wrong type (%s expected; a damaged "
+			 "metadata, or a trace of another icache version?)",
+			 name, fd->name, fd->str ? "a string" : "an integer");
+		return false;
+	}
 	if (!ok) {
 		snprintf(ld->fatal, sizeof(ld->fatal),
 			 "event %s has no %s field '%s' (a trace of another icache version?)", name,

@@ -232,7 +232,7 @@ static void compact_footer(struct app *a, struct canvas *c, struct rect r)
 	char det[300];
 	event_text(a->ix, a->cur, false, det, sizeof(det));
 	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
-		      thread_name(a->ix, a->ix->ev[a->cur].cpu), det);
+		      event_thread(a->ix, a->cur), det);
 }
 
 void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r)
@@ -246,13 +246,14 @@ void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r)
 		int l = g.lane[k];
 		char t[16];
 		/* CPUs by number, the other threads by initial (f: flusher,
-		 * s: setup, m: main) */
+		 * s: setup, m: main); "-" the events of no simulated CPU
+		 * (a scenario's narration, call_rcu's grace periods) */
 		if (l < (int)ix_sim_cpus(a->ix))
 			snprintf(t, sizeof(t), "%d", l);
+		else if (l == (int)a->ix->ncpus)
+			snprintf(t, sizeof(t), "-");
 		else
-			snprintf(t, sizeof(t), "%c",
-				 thread_name(a->ix,
-					     l == (int)a->ix->ncpus ? IX_NO_CPU : (unsigned)l)[0]);
+			snprintf(t, sizeof(t), "%c", thread_name(a->ix, (unsigned)l)[0]);
 		int w = (int)strlen(t), cw = g.cw >= 3 ? g.cw - 1 : g.cw;
 		if (w <= cw)
 			canvas_text(c, r.x + g.prefix + k * g.cw, r.y, cw, R_TITLE, t);

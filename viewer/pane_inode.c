@@ -303,24 +303,46 @@ static int entry_role(uint32_t kind)
 	}
 }
 
+/*
+ * A violation carries no line of its own: its CPU's last line before it
+ * (what that CPU was running when the checker spoke), 0 if none near.
+ */
+static const struct ix_event *line_before(const struct trace_index *ix, uint64_t i)
+{
+	uint16_t cpu = ix->ev[i].cpu;
+	for (uint64_t j = i; j-- > 0 && i - j < 4096;)
+		if (ix->ev[j].cpu == cpu && ix->ev[j].line)
+			return &ix->ev[j];
+	return NULL;
+}
+
+/* Where entry k happened: its function (a violation's first site). */
+static const char *entry_site(const struct trace_index *ix, const struct ix_event *e, int kind)
+{
+	if (kind == H_VIOL) {
+		const struct ix_violation *v = &ix->viols[e->val];
+		return v->site_a < nr_site_labels() ? site_label(v->site_a) : "";
+	}
+	if (kind == H_FREE || kind == H_ALLOC || kind == H_NLINK)
+		return "";
+	return site_label(e->site);
+}
+
 static void hist_line(struct app *a, struct canvas *c, int x, int y, int w, uint32_t k, bool here)
 {
 	const struct trace_index *ix = a->ix;
 	uint64_t i = a->hist.ev[k];
 	const struct ix_event *e = &ix->ev[i];
+	int kind = a->hist.kind[k];
 	char what[240], held[80], line[24] = "";
 	entry_what(a, k, glyph(c, G_STAR), what, sizeof(what));
 	held_text(&a->hist, k, held, sizeof(held));
-	if (e->line)
-		snprintf(line, sizeof(line), " %s:%u", e->src == 1 ? "line" : "core", e->line);
-	const char *site = a->hist.kind[k] == H_VIOL || a->hist.kind[k] == H_FREE ||
-					   a->hist.kind[k] == H_ALLOC ||
-					   a->hist.kind[k] == H_NLINK ?
-				   "" :
-				   site_label(e->site);
-	canvas_printf(c, x, y, w, entry_role(a->hist.kind[k]), "%s%7" PRIu64 " %-7s %-26s %s %s%s",
-		      here ? glyph(c, G_CURSOR) : " ", i, thread_name(ix, e->cpu), what, site,
-		      a->hist.kind[k] == H_VIOL ? "" : held, line);
+	const struct ix_event *at = kind == H_VIOL ? line_before(ix, i) : e;
+	if (at && at->line)
+		snprintf(line, sizeof(line), " %s:%u", at->src == 1 ? "line" : "core", at->line);
+	canvas_printf(c, x, y, w, entry_role(kind), "%s%7" PRIu64 " %-7s %-26s %s %s%s",
+		      here ? glyph(c, G_CURSOR) : " ", i, event_thread(ix, i), what,
+		      entry_site(ix, e, kind), held, line);
 	if (here)
 		canvas_role(c, x, y, 1, R_CURSOR);
 }
@@ -348,6 +370,27 @@ static int draw_now(struct app *a, struct canvas *c, struct rect r, int y, uint3
 	canvas_printf(c, r.x, y++, r.w, R_NORMAL, "i_count %d  i_nlink %u  sb %u  lists:%s",
 		      s->count, s->nlink, s->sb, lists[0] ? lists : " none");
 	return y;
+}
+
+/*
+ * Did a loss window (or a cut or missing stream) overlap this life, from
+ * its allocation (or first sight) to the cursor?  Its state is then a sum
+ * over a partial history.  A window of unknown bounds counts as open.
+ */
+static bool life_lossy(const struct app *a, uint32_t obj)
+{
+	const struct inode_state *s = model_inode(a->m, obj);
+	const struct trace_index *ix = a->ix;
+	if (!s || !ix->ndiscards)
+		return false;
+	int64_t from = ix->ev[s->alloc_ev].ts, to = ix->ev[a->cur].ts;
+	for (uint32_t i = 0; i < ix->ndiscards; i++) {
+		const struct ix_discard *d = &ix->discards[i];
+		int64_t hi = d->end != INT64_MIN ? d->end : INT64_MAX;
+		if (d->begin <= to && hi >= from)
+			return true;
+	}
+	return false;
 }
 
 /* The owner: the last I_WILL_FREE / I_FREEING setter of this life. */
@@ -386,6 +429,11 @@ static void draw_inode(struct app *a, struct canvas *c, struct rect r)
 		      a->pinned == obj ? "  [pinned: i unpins]" :
 					 "  (the last one touched; i pins)");
 	y = draw_now(a, c, r, y, obj);
+	if (life_lossy(a, obj))
+		canvas_printf(c, r.x, y++, r.w, R_BAD,
+			      "%s UNRELIABLE: events were lost during its life; its state and "
+			      "history may be incomplete",
+			      glyph(c, G_WARN));
 	/* only the past: entries at or before the cursor */
 	uint32_t upto = 0;
 	while (upto < a->hist.n && a->hist.ev[upto] <= a->cur)

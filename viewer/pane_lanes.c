@@ -293,7 +293,7 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	event_text(ix, a->cur, false, det, sizeof(det));
 	cursor_context(a, det, sizeof(det));
 	canvas_printf(c, r.x, r.y + r.h - 1, r.w, R_TITLE, "%s %s %s", glyph(c, G_CURSOR),
-		      thread_name(ix, ix->ev[a->cur].cpu), det);
+		      event_thread(ix, a->cur), det);
 }
 
 const struct pane pane_lanes = { VIEW_LANES, "Events by CPU", draw_lanes, SLOT_MAIN };

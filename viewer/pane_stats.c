@@ -23,6 +23,32 @@ static char *us(uint64_t ns, char *b, size_t n)
 	return b;
 }
 
+/*
+ * s from row y on, broken at spaces into lines of w (the next ones
+ * indented), down to row ymax; only the last row left is cut ("…").
+ * Returns the row after it.
+ */
+static int wrap_text(struct canvas *c, int x, int y, int w, int ymax, const char *s)
+{
+	int indent = 0;
+	while (*s && y < ymax) {
+		int room = w - indent, len = (int)strlen(s), take = len;
+		if (len > room && y + 1 < ymax) {
+			take = room;
+			while (take > 0 && s[take] != ' ')
+				take--;
+			if (take == 0)
+				take = room;
+		}
+		canvas_printf(c, x + indent, y++, room, R_BAD, "%.*s", take, s);
+		s += take;
+		while (*s == ' ')
+			s++;
+		indent = 3;
+	}
+	return y;
+}
+
 static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 {
 	const struct model *m = a->m;
@@ -73,8 +99,10 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 		last++;
 	for (uint32_t k = last; k > 0 && y < r.y + r.h; k--) {
 		const struct ix_violation *v = &a->ix->viols[k - 1];
-		canvas_printf(c, r.x, y++, r.w, R_BAD, " #%" PRIu64 " %s: %s", v->ev,
-			      violation_label(v->kind), ix_str(a->ix, v->text));
+		char buf[1024];
+		snprintf(buf, sizeof(buf), " #%" PRIu64 " %s: %s", v->ev, violation_label(v->kind),
+			 ix_str(a->ix, v->text));
+		y = wrap_text(c, r.x, y, r.w, r.y + r.h, buf);
 	}
 }
 

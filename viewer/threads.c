@@ -60,3 +60,11 @@ const char *thread_name(const struct trace_index *ix, unsigned cpu)
 		snprintf(b, sizeof(bufs[0]), "thread%u", cpu);
 	return b;
 }
+
+const char *event_thread(const struct trace_index *ix, uint64_t i)
+{
+	const struct ix_event *e = &ix->ev[i];
+	if (e->cpu == IX_NO_CPU && e->type == EV_inode_rcu_freed)
+		return "call_rcu"; /* liburcu's thread (EVENTS.md) */
+	return thread_name(ix, e->cpu);
+}

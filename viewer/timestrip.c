@@ -75,5 +75,10 @@ void strip_fold(struct time_buckets *tb, const struct trace_index *ix, uint64_t 
 			tb_mark_loss(tb, ix, e);
 		}
 	}
+	/* The buckets cover the whole trace, not only up to its last
+	 * contention: else a slice past it has no bucket, and the hot locks
+	 * say "+0 ns..+0 ns, no lock taken" where locks were taken. */
+	if (end > tb->done)
+		tb_bucket(tb, ix->ev[end - 1].ts);
 	tb->done = end;
 }

@@ -130,6 +130,22 @@ static void track_lock(struct cpu_track *c, const struct ix_event *e)
 	}
 }
 
+/*
+ * X is freed.  Its tracker goes (memory stays bounded by the live
+ * inodes) unless a CPU still holds a pointer to it: then it stays, on no
+ * list and owned by nobody, so that pointer is not taken for one to an
+ * inode not yet published (is_protected) -- it is the race itself.
+ */
+static void forget(struct pass *p, uint32_t obj)
+{
+	for (int k = 0; k < NSLOT; k++)
+		if (p->cpu[k].cur == obj) {
+			*ino(p, obj) = (struct ino_track){ 0, -1, 0 };
+			return;
+		}
+	omap_del(&p->inodes, obj);
+}
+
 /* What e changes in the trackers. */
 static void apply(struct pass *p, const struct ix_event *e, int slot)
 {
@@ -139,8 +155,8 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
 		*own_refs(p, slot, e->obj) = 1;
 		break;
-	case EV_inode_free: /* (memory stays bounded by the live inodes) */
-		omap_del(&p->inodes, e->obj);
+	case EV_inode_free:
+		forget(p, e->obj);
 		break;
 	case EV_inode_ref: {
 		int32_t *r = own_refs(p, slot, e->obj);

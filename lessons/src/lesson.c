@@ -131,6 +131,7 @@ static const struct key_def *find_key(const char *name)
 struct field {
 	char key[32];
 	char *value;
+	size_t len, cap; /* of value, while continuation lines are added */
 	int line;
 };
 
@@ -144,13 +145,19 @@ static char *trim(char *s)
 	return s;
 }
 
-static void append(char **v, const char *s)
+/* One continuation line more; the buffer doubles, so a long value is
+ * read in linear time. */
+static void append(struct field *fl, const char *s)
 {
-	size_t a = *v ? strlen(*v) : 0, b = strlen(s);
-	*v = xrealloc(*v, a + b + 2);
-	if (a)
-		(*v)[a++] = '\n';
-	memcpy(*v + a, s, b + 1);
+	size_t b = strlen(s);
+	if (fl->len + b + 2 > fl->cap) {
+		fl->cap = 2 * (fl->len + b + 2);
+		fl->value = xrealloc(fl->value, fl->cap);
+	}
+	if (fl->len)
+		fl->value[fl->len++] = '\n';
+	memcpy(fl->value + fl->len, s, b + 1);
+	fl->len += b;
 }
 
 struct parser {
@@ -553,8 +560,8 @@ static int parse_fields(struct parser *p, char *buf)
 				continue;
 			}
 			for (; pending_blank; pending_blank--)
-				append(&fl.value, "");
-			append(&fl.value, trim(line));
+				append(&fl, "");
+			append(&fl, trim(line));
 			continue;
 		}
 		if (infield)
@@ -576,6 +583,8 @@ static int parse_fields(struct parser *p, char *buf)
 		snprintf(fl.key, sizeof(fl.key), "%s", k);
 		char *v = trim(colon + 1);
 		fl.value = *v ? xstrdup(v) : NULL;
+		fl.len = fl.value ? strlen(fl.value) : 0;
+		fl.cap = fl.value ? fl.len + 1 : 0;
 		fl.line = lineno;
 		infield = true;
 	}

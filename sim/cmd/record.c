@@ -402,7 +402,7 @@ static unsigned possible_cpus(void)
 }
 
 /*
- * Default: 4 x 8 MiB per CPU ring.  A 3 s, 2-CPU mixed run writes 13 M
+ * Default: at least 4 x 8 MiB per CPU ring (then split, see PACKET_MAX).  A 3 s, 2-CPU mixed run writes 13 M
  * events (25 bytes each) and 4 x 4 MiB held them all on a quiet machine,
  * but lost 0.4 M when two other processes competed with the consumer
  * daemon for the 2 cores; 32 MiB per CPU also holds a whole 10 000-op test
@@ -411,6 +411,23 @@ static unsigned possible_cpus(void)
  * container with a small /dev/shm shrink the sub-buffers until all rings
  * together take at most a quarter of its free space (and 1 GiB).
  */
+/*
+ * A sub-buffer becomes one packet of the stream file, and a stream cut
+ * mid-packet (a full disk, a recorder killed outright) can be read only
+ * up to its last whole packet: the same ring in more, smaller sub-buffers
+ * keeps what such a cut hides to one packet of at most 4 MiB (about 0.1 s
+ * of one CPU), and lets the consumer daemon take each one out sooner.
+ */
+#define PACKET_MAX (4 * MiB)
+
+static void split_ring(struct recorder *r)
+{
+	while (r->subbuf_size > PACKET_MAX && r->num_subbuf < 1024) {
+		r->subbuf_size /= 2;
+		r->num_subbuf *= 2;
+	}
+}
+
 static void size_channel(struct recorder *r, const struct recorder_opts *o)
 {
 	unsigned ncpu = possible_cpus();
@@ -420,6 +437,8 @@ static void size_channel(struct recorder *r, const struct recorder_opts *o)
 	r->num_subbuf = o->num_subbuf ? o->num_subbuf : 4;
 	if (o->subbuf_size) {
 		r->subbuf_size = o->subbuf_size;
+		if (o->ring_given)
+			split_ring(r);
 		return;
 	}
 	if (statvfs("/dev/shm", &sv) == 0) {
@@ -433,6 +452,8 @@ static void size_channel(struct recorder *r, const struct recorder_opts *o)
 		r->subbuf_size *= 2;
 	while (r->subbuf_size > 256 * 1024 && r->subbuf_size * r->num_subbuf * ncpu > budget)
 		r->subbuf_size /= 2;
+	if (!o->num_subbuf)
+		split_ring(r);
 }
 
 /*
@@ -831,6 +852,7 @@ static int take_record_flags(int argc, char **argv, struct recorder_opts *o)
 				return -1;
 			}
 			o->subbuf_size /= 4;
+			o->ring_given = true;
 		} else {
 			argv[n++] = argv[i];
 		}
@@ -892,8 +914,9 @@ static const char record_help[] =
 	"  --buffer-size S   each CPU's ring buffer, a power of two (e.g. 64M);\n"
 	"                    default: room for the whole run (~54 MB per CPU\n"
 	"                    and second, ~4 KB per operation), at least 32M,\n"
-	"                    at most 1G or a quarter of /dev/shm in all\n"
-	"  --subbuf-size S   the same, given as one of its 4 sub-buffers\n\n"
+	"                    at most 1G or a quarter of /dev/shm in all; in\n"
+	"                    sub-buffers (packets) of at most 4 MiB\n"
+	"  --subbuf-size S   the ring as 4 sub-buffers of S each\n\n"
 	"SIGINT or SIGTERM stops the workload at the next operation: the trace\n"
 	"ends with run_end (marked interrupted), the report is printed and the\n"
 	"exit status is 130 or 143.  If record is killed outright, a watcher\n"

@@ -28,6 +28,7 @@ struct recorder_opts {
 	bool blocking;        /* writers wait instead of discarding */
 	uint64_t subbuf_size; /* bytes per sub-buffer, 0 = computed */
 	unsigned num_subbuf;  /* sub-buffers per CPU ring, 0 = 4 */
+	bool ring_given;      /* --buffer-size: split into packets <= 4 MiB */
 	uint64_t ring_bytes;  /* what one CPU's events will take, 0 = unknown */
 	/*
 	 * No watcher process.  By default recorder_start leaves behind a

@@ -5,7 +5,8 @@
  * counters and the dispose list are from the "Inode Lock Scalability V4"
  * cover letter (16 Oct 2010, 19 patches); the iput_final that drops i_lock
  * before the LRU add is the hunk of "[PATCH 16/21] fs: Protect
- * inode->i_state with the inode->i_lock" (21 Oct 2010) that Al Viro quoted.
+ * inode->i_state with the inode->i_lock" (21 Oct 2010) that Al Viro quoted,
+ * as it stands once the series removes inode_lock (still held in 16/21).
  * The name keeps "v4" for the command line.  Assumed, not sourced: the sb
  * list lock nests inside the hash bucket lock (Al Viro proposes it for the
  * merged order; V4's own nesting is not in the sources).
