@@ -353,6 +353,17 @@ static void pass_start(const struct trace_index *ix)
 
 const struct unprot *unprot_spans(const struct trace_index *ix)
 {
+	static struct unprot kept;
+	if (ix->uspans_known) { /* from the index cache (or found already) */
+		kept = (struct unprot){ .s = ix->uspans,
+					.n = ix->nuspans,
+					.cap = ix->nuspans,
+					.longest = ix->uspans_longest,
+					.upto = ix->nev,
+					.unreliable = ix->uspans_unreliable,
+					.computed = true };
+		return &kept;
+	}
 	if (cached_ix != ix || !pass)
 		pass_start(ix);
 	/* While indexing (ix->loader), stay a look-ahead short of the end:
