@@ -388,6 +388,43 @@ START_TEST(metadata_name_bit_flipped)
 }
 END_TEST
 
+/*
+ * The metadata rewritten as text (babeltrace2 --output-format=ctf-metadata)
+ * so that a field can be renamed or retyped freely: a lock event whose cpu
+ * field is gone, or is a string, is refused in one line naming both.
+ */
+static void retype_cpu_field(const char *name, const char *to)
+{
+	char dir[512], sdir[512], path[600];
+	int st;
+	copy_good(name, dir, sizeof(dir), sdir, sizeof(sdir));
+	char *meta = run_cmd(&st, "babeltrace2 --output-format=ctf-metadata %s", sdir);
+	ck_assert_msg(st == 0, "%.600s", meta);
+	/* the declaration of lock_acquired's cpu field, "integer {...} _cpu;" */
+	char *ev = strstr(meta, "name = \"icache:lock_acquired\"");
+	char *cpu = ev ? strstr(ev, "_cpu;") : NULL;
+	char *decl = NULL;
+	for (char *p = ev; p && (p = strstr(p, "integer {")) && p < cpu; p++)
+		decl = p;
+	ck_assert_msg(decl != NULL, "no cpu field in the metadata text");
+	snprintf(path, sizeof(path), "%s/metadata", sdir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%.*s%s%s", (int)(decl - meta), meta, to, cpu + 5);
+	ck_assert_int_eq(fclose(f), 0);
+	free(meta);
+	expect_refused(dir, strcmp(to, "string _cpu;") ?
+				    "event icache:lock_acquired has no integer field 'cpu'" :
+				    "event icache:lock_acquired: field 'cpu' is of the wrong type");
+}
+
+START_TEST(metadata_field_missing_or_mistyped)
+{
+	retype_cpu_field("nofield", "integer { size = 16; align = 8; signed = 0; } _cpx;");
+	retype_cpu_field("strfield", "string _cpu;");
+}
+END_TEST
+
 START_TEST(lost_events_make_no_violation)
 {
 	char dir[512];
@@ -404,8 +441,9 @@ START_TEST(lost_events_make_no_violation)
 	ck_assert_msg(strstr(json, "\"loss_windows\":[{\"stream\":"), "%.600s", json);
 	free(json);
 	spans_marked(dir, false);
-	/* The inode pane: its state is a sum over a partial history. */
-	char *scr = view(&st, "--keys G --screen 160x45", dir);
+	/* The inode pane just after the first loss: its state is a sum over
+	 * a partial history. */
+	char *scr = view(&st, "--keys xj --screen 160x45", dir);
 	ck_assert_msg(strstr(scr, "UNRELIABLE: events were lost during its life"), "%.3000s", scr);
 	free(scr);
 }
@@ -584,6 +622,7 @@ int main(void)
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
 	tcase_add_test(tc, metadata_name_bit_flipped);
+	tcase_add_test(tc, metadata_field_missing_or_mistyped);
 	tcase_add_test(tc, lost_events_make_no_violation);
 	tcase_add_test(tc, recorder_killed);
 	tcase_add_test(tc, recorder_terminated);

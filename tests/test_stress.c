@@ -1,6 +1,6 @@
 /*
  * test_stress.c - every registered scheme not marked known_racy (global,
- * vfs-scale, merged today) under every workload on real threads, with the
+ * vfs-scale, merged, modern today) under every workload on real threads, with the
  * invariant checker stopping the world several times a run.  Bounded in
  * time; under SAN=thread this is the race test of the core and of those
  * schemes.  inode-scale-v4 is known_racy: it keeps the iput_final race on

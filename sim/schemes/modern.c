@@ -72,6 +72,8 @@
  *   - every sb shares the core's one backing device, so wb->list_lock is
  *     one lock here (the kernel has one per device, and per cgroup wb).
  *   - no I_DIRTY_TIME, I_DONTCACHE, I_CREATING, memcg or cgroup writeback.
+ *   - wait_on_new_inode tests I_NEW under i_lock; the core's wait_on_inode
+ *     tests it with no lock, as 2.6.39's wait_on_inode did.
  */
 #include "sim/core/scheme.h"
 
@@ -121,18 +123,17 @@ static void sb_inode_list_add(struct inode *inode)
 	spin_unlock(&sb->s_inode_list_lock);
 }
 
-/* new_inode: a fresh inode on its sb list, not hashed. */
+/*
+ * new_inode: a fresh inode on its sb list, not hashed.  2.6.39 stored
+ * i_state = 0 under i_lock here; today inode_init_always stores it with no
+ * lock (alloc_inode did), as nobody else can see the inode yet.
+ */
 static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 {
-	SITE(new_inode);
 	/* The filesystem numbers it: from its disk, or get_next_ino(). */
 	struct inode *inode = alloc_inode(sb, ino ? ino : get_next_ino());
 
 	inode_publish(inode);
-	spin_lock(&inode->i_lock);
-	inode_state_assign(inode, 0, __site);
-	spin_unlock(&inode->i_lock);
-
 	sb_inode_list_add(inode);
 	return inode;
 }
