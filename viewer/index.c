@@ -767,17 +767,19 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct class_info *ci = class_info(ix, ec);
-	struct ix_raw r;
+	struct ix_raw r; /* not zeroed (per event), so every field read is set */
 	if (ci->type < 0) {
-		r.kind = RAW_OTHER;
-		r.name = bt_event_class_get_name(ec);
-		r.stream = -1;
-		ld->out(ix, &r);
+		ld->out(ix, &(struct ix_raw){ .kind = RAW_OTHER,
+					      .name = bt_event_class_get_name(ec),
+					      .stream = -1,
+					      .ts = INT64_MIN });
 		return;
 	}
 	if (ld->fatal[0])
 		return;
 	r.kind = RAW_EVENT;
+	r.name = NULL; /* a decoder process sends the name when there is one */
+	r.packets = false;
 	r.type = ci->type;
 	r.nf = ci->nf;
 	r.absent = r.is_class = 0;
