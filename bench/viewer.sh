@@ -5,8 +5,10 @@
 # interleaved (babeltrace2, viewer, babeltrace2, viewer, ...):
 #   - babeltrace2's counter sink reading the whole trace: the reference;
 #   - `icache-view --bench --no-cache TRACE` (the viewer's own hook), which
-#     indexes the trace and prints {"events", "load_s", "events_per_s",
-#     "bytes_per_event", "jump_end_ms", "jump_start_ms", "maxrss_kb", ...}.
+#     indexes the trace (its streams decoded by one process per core) and
+#     prints {"events", "load_s", "events_per_s", "bytes_per_event",
+#     "jump_end_ms", "jump_start_ms", "maxrss_kb" (the viewer's and its
+#     decoders'), "decoders", ...}.
 # Then `icache-view --bench TRACE` twice with a cache directory of its own:
 # the first indexes and writes the index cache, the second reopens it
 # ("decoded": 0); its load_s is the reopen time.
@@ -104,7 +106,7 @@ while [ "$r" -le "$VIEW_REPS" ]; do
 		}
 		{ print bt_s, bt_events, view_wall, num("events"), num("load_s"), num("events_per_s"),
 			num("bytes_per_event"), num("jump_end_ms"), num("jump_start_ms"), num("jump_middle_ms"),
-			num("maxrss_kb"), bt_rss }' \
+			num("maxrss_kb"), bt_rss, num("decoders") }' \
 		>>"$TMP/rows"
 	r=$((r + 1))
 done
@@ -138,7 +140,7 @@ function median(n,   i, j, t) {
 }
 function jn(x) { return x < 0 ? "null" : sprintf("%.6g", x) }
 { n++; bt_s[n] = $1; bt_ev[n] = $2; vw[n] = $3; ev[n] = $4; load[n] = $5; rate[n] = $6
-  bpe[n] = $7; jend[n] = $8; jstart[n] = $9; vrss[n] = $11; brss[n] = $12 }
+  bpe[n] = $7; jend[n] = $8; jstart[n] = $9; vrss[n] = $11; brss[n] = $12; dec = $13 }
 END {
 	if (!n) exit 1
 	events = ev[1]
@@ -160,8 +162,9 @@ END {
 	printf "  one trace: %d ops of mixed on %d CPUs (merged), %d events, %.1f MB on disk\n", ops, cores, events, disk / 1e6
 	printf "  events: viewer %d, babeltrace2 %d, recorder %d (discarded %d)%s\n", events, bt_ev[1], rec_events, rec_disc, \
 		(events == bt_ev[1] ? "" : "  <- they differ")
-	printf "  index rate / babeltrace2 counter sink:   %sx   (%d repetition%s, median)\n", \
-		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s"
+	printf "  index rate / babeltrace2 counter sink:   %sx   (%d repetition%s, median; %s)\n", \
+		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s", \
+		(dec > 1 ? sprintf("%d decoder processes", dec) : "one process")
 	printf "  reopen from the index cache:             %s s for %d events (%s of one full index)\n", \
 		reopen_s < 0 ? "n/a" : sprintf("%.3f", reopen_s), events, \
 		(reopen_s >= 0 && m_load > 0 ? sprintf("%.3f", reopen_s / m_load) : "n/a")
@@ -182,7 +185,7 @@ END {
 	printf "\"jump_end_and_back_vs_index\":%s,\"jump_end_and_back_ms\":%s,\"index_s\":%s,", jn(r_jump), jn(m_jump), jn(m_load) > json
 	printf "\"reopen_s\":%s,\"reopen_maxrss_kb\":%s,\"index_maxrss_kb\":%s,\"babeltrace2_maxrss_kb\":%s,", \
 		jn(reopen_s), jn(reopen_rss), jn(m_vrss), jn(m_brss) > json
-	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"runs\":[", jn(v_pe), jn(b_pe) > json
+	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"decoders\":%d,\"runs\":[", jn(v_pe), jn(b_pe), dec > json
 	for (i = 1; i <= n; i++)
 		printf "%s{\"babeltrace2_s\":%s,\"babeltrace2_events\":%d,\"view_wall_s\":%s,\"load_s\":%s,\"jump_end_ms\":%s,\"jump_start_ms\":%s}", \
 			(i > 1 ? "," : ""), jn(bt_s[i]), bt_ev[i], jn(vw[i]), jn(load[i]), jn(jend[i]), jn(jstart[i]) > json

@@ -116,6 +116,10 @@ enum ctf_status ctf_graph_add_trace(struct ctf_graph *g, const char *dir)
 	g->nsrc++;
 	uint64_t np = bt_component_source_get_output_port_count(src);
 	for (uint64_t p = 0; p < np; p++, g->nports++) {
+		if (g->nparts > 1 && (int)(g->nseen++ % (uint64_t)g->nparts) != g->part) {
+			g->nports--; /* (the loop counts it back) */
+			continue;
+		}
 		const bt_port_output *op =
 			bt_component_source_borrow_output_port_by_index_const(src, p);
 		const bt_port_input *ip =
@@ -125,6 +129,13 @@ enum ctf_status ctf_graph_add_trace(struct ctf_graph *g, const char *dir)
 			return CTF_CONNECT;
 	}
 	return CTF_OK;
+}
+
+void ctf_graph_set_part(struct ctf_graph *g, int part, int nparts)
+{
+	g->part = part;
+	g->nparts = nparts;
+	g->nseen = 0;
 }
 
 enum ctf_status ctf_graph_add_sink(struct ctf_graph *g, const char *name,

@@ -43,6 +43,9 @@ struct ctf_graph {
 	const bt_component_filter *mux;
 	int nsrc;
 	uint64_t nports; /* muxer input ports in use: the streams */
+	/* Only every nparts-th stream, from part (ctf_graph_set_part). */
+	int part, nparts;
+	uint64_t nseen; /* streams offered by the sources so far */
 };
 
 /* Which step failed; ctf_take_error() then tells babeltrace2's reason. */
@@ -60,6 +63,10 @@ enum ctf_status {
 /* Clear a pending babeltrace2 error (libbabeltrace2 aborts on any call
  * made with one pending), load the plugins, make the graph and muxer. */
 enum ctf_status ctf_graph_init(struct ctf_graph *g);
+/* From now on connect only streams part, part + nparts, ... (counted
+ * over every source, in port order): a graph for one share of a trace.
+ * The other streams' ports stay unconnected, and are never read. */
+void ctf_graph_set_part(struct ctf_graph *g, int part, int nparts);
 /* A src.ctf.fs for dir, every one of its streams into the muxer. */
 enum ctf_status ctf_graph_add_trace(struct ctf_graph *g, const char *dir);
 /* The muxer into a simple sink calling consume(iterator, user). */

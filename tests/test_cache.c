@@ -395,6 +395,102 @@ START_TEST(search_in_slices_with_cancel)
 }
 END_TEST
 
+/* The stream files of a trace (not its metadata nor its index files). */
+static int count_streams(const char *dir)
+{
+	int st;
+	char *out =
+		run_cmd(&st, "find %s -type f ! -name metadata ! -path '*/index/*' | wc -l", dir);
+	int n = atoi(out);
+	free(out);
+	return n;
+}
+
+/* Everything before the "index" object (the load time, the decoders). */
+static char *figures(const char *dir, int decoders, int *st)
+{
+	char *out = run_cmd(st, "ICACHE_VIEW_DECODERS=%d %s --summary --json --no-cache %s 2>&1",
+			    decoders, bin_path("icache-view"), dir);
+	char *cut = strstr(out, "\"index\":");
+	if (cut)
+		*cut = 0;
+	return out;
+}
+
+/*
+ * The streams decoded by one process each (viewer/pdecode.c) and merged
+ * by time give the index one process gives: the same figures, verdicts
+ * and screens; and the loader said it used them.
+ */
+START_TEST(parallel_decode_same_index)
+{
+	need_trace();
+	int st, streams = count_streams(trace);
+	ck_assert_msg(streams >= 2, "the suite's trace has %d stream file(s)", streams);
+	char *one = figures(trace, 1, &st);
+	ck_assert_int_eq(st, 0);
+	char *two = figures(trace, 2, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(!strcmp(one, two), "one decoder and two differ:\n%.3000s\n%.3000s", one, two);
+	ck_assert(strstr(two, "\"locks\":[{"));
+	char *b = run_cmd(&st, "ICACHE_VIEW_DECODERS=2 %s --bench --no-cache %s",
+			  bin_path("icache-view"), trace);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(json_num(b, NULL, "decoders") == 2, "%s", b);
+	ck_assert(json_num(b, NULL, "decoders_maxrss_kb") > 0);
+	char *shot1 = run_cmd(&st,
+			      "ICACHE_VIEW_DECODERS=1 %s --no-cache --keys 'G<Up><Up>' "
+			      "--screen 120x30 %s",
+			      bin_path("icache-view"), trace);
+	char *shot2 = run_cmd(&st,
+			      "ICACHE_VIEW_DECODERS=2 %s --no-cache --keys 'G<Up><Up>' "
+			      "--screen 120x30 %s",
+			      bin_path("icache-view"), trace);
+	ck_assert_msg(!strcmp(shot1, shot2), "the screens differ:\n%.2000s\n%.2000s", shot1, shot2);
+	free(one);
+	free(two);
+	free(b);
+	free(shot1);
+	free(shot2);
+}
+END_TEST
+
+/* The message without its "after N events" count. */
+static void drop_count(char *msg)
+{
+	char *a = strstr(msg, " after "), *e = a ? strstr(a, " events") : NULL;
+	if (a && e)
+		memmove(a, e + 7, strlen(e + 7) + 1);
+}
+
+/* A stream damaged in its middle: a decoder process meets it, and the
+ * loader says what the one-process loader says, in one line, exit 2. */
+START_TEST(parallel_decode_damage)
+{
+	need_trace();
+	char copy[400];
+	int st;
+	fresh_copy(copy, sizeof(copy), "damaged");
+	free(run_cmd(&st,
+		     "f=$(find %s -type f ! -name metadata ! -path '*/index/*' | xargs ls -S | "
+		     "head -1); sz=$(stat -c %%s $f); "
+		     "head -c 64 /dev/zero | tr '\\000' '\\377' | "
+		     "dd of=$f bs=1 seek=$((sz / 2)) conv=notrunc 2>/dev/null",
+		     copy));
+	ck_assert_int_eq(st, 0);
+	char *one = figures(copy, 1, &st);
+	ck_assert_int_eq(st, 2);
+	char *two = figures(copy, 2, &st);
+	ck_assert_int_eq(st, 2);
+	ck_assert_msg(strstr(two, copy) && strchr(two, '\n') == strrchr(two, '\n'), "%s", two);
+	drop_count(one);
+	drop_count(two);
+	ck_assert_msg(!strcmp(one, two), "one decoder and two differ:\n%s\n%s", one, two);
+	free(one);
+	free(two);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -409,6 +505,8 @@ int main(void)
 	tcase_add_test(tc, progress_moves);
 	tcase_add_test(tc, first_screen_while_indexing);
 	tcase_add_test(tc, search_in_slices_with_cancel);
+	tcase_add_test(tc, parallel_decode_same_index);
+	tcase_add_test(tc, parallel_decode_damage);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -528,6 +528,39 @@ START_TEST(freed_inode_on_lru_is_reported_not_linked)
 }
 END_TEST
 
+/*
+ * 2.6.39's inode_lru_list_add does nothing when i_lru is in use: an LRU
+ * add that comes late (a writeback or iput path racing with prune) must
+ * not take back an I_FREEING inode its owner threads on a dispose list
+ * through i_lru.
+ */
+START_TEST(lru_add_leaves_a_dispose_list_alone)
+{
+	env_start(&scheme_merged, 1);
+	SITE(test_abba);
+	struct super_block *sb = &icache.sbs[0];
+	struct inode *a = env_iget(sb, 7);
+	struct list_head dispose;
+
+	INIT_LIST_HEAD(&dispose);
+	scheme_merged.iput(a); /* cached, on the LRU */
+	spin_lock(&icache.lru_lock);
+	ck_assert_ptr_eq(inode_lru_oldest(), a);
+	spin_lock(&a->i_lock);
+	inode_state_set(a, I_FREEING, __site);
+	inode_lru_del(a, __site);
+	spin_unlock(&a->i_lock);
+	inode_dispose_add(a, &dispose, __site);
+	inode_lru_add(a, __site); /* the late add */
+	ck_assert_int_eq(a->i_lru_on, LIST_dispose);
+	ck_assert(list_empty(&icache.inode_lru));
+	ck_assert_ptr_eq(inode_dispose_pop(&dispose, __site), a);
+	ck_assert(list_empty(&dispose));
+	spin_unlock(&icache.lru_lock);
+	env_stop();
+}
+END_TEST
+
 /* ---- RCU ------------------------------------------------------------- */
 
 START_TEST(rcu_sections_nest_per_cpu)
@@ -860,6 +893,7 @@ Suite *core_suite(void)
 	tcase_add_test(tc, iunique_skips_used_numbers);
 	tcase_add_test(tc, handoff_checker_catches_grab_of_freeing_inode);
 	tcase_add_test(tc, freed_inode_on_lru_is_reported_not_linked);
+	tcase_add_test(tc, lru_add_leaves_a_dispose_list_alone);
 	tcase_add_test(tc, modern_lru_list_per_node);
 	tcase_add_test(tc, modern_second_chance_only_when_reused);
 	tcase_add_test(tc, modern_busy_inode_is_skipped);

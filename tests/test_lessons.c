@@ -426,6 +426,16 @@ SIDE_TEST(keys_drive_reaches_goal)
 			    state_dir, bin_path("icache-lesson"), with);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
 	ck_assert_msg(strstr(out, "Last press: cpu0 began iput 42, took i_lock"), "%s", out);
+	/* each CPU's program, as far as the presses went: cpu0 inside its
+	 * iput, cpu1 not begun (the trace runs on to the scenario's end,
+	 * which must not count) */
+	char *first = strstr(out, "\f\n");
+	ck_assert_ptr_nonnull(first);
+	*first = 0;
+	ck_assert_msg(strstr(out, "cpu0: > iput 42") &&
+			      strstr(out, "cpu1: iget 42  unlink 42  iput 42"),
+		      "%s", out);
+	*first = '\f';
 	/* the code, each CPU's next line marked: after that press cpu0's
 	 * next is the i_count drop in iput, cpu1 has not started */
 	ck_assert_msg(strstr(out, "Code: each CPU's next line") &&
@@ -436,10 +446,16 @@ SIDE_TEST(keys_drive_reaches_goal)
 	ck_assert_msg(strstr(out, "Held locks") && strstr(out, "Events by CPU"), "%s", out);
 	free(out);
 	/* the same keys, then c: merged refuses cpu1, and says why */
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 5 --keys 'nncnnnnn%sc' --screen 140x45 2>&1",
-		      state_dir, bin_path("icache-lesson"), sol);
+	out = run_cmd(&st,
+		      "XDG_CACHE_HOME=%s/cache XDG_STATE_HOME=%s %s 5 --keys 'nncnnnnn%sc' "
+		      "--screen 140x45 2>&1",
+		      state_dir, state_dir, bin_path("icache-lesson"), sol);
 	ck_assert_msg(strstr(out, "cannot be reached here"), "%s", out);
 	ck_assert_msg(strstr(out, "waits for i_lock inode"), "%s", out);
+	free(out);
+	/* ~40 temporary traces, and no index cache of any left behind */
+	out = run_cmd(&st, "find %s/cache -type f 2>/dev/null", state_dir);
+	ck_assert_msg(!out[0], "the lesson left index caches of its temporary traces:\n%s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }
@@ -471,10 +487,13 @@ SIDE_TEST(keys_edit_exercise)
 	ck_assert_ptr_nonnull(f);
 	fputs(nonfix, f);
 	fclose(f);
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --step 6 --keys e --screen 150x45 2>&1",
+	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --step 6 --keys e --screen 120x40 2>&1",
 		      state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(!strstr(out, "Well done"), "the non-fix passed");
 	ck_assert_msg(strstr(out, "'violation lock_cycle' happens"), "no reason given");
+	/* the validator's whole report, to its last words, at 120x40 */
+	ck_assert_msg(strstr(out, "DEADLOCK") && strstr(out, "holds:"), "the report is cut:\n%s",
+		      out);
 	/* ... and the panes show the student's run: its cycle */
 	ck_assert_msg(strstr(out, "possible circular locking dependency"), "not the student's run");
 	free(out);
@@ -1908,6 +1927,33 @@ SIDE_TEST(title_and_moment_apart)
 }
 END_TEST
 
+/* iprune_sem is one rw_semaphore over several trace instances (0 the
+ * write hold, 1 + CPU a read hold): umount waiting to write it while the
+ * shrinker reads it is told who holds it, never "free" (lesson 09). */
+SIDE_TEST(rwsem_wait_names_reader)
+{
+	fresh_state();
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: contended iprune_sem on cpu0\nshow: pane locks\n"
+			    "text:\n  Umount waits.\n",
+		 scn("umount-dispose.scn"));
+	char path[600];
+	snprintf(path, sizeof(path), "%s/rwsem.lesson", state_dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s %s --keys '' --screen 140x40 2>&1",
+			    state_dir, bin_path("icache-lesson"), path);
+	ck_assert_msg(strstr(out, "WAITS for iprune_sem 0 at evict_inodes, held for read by cpu1"),
+		      "%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
 /*
  * Run test bodies side by side, each in a child of its own: the cases of
  * this suite mostly wait for the session daemon to record, and a daemon
@@ -1964,6 +2010,7 @@ START_TEST(run_cases)
 		{ SIDE(global_lock_named, 0) },
 		{ SIDE(lesson10_figures_are_real, 0) },
 		{ SIDE(title_and_moment_apart, 0) },
+		{ SIDE(rwsem_wait_names_reader, 0) },
 	};
 	const char *name[32];
 	side_fn fn[32];

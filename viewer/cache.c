@@ -16,12 +16,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "lib/ctf.h"
 #include "lib/xalloc.h"
 #include "viewer/cache.h"
 #include "viewer/health.h"
+#include "viewer/timestrip.h"
+#include "viewer/unprot.h"
 
 enum ix_cache_mode ix_cache_mode = IX_CACHE_ON;
 
@@ -54,7 +57,8 @@ struct ix_store {
 	uint64_t ck_end;  /* next free byte of ck_fd */
 	uint64_t settled; /* events hashed (final) */
 	uint64_t trimmed; /* events whose pages were handed back */
-	uint64_t hash[4]; /* of the events before settled */
+	uint64_t hash[4]; /* of the settled events of the current chunk */
+	uint64_t ev_acc;  /* the chunk hashes before it, folded (ev_fold) */
 	enum ix_cache_state state;
 	uint64_t ident; /* the trace's identity (IXC_WRITING) */
 	char *ev_tmp, *ck_tmp, *ev_final, *ck_final;
@@ -128,6 +132,79 @@ static int hash_fd(int fd, uint64_t from, uint64_t to, uint64_t h[4])
 	}
 	munmap(m, len);
 	return 0;
+}
+
+/*
+ * The event file's checksum is taken in chunks of EV_CHUNK events, each
+ * hashed on its own and the chunk hashes folded in order: the writer
+ * feeds it as events become final, and a reopen checks the chunks on
+ * every core at once (the check is most of a reopen's time).
+ */
+#define EV_CHUNK (1ull << 21) /* events: 64 MiB */
+#define HASH_THREADS 8
+
+static uint64_t ev_fold(uint64_t acc, uint64_t chunk)
+{
+	return ((acc ^ chunk) * HMUL) ^ (acc >> 31);
+}
+
+struct chunk_job {
+	int fd;
+	uint64_t nev, first, step; /* chunks first, first + step, ... */
+	uint64_t *out;             /* one hash a chunk */
+	int rc;
+};
+
+static void *hash_chunks(void *arg)
+{
+	struct chunk_job *j = arg;
+	for (uint64_t c = j->first; c * EV_CHUNK < j->nev; c += j->step) {
+		uint64_t from = c * EV_CHUNK,
+			 to = from + EV_CHUNK < j->nev ? from + EV_CHUNK : j->nev;
+		uint64_t h[4];
+		h4_init(h);
+		if (hash_fd(j->fd, from * EV_SIZE, to * EV_SIZE, h)) {
+			j->rc = -1;
+			break;
+		}
+		j->out[c] = h4_final(h, (to - from) * EV_SIZE);
+	}
+	return NULL;
+}
+
+/* The checksum of nev events of fd, its chunks shared out among the
+ * online CPUs (one thread if no other can be started). */
+static int hash_events(int fd, uint64_t nev, uint64_t *sum)
+{
+	uint64_t nchunks = (nev + EV_CHUNK - 1) / EV_CHUNK;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned nt = cpus < 1 ? 1 : cpus > HASH_THREADS ? HASH_THREADS : (unsigned)cpus;
+	if (nt > nchunks)
+		nt = nchunks ? (unsigned)nchunks : 1;
+	uint64_t *out = xcalloc(nchunks ? nchunks : 1, sizeof(uint64_t));
+	struct chunk_job jobs[HASH_THREADS];
+	pthread_t th[HASH_THREADS];
+	bool started[HASH_THREADS] = { false };
+	for (unsigned t = 0; t < nt; t++) {
+		jobs[t] = (struct chunk_job){ fd, nev, t, nt, out, 0 };
+		if (t > 0)
+			started[t] = pthread_create(&th[t], NULL, hash_chunks, &jobs[t]) == 0;
+	}
+	hash_chunks(&jobs[0]);
+	int rc = jobs[0].rc;
+	for (unsigned t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			hash_chunks(&jobs[t]); /* no thread: do its share here */
+		rc |= jobs[t].rc;
+	}
+	uint64_t acc = 0;
+	for (uint64_t c = 0; c < nchunks; c++)
+		acc = ev_fold(acc, out[c]);
+	free(out);
+	*sum = ev_fold(acc, nev);
+	return rc;
 }
 
 /* ---- where: the directory, the trace's name and identity ------------------------ */
@@ -360,6 +437,10 @@ static void write_tables(struct wbuf *b, const struct trace_index *ix)
 	memcpy(b->p + b->n - 8, &(uint64_t){ ix->nreasons }, 8);
 	for (uint32_t i = 0; i < ix->nreasons; i++)
 		put_str(b, ix->reasons[i]);
+	uint64_t uk[3] = { ix->uspans_known, ix->uspans_longest, ix->uspans_unreliable };
+	put(b, uk, sizeof(uk));
+	put_arr(b, ix->uspans, ix->uspans_known ? ix->nuspans : 0, sizeof(*ix->uspans));
+	put_arr(b, ix->strip, ix->strip ? 1 : 0, sizeof(*ix->strip));
 }
 
 /* A bounds-checked reader over the tables: any overrun sets bad. */
@@ -514,6 +595,14 @@ static void read_tables(struct rbuf *r, struct trace_index *ix, uint64_t ck_limi
 	}
 	ix->reasons = take_strs(r, &ix->nreasons);
 	ix->reasons_cap = ix->nreasons;
+	ix->uspans_known = take_u64(r) != 0;
+	ix->uspans_longest = take_u64(r);
+	ix->uspans_unreliable = (uint32_t)take_u64(r);
+	ix->uspans = take_arr(r, &ix->nuspans, sizeof(*ix->uspans));
+	uint32_t nstrip = 0;
+	ix->strip = take_arr(r, &nstrip, sizeof(*ix->strip));
+	if (nstrip > 1 || (ix->strip && (ix->strip->done != ix->nev || ix->strip->width <= 0)))
+		r->bad = true;
 	if (r->at != r->n)
 		r->bad = true;
 }
@@ -533,6 +622,13 @@ static bool tables_consistent(const struct trace_index *ix)
 	for (uint32_t i = 0; i < ix->ndiscards; i++)
 		if (ix->discards[i].stream >= (int)ix->nstreams)
 			return false;
+	for (uint32_t i = 0; i < ix->nuspans; i++) {
+		const struct unprot_span *u = &ix->uspans[i];
+		if (u->from >= u->to || u->to > ix->nev || u->obj >= ix->nids ||
+		    u->unreliable > 1 || u->to - u->from > ix->uspans_longest ||
+		    (i && u->from < u[-1].from))
+			return false;
+	}
 	return ix->nckpts > 0 && ix->ckpts[0].pos == 0;
 }
 
@@ -580,8 +676,8 @@ static const char *files_ok(const struct cache_hdr *h, int ck_fd, int ev_fd)
 	if (hash_fd(ck_fd, HDR_SIZE, h->tab_off + h->tab_len, s) ||
 	    h4_final(s, h->tab_off + h->tab_len - HDR_SIZE) != h->sum)
 		return "is corrupt (checksum of its tables)";
-	h4_init(s);
-	if (hash_fd(ev_fd, 0, h->nev * EV_SIZE, s) || h4_final(s, h->nev * EV_SIZE) != h->ev_sum)
+	uint64_t ev_sum;
+	if (hash_events(ev_fd, h->nev, &ev_sum) || ev_sum != h->ev_sum)
 		return "is corrupt (checksum of its events)";
 	return NULL;
 }
@@ -789,8 +885,16 @@ void ix_store_settled(struct trace_index *ix, uint64_t upto)
 	struct ix_store *s = ix->store;
 	if (!s || s->state == IXC_HIT || upto <= s->settled)
 		return;
-	h4_feed(s->hash, &ix->ev[s->settled], (upto - s->settled) * EV_SIZE);
-	s->settled = upto;
+	while (s->settled < upto) { /* (chunk by chunk: see hash_events) */
+		uint64_t end = (s->settled / EV_CHUNK + 1) * EV_CHUNK;
+		uint64_t to = end < upto ? end : upto;
+		h4_feed(s->hash, &ix->ev[s->settled], (to - s->settled) * EV_SIZE);
+		s->settled = to;
+		if (to == end) {
+			s->ev_acc = ev_fold(s->ev_acc, h4_final(s->hash, EV_CHUNK * EV_SIZE));
+			h4_init(s->hash);
+		}
+	}
 	if (upto - s->trimmed < TRIM_EVERY)
 		return;
 	/* Hand the pages behind back: they are in the file (page cache). */
@@ -871,7 +975,10 @@ static int commit_files(struct trace_index *ix, struct ix_store *s)
 	h.hdr_size = HDR_SIZE;
 	h.ident = s->ident;
 	h.nev = ix->nev;
-	h.ev_sum = h4_final(s->hash, ix->nev * EV_SIZE);
+	h.ev_sum = s->ev_acc;
+	if (ix->nev % EV_CHUNK) /* the last, partial chunk */
+		h.ev_sum = ev_fold(h.ev_sum, h4_final(s->hash, ix->nev % EV_CHUNK * EV_SIZE));
+	h.ev_sum = ev_fold(h.ev_sum, ix->nev);
 	h.tab_off = s->ck_end;
 	h.tab_len = b.n;
 	int rc = write_all(s->ck_fd, b.p, b.n, h.tab_off);

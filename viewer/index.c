@@ -30,6 +30,7 @@
 #include "lib/ctf.h"
 #include "lib/xalloc.h"
 #include "viewer/cache.h"
+#include "viewer/decode.h"
 #include "viewer/health.h"
 #include "viewer/index.h"
 #include "viewer/omap.h"
@@ -88,6 +89,9 @@ struct ix_loader {
 	uint64_t group_start; /* first event not yet replayed */
 	bool ended;
 	char fatal[512];      /* set by the sink: stop and say it */
+	ix_raw_emit_fn out;   /* ix_raw_apply, or a decoder process's pipe */
+	struct ix_pdec *pdec; /* the decoder processes, NULL: this graph */
+	bool pdec_tried;
 	struct ctf_dirs dirs; /* the trace directories */
 	struct omap strmap;
 };
@@ -442,12 +446,12 @@ static void settle(struct trace_index *ix)
 	ix_store_settled(ix, ix->nev);
 }
 
-static void fill_slot(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
-		      int f, uint64_t v, const char *str)
+static void fill_slot(struct trace_index *ix, const struct ix_raw *r, struct ix_event *e, int f,
+		      uint64_t v, const char *str)
 {
-	if (ci->is_class[f] && v >= IX_MAX_CLASSES)
+	if ((r->is_class >> f & 1) && v >= IX_MAX_CLASSES)
 		v = IX_MAX_CLASSES - 1;
-	switch (ix_schemas[ci->type].fields[f].slot) {
+	switch (ix_schemas[r->type].fields[f].slot) {
 	case SL_CPU:
 		e->cpu = (uint16_t)v;
 		break;
@@ -511,7 +515,7 @@ static void add_violation(struct trace_index *ix, struct ix_event *e, const uint
 	e->val = ix->nviols++;
 }
 
-static void add_run(struct trace_index *ix, const struct class_info *ci, struct ix_event *e,
+static void add_run(struct trace_index *ix, const struct ix_raw *raw, struct ix_event *e,
 		    const uint64_t *v, int run)
 {
 	struct ix_run *r = &ix->runs[run];
@@ -523,7 +527,7 @@ static void add_run(struct trace_index *ix, const struct class_info *ci, struct 
 	/* The first run's order: order_rules (v[5]) order_rule events
 	 * follow.  A trace older than the field does not give its order as
 	 * data: it stays unknown (the viewer never parses the text). */
-	bool has_rules = ci->nf > 5 && ci->idx[5] != UINT64_MAX;
+	bool has_rules = raw->nf > 5 && !(raw->absent >> 5 & 1);
 	ix->rules_expected = (uint32_t)v[5];
 	ix->order_known = has_rules && v[5] == 0;
 	if (ix->hooks.order)
@@ -584,7 +588,7 @@ static void note_pid(struct trace_index *ix, int64_t vpid)
 
 /* Every run_begin is listed, shown or not. */
 static int note_run_begin(struct trace_index *ix, int64_t ts, int64_t vtid, int64_t vpid,
-			  const char **s, const uint64_t *v)
+			  const char *const *s, const uint64_t *v)
 {
 	ix->runs = grow(ix->runs, &ix->runs_cap, ix->nruns + 1, sizeof(*ix->runs));
 	struct ix_run *r = &ix->runs[ix->nruns];
@@ -709,14 +713,9 @@ static void read_payload(const struct class_info *ci, const bt_event *ev, uint64
  * what a new time means: streams that ended are cut, the events of the
  * previous timestamp are replayed as one group.
  */
-static int64_t event_time(struct trace_index *ix, const bt_message *msg)
+static int64_t event_time(struct trace_index *ix, int64_t ts)
 {
 	struct ix_loader *ld = ix->loader;
-	int64_t ts = ld->last_ts;
-	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-
-	if (cs)
-		bt_clock_snapshot_get_ns_from_origin(cs, &ts);
 	if (ts < ld->last_ts)
 		ts = ld->last_ts;
 	if (ld->npending)
@@ -727,65 +726,98 @@ static int64_t event_time(struct trace_index *ix, const bt_message *msg)
 	return ts;
 }
 
-/* A new packet: its core (cpu_id) and stream; count the event on it. */
-static void note_packet(struct trace_index *ix, const bt_packet *pkt, int64_t ts)
+/* The packet's core (cpu_id) and stream, looked up when it changes. */
+static void packet_info(struct trace_index *ix, const bt_packet *pkt)
 {
 	struct ix_loader *ld = ix->loader;
-
-	if (pkt != ld->last_pkt) {
-		ld->last_pkt = pkt;
-		ld->core = 255;
-		const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
-		const bt_field *cf =
-			ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") :
-			      NULL;
-		if (cf && bt_field_class_type_is(bt_field_get_class_type(cf),
-						 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
-			uint64_t c = bt_field_integer_unsigned_get_value(cf);
-			ld->core = c > 254 ? 255 : (uint8_t)c;
-		}
-		ld->stream = pkt ? stream_of(ix, bt_packet_borrow_stream_const(pkt)) : -1;
-		if (ld->stream >= 0 && ld->core != 255)
-			ix->streams[ld->stream].core = ld->core;
+	if (pkt == ld->last_pkt)
+		return;
+	ld->last_pkt = pkt;
+	ld->core = 255;
+	const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
+	const bt_field *cf =
+		ctx ? bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id") : NULL;
+	if (cf && bt_field_class_type_is(bt_field_get_class_type(cf),
+					 BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+		uint64_t c = bt_field_integer_unsigned_get_value(cf);
+		ld->core = c > 254 ? 255 : (uint8_t)c;
 	}
-	if (ld->stream >= 0) {
-		ix->streams[ld->stream].events++;
-		ix->streams[ld->stream].last_ts = ts;
-	}
+	ld->stream = pkt ? stream_of(ix, bt_packet_borrow_stream_const(pkt)) : -1;
 }
 
-static void add_event(struct trace_index *ix, const bt_message *msg)
+/* Count the event on its stream (and the stream's core). */
+static void note_packet(struct trace_index *ix, const struct ix_raw *r, int64_t ts)
+{
+	struct ix_loader *ld = ix->loader;
+	ld->core = r->core;
+	ld->stream = r->stream;
+	if (r->stream < 0)
+		return;
+	struct ix_stream *x = &ix->streams[r->stream];
+	if (r->core != 255)
+		x->core = r->core;
+	x->events++;
+	x->last_ts = ts;
+}
+
+/* What babeltrace2 says of one event, as a description (decode.h). */
+static void describe_event(struct trace_index *ix, const bt_message *msg)
 {
 	struct ix_loader *ld = ix->loader;
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct class_info *ci = class_info(ix, ec);
+	struct ix_raw r;
 	if (ci->type < 0) {
-		note_other(ix, bt_event_class_get_name(ec));
+		r.kind = RAW_OTHER;
+		r.name = bt_event_class_get_name(ec);
+		r.stream = -1;
+		ld->out(ix, &r);
 		return;
 	}
 	if (ld->fatal[0])
 		return;
+	r.kind = RAW_EVENT;
+	r.type = ci->type;
+	r.nf = ci->nf;
+	r.absent = r.is_class = 0;
+	for (int f = 0; f < ci->nf; f++) {
+		r.absent |= (uint32_t)(ci->idx[f] == UINT64_MAX) << f;
+		r.is_class |= (uint32_t)ci->is_class[f] << f;
+		r.v[f] = 0;
+		r.s[f] = NULL;
+	}
+	r.ts = INT64_MIN;
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	if (cs && bt_clock_snapshot_get_ns_from_origin(cs, &r.ts) !=
+			  BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		r.ts = INT64_MIN;
+	packet_info(ix, bt_event_borrow_packet_const(ev));
+	r.core = ld->core;
+	r.stream = ld->stream;
+	read_payload(ci, ev, r.v, r.s);
+	r.vtid = ctx_id(ev, ci->vtid_idx);
+	r.vpid = ctx_id(ev, ci->vpid_idx);
+	ld->out(ix, &r);
+}
 
-	int64_t ts = event_time(ix, msg);
+static void apply_event(struct trace_index *ix, const struct ix_raw *r)
+{
+	struct ix_loader *ld = ix->loader;
+	int64_t ts = event_time(ix, r->ts == INT64_MIN ? ld->last_ts : r->ts);
 	ix->decoded++;
+	note_packet(ix, r, ts);
 
-	note_packet(ix, bt_event_borrow_packet_const(ev), ts);
-
-	uint64_t v[MAX_FIELDS] = { 0 };
-	const char *s[MAX_FIELDS] = { 0 };
-	read_payload(ci, ev, v, s);
-
-	int64_t vtid = ctx_id(ev, ci->vtid_idx), vpid = ctx_id(ev, ci->vpid_idx);
+	int64_t vtid = r->vtid, vpid = r->vpid;
 	note_pid(ix, vpid);
 	int run = -1;
-	if (ci->type == EV_run_begin)
-		run = note_run_begin(ix, ts, vtid, vpid, s, v);
-	else if (ci->type == EV_run_end)
-		note_run_end(ix, ts, vtid, vpid, v);
-	else if (ci->type == EV_virtual_time)
-		note_virtual_time(ix, v);
-	if (!selected(ix, ci->type, vtid, vpid))
+	if (r->type == EV_run_begin)
+		run = note_run_begin(ix, ts, vtid, vpid, r->s, r->v);
+	else if (r->type == EV_run_end)
+		note_run_end(ix, ts, vtid, vpid, r->v);
+	else if (r->type == EV_virtual_time)
+		note_virtual_time(ix, r->v);
+	if (!selected(ix, r->type, vtid, vpid))
 		return;
 	if (ld->missing >= 0) {
 		/* A whole stream is gone: nothing is known at any time. */
@@ -798,14 +830,14 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 	}
 
 	struct ix_event *e = new_event(ix, ts);
-	e->type = (uint8_t)ci->type;
-	for (int f = 0; f < ci->nf; f++)
-		fill_slot(ix, ci, e, f, v[f], s[f]);
-	if (ci->type == EV_violation)
-		add_violation(ix, e, v, s);
-	else if (ci->type == EV_run_begin)
-		add_run(ix, ci, e, v, run);
-	else if (ci->type == EV_order_rule)
+	e->type = (uint8_t)r->type;
+	for (int f = 0; f < r->nf; f++)
+		fill_slot(ix, r, e, f, r->v[f], r->s[f]);
+	if (r->type == EV_violation)
+		add_violation(ix, e, r->v, r->s);
+	else if (r->type == EV_run_begin)
+		add_run(ix, r, e, r->v, run);
+	else if (r->type == EV_order_rule)
 		add_rule(ix, e);
 	if (e->cpu != IX_NO_CPU && e->cpu + 1u > ix->ncpus)
 		ix->ncpus = e->cpu + 1u;
@@ -815,16 +847,15 @@ static void add_event(struct trace_index *ix, const bt_message *msg)
 		ix->cpu_seen[e->cpu / 64] |= 1ull << (e->cpu % 64);
 }
 
-static void add_discard(struct trace_index *ix, const bt_message *msg, bool packets)
+static void describe_discard(struct trace_index *ix, const bt_message *msg, bool packets)
 {
-	struct ix_loader *ld = ix->loader;
-	uint64_t count = 0;
+	struct ix_raw r = { .kind = RAW_DISCARD, .packets = packets };
 	const bt_clock_snapshot *b = NULL, *en = NULL;
 	const bt_stream *st;
 	if (packets) {
-		if (bt_message_discarded_packets_get_count(msg, &count) !=
+		if (bt_message_discarded_packets_get_count(msg, &r.count) !=
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			count = 0;
+			r.count = 0;
 		st = bt_message_discarded_packets_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
@@ -833,11 +864,10 @@ static void add_discard(struct trace_index *ix, const bt_message *msg, bool pack
 			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
 				msg);
 		}
-		ix->discarded_packets += count ? count : 1;
 	} else {
-		if (bt_message_discarded_events_get_count(msg, &count) !=
+		if (bt_message_discarded_events_get_count(msg, &r.count) !=
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			count = 0;
+			r.count = 0;
 		st = bt_message_discarded_events_borrow_stream_const(msg);
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
 			    bt_stream_borrow_class_const(st))) {
@@ -846,15 +876,28 @@ static void add_discard(struct trace_index *ix, const bt_message *msg, bool pack
 			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
 				msg);
 		}
-		ix->discarded_events += count;
 	}
-	int64_t tb = INT64_MIN, te = INT64_MIN;
+	r.ts = r.te = INT64_MIN;
 	if (b)
-		bt_clock_snapshot_get_ns_from_origin(b, &tb);
+		bt_clock_snapshot_get_ns_from_origin(b, &r.ts);
 	if (en)
-		bt_clock_snapshot_get_ns_from_origin(en, &te);
+		bt_clock_snapshot_get_ns_from_origin(en, &r.te);
+	r.stream = stream_of(ix, st);
+	ix->loader->out(ix, &r);
+}
+
+static void apply_discard(struct trace_index *ix, const struct ix_raw *r)
+{
+	struct ix_loader *ld = ix->loader;
+	bool packets = r->packets;
+	uint64_t count = r->count;
+	int64_t tb = r->ts, te = r->te;
+	if (packets)
+		ix->discarded_packets += count ? count : 1;
+	else
+		ix->discarded_events += count;
 	int64_t ts = tb != INT64_MIN && tb > ld->last_ts ? tb : ld->last_ts;
-	int si = stream_of(ix, st);
+	int si = r->stream;
 	if (si >= 0) {
 		struct ix_stream *x = &ix->streams[si];
 		x->windows++;
@@ -893,29 +936,33 @@ static void add_gap(struct trace_index *ix, int64_t ts, struct ix_discard d)
 
 static void note_stream_end(struct trace_index *ix, int si);
 
-static void packet_end(struct trace_index *ix, const bt_message *msg)
+static void describe_packet_end(struct trace_index *ix, const bt_message *msg)
 {
 	const bt_packet *pkt = bt_message_packet_end_borrow_packet_const(msg);
 	const bt_stream *st = bt_packet_borrow_stream_const(pkt);
 	if (!bt_stream_class_packets_have_end_default_clock_snapshot(
 		    bt_stream_borrow_class_const(st)))
 		return;
-	int64_t t;
+	struct ix_raw r = { .kind = RAW_PACKET_END };
 	if (bt_clock_snapshot_get_ns_from_origin(
-		    bt_message_packet_end_borrow_default_clock_snapshot_const(msg), &t) ==
-	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
-		int si = stream_of(ix, st);
-		if (si < 0)
-			return;
-		struct ix_stream *x = &ix->streams[si];
-		if (t > x->end_ts)
-			x->end_ts = t;
-		/* Its file's last packet: the stream ends here.  (Packet ends
-		 * come in time order; the stream-end message has no time and
-		 * the muxer may hold it back.) */
-		if (x->packets && ++x->packets_read == x->packets)
-			note_stream_end(ix, si);
-	}
+		    bt_message_packet_end_borrow_default_clock_snapshot_const(msg), &r.ts) !=
+	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		return;
+	r.stream = stream_of(ix, st);
+	if (r.stream >= 0)
+		ix->loader->out(ix, &r);
+}
+
+static void apply_packet_end(struct trace_index *ix, int si, int64_t t)
+{
+	struct ix_stream *x = &ix->streams[si];
+	if (t > x->end_ts)
+		x->end_ts = t;
+	/* Its file's last packet: the stream ends here.  (Packet ends come in
+	 * time order; the stream-end message has no time and the muxer may
+	 * hold it back.) */
+	if (x->packets && ++x->packets_read == x->packets)
+		note_stream_end(ix, si);
 }
 
 /*
@@ -932,11 +979,6 @@ static void note_stream_end(struct trace_index *ix, int si)
 		return;
 	ix->streams[si].end_noted = true;
 	ld->pending[ld->npending++] = si;
-}
-
-static void stream_end(struct trace_index *ix, const bt_stream *st)
-{
-	note_stream_end(ix, stream_of(ix, st));
 }
 
 static void cut_pending(struct trace_index *ix, int64_t ts)
@@ -957,7 +999,7 @@ static void cut_pending(struct trace_index *ix, int64_t ts)
 }
 
 /* Which icache event classes the metadata declares (once per class). */
-static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
+static void describe_classes(struct trace_index *ix, const bt_stream_class *sc)
 {
 	struct ix_loader *ld = ix->loader;
 	for (unsigned i = 0; i < ld->nsc; i++)
@@ -969,21 +1011,58 @@ static void note_classes(struct trace_index *ix, const bt_stream_class *sc)
 	for (uint64_t i = 0; i < n; i++) {
 		const char *name = bt_event_class_get_name(
 			bt_stream_class_borrow_event_class_by_index_const(sc, i));
-		if (!name || strncmp(name, "icache:", 7) != 0)
-			continue;
-		int t;
-		for (t = 0; t < EV__COUNT; t++)
-			if (ix_schemas[t].name && !strcmp(ix_schemas[t].name, name + 7))
-				break;
-		if (t < EV__COUNT) {
-			ix->classes_seen |= 1ull << t;
-			continue;
-		}
-		size_t k = strlen(ix->unknown_classes);
-		if (k + strlen(name) + 3 < sizeof(ix->unknown_classes))
-			snprintf(ix->unknown_classes + k, sizeof(ix->unknown_classes) - k, "%s%s",
-				 k ? ", " : "", name);
+		if (name && strncmp(name, "icache:", 7) == 0)
+			ld->out(ix,
+				&(struct ix_raw){ .kind = RAW_CLASS, .name = name, .stream = -1 });
 	}
+}
+
+static void apply_class(struct trace_index *ix, const char *name)
+{
+	int t;
+	for (t = 0; t < EV__COUNT; t++)
+		if (ix_schemas[t].name && !strcmp(ix_schemas[t].name, name + 7))
+			break;
+	if (t < EV__COUNT) {
+		ix->classes_seen |= 1ull << t;
+		return;
+	}
+	size_t k = strlen(ix->unknown_classes);
+	if (k + strlen(name) + 3 < sizeof(ix->unknown_classes) &&
+	    !strstr(ix->unknown_classes, name))
+		snprintf(ix->unknown_classes + k, sizeof(ix->unknown_classes) - k, "%s%s",
+			 k ? ", " : "", name);
+}
+
+void ix_raw_apply(struct trace_index *ix, const struct ix_raw *r)
+{
+	switch (r->kind) {
+	case RAW_EVENT:
+		apply_event(ix, r);
+		break;
+	case RAW_OTHER:
+		note_other(ix, r->name);
+		break;
+	case RAW_DISCARD:
+		apply_discard(ix, r);
+		break;
+	case RAW_PACKET_END:
+		apply_packet_end(ix, r->stream, r->ts);
+		break;
+	case RAW_STREAM_END:
+		note_stream_end(ix, r->stream);
+		break;
+	case RAW_CLASS:
+		apply_class(ix, r->name);
+		break;
+	default:
+		break;
+	}
+}
+
+void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit)
+{
+	ix->loader->out = emit ? emit : ix_raw_apply;
 }
 
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
@@ -1002,25 +1081,28 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 		const bt_message *m = msgs[i];
 		switch (bt_message_get_type(m)) {
 		case BT_MESSAGE_TYPE_EVENT:
-			add_event(ix, m);
+			describe_event(ix, m);
 			break;
 		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-			add_discard(ix, m, false);
+			describe_discard(ix, m, false);
 			break;
 		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-			add_discard(ix, m, true);
+			describe_discard(ix, m, true);
 			break;
 		case BT_MESSAGE_TYPE_PACKET_END:
-			packet_end(ix, m);
+			describe_packet_end(ix, m);
 			break;
 		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-			note_classes(ix,
-				     bt_stream_borrow_class_const(
-					     bt_message_stream_beginning_borrow_stream_const(m)));
+			describe_classes(
+				ix, bt_stream_borrow_class_const(
+					    bt_message_stream_beginning_borrow_stream_const(m)));
 			break;
-		case BT_MESSAGE_TYPE_STREAM_END:
-			stream_end(ix, bt_message_stream_end_borrow_stream_const(m));
+		case BT_MESSAGE_TYPE_STREAM_END: {
+			int si = stream_of(ix, bt_message_stream_end_borrow_stream_const(m));
+			ix->loader->out(ix,
+					&(struct ix_raw){ .kind = RAW_STREAM_END, .stream = si });
 			break;
+		}
 		default:
 			break;
 		}
@@ -1102,17 +1184,14 @@ static void bt_disarm(void)
 }
 
 /* The message after a jump out of babeltrace2. */
-static void bt_failed(struct trace_index *ix, char *err, size_t len)
+static void crash_text(const struct trace_index *ix, int sig, char *err, size_t len)
 {
-	bt_disarm();
-	ix->loader->poisoned = true;
-	ix_bt_poisoned = true;
-	if (bt_why == SIGALRM)
+	if (sig == SIGALRM)
 		errf(err, len,
 		     "%s: corrupt trace: babeltrace2 made no progress for %d s "
 		     "after %" PRIu64 " events",
 		     ix->path, BT_WATCHDOG_S, ix->nev);
-	else if (bt_why == SIGABRT)
+	else if (sig == SIGABRT)
 		errf(err, len,
 		     "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
 		     "gave up (assertion failed) after %" PRIu64 " events",
@@ -1121,8 +1200,15 @@ static void bt_failed(struct trace_index *ix, char *err, size_t len)
 		errf(err, len,
 		     "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
 		     "after %" PRIu64 " events",
-		     ix->path, bt_why == SIGFPE ? "arithmetic fault" : "bad memory access",
-		     ix->nev);
+		     ix->path, sig == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
+}
+
+static void bt_failed(struct trace_index *ix, char *err, size_t len)
+{
+	bt_disarm();
+	ix->loader->poisoned = true;
+	ix_bt_poisoned = true;
+	crash_text(ix, bt_why, err, len);
 }
 
 /* ---- building the graph ------------------------------------------------------- */
@@ -1212,10 +1298,11 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 	}
 }
 
-static void loader_free(struct ix_loader *ld)
+static void loader_free(struct trace_index *ix, struct ix_loader *ld)
 {
 	if (!ld)
 		return;
+	pdec_free(ld->pdec, &ix->decoders_maxrss_kb);
 	ctf_dirs_free(&ld->dirs);
 	if (ld->poisoned) {
 		/* babeltrace2 died half-way: leave its objects alone. */
@@ -1277,6 +1364,7 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 	ix->loader->last_ts = INT64_MIN;
 	ix->loader->stream = -1;
 	ix->loader->window_tid = -1;
+	ix->loader->out = ix_raw_apply;
 	omap_init(&ix->loader->strmap, sizeof(uint32_t));
 	ix->load_ns = now_ns();
 	if (health_scan(ix, ix->loader->dirs.dirs, ix->loader->dirs.n, err, len) != 0 ||
@@ -1292,17 +1380,105 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 	return ix;
 }
 
-static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
+static void stream_text(const struct trace_index *ix, bool meta, const char *cause, char *err,
+			size_t len)
 {
-	bool meta;
-	char cause[400];
-	ctf_take_error(cause, sizeof(cause), &meta);
 	if (meta)
 		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
 	else
 		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64 " events: %s",
 		     ix->path, ix->nev, cause[0] ? cause : "decoding failed");
+}
+
+static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
+{
+	bool meta;
+	char cause[400];
+	ctf_take_error(cause, sizeof(cause), &meta);
+	stream_text(ix, meta, cause, err, len);
 	return IX_ERROR;
+}
+
+/* ---- a decoder process's share (pdecode.c) ---------------------------------------- */
+
+/* What a decoder process says when it fails (RAW_ERROR): ts is one of
+ * these, count its detail, name the cause. */
+enum { PART_FATAL, PART_STREAM, PART_CRASH, PART_SETUP };
+
+void ix_part_error_text(const struct trace_index *ix, const struct ix_raw *r, char *err, size_t len)
+{
+	const char *cause = r->name ? r->name : "";
+	switch (r->ts) {
+	case PART_STREAM:
+		stream_text(ix, r->count != 0, cause, err, len);
+		break;
+	case PART_CRASH:
+		crash_text(ix, (int)r->count, err, len);
+		break;
+	default:
+		errf(err, len, "%s: %s", ix->path, cause);
+		break;
+	}
+}
+
+/* Run a graph of streams part, part + nparts, ... to the end, every
+ * description going to emit; 0, or -1 and *fail (a RAW_ERROR) filled
+ * with cause (its storage).  Runs in a decoder process (fork()ed after
+ * ix_decode_open): the parent's graph is a copy here, never touched. */
+int ix_decode_part(struct trace_index *ix, int part, int nparts, ix_raw_emit_fn emit,
+		   struct ix_raw *fail, char *cause, size_t clen)
+{
+	struct ix_loader *ld = ix->loader;
+	*fail = (struct ix_raw){ .kind = RAW_ERROR, .ts = PART_SETUP, .name = cause };
+	memset(&ld->g, 0, sizeof(ld->g));
+	memset(ld->classes, 0, sizeof(ld->classes));
+	ld->last_pkt = NULL;
+	ld->nsc = 0;
+	ld->out = emit;
+	if (ctf_graph_init(&ld->g) != CTF_OK) {
+		snprintf(cause, clen, "decoder process: cannot build a babeltrace2 graph");
+		return -1;
+	}
+	ctf_graph_set_part(&ld->g, part, nparts);
+	for (int d = 0; d < ld->dirs.n; d++)
+		if (ctf_graph_add_trace(&ld->g, ld->dirs.dirs[d]) != CTF_OK) {
+			ctf_take_error(cause, clen, NULL);
+			return -1;
+		}
+	if (ctf_graph_add_sink(&ld->g, "icpart", sink_consume, ix) != CTF_OK) {
+		ctf_take_error(cause, clen, NULL);
+		return -1;
+	}
+	if (sigsetjmp(bt_jmp, 1)) {
+		bt_disarm();
+		*fail = (struct ix_raw){ .kind = RAW_ERROR,
+					 .ts = PART_CRASH,
+					 .count = (uint64_t)bt_why };
+		return -1;
+	}
+	for (;;) {
+		bt_arm();
+		bt_graph_run_once_status st = BT_GRAPH_RUN_ONCE_STATUS_OK;
+		for (int i = 0; i < 256 && st == BT_GRAPH_RUN_ONCE_STATUS_OK && !ld->fatal[0]; i++)
+			st = bt_graph_run_once(ld->g.graph);
+		while (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
+			st = bt_graph_run_once(ld->g.graph);
+		bt_disarm();
+		if (ld->fatal[0]) {
+			snprintf(cause, clen, "%s", ld->fatal);
+			fail->ts = PART_FATAL;
+			return -1;
+		}
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
+			return 0;
+		if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
+			bool meta;
+			ctf_take_error(cause, clen, &meta);
+			fail->ts = PART_STREAM;
+			fail->count = meta;
+			return -1;
+		}
+	}
 }
 
 enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, size_t len)
@@ -1313,6 +1489,15 @@ enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, siz
 	if (ld->poisoned) {
 		errf(err, len, "%s: the trace could not be decoded", ix->path);
 		return IX_ERROR;
+	}
+	if (!ld->pdec_tried) {
+		ld->pdec_tried = true;
+		ld->pdec = pdec_start(ix, ld->g.nports);
+	}
+	if (ld->pdec) {
+		enum ix_status ps = pdec_step(ix, ld->pdec, rounds, err, len);
+		ld->ended = ps == IX_OK;
+		return ps;
 	}
 	if (sigsetjmp(bt_jmp, 1)) {
 		bt_failed(ix, err, len);
@@ -1478,7 +1663,7 @@ enum ix_status ix_decode_finish(struct trace_index *ix, char *err, size_t len)
 	/* Cut the event array to what it holds. */
 	ix_store_shrink(ix);
 	ix->load_ns = now_ns() - ix->load_ns;
-	loader_free(ld);
+	loader_free(ix, ld);
 	ix->loader = NULL;
 	return IX_OK;
 }
@@ -1487,7 +1672,7 @@ void ix_decode_free(struct trace_index *ix)
 {
 	if (!ix)
 		return;
-	loader_free(ix->loader);
+	loader_free(ix, ix->loader);
 	health_free(ix);
 	for (uint32_t i = 0; i < ix->nstrs; i++)
 		free(ix->strs[i]);
@@ -1499,6 +1684,8 @@ void ix_decode_free(struct trace_index *ix)
 	free(ix->runs);
 	free(ix->rules);
 	free(ix->discards);
+	free(ix->uspans);
+	free(ix->strip);
 	free(ix->path);
 	free(ix);
 }

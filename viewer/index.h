@@ -142,6 +142,8 @@ struct ix_checkpoint {
 struct model;
 struct timeline;
 struct trace_index;
+struct unprot_span;
+struct time_buckets;
 
 /* Lock class values are clamped below this (the model's tables). */
 #define IX_MAX_CLASSES 64
@@ -220,7 +222,20 @@ struct trace_index {
 	/* Where the event array and the checkpoints live (cache.h): NULL
 	 * means malloc'd memory. */
 	struct ix_store *store;
-	uint64_t decoded;     /* events babeltrace2 decoded in this process */
+	uint64_t decoded;            /* events babeltrace2 decoded for this process */
+	unsigned decoders;           /* processes that decoded them (pdecode.c), 0: this one */
+	uint64_t decoders_maxrss_kb; /* their peak resident sets, summed */
+	/* The "unprotected" spans (unprot.h) of a finished load, found once
+	 * and kept in the index cache so that a reopen need not scan every
+	 * event again; uspans_known: these are all of them (malloc'd). */
+	struct unprot_span *uspans;
+	uint32_t nuspans;
+	uint64_t uspans_longest;
+	uint32_t uspans_unreliable;
+	bool uspans_known;
+	/* The timeline strip's figures over the whole trace (timestrip.h),
+	 * the same way; NULL if not kept. */
+	struct time_buckets *strip;
 	bool nocpu_seen;      /* an event without a CPU (not a run's) */
 	uint64_t clock_freq;  /* of the trace's clock, Hz (0 unknown) */
 	int64_t clock_off_ns; /* its offset: ns = off + value * 1e9 / freq */

@@ -20,100 +20,28 @@
 #include "viewer/app.h"
 #include "viewer/omap.h"
 #include "viewer/report.h"
-
-#define TB_N 512 /* buckets */
-
-struct time_buckets {
-	uint64_t done;     /* events [0, done) are folded in */
-	int64_t t0, width; /* bucket k: [t0 + k * width, t0 + (k + 1) * width) */
-	uint32_t cont[MODEL_MAX_CLASSES][TB_N]; /* contentions */
-	uint64_t wait[MODEL_MAX_CLASSES][TB_N]; /* ns waited, at the acquire */
-	uint64_t total[MODEL_MAX_CLASSES];      /* contentions in all */
-	uint8_t lost[TB_N];                     /* a loss window touches it */
-	int cols;                               /* strip width, last frame */
-};
+#include "viewer/timestrip.h"
 
 void timeline_free(struct time_buckets *tb)
 {
 	free(tb);
 }
 
-/* Halve the resolution: bucket k takes 2k and 2k + 1. */
-static void tb_merge(struct time_buckets *tb)
-{
-	for (int c = 0; c < MODEL_MAX_CLASSES; c++) {
-		if (!tb->total[c])
-			continue;
-		for (int k = 0; k < TB_N / 2; k++) {
-			tb->cont[c][k] = tb->cont[c][2 * k] + tb->cont[c][2 * k + 1];
-			tb->wait[c][k] = tb->wait[c][2 * k] + tb->wait[c][2 * k + 1];
-		}
-		memset(&tb->cont[c][TB_N / 2], 0, sizeof(tb->cont[0][0]) * TB_N / 2);
-		memset(&tb->wait[c][TB_N / 2], 0, sizeof(tb->wait[0][0]) * TB_N / 2);
-	}
-	for (int k = 0; k < TB_N / 2; k++)
-		tb->lost[k] = tb->lost[2 * k] | tb->lost[2 * k + 1];
-	memset(&tb->lost[TB_N / 2], 0, TB_N / 2);
-	tb->width *= 2;
-}
-
-static int tb_bucket(struct time_buckets *tb, int64_t ts)
-{
-	if (ts < tb->t0)
-		ts = tb->t0;
-	while ((ts - tb->t0) / tb->width >= TB_N)
-		tb_merge(tb);
-	return (int)((ts - tb->t0) / tb->width);
-}
-
-static void tb_mark_loss(struct time_buckets *tb, const struct trace_index *ix,
-			 const struct ix_event *e)
-{
-	int64_t from = e->ts, to = e->ts;
-	if (e->obj < ix->ndiscards) {
-		const struct ix_discard *d = &ix->discards[e->obj];
-		if (d->begin != INT64_MIN)
-			from = d->begin;
-		if (d->end != INT64_MIN)
-			to = d->end;
-	}
-	int b1 = tb_bucket(tb, to), b0 = tb_bucket(tb, from);
-	for (int k = b0; k <= b1; k++)
-		tb->lost[k] = 1;
-}
-
 /* Fold events [done, end) in; start again if the visible end moved back
- * (a lesson hides what comes after its question). */
+ * (a lesson hides what comes after its question).  A whole trace's strip
+ * may come folded already, from the index cache (timestrip.h). */
 static struct time_buckets *tb_update(struct app *a)
 {
 	const struct trace_index *ix = a->ix;
 	if (!a->tb)
 		a->tb = xcalloc(1, sizeof(*a->tb));
 	struct time_buckets *tb = a->tb;
-	if (tb->done > a->end || tb->width == 0) {
+	if (tb->width == 0 && ix->strip && a->end == ix->nev) {
 		int cols = tb->cols;
-		memset(tb, 0, sizeof(*tb));
+		memcpy(tb, ix->strip, sizeof(*tb));
 		tb->cols = cols;
-		tb->t0 = ix->ev[0].ts;
-		tb->width = 1000; /* 1 us, doubled as the trace needs */
 	}
-	for (uint64_t i = tb->done; i < a->end; i++) {
-		const struct ix_event *e = &ix->ev[i];
-		if (e->type == EV_lock_contended && e->a < MODEL_MAX_CLASSES) {
-			tb->cont[e->a][tb_bucket(tb, e->ts)]++;
-			tb->total[e->a]++;
-		} else if (e->type == EV_lock_acquired && e->a < MODEL_MAX_CLASSES && e->val) {
-			tb->wait[e->a][tb_bucket(tb, e->ts)] += e->val;
-		} else if (e->type == EV_discarded_events || e->type == EV_discarded_packets) {
-			tb_mark_loss(tb, ix, e);
-		}
-	}
-	/* The buckets cover the whole trace, not only up to its last
-	 * contention: else a slice past it has no bucket, and the hot locks
-	 * say "+0 ns..+0 ns, no lock taken" where locks were taken. */
-	if (a->end > tb->done)
-		tb_bucket(tb, ix->ev[a->end - 1].ts);
-	tb->done = a->end;
+	strip_fold(tb, ix, a->end);
 	return tb;
 }
 

@@ -19,6 +19,8 @@
 #include "viewer/cache.h"
 #include "viewer/health.h"
 #include "viewer/timeline.h"
+#include "viewer/timestrip.h"
+#include "viewer/unprot.h"
 
 /* The replay's own state while loading. */
 struct timeline {
@@ -153,6 +155,30 @@ enum ix_status ix_step(struct trace_index *ix, int rounds, char *err, size_t len
 	return ix_decode_step(ix, rounds, err, len);
 }
 
+/* The index cache keeps the "unprotected" spans (found here once, by the
+ * pass the screen has been running as the trace loaded, finished) and
+ * the timeline strip's figures, so that a reopen shows them without a
+ * pass over every event. */
+static void keep_summaries(struct trace_index *ix)
+{
+	ix->strip = xcalloc(1, sizeof(*ix->strip));
+	strip_fold(ix->strip, ix, ix->nev);
+
+	const struct unprot *u = unprot_spans_all(ix);
+	ix->uspans = xcalloc(u->n ? u->n : 1, sizeof(*ix->uspans));
+	for (uint32_t i = 0; i < u->n; i++) { /* (field by field: zero padding) */
+		ix->uspans[i].from = u->s[i].from;
+		ix->uspans[i].to = u->s[i].to;
+		ix->uspans[i].obj = u->s[i].obj;
+		ix->uspans[i].cpu = u->s[i].cpu;
+		ix->uspans[i].unreliable = u->s[i].unreliable;
+	}
+	ix->uspans_unreliable = u->unreliable;
+	ix->nuspans = u->n;
+	ix->uspans_longest = u->longest;
+	ix->uspans_known = true;
+}
+
 enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 {
 	if (!ix->loader)
@@ -160,6 +186,8 @@ enum ix_status ix_finish(struct trace_index *ix, char *err, size_t len)
 	enum ix_status st = ix_decode_finish(ix, err, len);
 	if (st == IX_OK) {
 		health_finish(ix, ix->build->unmatched_known);
+		if (ix_cache_state(ix) == IXC_WRITING)
+			keep_summaries(ix);
 		ix_cache_commit(ix);
 	}
 	return st;

@@ -57,6 +57,8 @@ static void usage(FILE *f)
 		"A trace is indexed once: the index is kept in $XDG_CACHE_HOME/icache-lab\n"
 		"(default ~/.cache/icache-lab) and reopened from there while the trace's\n"
 		"files are unchanged; a stale or corrupt cache is said, deleted and rebuilt.\n"
+		"Its streams are decoded by one process per CPU (ICACHE_VIEW_DECODERS=N\n"
+		"sets how many; 1: in the viewer's own process).\n"
 		"\n"
 		"In the viewer, h, F1 or ? lists the keys (? again: the legend).  A\n"
 		"terminal that cannot be drawn on (TERM=dumb, unset or unknown) gets one\n"

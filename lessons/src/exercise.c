@@ -129,6 +129,19 @@ static size_t say(char *msg, size_t len, size_t k, const char *fmt, ...)
 	return n > 0 ? k + (size_t)n : k;
 }
 
+/* A report's layout (lockdep's two-column scenario) means nothing once
+ * wrapped in a narrow column: one space between words. */
+static void squeeze_spaces(char *s)
+{
+	char *o = s;
+	for (const char *p = s; *p; p++) {
+		char ch = *p == '\n' || *p == '\t' ? ' ' : *p;
+		if (ch != ' ' || (o > s && o[-1] != ' '))
+			*o++ = ch;
+	}
+	*o = 0;
+}
+
 /* Every check the step makes, on the trace; the failures go to msg. */
 static int judge(const struct step *s, const char *scn, const struct lesson_trace *t, char *msg,
 		 size_t len)
@@ -144,8 +157,9 @@ static int judge(const struct step *s, const char *scn, const struct lesson_trac
 		int64_t e = lt_find(t, &s->forbid[i]);
 		if (e < 0)
 			continue;
-		char what[200];
+		char what[700]; /* a validator's report, whole: the student reads it */
 		event_text(t->ix, (uint64_t)e, false, what, sizeof(what));
+		squeeze_spaces(what);
 		bad++, k = say(msg, len, k, " '%s' happens (event %lld: %s).", s->forbid_text[i],
 			       (long long)e, what);
 	}

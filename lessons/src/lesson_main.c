@@ -20,6 +20,7 @@
 #include "lessons/src/runner.h"
 #include "lessons/src/session.h"
 #include "lib/xalloc.h"
+#include "viewer/cache.h"
 
 #ifndef ICACHE_VERSION
 #define ICACHE_VERSION "0.1"
@@ -303,6 +304,10 @@ int main(int argc, char **argv)
 {
 	struct args a = { .w = 120, .h = 40 };
 
+	/* A lesson's traces are small and temporary (every replay and every
+	 * scheduler press records a new one, removed at exit): an index cache
+	 * of each would only pile up in $XDG_CACHE_HOME. */
+	ix_cache_mode = IX_CACHE_OFF;
 	a.files = xcalloc((size_t)argc + 1, sizeof(*a.files));
 	int rc = parse_args(argc, argv, &a);
 	if (rc < 0)

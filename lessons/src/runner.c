@@ -342,7 +342,12 @@ static void program_progress(const struct runner *rn, int cpu, const struct canv
 			start++;
 		if (start > 0 && start < ix->nev && ix->ev[start - 1].type == EV_op_begin)
 			start--;
-		for (uint64_t i = start; i < ix->nev; i++) {
+		/* The trace runs on past the presses (to the end of the
+		 * scenario): count only up to the last event of the last one. */
+		uint64_t end = rn->out.boundary_ev < 0 ? 0 : (uint64_t)rn->out.boundary_ev + 1;
+		if (end > ix->nev)
+			end = ix->nev;
+		for (uint64_t i = start; i < end; i++) {
 			const struct ix_event *e = &ix->ev[i];
 			if (e->cpu != cpu)
 				continue;
@@ -363,8 +368,9 @@ static void program_progress(const struct runner *rn, int cpu, const struct canv
 		const char *mark = op < done            ? glyph(c, G_CHECK) :
 				   op == done && inside ? glyph(c, G_CURSOR) :
 							  "";
-		k += (size_t)snprintf(buf + k, len - k, "%s%s%.*s", op ? "  " : "", mark, (int)n,
-				      p);
+		/* the mark stands apart: an ASCII check is a 'v' */
+		k += (size_t)snprintf(buf + k, len - k, "%s%s%s%.*s", op ? "  " : "", mark,
+				      *mark ? " " : "", (int)n, p);
 		p = semi ? semi + 2 : p + n;
 	}
 }
@@ -478,12 +484,17 @@ static void draw_edit(struct runner *rn, const struct step *s, struct canvas *c,
 		"EXERCISE: press e to edit a copy of %s in $EDITOR. When you save and quit, the tool plays it under the checker (your own expect lines do not count) and checks that '%s' happens and every CPU finishes.",
 		s->scenario, s->reach_text);
 	draw_wrapped(c, r, y, R_HEADER, line, 0);
-	if (rn->ex_step != rn->cur)
-		return;
-	(*y)++;
+}
+
+/* The verdict on the student's scenario goes first, above the step's
+ * text: a validator's report is long, and it must not run off the
+ * bottom of a 120x40 screen. */
+static void draw_edit_verdict(struct runner *rn, struct canvas *c, struct rect r, int *y)
+{
 	draw_wrapped(c, r, y, rn->ex_verdict == 1 ? R_GOOD : R_BAD, rn->ex_msg, 0);
 	if (rn->have_ex)
 		draw_wrapped(c, r, y, R_DIM, "The panes show your run, to its last event.", 0);
+	(*y)++;
 }
 
 static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
@@ -509,6 +520,8 @@ static void draw_narrative(struct runner *rn, struct canvas *c, struct rect r)
 		draw_wrapped(c, in, &y, R_WAIT, line, 0);
 		y++;
 	}
+	if (s->kind == STEP_EDIT && rn->ex_step == rn->cur)
+		draw_edit_verdict(rn, c, in, &y);
 	if (s->text)
 		draw_wrapped(c, in, &y, R_NORMAL, s->text, 0);
 	if (s->ask)

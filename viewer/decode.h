@@ -1,0 +1,70 @@
+/*
+ * decode.h - inside the index's decoder (index.c, pdecode.c only).
+ *
+ * What babeltrace2 delivers is first described as a struct ix_raw (no
+ * babeltrace2 object in it), then applied to the index.  The serial
+ * loader does both in one process; the parallel one (pdecode.c) has
+ * decoder processes describe their share of the streams, sends the
+ * descriptions over pipes, and applies them here, merged by time, with
+ * the very same functions: the index comes out the same either way.
+ */
+#ifndef VIEWER_DECODE_H
+#define VIEWER_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "viewer/index.h"
+
+enum ix_raw_kind {
+	RAW_EVENT,      /* an icache event */
+	RAW_OTHER,      /* an event of another provider: name */
+	RAW_DISCARD,    /* discarded events (packets: packets) */
+	RAW_PACKET_END, /* a packet of stream ended at ts */
+	RAW_STREAM_END, /* stream ended (its message has no time) */
+	RAW_CLASS,      /* the metadata declares event class name */
+	RAW_STREAM,     /* (pipes only) stream is the stream file name */
+	RAW_END,        /* (pipes only) the decoder is done */
+	RAW_ERROR,      /* (pipes only) the decoder failed: name is why */
+};
+
+struct ix_raw {
+	uint8_t kind;
+	uint8_t core;       /* RAW_EVENT: the packet's cpu_id, 255 none */
+	bool packets;       /* RAW_DISCARD: packets rather than events */
+	int type, nf;       /* RAW_EVENT: the event's EV_ type, fields */
+	uint32_t absent;    /* bit f: optional field f not in this trace */
+	uint32_t is_class;  /* bit f: field f is a lock class */
+	int stream;         /* in ix->streams, -1 unknown */
+	int64_t ts;         /* ns; INT64_MIN none (RAW_EVENT: keep the last) */
+	int64_t te;         /* RAW_DISCARD: end, INT64_MIN unknown */
+	int64_t vtid, vpid; /* RAW_EVENT: -1 unknown */
+	uint64_t count;     /* RAW_DISCARD */
+	const char *name;
+	uint64_t v[IX_MAX_FIELDS];
+	const char *s[IX_MAX_FIELDS];
+};
+
+/* Apply one description to the index (the loader's state included). */
+void ix_raw_apply(struct trace_index *ix, const struct ix_raw *r);
+
+/* Where descriptions go instead of ix_raw_apply (a decoder process). */
+typedef void (*ix_raw_emit_fn)(struct trace_index *ix, const struct ix_raw *r);
+void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit);
+
+/* pdecode.c, for index.c's loader. */
+struct ix_pdec;
+/* Decode with a process per core (at most one per stream, at most 8;
+ * ICACHE_VIEW_DECODERS=N says how many, 1 none) if the trace allows it
+ * (no --run/--pid, two streams or more, none of them known damaged):
+ * NULL otherwise, and the serial graph is used. */
+struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams);
+/* Apply up to `rounds` x 512 merged descriptions; IX_MORE, IX_OK (all
+ * decoded) or IX_ERROR with err. */
+enum ix_status pdec_step(struct trace_index *ix, struct ix_pdec *p, int rounds, char *err,
+			 size_t len);
+/* Stop and reap the decoders; their peak resident sets (KiB) are added
+ * to *maxrss_kb. */
+void pdec_free(struct ix_pdec *p, uint64_t *maxrss_kb);
+
+#endif
