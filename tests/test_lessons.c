@@ -1927,6 +1927,33 @@ SIDE_TEST(title_and_moment_apart)
 }
 END_TEST
 
+/* iprune_sem is one rw_semaphore over several trace instances (0 the
+ * write hold, 1 + CPU a read hold): umount waiting to write it while the
+ * shrinker reads it is told who holds it, never "free" (lesson 09). */
+SIDE_TEST(rwsem_wait_names_reader)
+{
+	fresh_state();
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 HEAD("%s") "step: One\nat: contended iprune_sem on cpu0\nshow: pane locks\n"
+			    "text:\n  Umount waits.\n",
+		 scn("umount-dispose.scn"));
+	char path[600];
+	snprintf(path, sizeof(path), "%s/rwsem.lesson", state_dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	int st;
+	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s %s --keys '' --screen 140x40 2>&1",
+			    state_dir, bin_path("icache-lesson"), path);
+	ck_assert_msg(strstr(out, "WAITS for iprune_sem 0 at evict_inodes, held for read by cpu1"),
+		      "%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
 /*
  * Run test bodies side by side, each in a child of its own: the cases of
  * this suite mostly wait for the session daemon to record, and a daemon
@@ -1983,6 +2010,7 @@ START_TEST(run_cases)
 		{ SIDE(global_lock_named, 0) },
 		{ SIDE(lesson10_figures_are_real, 0) },
 		{ SIDE(title_and_moment_apart, 0) },
+		{ SIDE(rwsem_wait_names_reader, 0) },
 	};
 	const char *name[32];
 	side_fn fn[32];

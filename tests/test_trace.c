@@ -859,14 +859,18 @@ static void killed_as_it_starts(const char *dir)
 	char *out =
 		run_cmd(&st,
 			"cd %s && { %s record --cpus 2 --duration 30s --buffer-size 16M -o early"
-			" >/dev/null 2>&1 &"
+			" >/dev/null 2>early.err &"
 			" pid=$!; n=0; while [ ! -d early/ust ] && [ $n -lt 400 ]; do sleep 0.01;"
 			" n=$((n+1)); done; kill -9 $pid; wait $pid; } 2>/dev/null;"
-			" sleep 1; %s --summary early 2>&1; echo rc=$?",
+			" n=0; while [ ! -s early.err ] && [ $n -lt 100 ]; do sleep 0.1;"
+			" n=$((n+1)); done; %s --summary early 2>&1; echo rc=$?; cat early.err",
 			dir, sim, view);
 	bool empty = strstr(out, "cut before its first event") && strstr(out, "rc=2");
 	bool shown = strstr(out, "INCOMPLETE") && strstr(out, "rc=0");
 	ck_assert_msg(empty || shown, "a recorder killed as it starts: %.500s", out);
+	/* The watcher's word agrees with the viewer's. */
+	ck_assert_msg(strstr(out, empty ? "nothing was recorded" : "keeps what was recorded"),
+		      "the watcher said: %.500s", out);
 	ck_assert_msg(!strstr(out, "0x"), "library internals: %.500s", out);
 	free(out);
 }

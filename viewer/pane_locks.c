@@ -35,6 +35,41 @@ static int draw_sleep(struct app *a, struct canvas *c, struct rect r, int y,
 	return y;
 }
 
+/*
+ * Who holds what a CPU waits for, as "held by cpu1" or "free".  The
+ * sleeping rw-locks (iprune_sem, s_umount) are one lock over several
+ * instances (tracepoints/EVENTS.md): instance 0 is the write hold, 1 + CPU
+ * a read hold.  A writer waits for any hold of the class, a reader for the
+ * write hold, so "free" is said only when none of those is held.
+ */
+static void wait_holder(const struct app *a, const struct cpu_state *s, unsigned self, char *who,
+			size_t len)
+{
+	const struct trace_index *ix = a->ix;
+	const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
+	snprintf(who, len, "free");
+	if (li && li->holder >= 0) {
+		snprintf(who, len, "held by %s", thread_name(ix, (unsigned)li->holder));
+		return;
+	}
+	if (s->wait_cls != lock_class_by_name("iprune_sem") &&
+	    s->wait_cls != lock_class_by_name("s_umount"))
+		return;
+	bool writer = ix_id_value(ix, s->wait_obj) == 0;
+	for (unsigned cpu = 0; cpu < ix->ncpus; cpu++) {
+		const struct cpu_state *o = model_cpu(a->m, cpu);
+		for (int i = 0; cpu != self && i < o->nheld; i++) {
+			const struct held_lock *h = &o->held[i];
+			uint64_t inst = ix_id_value(ix, h->obj);
+			if (h->cls == s->wait_cls && (writer || inst == 0)) {
+				snprintf(who, len, "held %s by %s", inst ? "for read" : "for write",
+					 thread_name(ix, cpu));
+				return;
+			}
+		}
+	}
+}
+
 static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
 		    const struct cpu_state *s)
 {
@@ -68,12 +103,8 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 			      site_label(h->site), h->trylock ? " (trylock)" : "");
 	}
 	if (s->waiting && y < r.y + r.h) {
-		const struct lock_inst *li =
-			model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
-		char who[40] = "free";
-		if (li && li->holder >= 0)
-			snprintf(who, sizeof(who), "held by %s",
-				 thread_name(ix, (unsigned)li->holder));
+		char who[48];
+		wait_holder(a, s, cpu, who, sizeof(who));
 		canvas_printf(c, r.x, y++, r.w, R_WAIT, " %s %s %s %" PRIu64 " at %s, %s%s",
 			      glyph(c, G_WAIT), s->contended ? "WAITS for" : "acquiring",
 			      lock_class_label(s->wait_cls), ix_id_value(ix, s->wait_obj),
@@ -130,10 +161,8 @@ static int draw_idle(struct app *a, struct canvas *c, struct rect r, int y)
 static int draw_waiter(struct app *a, struct canvas *c, struct rect r, int y, unsigned cpu,
 		       const struct cpu_state *s)
 {
-	const struct lock_inst *li = model_lock(a->m, s->wait_cls, s->wait_obj, s->wait_life);
-	char who[24] = "free";
-	if (li && li->holder >= 0)
-		snprintf(who, sizeof(who), "held by %s", thread_name(a->ix, (unsigned)li->holder));
+	char who[48];
+	wait_holder(a, s, cpu, who, sizeof(who));
 	if (y >= r.y && y < r.y + r.h)
 		canvas_printf(c, r.x, y, r.w, R_WAIT, "%-6s %s %s %" PRIu64 " (%s) at %s",
 			      thread_name(a->ix, cpu), glyph(c, G_WAIT),

@@ -15,8 +15,10 @@ struct cpu_track {
 	uint8_t cls[16];
 	uint32_t obj[16];
 	int n;
-	uint32_t cur; /* inode it holds a pointer to, UINT32_MAX none */
-	uint32_t rcu; /* depth of its RCU read-side sections */
+	uint32_t cur;      /* inode it holds a pointer to, UINT32_MAX none */
+	bool cur_freed;    /* another CPU freed cur since (forget) */
+	uint16_t cur_life; /* which life of cur's number (0 unknown) */
+	uint32_t rcu;      /* depth of its RCU read-side sections */
 	bool prot;
 	uint64_t since; /* UINT64_MAX: not unprotected */
 };
@@ -25,6 +27,7 @@ struct ino_track {
 	uint16_t lists;
 	int16_t owner; /* CPU slot that set an owning flag, -1 */
 	uint32_t flags;
+	uint16_t life; /* its inode_alloc's life (0 unknown) */
 };
 
 struct pass {
@@ -52,6 +55,7 @@ static void guards_init(struct pass *p)
 		  { "hash_bucket", "hash" },
 		  { "inode_sb_list_lock", "sb" },
 		  { "inode_lru_lock", "lru in_use" },
+		  { "list_lru_lock", "lru" }, /* modern: the per-node list_lru lock */
 		  { "inode_wb_list_lock", "b_dirty b_io b_more_io" } };
 	for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
 		int c = lock_class_by_name(g[k].cls);
@@ -69,6 +73,11 @@ static void guards_init(struct pass *p)
 	p->global = lock_class_by_name("inode_lock");
 	p->owning = flag_new() | flag_freeing() | flag_will_free() |
 		    (1u << state_flag_by_name("I_SYNC"));
+	/* modern: the shrinker that set I_LRU_ISOLATING has the inode pinned
+	 * while it strips its pages with no lock held (evict waits for it) */
+	int iso = state_flag_by_name("I_LRU_ISOLATING");
+	if (iso >= 0 && iso < 32)
+		p->owning |= 1u << iso;
 }
 
 static struct ino_track *ino(struct pass *p, uint32_t obj)
@@ -91,11 +100,16 @@ static bool is_protected(struct pass *p, int slot, uint32_t obj)
 	const struct cpu_track *c = &p->cpu[slot];
 	const struct ino_track *t = omap_get(&p->inodes, obj);
 	const int32_t *r = omap_get(&p->refs, (uint64_t)slot << 32 | obj);
+	/* c's pointer is to another life of the number than the one tracked
+	 * (an inode being torn down while a new one of its number is
+	 * built): the tracked one says nothing about c's */
+	if (t && c->cur == obj && c->cur_life && t->life && c->cur_life != t->life)
+		t = NULL;
 	if ((r && *r > 0) || (t && t->owner == slot && (t->flags & p->owning)))
 		return true;
 	/* Not yet in the trace: an inode its allocator has not published
 	 * (it locks it before hashing it), visible to nobody else. */
-	if (!t)
+	if (!t && !(c->cur == obj && c->cur_freed))
 		return true;
 	/* Inside rcu_read_lock the inode's memory outlives the section (it is
 	 * freed by call_rcu): the pointer is safe to follow, and what it
@@ -131,18 +145,20 @@ static void track_lock(struct cpu_track *c, const struct ix_event *e)
 }
 
 /*
- * X is freed.  Its tracker goes (memory stays bounded by the live
- * inodes) unless a CPU still holds a pointer to it: then it stays, on no
- * list and owned by nobody, so that pointer is not taken for one to an
- * inode not yet published (is_protected) -- it is the race itself.
+ * X is freed (its tracker goes: memory stays bounded by the live
+ * inodes).  Another CPU that still holds a pointer to it is told so: its
+ * X must not look like an inode not yet published (is_protected), it is
+ * the race itself.  The freeing CPU owned X; an inode of the same number
+ * allocated later gets a tracker of its own.
  */
-static void forget(struct pass *p, uint32_t obj)
+static void forget(struct pass *p, int slot, uint32_t obj, uint16_t life)
 {
+	const struct ino_track *t = omap_get(&p->inodes, obj);
+	if (t && life && t->life && t->life != life)
+		return; /* an older life: the tracker is of a newer one */
 	for (int k = 0; k < NSLOT; k++)
-		if (p->cpu[k].cur == obj) {
-			*ino(p, obj) = (struct ino_track){ 0, -1, 0 };
-			return;
-		}
+		if (k != slot && p->cpu[k].cur == obj)
+			p->cpu[k].cur_freed = true;
 	omap_del(&p->inodes, obj);
 }
 
@@ -152,11 +168,11 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 	const uint16_t del = (uint16_t)(e->a < 16 ? 1u << e->a : 0);
 	switch (e->type) {
 	case EV_inode_alloc:
-		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0 };
+		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0, e->life };
 		*own_refs(p, slot, e->obj) = 1;
 		break;
 	case EV_inode_free:
-		forget(p, e->obj);
+		forget(p, slot, e->obj, e->life);
 		break;
 	case EV_inode_ref: {
 		int32_t *r = own_refs(p, slot, e->obj);
@@ -280,17 +296,30 @@ static void step(struct pass *p, uint64_t i)
 	struct cpu_track *c = &p->cpu[slot];
 	if (e->type == EV_op_begin || e->type == EV_op_end) {
 		c->cur = UINT32_MAX;
+		c->cur_freed = false;
+		c->cur_life = 0;
 		c->since = UINT64_MAX;
 		return;
 	}
 	uint32_t t = touched(p, e);
 	if (t != UINT32_MAX) {
-		/* (an allocation is a new inode, not a use of the old pointer) */
-		if (t == c->cur && c->since != UINT64_MAX && e->type != EV_inode_alloc)
+		/* (an allocation, or another life of the number, is a new
+		 * inode, not a use of the old pointer) */
+		bool other = e->life && c->cur_life && e->life != c->cur_life;
+		if (t == c->cur && c->since != UINT64_MAX && e->type != EV_inode_alloc && !other)
 			add_span(p, slot, t, c->since, i);
 		c->since = UINT64_MAX;
+		bool fresh = t != c->cur || other;
+		c->cur_freed = c->cur_freed && !fresh;
+		if (fresh)
+			c->cur_life = 0;
+		if (e->life)
+			c->cur_life = e->life;
 		c->cur = t;
-		c->prot = true; /* it had a pointer; whether it was safe is above */
+		/* A pointer it had: whether it was safe is above.  A pointer it
+		 * takes now (a first touch, an i_lock it waits for) starts no
+		 * span unless it had a protection to give up. */
+		c->prot = fresh ? is_protected(p, slot, t) : true;
 	}
 	apply(p, e, slot);
 	if (c->cur == UINT32_MAX || half_move(p, i))

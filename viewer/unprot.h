@@ -8,13 +8,15 @@
  *     protection is any of: a lock that guards X (X's i_lock, the global
  *     inode_lock, or the lock of a list X is on just then: hash
  *     (inode_hash_lock / hash_bucket), sb (inode_sb_list_lock), LRU
- *     (inode_lru_lock), writeback (inode_wb_list_lock)), a reference of
- *     c's own (its inode_ref increments minus decrements, the allocation
- *     counting as one), X's teardown or writeback being c's (c set
- *     I_NEW, I_FREEING, I_WILL_FREE or I_SYNC and it is still set), or
- *     an RCU read-side section of c's (rcu_read_lock: X's memory is freed
- *     only after it ends, and c checks X under its i_lock); an X with no
- *     inode_alloc yet is its allocator's own, not yet visible;
+ *     (inode_lru_lock, modern's list_lru_lock), writeback
+ *     (inode_wb_list_lock)), a reference of c's own (its inode_ref
+ *     increments minus decrements, the allocation counting as one), X's
+ *     teardown or writeback being c's (c set I_NEW, I_FREEING,
+ *     I_WILL_FREE, I_SYNC or modern's I_LRU_ISOLATING and it is still
+ *     set), or an RCU read-side section of c's (rcu_read_lock: X's memory
+ *     is freed only after it ends, and c checks X under its i_lock); an X
+ *     with no inode_alloc yet is its allocator's own, not yet visible,
+ *     unless another CPU freed it while c held the pointer (the race);
  *   - `to` is c's next event that touches X (its state, count, a list,
  *     its i_lock, or a violation naming it), in the same operation; c
  *     allocating a new inode of the same number is not a use of the old

@@ -31,6 +31,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -769,6 +770,29 @@ static int destroy_sessions_of(const char *rec)
 	return found;
 }
 
+/* Does a metadata file under dir/ust declare an event?  A recorder
+ * killed while its session was being set up leaves only the preamble. */
+static bool trace_declares_events(const char *dir)
+{
+	glob_t g;
+	char pat[PATH_MAX];
+	bool any = false;
+	snprintf(pat, sizeof(pat), "%s/ust/*/*/*/metadata", dir);
+	if (glob(pat, 0, NULL, &g) != 0)
+		return false;
+	for (size_t i = 0; i < g.gl_pathc && !any; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "rb");
+		char buf[65536];
+		size_t n;
+		while (f && !any && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			any = memmem(buf, n, "event {", 7) != NULL;
+		if (f)
+			fclose(f);
+	}
+	globfree(&g);
+	return any;
+}
+
 int recorder_watch_main(int argc, char **argv)
 {
 	char c;
@@ -787,7 +811,12 @@ int recorder_watch_main(int argc, char **argv)
 	int found = destroy_sessions_of(argv[2]);
 	if (sessiond > 0)
 		stop_own_sessiond(sessiond, argv[5], 0);
-	if (found)
+	if (found && !trace_declares_events(argv[3]))
+		fprintf(stderr,
+			"icache-sim record: the run did not finish; it ended before its "
+			"first event reached %s: nothing was recorded\n",
+			argv[3]);
+	else if (found)
 		fprintf(stderr,
 			"icache-sim record: the run did not finish; the trace in %s "
 			"keeps what was recorded until then\n",

@@ -698,7 +698,7 @@ static long evict_inodes(struct super_block *sb)
  * invalidate_inodes(sb, kill_dirty): the other half of the split
  * (63997e98a3b), for callers that want to know: free what is unused and
  * say whether anything was busy.  Dirty inodes count as busy unless
- * kill_dirty.  Takes no iprune_sem.
+ * kill_dirty (added by 93b270f76e7, 2.6.38).  Takes no iprune_sem.
  */
 static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
 {

@@ -722,7 +722,7 @@ static long evict_inodes(struct super_block *sb)
 	return freed;
 }
 
-/* No kill_dirty yet (63997e98a3b came later): every unused inode goes. */
+/* No kill_dirty yet (93b270f76e7, 2.6.38): every unused inode goes. */
 static int invalidate_inodes(struct super_block *sb, bool kill_dirty)
 {
 	long freed;
