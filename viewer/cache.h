@@ -31,7 +31,7 @@
 #include "viewer/index.h"
 
 /* Bump when anything written to the cache changes meaning. */
-#define IX_CACHE_VERSION 4 /* 4: the event checksum is taken in chunks */
+#define IX_CACHE_VERSION 5 /* 5: the unprotected spans tell lives apart */
 
 enum ix_cache_mode {
 	IX_CACHE_ON,  /* reuse a valid cache, write one after a load */
