@@ -440,70 +440,60 @@ static void inode_io_list_del(struct inode *inode)
 }
 
 /*
- * inode_wait_for_writeback: sleep until whoever is writing the inode
- * clears I_SYNC; drops both locks to sleep, retakes them in the order.
+ * inode_wait_for_writeback, i_lock held: sleep until whoever is writing
+ * the inode clears I_SYNC.  Drops i_lock to sleep and takes it again.
  */
-static void inode_wait_for_writeback(struct inode *inode, struct bdi_writeback *wb)
+static void inode_wait_for_writeback(struct inode *inode)
 {
 	SITE(writeback_single_inode);
 
 	while (inode_state(inode) & I_SYNC) {
 		uint64_t token = wait_inode_prepare(inode);
 		spin_unlock(&inode->i_lock);
-		spin_unlock(&wb->list_lock);
 		wait_inode_token(inode, token, __site);
-		spin_lock(&wb->list_lock);
 		spin_lock(&inode->i_lock);
 	}
 }
 
 /*
- * writeback_single_inode: called, and returns, with wb->list_lock and
- * i_lock held; drops both while "writing".  I_SYNC keeps the inode alive
- * without a reference (evict waits for it) and mark_inode_dirty leaves a
- * syncing inode where it is.  Every page is written, so the "slice used
- * up" requeue after the write is not taken.
+ * __writeback_single_inode, I_SYNC set and no lock held: the pages are
+ * written (do_writepages), then the metadata bits are cleared under
+ * i_lock just before write_inode.  Every page is written, so the "slice
+ * used up" requeue after the write is not taken.
  */
-static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb,
-				   enum wb_sync_mode sync_mode)
+static void write_single_inode(struct inode *inode)
 {
 	SITE(writeback_single_inode);
 
-	if (inode_state(inode) & I_SYNC) {
-		if (sync_mode != WB_SYNC_ALL) {
-			/* requeue_io: someone else is writing it; look
-			 * again once b_io is done. */
-			inode_wb_move(inode, wb, LIST_b_more_io, __site);
-			return;
-		}
-		/* A data-integrity sync must wait for that write. */
-		inode_wait_for_writeback(inode, wb);
-	}
-	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
-	spin_unlock(&inode->i_lock);
-	spin_unlock(&wb->list_lock);
-
 	/* do_writepages (and filemap_fdatawait for WB_SYNC_ALL) here. */
-
-	/* The metadata bits are cleared just before write_inode. */
 	spin_lock(&inode->i_lock);
 	inode_state_clear(inode, I_DIRTY_SYNC | I_DIRTY_DATASYNC, __site);
 	spin_unlock(&inode->i_lock);
-
 	/* write_inode here, if it was dirty. */
+}
 
-	spin_lock(&wb->list_lock);
-	spin_lock(&inode->i_lock);
-	/* requeue_inode (i_io_list: both locks held)... */
-	if (!(inode_state(inode) & I_FREEING)) {
-		if (inode_state(inode) & I_DIRTY)
-			/* Redirtied while we wrote it. */
-			wb_redirty_tail(inode, wb, __site);
-		else
-			inode_wb_del(inode, __site);
-	}
-	/* ...then inode_sync_complete: clean and unused, onto the LRU now
-	 * (nobody holds a reference whose iput would put it there). */
+/* requeue_inode, wb->list_lock and i_lock held (i_io_list needs both). */
+static void requeue_inode(struct inode *inode, struct bdi_writeback *wb)
+{
+	SITE(writeback_single_inode);
+
+	if (inode_state(inode) & I_FREEING)
+		return; /* evict takes it off */
+	if (inode_state(inode) & I_DIRTY)
+		wb_redirty_tail(inode, wb, __site); /* redirtied while we wrote */
+	else
+		inode_wb_del(inode, __site);
+}
+
+/*
+ * inode_sync_complete, i_lock held: the write is over.  A clean, unused
+ * inode goes onto the LRU now (nobody holds a reference whose iput would
+ * put it there).
+ */
+static void inode_sync_complete(struct inode *inode)
+{
+	SITE(writeback_single_inode);
+
 	inode_state_clear(inode, I_SYNC, __site);
 	inode_lru_list_add(inode, false);
 	wake_up_inode(inode);
@@ -513,6 +503,9 @@ static void writeback_single_inode(struct inode *inode, struct bdi_writeback *wb
  * One pass of the flusher over the wb's dirty inodes (writeback_sb_inodes).
  * No reference is taken: wb->list_lock keeps an inode on b_io alive (evict
  * must take it to unlink the inode), and I_SYNC once the locks are dropped.
+ * I_DIRTY_PAGES is cleared as I_SYNC is set (simplified: the kernel clears
+ * it after do_writepages and sets it again from the page tags, which the
+ * simulator's page cache does not have).
  */
 static long writeback_inodes(struct bdi_writeback *wb, long nr)
 {
@@ -531,7 +524,21 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 			spin_unlock(&inode->i_lock);
 			continue;
 		}
-		writeback_single_inode(inode, wb, WB_SYNC_NONE);
+		if (inode_state(inode) & I_SYNC) {
+			/* requeue_io: someone else is writing it; look
+			 * again once b_io is done. */
+			inode_wb_move(inode, wb, LIST_b_more_io, __site);
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		spin_unlock(&wb->list_lock);
+		inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
+		spin_unlock(&inode->i_lock);
+		write_single_inode(inode);
+		spin_lock(&wb->list_lock);
+		spin_lock(&inode->i_lock);
+		requeue_inode(inode, wb);
+		inode_sync_complete(inode);
 		spin_unlock(&inode->i_lock);
 	}
 	spin_unlock(&wb->list_lock);
@@ -539,20 +546,31 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 }
 
 /*
- * write_inode_now(inode, 1): write one inode with WB_SYNC_ALL (fsync, and
- * iput_final on a dying sb).  Its closing inode_sync_wait finds I_SYNC
- * clear unless another writer started meanwhile: not modelled.
+ * write_inode_now(inode, 1) -> writeback_single_inode, WB_SYNC_ALL (fsync,
+ * and iput_final on a dying sb): i_lock alone until the write is done.  A
+ * flusher's write in progress is waited for; a clean inode is left alone,
+ * on whatever list it is; only the requeue takes wb->list_lock.
  */
 static void write_inode_now(struct inode *inode)
 {
 	SITE(writeback_single_inode);
 	struct bdi_writeback *wb = inode->i_sb->s_bdi;
 
+	spin_lock(&inode->i_lock);
+	inode_wait_for_writeback(inode);
+	if (!(inode_state(inode) & I_DIRTY)) {
+		spin_unlock(&inode->i_lock);
+		return;
+	}
+	inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
+	spin_unlock(&inode->i_lock);
+	write_single_inode(inode);
 	spin_lock(&wb->list_lock);
 	spin_lock(&inode->i_lock);
-	writeback_single_inode(inode, wb, WB_SYNC_ALL);
-	spin_unlock(&inode->i_lock);
+	requeue_inode(inode, wb);
 	spin_unlock(&wb->list_lock);
+	inode_sync_complete(inode);
+	spin_unlock(&inode->i_lock);
 }
 
 static void mark_inode_dirty(struct inode *inode, unsigned flags)
