@@ -82,14 +82,15 @@ babeltrace2 "$trace" -c sink.utils.counter -p 'step=+0' >/dev/null 2>&1
 r=1
 while [ "$r" -le "$VIEW_REPS" ]; do
 	t0=$(now)
-	${TIME:+$TIME -f %M -o "$TMP/bt.rss"} babeltrace2 "$trace" -c sink.utils.counter \
+	${TIME:+$TIME -f "%M %U %S" -o "$TMP/bt.rss"} babeltrace2 "$trace" -c sink.utils.counter \
 		-p 'step=+0' >"$TMP/bt.out" 2>"$TMP/bt.err" || {
 		echo "  babeltrace2 failed on the trace:" >&2
 		head -3 "$TMP/bt.err" >&2
 		exit 1
 	}
 	t1=$(now)
-	bt_rss=$( [ -n "$TIME" ] && tail -1 "$TMP/bt.rss" || echo -1)
+	bt_rss=$( [ -n "$TIME" ] && tail -1 "$TMP/bt.rss" | awk '{ print $1 }' || echo -1)
+	bt_cpu=$( [ -n "$TIME" ] && tail -1 "$TMP/bt.rss" | awk '{ print $2 + $3 }' || echo -1)
 	"$VIEW" --bench --no-cache "$trace" >"$TMP/view.json" 2>"$TMP/view.err" || {
 		echo "  icache-view --bench failed:" >&2
 		head -3 "$TMP/view.err" >&2
@@ -99,14 +100,16 @@ while [ "$r" -le "$VIEW_REPS" ]; do
 	bt_events=$(awk '$2 == "Event" && $3 == "messages" { print $1 }' "$TMP/bt.out" | tail -1)
 	tr -d '\n' <"$TMP/view.json" | awk -v bt_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
 		-v view_wall="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" -v bt_events="${bt_events:-0}" \
-		-v bt_rss="${bt_rss:--1}" '
+		-v bt_rss="${bt_rss:--1}" -v bt_cpu="${bt_cpu:--1}" '
 		function num(k,   m) {
 			if (!match($0, "\"" k "\":-?[0-9][0-9.eE+-]*")) return -1
 			return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0
 		}
 		{ print bt_s, bt_events, view_wall, num("events"), num("load_s"), num("events_per_s"),
 			num("bytes_per_event"), num("jump_end_ms"), num("jump_start_ms"), num("jump_middle_ms"),
-			num("maxrss_kb"), bt_rss, num("decoders") }' \
+			num("maxrss_kb"), bt_rss, num("decoders"), bt_cpu,
+			num("loader_cpu_s") + (num("decoders_cpu_s") > 0 ? num("decoders_cpu_s") : 0),
+			(num("busiest_decoder_cpu_s") > num("loader_cpu_s") ? num("busiest_decoder_cpu_s") : num("loader_cpu_s")) }' \
 		>>"$TMP/rows"
 	r=$((r + 1))
 done
@@ -140,7 +143,8 @@ function median(n,   i, j, t) {
 }
 function jn(x) { return x < 0 ? "null" : sprintf("%.6g", x) }
 { n++; bt_s[n] = $1; bt_ev[n] = $2; vw[n] = $3; ev[n] = $4; load[n] = $5; rate[n] = $6
-  bpe[n] = $7; jend[n] = $8; jstart[n] = $9; vrss[n] = $11; brss[n] = $12; dec = $13 }
+  bpe[n] = $7; jend[n] = $8; jstart[n] = $9; vrss[n] = $11; brss[n] = $12; dec = $13
+  bcpu[n] = $14; vcpu[n] = $15; vbusy[n] = $16 }
 END {
 	if (!n) exit 1
 	events = ev[1]
@@ -156,6 +160,11 @@ END {
 	for (i = 1; i <= n; i++) v[i] = load[i]; m_load = median(n)
 	for (i = 1; i <= n; i++) v[i] = vrss[i]; m_vrss = median(n)
 	for (i = 1; i <= n; i++) v[i] = brss[i]; m_brss = median(n)
+	for (i = 1; i <= n; i++) v[i] = bcpu[i]; m_bcpu = median(n)
+	for (i = 1; i <= n; i++) v[i] = vcpu[i]; m_vcpu = median(n)
+	for (i = 1; i <= n; i++) v[i] = vbusy[i]; m_vbusy = median(n)
+	for (i = 1; i <= n; i++) v[i] = bcpu[i] > 0 && vbusy[i] > 0 ? bcpu[i] / vbusy[i] : -1
+	r_free = median(n)
 	v_pe = events > 0 && m_vrss > 0 ? m_vrss * 1024 / events : -1
 	b_pe = events > 0 && m_brss > 0 ? m_brss * 1024 / events : -1
 
@@ -165,6 +174,10 @@ END {
 	printf "  index rate / babeltrace2 counter sink:   %sx   (%d repetition%s, median; %s)\n", \
 		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s", \
 		(dec > 1 ? sprintf("%d decoder processes", dec) : "one process")
+	printf "  CPU time: babeltrace2 %s s; viewer %.2f s in all, %.2f s in its busiest process\n", \
+		m_bcpu < 0 ? "n/a" : sprintf("%.2f", m_bcpu), m_vcpu, m_vbusy
+	printf "  index rate on %d free cores (estimate):   %sx   (babeltrace2 CPU / the busiest process CPU)\n", \
+		(dec > 1 ? dec : 1), r_free < 0 ? "n/a" : sprintf("%.2f", r_free)
 	printf "  reopen from the index cache:             %s s for %d events (%s of one full index)\n", \
 		reopen_s < 0 ? "n/a" : sprintf("%.3f", reopen_s), events, \
 		(reopen_s >= 0 && m_load > 0 ? sprintf("%.3f", reopen_s / m_load) : "n/a")
@@ -185,7 +198,9 @@ END {
 	printf "\"jump_end_and_back_vs_index\":%s,\"jump_end_and_back_ms\":%s,\"index_s\":%s,", jn(r_jump), jn(m_jump), jn(m_load) > json
 	printf "\"reopen_s\":%s,\"reopen_maxrss_kb\":%s,\"index_maxrss_kb\":%s,\"babeltrace2_maxrss_kb\":%s,", \
 		jn(reopen_s), jn(reopen_rss), jn(m_vrss), jn(m_brss) > json
-	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"decoders\":%d,\"runs\":[", jn(v_pe), jn(b_pe), dec > json
+	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"decoders\":%d,", jn(v_pe), jn(b_pe), dec > json
+	printf "\"babeltrace2_cpu_s\":%s,\"index_cpu_s\":%s,\"index_busiest_cpu_s\":%s,\"index_rate_free_cores_estimate\":%s,\"runs\":[", \
+		jn(m_bcpu), jn(m_vcpu), jn(m_vbusy), jn(r_free) > json
 	for (i = 1; i <= n; i++)
 		printf "%s{\"babeltrace2_s\":%s,\"babeltrace2_events\":%d,\"view_wall_s\":%s,\"load_s\":%s,\"jump_end_ms\":%s,\"jump_start_ms\":%s}", \
 			(i > 1 ? "," : ""), jn(bt_s[i]), bt_ev[i], jn(vw[i]), jn(load[i]), jn(jend[i]), jn(jstart[i]) > json

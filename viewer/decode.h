@@ -63,8 +63,8 @@ struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams);
  * decoded) or IX_ERROR with err. */
 enum ix_status pdec_step(struct trace_index *ix, struct ix_pdec *p, int rounds, char *err,
 			 size_t len);
-/* Stop and reap the decoders; their peak resident sets (KiB) are added
- * to *maxrss_kb. */
-void pdec_free(struct ix_pdec *p, uint64_t *maxrss_kb);
+/* Stop and reap the decoders; what they used (peak resident set, CPU
+ * time) is added to ix's decoders_* figures (ix may be NULL). */
+void pdec_free(struct ix_pdec *p, struct trace_index *ix);
 
 #endif

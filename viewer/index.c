@@ -1302,7 +1302,7 @@ static void loader_free(struct trace_index *ix, struct ix_loader *ld)
 {
 	if (!ld)
 		return;
-	pdec_free(ld->pdec, &ix->decoders_maxrss_kb);
+	pdec_free(ld->pdec, ix);
 	ctf_dirs_free(&ld->dirs);
 	if (ld->poisoned) {
 		/* babeltrace2 died half-way: leave its objects alone. */

@@ -222,9 +222,11 @@ struct trace_index {
 	/* Where the event array and the checkpoints live (cache.h): NULL
 	 * means malloc'd memory. */
 	struct ix_store *store;
-	uint64_t decoded;            /* events babeltrace2 decoded for this process */
-	unsigned decoders;           /* processes that decoded them (pdecode.c), 0: this one */
-	uint64_t decoders_maxrss_kb; /* their peak resident sets, summed */
+	uint64_t decoded;             /* events babeltrace2 decoded for this process */
+	unsigned decoders;            /* processes that decoded them (pdecode.c), 0: this one */
+	uint64_t decoders_maxrss_kb;  /* their peak resident sets, summed */
+	uint64_t decoders_cpu_ns;     /* their CPU time (user + system), summed */
+	uint64_t decoders_cpu_max_ns; /* the busiest one's */
 	/* The "unprotected" spans (unprot.h) of a finished load, found once
 	 * and kept in the index cache so that a reopen need not scan every
 	 * event again; uspans_known: these are all of them (malloc'd). */

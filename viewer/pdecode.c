@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -227,7 +228,12 @@ static int decoders_wanted(const struct trace_index *ix, uint64_t streams)
 	return n < 2 ? 1 : (int)n;
 }
 
-void pdec_free(struct ix_pdec *p, uint64_t *maxrss_kb)
+static uint64_t tv_ns(struct timeval t)
+{
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_usec * 1000u;
+}
+
+void pdec_free(struct ix_pdec *p, struct trace_index *ix)
 {
 	if (!p)
 		return;
@@ -239,9 +245,16 @@ void pdec_free(struct ix_pdec *p, uint64_t *maxrss_kb)
 			struct rusage ru;
 			if (!in->ended) /* (one that finished is exiting by itself) */
 				kill(in->pid, SIGKILL);
+			memset(&ru, 0, sizeof(ru));
 			while (wait4(in->pid, NULL, 0, &ru) < 0 && errno == EINTR)
 				;
-			*maxrss_kb += (uint64_t)ru.ru_maxrss;
+			uint64_t cpu = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
+			if (ix) {
+				ix->decoders_maxrss_kb += (uint64_t)ru.ru_maxrss;
+				ix->decoders_cpu_ns += cpu;
+				if (cpu > ix->decoders_cpu_max_ns)
+					ix->decoders_cpu_max_ns = cpu;
+			}
 		}
 		free(in->buf);
 		free(in->smap);
@@ -283,8 +296,7 @@ struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams)
 		p->n++;
 	}
 	if (p->n < n) { /* some decoder could not start: all or nothing */
-		uint64_t rss = 0;
-		pdec_free(p, &rss);
+		pdec_free(p, NULL);
 		return NULL;
 	}
 	ix->decoders = (unsigned)n;

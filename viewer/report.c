@@ -109,6 +109,24 @@ static void summary_health(FILE *f, const struct trace_index *ix)
 		fprintf(f, "  - %s\n", ix->reasons[i]);
 }
 
+/* The span counts, and the longest span (where to look at one). */
+static void json_unprot(FILE *f, const struct trace_index *ix)
+{
+	const struct unprot *u = unprot_spans_all(ix);
+	fprintf(f, ",\"unprotected_spans\":%u,\"unprotected_spans_unreliable\":%u", u->n,
+		u->unreliable);
+	const struct unprot_span *l = NULL;
+	for (uint32_t k = 0; k < u->n; k++)
+		if (!l || u->s[k].to - u->s[k].from > l->to - l->from)
+			l = &u->s[k];
+	if (l)
+		fprintf(f,
+			",\"unprotected_longest\":{\"cpu\":%u,\"inode\":%" PRIu64
+			",\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"unreliable\":%s}",
+			l->cpu, ix_id_value(ix, l->obj), l->from, l->to,
+			l->unreliable ? "true" : "false");
+}
+
 static void json_health(FILE *f, const struct trace_index *ix)
 {
 	fprintf(f, ",\"complete\":%s,\"incomplete_reasons\":[", ix_complete(ix) ? "true" : "false");
@@ -348,9 +366,7 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 	fprintf(f, ",\"time\":\"%s\"",
 		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
-	const struct unprot *u = unprot_spans_all(ix);
-	fprintf(f, ",\"unprotected_spans\":%u,\"unprotected_spans_unreliable\":%u", u->n,
-		u->unreliable);
+	json_unprot(f, ix);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));
@@ -417,6 +433,10 @@ int report_bench(FILE *f, const char *path)
 		fprintf(stderr, "icache-view: %s\n", err);
 		return 2;
 	}
+	struct rusage lru;
+	getrusage(RUSAGE_SELF, &lru); /* the loader's CPU time for the load */
+	double loader_cpu = (double)lru.ru_utime.tv_sec + (double)lru.ru_utime.tv_usec / 1e6 +
+			    (double)lru.ru_stime.tv_sec + (double)lru.ru_stime.tv_usec / 1e6;
 	struct model *m = model_new();
 	ix_apply_order(ix, m);
 	uint64_t t2 = mono_ns();
@@ -440,12 +460,14 @@ int report_bench(FILE *f, const char *path)
 		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f,"
 		"\"cache\":\"%s\",\"decoded\":%" PRIu64 ",\"decoders\":%u,\"maxrss_kb\":%" PRIu64
 		",\"loader_maxrss_kb\":%ld,\"decoders_maxrss_kb\":%" PRIu64 ","
+		"\"loader_cpu_s\":%.3f,\"decoders_cpu_s\":%.3f,\"busiest_decoder_cpu_s\":%.3f,"
 		"\"peak_bytes_per_event\":%.2f}\n",
 		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0, sizeof(struct ix_event),
 		ix->nev ? (double)(idx + side) / (double)ix->nev : 0, ix->nckpts,
 		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6, (double)(t5 - t4) / 1e6,
 		ix_cache_state_name(ix_cache_state(ix)), ix->decoded, ix->decoders, rss,
-		ru.ru_maxrss, ix->decoders_maxrss_kb,
+		ru.ru_maxrss, ix->decoders_maxrss_kb, loader_cpu, (double)ix->decoders_cpu_ns / 1e9,
+		(double)ix->decoders_cpu_max_ns / 1e9,
 		ix->nev ? (double)rss * 1024 / (double)ix->nev : 0);
 	model_free(m);
 	ix_free(ix);

@@ -90,6 +90,7 @@ struct runner {
 	struct glossary gl;
 	bool gl_loaded, gl_open;
 	int gl_start, gl_next; /* this page's first entry, the next page's */
+	int tab;               /* Tab presses in this step: the panes turn */
 
 	/* the edit exercise's last verdict: the student's own run */
 	int ex_step;    /* -1 none */
@@ -628,12 +629,21 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	bool inodes = false;
 	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
 		inodes = a->ix->ev[i].type == EV_inode_alloc;
-	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH };
-	for (int i = 0; i < 3 && n < most; i++)
+	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH,
+			      inodes ? PANE_GRAPH : PANE_INODE, PANE_STATS };
+	int shown = n;
+	for (int i = 0; i < NR_PANES; i++)
 		if (!used[deflt[i]]) {
 			used[deflt[i]] = true;
+			shown += shown < most;
 			order[n++] = deflt[i];
 		}
+	/* Tab turns the list: each press brings the next pane first. */
+	int turned[NR_PANES];
+	for (int i = 0; i < n; i++)
+		turned[i] = order[(i + rn->tab) % n];
+	memcpy(order, turned, sizeof(turned));
+	n = shown;
 	/* Heights: share the column, the first pane a little larger. */
 	int y = r.y;
 	for (int i = 0; i < n; i++) {
@@ -647,7 +657,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 		if (vp >= 0 && hh >= 4) {
 			/* Boxed and titled the way icache-view boxes them; the
 			 * pane the step asks for is the focused one. */
-			bool focus = i == 0 && s->nshow && first_is_pane(s);
+			bool focus = i == 0 && (rn->tab || (s->nshow && first_is_pane(s)));
 			struct rect box = { r.x, y, r.w, hh };
 			canvas_box(c, box, panes[vp]->title, focus);
 			int saved = a->focus;
@@ -763,10 +773,10 @@ static void draw(struct runner *rn, struct canvas *c)
 		draw_right(rn, c, right);
 	const char *keys =
 		s->kind == STEP_DRIVE ?
-			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  ? glossary  q quit" :
+			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  Tab panes  ? glossary  q quit" :
 		s->ask ?
-			" a-h answer  space/n next  Left back  r replay  i hint  ? glossary  q quit" :
-			" space/n next  b back  r replay  i hint  ? glossary  q quit";
+			" a-h answer  space/n next  Left back  r replay  i hint  Tab panes  ? glossary  q quit" :
+			" space/n next  b back  r replay  i hint  Tab panes  ? glossary  q quit";
 	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
 	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
 }
@@ -917,6 +927,7 @@ static void drive_compare(struct runner *rn)
 static void enter_step(struct runner *rn, int i)
 {
 	rn->cur = i;
+	rn->tab = 0;
 	rn->ss[i].seen = true;
 	const struct step *s = &rn->l->steps[i];
 	if (s->kind == STEP_DRIVE) {
@@ -1100,6 +1111,11 @@ static void key(struct runner *rn, int k)
 		replay(rn, s);
 	} else if (k == '?') {
 		glossary_open(rn);
+	} else if (k == '\t') {
+		rn->tab++;
+		snprintf(
+			rn->msg, sizeof(rn->msg),
+			" Tab: the next pane comes first (the step's own return after the others).");
 	} else if (k == 'i') {
 		if (st->hint < hint_levels(s))
 			st->hint++;
