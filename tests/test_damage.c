@@ -390,6 +390,28 @@ START_TEST(stream_file_deleted)
 }
 END_TEST
 
+/* A stream file of 0 bytes, as a recorder killed outright can leave it
+ * (a clean stop writes at least an empty packet): its core's events are
+ * lost, which is said, and the holds they would have released are not
+ * taken for overlapping ones. */
+START_TEST(stream_file_empty)
+{
+	char dir[512], sdir[512], file[1024];
+	long size;
+	int st;
+	copy_good("empty", dir, sizeof(dir), sdir, sizeof(sdir));
+	biggest_stream(sdir, file, sizeof(file), &size);
+	free(run_cmd(&st, "truncate -s 0 %s && truncate -s 16 %s/index/$(basename %s).idx", file,
+		     sdir, file));
+	ck_assert_int_eq(st, 0);
+	expect_incomplete(dir, "is empty: LTTng never wrote a packet of it");
+	spans_marked(dir, true);
+	char *sum = view(&st, "--summary", dir);
+	ck_assert_msg(!strstr(sum, "lock holders overlap"), "%.600s", sum);
+	free(sum);
+}
+END_TEST
+
 START_TEST(metadata_name_bit_flipped)
 {
 	char dir[512], sdir[512];
@@ -651,6 +673,7 @@ int main(void)
 	tcase_add_test(tc, interactive_says_incomplete);
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
+	tcase_add_test(tc, stream_file_empty);
 	tcase_add_test(tc, metadata_name_bit_flipped);
 	tcase_add_test(tc, metadata_field_missing_or_mistyped);
 	tcase_add_test(tc, lost_events_make_no_violation);

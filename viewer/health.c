@@ -230,6 +230,9 @@ static void scan_streams(struct trace_index *ix, const char *dir)
 		s->whole = s->size;
 		if (ust)
 			frame_walk(s);
+		/* A clean stop writes at least an empty packet per stream: a
+		 * file with none was never flushed, its events are lost. */
+		s->empty = ust && s->size == 0;
 	}
 	if (d)
 		closedir(d);
@@ -469,6 +472,14 @@ static void stream_reasons(struct trace_index *ix)
 				      "%s is missing: LTTng's index lists %u packet%s "
 				      "for it but the data file is gone",
 				      l, s->idx_packets, s->idx_packets == 1 ? "" : "s");
+			continue;
+		}
+		if (s->empty) {
+			health_reason(
+				ix,
+				"%s is empty: LTTng never wrote a packet of it (the recording "
+				"was not stopped cleanly), so what ran on that core is missing",
+				l);
 			continue;
 		}
 		if (s->cut_mid)

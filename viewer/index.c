@@ -1373,8 +1373,9 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 	}
 	ix->loader->missing = -1;
 	for (uint32_t i = 0; i < ix->nstreams; i++)
-		if (ix->streams[i].missing || ((ix->streams[i].cut_mid || ix->streams[i].cut_idx) &&
-					       ix->streams[i].whole == 0))
+		if (ix->streams[i].missing || ix->streams[i].empty ||
+		    ((ix->streams[i].cut_mid || ix->streams[i].cut_idx) &&
+		     ix->streams[i].whole == 0))
 			ix->loader->missing = (int)i;
 	return ix;
 }

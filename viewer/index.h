@@ -121,6 +121,7 @@ struct ix_stream {
 	uint32_t idx_packets;  /* packets its index file lists */
 	uint64_t idx_bytes;    /* bytes its index file accounts for */
 	bool missing;          /* index file without a data file */
+	bool empty;            /* LTTng-UST data file of 0 bytes: never flushed */
 	bool cut_mid;          /* last packet cut short */
 	bool cut_idx;          /* fewer packets than the index lists */
 	bool ends_early;       /* set at the end of the load */

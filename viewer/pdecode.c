@@ -223,7 +223,8 @@ static int decoders_wanted(const struct trace_index *ix, uint64_t streams)
 	if (ix->sel.run || ix->sel.pid >= 0)
 		return 1; /* a window of one run: the serial loader's business */
 	for (uint32_t i = 0; i < ix->nstreams; i++)
-		if (ix->streams[i].missing || ix->streams[i].cut_mid || ix->streams[i].cut_idx)
+		if (ix->streams[i].missing || ix->streams[i].empty || ix->streams[i].cut_mid ||
+		    ix->streams[i].cut_idx)
 			return 1; /* damaged: the serial loader tells its story */
 	return n < 2 ? 1 : (int)n;
 }
