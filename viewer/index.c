@@ -767,17 +767,21 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct class_info *ci = class_info(ix, ec);
-	struct ix_raw r;
 	if (ci->type < 0) {
-		r.kind = RAW_OTHER;
-		r.name = bt_event_class_get_name(ec);
-		r.stream = -1;
-		ld->out(ix, &r);
+		ld->out(ix, &(struct ix_raw){ .kind = RAW_OTHER,
+					      .name = bt_event_class_get_name(ec),
+					      .stream = -1 });
 		return;
 	}
 	if (ld->fatal[0])
 		return;
+	/* (not zeroed whole: v and s are set up to nf below, the rest here) */
+	struct ix_raw r;
 	r.kind = RAW_EVENT;
+	r.packets = false;
+	r.name = NULL;
+	r.te = INT64_MIN;
+	r.count = 0;
 	r.type = ci->type;
 	r.nf = ci->nf;
 	r.absent = r.is_class = 0;
