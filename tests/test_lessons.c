@@ -1927,6 +1927,33 @@ SIDE_TEST(title_and_moment_apart)
 }
 END_TEST
 
+/* Tab brings the next pane first, the step's own back after the others
+ * (lesson 03's last step shows the inode and lock_stat panes). */
+SIDE_TEST(tab_turns_panes)
+{
+	fresh_state();
+	int st;
+	char *out = run_cmd(&st,
+			    "XDG_STATE_HOME=%s %s 3 --step 7 --keys '<Print><Tab><Print><Tab><Tab>"
+			    "<Tab><Tab>' --screen 140x40 2>&1",
+			    state_dir, bin_path("icache-lesson"));
+	/* the first box on the right of each screen: its title */
+	const char *want[] = { "+-[ Inode ]", "+-[ lock_stat ]", "+-[ Inode ]" };
+	char *p = out;
+	for (int i = 0; i < 3; i++) {
+		char *end = strstr(p, "\f\n");
+		if (end)
+			*end = 0;
+		char *box = strstr(p, "++-");
+		ck_assert_msg(box && strncmp(box + 1, want[i], strlen(want[i])) == 0,
+			      "screen %d: not %s first:\n%s", i, want[i], p);
+		p = end ? end + 2 : p + strlen(p);
+	}
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+END_TEST
+
 /* iprune_sem is one rw_semaphore over several trace instances (0 the
  * write hold, 1 + CPU a read hold): umount waiting to write it while the
  * shrinker reads it is told who holds it, never "free" (lesson 09). */
@@ -2011,6 +2038,7 @@ START_TEST(run_cases)
 		{ SIDE(lesson10_figures_are_real, 0) },
 		{ SIDE(title_and_moment_apart, 0) },
 		{ SIDE(rwsem_wait_names_reader, 0) },
+		{ SIDE(tab_turns_panes, 0) },
 	};
 	const char *name[32];
 	side_fn fn[32];

@@ -770,7 +770,8 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	if (ci->type < 0) {
 		ld->out(ix, &(struct ix_raw){ .kind = RAW_OTHER,
 					      .name = bt_event_class_get_name(ec),
-					      .stream = -1 });
+					      .stream = -1,
+					      .ts = INT64_MIN });
 		return;
 	}
 	if (ld->fatal[0])
@@ -778,8 +779,8 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	/* (not zeroed whole: v and s are set up to nf below, the rest here) */
 	struct ix_raw r;
 	r.kind = RAW_EVENT;
+	r.name = NULL; /* a decoder process sends the name when there is one */
 	r.packets = false;
-	r.name = NULL;
 	r.te = INT64_MIN;
 	r.count = 0;
 	r.type = ci->type;
@@ -1069,50 +1070,47 @@ void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit)
 	ix->loader->out = emit ? emit : ix_raw_apply;
 }
 
+/* One message of the trace, in time order: described to the loader's
+ * output (the index itself, or a decoder process's pipe). */
+static void describe_message(const bt_message *m, void *data)
+{
+	struct trace_index *ix = data;
+	switch (bt_message_get_type(m)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		describe_event(ix, m);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		describe_discard(ix, m, false);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		describe_discard(ix, m, true);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		describe_packet_end(ix, m);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		describe_classes(ix, bt_stream_borrow_class_const(
+					     bt_message_stream_beginning_borrow_stream_const(m)));
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END: {
+		int si = stream_of(ix, bt_message_stream_end_borrow_stream_const(m));
+		ix->loader->out(ix, &(struct ix_raw){ .kind = RAW_STREAM_END, .stream = si });
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
 								       void *data)
 {
 	struct trace_index *ix = data;
-	bt_message_array_const msgs;
-	uint64_t n;
-	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
-	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
-		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
-			ix->loader->ended = true;
-		return ctf_sink_status(st);
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_message *m = msgs[i];
-		switch (bt_message_get_type(m)) {
-		case BT_MESSAGE_TYPE_EVENT:
-			describe_event(ix, m);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-			describe_discard(ix, m, false);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-			describe_discard(ix, m, true);
-			break;
-		case BT_MESSAGE_TYPE_PACKET_END:
-			describe_packet_end(ix, m);
-			break;
-		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-			describe_classes(
-				ix, bt_stream_borrow_class_const(
-					    bt_message_stream_beginning_borrow_stream_const(m)));
-			break;
-		case BT_MESSAGE_TYPE_STREAM_END: {
-			int si = stream_of(ix, bt_message_stream_end_borrow_stream_const(m));
-			ix->loader->out(ix,
-					&(struct ix_raw){ .kind = RAW_STREAM_END, .stream = si });
-			break;
-		}
-		default:
-			break;
-		}
-		bt_message_put_ref(m);
-	}
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	bt_graph_simple_sink_component_consume_func_status st =
+		ctf_sink_each(it, describe_message, ix);
+	if (st == BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END)
+		ix->loader->ended = true;
+	return st;
 }
 
 /* ---- surviving babeltrace2's own failures ---------------------------------------

@@ -274,6 +274,30 @@ static bool half_move(struct pass *p, uint64_t i)
 	return false;
 }
 
+/* c (slot) touches inode t at event i: the end of its span if it had
+ * one on t, and from here on its pointer is t. */
+static void touch(struct pass *p, int slot, const struct ix_event *e, uint64_t i, uint32_t t)
+{
+	struct cpu_track *c = &p->cpu[slot];
+	/* (an allocation, or another life of the number, is a new inode,
+	 * not a use of the old pointer) */
+	bool other = e->life && c->cur_life && e->life != c->cur_life;
+	if (t == c->cur && c->since != UINT64_MAX && e->type != EV_inode_alloc && !other)
+		add_span(p, slot, t, c->since, i);
+	c->since = UINT64_MAX;
+	bool fresh = t != c->cur || other;
+	c->cur_freed = c->cur_freed && !fresh;
+	if (fresh)
+		c->cur_life = 0;
+	if (e->life)
+		c->cur_life = e->life;
+	c->cur = t;
+	/* A pointer it had: whether it was safe is above.  A pointer it
+	 * takes now (a first touch, an i_lock it waits for) starts no span
+	 * unless it had a protection to give up. */
+	c->prot = fresh ? is_protected(p, slot, t) : true;
+}
+
 static void step(struct pass *p, uint64_t i)
 {
 	const struct ix_event *e = &p->ix->ev[i];
@@ -302,25 +326,8 @@ static void step(struct pass *p, uint64_t i)
 		return;
 	}
 	uint32_t t = touched(p, e);
-	if (t != UINT32_MAX) {
-		/* (an allocation, or another life of the number, is a new
-		 * inode, not a use of the old pointer) */
-		bool other = e->life && c->cur_life && e->life != c->cur_life;
-		if (t == c->cur && c->since != UINT64_MAX && e->type != EV_inode_alloc && !other)
-			add_span(p, slot, t, c->since, i);
-		c->since = UINT64_MAX;
-		bool fresh = t != c->cur || other;
-		c->cur_freed = c->cur_freed && !fresh;
-		if (fresh)
-			c->cur_life = 0;
-		if (e->life)
-			c->cur_life = e->life;
-		c->cur = t;
-		/* A pointer it had: whether it was safe is above.  A pointer it
-		 * takes now (a first touch, an i_lock it waits for) starts no
-		 * span unless it had a protection to give up. */
-		c->prot = fresh ? is_protected(p, slot, t) : true;
-	}
+	if (t != UINT32_MAX)
+		touch(p, slot, e, i, t);
 	apply(p, e, slot);
 	if (c->cur == UINT32_MAX || half_move(p, i))
 		return;

@@ -44,6 +44,7 @@ static const char usage[] =
 	"  0-9               drive that CPU one step (in a \"you are the scheduler\" step)\n"
 	"  u                 undo the last CPU step           e   edit (an exercise step)\n"
 	"  i                 a hint (again: a stronger one)   ?   the glossary\n"
+	"  Tab               the next pane first (again: the one after)\n"
 	"  q                 quit (Ctrl-C too: temporary traces are removed either way)\n"
 	"\n"
 	"options:\n"

@@ -90,6 +90,7 @@ struct runner {
 	struct glossary gl;
 	bool gl_loaded, gl_open;
 	int gl_start, gl_next; /* this page's first entry, the next page's */
+	int tab;               /* Tab presses in this step: the panes turn */
 
 	/* the edit exercise's last verdict: the student's own run */
 	int ex_step;    /* -1 none */
@@ -182,14 +183,7 @@ static bool draw_verbatim(struct canvas *c, struct rect r, int *y, const char *p
 		if (*y >= r.y + r.h)
 			return false;
 		int room = width - lead;
-		size_t take = (size_t)(end - v);
-		if ((int)take > room) {
-			take = (size_t)room;
-			while (take > 0 && v[take] != ' ')
-				take--;
-			if (!take)
-				take = (size_t)room;
-		}
+		size_t take = (size_t)canvas_wrap_cut(v, (int)(end - v), room);
 		canvas_printf(c, r.x + indent + lead, (*y)++, room, R_HEADER, "%.*s", (int)take, v);
 		v += take;
 		while (v < end && *v == ' ')
@@ -233,14 +227,7 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role, cons
 			while (*s) {
 				if (*y >= r.y + r.h)
 					return false;
-				size_t len = strlen(s), take = len;
-				if ((int)len > width) {
-					take = (size_t)width;
-					while (take > 0 && s[take] != ' ')
-						take--;
-					if (!take)
-						take = (size_t)width;
-				}
+				size_t take = (size_t)canvas_wrap_cut(s, (int)strlen(s), width);
 				char line[512];
 				snprintf(line, sizeof(line), "%.*s", (int)take, s);
 				canvas_text(c, r.x + indent, (*y)++, width, role, line);
@@ -628,12 +615,21 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 	bool inodes = false;
 	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
 		inodes = a->ix->ev[i].type == EV_inode_alloc;
-	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH };
-	for (int i = 0; i < 3 && n < most; i++)
+	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH,
+			      inodes ? PANE_GRAPH : PANE_INODE, PANE_STATS };
+	int shown = n;
+	for (int i = 0; i < NR_PANES; i++)
 		if (!used[deflt[i]]) {
 			used[deflt[i]] = true;
+			shown += shown < most;
 			order[n++] = deflt[i];
 		}
+	/* Tab turns the list: each press brings the next pane first. */
+	int turned[NR_PANES];
+	for (int i = 0; i < n; i++)
+		turned[i] = order[(i + rn->tab) % n];
+	memcpy(order, turned, sizeof(turned));
+	n = shown;
 	/* Heights: share the column, the first pane a little larger. */
 	int y = r.y;
 	for (int i = 0; i < n; i++) {
@@ -647,7 +643,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 		if (vp >= 0 && hh >= 4) {
 			/* Boxed and titled the way icache-view boxes them; the
 			 * pane the step asks for is the focused one. */
-			bool focus = i == 0 && s->nshow && first_is_pane(s);
+			bool focus = i == 0 && (rn->tab || (s->nshow && first_is_pane(s)));
 			struct rect box = { r.x, y, r.w, hh };
 			canvas_box(c, box, panes[vp]->title, focus);
 			int saved = a->focus;
@@ -763,10 +759,10 @@ static void draw(struct runner *rn, struct canvas *c)
 		draw_right(rn, c, right);
 	const char *keys =
 		s->kind == STEP_DRIVE ?
-			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  ? glossary  q quit" :
+			" 0-9 run a CPU  u undo  c compare  n next  b back  r restart  i hint  Tab panes  ? glossary  q quit" :
 		s->ask ?
-			" a-h answer  space/n next  Left back  r replay  i hint  ? glossary  q quit" :
-			" space/n next  b back  r replay  i hint  ? glossary  q quit";
+			" a-h answer  space/n next  Left back  r replay  i hint  Tab panes  ? glossary  q quit" :
+			" space/n next  b back  r replay  i hint  Tab panes  ? glossary  q quit";
 	canvas_fill(c, 0, c->h - 1, c->w, R_STATUS, ' ');
 	canvas_text(c, 0, c->h - 1, c->w, R_STATUS, rn->msg[0] ? rn->msg : keys);
 }
@@ -917,6 +913,7 @@ static void drive_compare(struct runner *rn)
 static void enter_step(struct runner *rn, int i)
 {
 	rn->cur = i;
+	rn->tab = 0;
 	rn->ss[i].seen = true;
 	const struct step *s = &rn->l->steps[i];
 	if (s->kind == STEP_DRIVE) {
@@ -1100,6 +1097,11 @@ static void key(struct runner *rn, int k)
 		replay(rn, s);
 	} else if (k == '?') {
 		glossary_open(rn);
+	} else if (k == '\t') {
+		rn->tab++;
+		snprintf(
+			rn->msg, sizeof(rn->msg),
+			" Tab: the next pane comes first (the step's own return after the others).");
 	} else if (k == 'i') {
 		if (st->hint < hint_levels(s))
 			st->hint++;
@@ -1171,9 +1173,8 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 
 	if (o->keys) {
 		int n = 0;
-		int *codes = malloc((strlen(o->keys) + 1) * sizeof(*codes));
-		if (codes)
-			n = scr_parse_keys(o->keys, codes, (int)strlen(o->keys) + 1);
+		int *codes = xcalloc(strlen(o->keys) + 1, sizeof(*codes));
+		n = scr_parse_keys(o->keys, codes, (int)strlen(o->keys) + 1);
 		for (int i = 0; i < n && !rn.quit; i++) {
 			if (codes[i] == SCR_PRINT) {
 				print_screen(&rn);
