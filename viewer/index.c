@@ -769,15 +769,18 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	struct class_info *ci = class_info(ix, ec);
 	struct ix_raw r;
 	if (ci->type < 0) {
-		r.kind = RAW_OTHER;
-		r.name = bt_event_class_get_name(ec);
-		r.stream = -1;
+		r = (struct ix_raw){ .kind = RAW_OTHER,
+				     .name = bt_event_class_get_name(ec),
+				     .stream = -1 };
 		ld->out(ix, &r);
 		return;
 	}
 	if (ld->fatal[0])
 		return;
+	/* (field by field, not a zeroed struct: this runs for every event;
+	 * whatever the writer reads must be set, a stale name too) */
 	r.kind = RAW_EVENT;
+	r.name = NULL;
 	r.type = ci->type;
 	r.nf = ci->nf;
 	r.absent = r.is_class = 0;
