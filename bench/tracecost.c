@@ -52,7 +52,7 @@ static double run_loops(int nthreads, uint64_t n)
 	for (int i = 0; i < nthreads; i++) {
 		ls[i].id = i;
 		ls[i].n = n;
-		pthread_create(&ls[i].tid, NULL, fire, &ls[i]);
+		xpthread_create(&ls[i].tid, NULL, fire, &ls[i]);
 	}
 	for (int i = 0; i < nthreads; i++) {
 		pthread_join(ls[i].tid, NULL);

@@ -172,6 +172,21 @@ ctf_sink_status(bt_message_iterator_next_status st)
 	}
 }
 
+bt_graph_simple_sink_component_consume_func_status
+ctf_sink_each(bt_message_iterator *it, void (*fn)(const bt_message *msg, void *user), void *user)
+{
+	bt_message_array_const msgs;
+	uint64_t n;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		return ctf_sink_status(st);
+	for (uint64_t i = 0; i < n; i++) {
+		fn(msgs[i], user);
+		bt_message_put_ref(msgs[i]);
+	}
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
 void ctf_graph_fini(struct ctf_graph *g)
 {
 	bt_graph_put_ref(g->graph);

@@ -78,6 +78,13 @@ enum ctf_status ctf_graph_add_sink(struct ctf_graph *g, const char *name,
  */
 bt_graph_simple_sink_component_consume_func_status
 ctf_sink_status(bt_message_iterator_next_status st);
+/*
+ * A sink's consume step: the next batch of messages from it, each given to
+ * fn (which borrows it) and then put.  OK, or ctf_sink_status() of what
+ * the iterator said (END at the end of the trace).
+ */
+bt_graph_simple_sink_component_consume_func_status
+ctf_sink_each(bt_message_iterator *it, void (*fn)(const bt_message *msg, void *user), void *user);
 
 /* Drop the graph and the plugins (safe on a half-built graph). */
 void ctf_graph_fini(struct ctf_graph *g);

@@ -20,16 +20,12 @@ static char tmp[256];
 
 static void make_tmp(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/icache-events.XXXXXX");
-	if (!mkdtemp(tmp))
-		perror("mkdtemp");
+	scratch_make(tmp, sizeof(tmp), "icache-events");
 }
 
 static void cleanup(void)
 {
-	int st;
-	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s", tmp));
+	scratch_remove(tmp);
 }
 
 /* The validator's verdict on from -> to: +1 documented, -1 against. */

@@ -19,16 +19,12 @@ static char tmp[256];
 
 static void make_tmp(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/icache-grammar.XXXXXX");
-	if (!mkdtemp(tmp))
-		perror("mkdtemp");
+	scratch_make(tmp, sizeof(tmp), "icache-grammar");
 }
 
 static void cleanup(void)
 {
-	int st;
-	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s", tmp));
+	scratch_remove(tmp);
 }
 
 static struct selector parse(const char *text)

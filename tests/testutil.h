@@ -53,6 +53,24 @@ static inline char *run_cmd(int *status, const char *fmt, ...)
 	return out;
 }
 
+/* A suite's scratch directory /tmp/TAG.XXXXXX into dir (dir[0] = 0 if
+ * it cannot be made), and its removal with all it holds. */
+static inline void scratch_make(char *dir, size_t len, const char *tag)
+{
+	snprintf(dir, len, "/tmp/%s.XXXXXX", tag);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		dir[0] = 0;
+	}
+}
+
+static inline void scratch_remove(const char *dir)
+{
+	int st;
+	if (dir[0])
+		free(run_cmd(&st, "rm -rf %s", dir));
+}
+
 /*
  * A copy of a built program that another user may run: the checkout (and
  * so build/bin) may sit in a directory only root can enter, as mktemp -d

@@ -226,6 +226,20 @@ int64_t app_scan_visible(const struct app *a, int64_t from, int dir)
 	return scan(a, (uint64_t)from, dir, NULL, NULL);
 }
 
+int64_t app_rows_top(const struct app *a, int rows, int *row)
+{
+	int64_t top = (int64_t)a->cur;
+	int above = 0;
+	for (; above < rows / 2; above++) {
+		int64_t i = scan(a, (uint64_t)top, -1, NULL, NULL);
+		if (i < 0)
+			break;
+		top = i;
+	}
+	*row = rows / 2 - above;
+	return top;
+}
+
 /* ---- next / previous event of a kind: violation, loss, note ---------------- */
 
 static bool type_pred(const struct app *a, uint64_t i, const void *arg)

@@ -188,6 +188,10 @@ void help_key(struct app *a, int key);
 int64_t nav_find(const struct app *a, int type, int dir); /* -1: none */
 /* The next (dir +1) or previous event the filter shows, or -1. */
 int64_t app_scan_visible(const struct app *a, int64_t from, int dir);
+/* A list of `rows` rows with the cursor in its middle: the event of its
+ * first filled row, and that row in *row (blank rows above it when fewer
+ * visible events than rows / 2 precede the cursor). */
+int64_t app_rows_top(const struct app *a, int rows, int *row);
 /* The lane of an event (ncpus: the thread without a CPU; -1: none). */
 int lane_of(const struct app *a, uint16_t cpu);
 bool lane_picked(const struct app *a, int lane);

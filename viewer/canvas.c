@@ -202,6 +202,16 @@ static size_t put_utf8(char *p, uint32_t ch)
 	return 4;
 }
 
+int canvas_wrap_cut(const char *s, int len, int room)
+{
+	if (len <= room)
+		return len;
+	int cut = room;
+	while (cut > 0 && s[cut] != ' ')
+		cut--;
+	return cut ? cut : room;
+}
+
 char *canvas_to_text(const struct canvas *c)
 {
 	char *out = xmalloc((size_t)c->w * (size_t)c->h * 4 + (size_t)c->h + 1);

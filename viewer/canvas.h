@@ -49,6 +49,10 @@ void canvas_role(struct canvas *c, int x, int y, int w, int role);
 void canvas_box(struct canvas *c, struct rect r, const char *title, bool focused);
 /* The canvas as UTF-8 text, one line per row, trailing blanks trimmed. */
 char *canvas_to_text(const struct canvas *c);
+/* Greedy word wrap: how many of the len bytes at s go on a line of room
+ * columns (all if they fit, else up to the last space within room, else
+ * room: a word longer than the line is cut). */
+int canvas_wrap_cut(const char *s, int len, int room);
 
 /* A glyph by name, UTF-8 if the canvas allows, ASCII if not. */
 enum glyph { G_ARROW, G_CURSOR, G_WAIT, G_STAR, G_CROSS, G_CHECK, G_HOLD, G_DOT, G_WARN };

@@ -55,14 +55,7 @@ static void say(struct dlines *d, int role, int indent, const char *text)
 		w = 10;
 	while (*p) {
 		int room = first ? w : w - 2;
-		int len = (int)strcspn(p, "\n"), cut = len;
-		if (len > room) {
-			cut = room;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = room;
-		}
+		int cut = canvas_wrap_cut(p, (int)strcspn(p, "\n"), room);
 		char buf[240];
 		snprintf(buf, sizeof(buf), "%.*s", cut < 239 ? cut : 239, p);
 		put(d, role, first ? indent : indent + 2, buf);

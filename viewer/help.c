@@ -56,14 +56,7 @@ static void add_wrapped(struct hlines *h, bool page, const char *label, int lrol
 	if (w < 8)
 		w = 8;
 	do {
-		int len = (int)strlen(p), cut = len;
-		if (len > w) {
-			cut = w;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = w;
-		}
+		int cut = canvas_wrap_cut(p, (int)strlen(p), w);
 		char buf[200];
 		snprintf(buf, sizeof(buf), "%.*s", cut, p);
 		add(h, page && first, first ? label : "", lrole, trole, buf);
@@ -74,39 +67,46 @@ static void add_wrapped(struct hlines *h, bool page, const char *label, int lrol
 	} while (*p);
 }
 
+/* The legend of the lanes: a label drawn in its own role (or, with
+ * g >= 0, the glyph g), and what it means. */
+static const struct legend_row {
+	const char *label;
+	int g, role;
+	const char *text;
+} lanes_legend[] = {
+	{ "acq i_lock 42", -1, R_NORMAL,
+	  "lock_acquire: the CPU asks for the lock (class, instance: an inode number "
+	  "for i_lock, 0 for a global lock)" },
+	{ "WAIT hash cpu1", -1, R_WAIT,
+	  "lock_contended: the lock is held (by cpu1): this CPU waits" },
+	{ "HOLD i_lock 42", -1, R_HOLD, "lock_acquired: the CPU holds the lock now" },
+	{ "rel i_lock 42", -1, R_NORMAL, "lock_release" },
+	{ "trylock hash FAILED", -1, R_WAIT, "a trylock that failed (ok: it took the lock)" },
+	{ "state 42 A>B", -1, R_NORMAL, "i_state of inode 42 went from A to B (NEW, DIRTY, ...)" },
+	{ "state 42 0>WILL_FREE", -1, R_WILLFREE,
+	  "I_WILL_FREE set: the inode is being written back before it is freed" },
+	{ "state 42 WILL_FREE>FREEING", -1, R_FREEING,
+	  "I_FREEING set: this CPU owns the inode's end; nobody may take a new reference" },
+	{ "ref 42 1>0", -1, R_NORMAL,
+	  "i_count went from 1 to 0; add/del LIST 42: a list move; ALLOC / FREE: "
+	  "the inode's life begins / ends; { op 42 and } op 42 = result: an operation" },
+	{ "!! kind: text", -1, R_BAD,
+	  "a violation the validator reported (Enter shows the whole report)" },
+	{ NULL, G_WARN, R_BAD,
+	  "LOST: the tracer discarded events here; figures after it are lower bounds" },
+	{ "match", -1, R_MATCH, "an event the search matches" },
+};
+
 /* The legend: what each word, glyph and colour of the panes means. */
 static void add_legend(struct hlines *h, const struct canvas *c, int w)
 {
 	add(h, true, "", R_NORMAL, R_TITLE,
 	    "Legend: the lanes (one column per CPU, time going down)");
-	add_wrapped(h, false, "acq i_lock 42", R_NORMAL, R_NORMAL,
-		    "lock_acquire: the CPU asks for the lock (class, instance: an inode number "
-		    "for i_lock, 0 for a global lock)",
-		    w);
-	add_wrapped(h, false, "WAIT hash cpu1", R_WAIT, R_NORMAL,
-		    "lock_contended: the lock is held (by cpu1): this CPU waits", w);
-	add_wrapped(h, false, "HOLD i_lock 42", R_HOLD, R_NORMAL,
-		    "lock_acquired: the CPU holds the lock now", w);
-	add_wrapped(h, false, "rel i_lock 42", R_NORMAL, R_NORMAL, "lock_release", w);
-	add_wrapped(h, false, "trylock hash FAILED", R_WAIT, R_NORMAL,
-		    "a trylock that failed (ok: it took the lock)", w);
-	add_wrapped(h, false, "state 42 A>B", R_NORMAL, R_NORMAL,
-		    "i_state of inode 42 went from A to B (NEW, DIRTY, ...)", w);
-	add_wrapped(h, false, "state 42 0>WILL_FREE", R_WILLFREE, R_NORMAL,
-		    "I_WILL_FREE set: the inode is being written back before it is freed", w);
-	add_wrapped(h, false, "state 42 WILL_FREE>FREEING", R_FREEING, R_NORMAL,
-		    "I_FREEING set: this CPU owns the inode's end; nobody may take a new "
-		    "reference",
-		    w);
-	add_wrapped(h, false, "ref 42 1>0", R_NORMAL, R_NORMAL,
-		    "i_count went from 1 to 0; add/del LIST 42: a list move; ALLOC / FREE: "
-		    "the inode's life begins / ends; { op 42 and } op 42 = result: an operation",
-		    w);
-	add_wrapped(h, false, "!! kind: text", R_BAD, R_NORMAL,
-		    "a violation the validator reported (Enter shows the whole report)", w);
-	add_wrapped(h, false, glyph(c, G_WARN), R_BAD, R_NORMAL,
-		    "LOST: the tracer discarded events here; figures after it are lower bounds", w);
-	add_wrapped(h, false, "match", R_MATCH, R_NORMAL, "an event the search matches", w);
+	for (size_t i = 0; i < sizeof(lanes_legend) / sizeof(lanes_legend[0]); i++) {
+		const struct legend_row *l = &lanes_legend[i];
+		add_wrapped(h, false, l->g >= 0 ? glyph(c, (enum glyph)l->g) : l->label, l->role,
+			    R_NORMAL, l->text, w);
+	}
 }
 
 /* The glyphs, the compact lanes' letters and the strip's levels. */

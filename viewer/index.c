@@ -767,20 +767,19 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct class_info *ci = class_info(ix, ec);
-	struct ix_raw r;
+	struct ix_raw r; /* not zeroed (per event), so every field read is set */
 	if (ci->type < 0) {
-		r = (struct ix_raw){ .kind = RAW_OTHER,
-				     .name = bt_event_class_get_name(ec),
-				     .stream = -1 };
-		ld->out(ix, &r);
+		ld->out(ix, &(struct ix_raw){ .kind = RAW_OTHER,
+					      .name = bt_event_class_get_name(ec),
+					      .stream = -1,
+					      .ts = INT64_MIN });
 		return;
 	}
 	if (ld->fatal[0])
 		return;
-	/* (field by field, not a zeroed struct: this runs for every event;
-	 * whatever the writer reads must be set, a stale name too) */
 	r.kind = RAW_EVENT;
-	r.name = NULL;
+	r.name = NULL; /* a decoder process sends the name when there is one */
+	r.packets = false;
 	r.type = ci->type;
 	r.nf = ci->nf;
 	r.absent = r.is_class = 0;
@@ -1068,50 +1067,47 @@ void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit)
 	ix->loader->out = emit ? emit : ix_raw_apply;
 }
 
+/* One message of the trace, in time order: described to the loader's
+ * output (the index itself, or a decoder thread's queue). */
+static void describe_message(const bt_message *m, void *data)
+{
+	struct trace_index *ix = data;
+	switch (bt_message_get_type(m)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		describe_event(ix, m);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		describe_discard(ix, m, false);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		describe_discard(ix, m, true);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		describe_packet_end(ix, m);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		describe_classes(ix, bt_stream_borrow_class_const(
+					     bt_message_stream_beginning_borrow_stream_const(m)));
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END: {
+		int si = stream_of(ix, bt_message_stream_end_borrow_stream_const(m));
+		ix->loader->out(ix, &(struct ix_raw){ .kind = RAW_STREAM_END, .stream = si });
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
 								       void *data)
 {
 	struct trace_index *ix = data;
-	bt_message_array_const msgs;
-	uint64_t n;
-	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
-	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
-		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
-			ix->loader->ended = true;
-		return ctf_sink_status(st);
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_message *m = msgs[i];
-		switch (bt_message_get_type(m)) {
-		case BT_MESSAGE_TYPE_EVENT:
-			describe_event(ix, m);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-			describe_discard(ix, m, false);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-			describe_discard(ix, m, true);
-			break;
-		case BT_MESSAGE_TYPE_PACKET_END:
-			describe_packet_end(ix, m);
-			break;
-		case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-			describe_classes(
-				ix, bt_stream_borrow_class_const(
-					    bt_message_stream_beginning_borrow_stream_const(m)));
-			break;
-		case BT_MESSAGE_TYPE_STREAM_END: {
-			int si = stream_of(ix, bt_message_stream_end_borrow_stream_const(m));
-			ix->loader->out(ix,
-					&(struct ix_raw){ .kind = RAW_STREAM_END, .stream = si });
-			break;
-		}
-		default:
-			break;
-		}
-		bt_message_put_ref(m);
-	}
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	bt_graph_simple_sink_component_consume_func_status st =
+		ctf_sink_each(it, describe_message, ix);
+	if (st == BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END)
+		ix->loader->ended = true;
+	return st;
 }
 
 /* ---- surviving babeltrace2's own failures ---------------------------------------

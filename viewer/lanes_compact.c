@@ -258,18 +258,9 @@ void lanes_compact_draw(struct app *a, struct canvas *c, struct rect r)
 		if (w <= cw)
 			canvas_text(c, r.x + g.prefix + k * g.cw, r.y, cw, R_TITLE, t);
 	}
-	int rows = r.h - 3, mid = rows / 2, na = 0;
-	int64_t above[256];
-	for (int64_t i = (int64_t)a->cur; na < mid && na < 256;) {
-		i = app_scan_visible(a, i, -1);
-		if (i < 0)
-			break;
-		above[na++] = i;
-	}
-	int y0 = r.y + 1 + (mid - na);
-	int64_t i = na ? above[na - 1] : (int64_t)a->cur;
-	for (int row = 0; row < rows - (mid - na) && i >= 0; row++) {
-		compact_row(a, c, r, &g, y0 + row, i);
+	int rows = r.h - 3, row;
+	for (int64_t i = app_rows_top(a, rows, &row); row < rows && i >= 0; row++) {
+		compact_row(a, c, r, &g, r.y + 1 + row, i);
 		i = app_scan_visible(a, i, 1);
 	}
 	compact_footer(a, c, r);

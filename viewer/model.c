@@ -558,6 +558,31 @@ static void inode_state_event(struct model *m, const struct ix_event *e)
 		s->setter = (int16_t)e->cpu;
 }
 
+/* op_begin / op_end: the CPU is inside an operation; an op_begin after a
+ * loss window also means the CPU is known again. */
+static void op_event(struct model *m, const struct ix_event *e, struct cpu_state *c)
+{
+	if (c->unknown && e->ts > m->gap_end)
+		cpu_known_again(m, c);
+	c->in_op = e->type == EV_op_begin;
+	if (c->in_op) {
+		c->op = e->a;
+		c->op_obj = e->obj;
+	}
+}
+
+/* inode_wait / inode_wait_end: the CPU sleeps on (or wakes from) a state
+ * bit of an inode; returns the CPU's slot. */
+static struct cpu_state *wait_event(struct model *m, const struct ix_event *e)
+{
+	struct cpu_state *c = cpu_slot(m, e->cpu);
+	c->sleeping = e->type == EV_inode_wait;
+	c->sleep_obj = e->obj;
+	c->sleep_state = (uint32_t)e->val;
+	c->sleep_ev = m->pos;
+	return c;
+}
+
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
@@ -603,27 +628,15 @@ void model_apply(struct model *m, const struct trace_index *ix)
 		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
 		break;
 	case EV_op_begin:
-		if (c->unknown && e->ts > m->gap_end)
-			cpu_known_again(m, c);
-		c->in_op = true;
-		c->op = e->a;
-		c->op_obj = e->obj;
-		break;
 	case EV_op_end:
-		if (c->unknown && e->ts > m->gap_end)
-			cpu_known_again(m, c);
-		c->in_op = false;
+		op_event(m, e, c);
 		break;
 	case EV_violation:
 		m->violations++;
 		break;
 	case EV_inode_wait:
 	case EV_inode_wait_end:
-		c = cpu_slot(m, e->cpu);
-		c->sleeping = e->type == EV_inode_wait;
-		c->sleep_obj = e->obj;
-		c->sleep_state = (uint32_t)e->val;
-		c->sleep_ev = m->pos;
+		c = wait_event(m, e);
 		break;
 	case EV_discarded_events:
 	case EV_discarded_packets:

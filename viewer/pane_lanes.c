@@ -47,17 +47,6 @@ static int event_role(const struct trace_index *ix, const struct ix_event *e)
 	(void)ix;
 }
 
-static int64_t scan_vis(const struct app *a, int64_t i, int dir)
-{
-	for (;;) {
-		i += dir;
-		if (i < 0 || (uint64_t)i >= a->end)
-			return -1;
-		if (!a->has_filter || query_match(&a->filter, a->ix, (uint64_t)i))
-			return i;
-	}
-}
-
 /* Where the lanes go: one per CPU (and one for "no CPU"), at least 14
  * columns each; when they do not all fit, the picked ones (p) or those
  * around the cursor's CPU, and a narrow "others" column at the right for
@@ -272,22 +261,11 @@ static void draw_lanes(struct app *a, struct canvas *c, struct rect r)
 	if (lg.others)
 		canvas_printf(c, r.x + r.w - lg.others, r.y, lg.others, R_TITLE, "+%d cpus",
 			      lg.nl - lg.shown);
-	int rows = r.h - 2;
-	int mid = rows / 2;
 	/* Events above the cursor, then the cursor, then below. */
-	int64_t above[256];
-	int na = 0;
-	for (int64_t i = (int64_t)a->cur; na < mid && na < 256;) {
-		i = scan_vis(a, i, -1);
-		if (i < 0)
-			break;
-		above[na++] = i;
-	}
-	int y0 = r.y + 1 + (mid - na);
-	int64_t i = na ? above[na - 1] : (int64_t)a->cur;
-	for (int row = 0; row < rows - (mid - na) && i >= 0; row++) {
-		draw_lane_row(a, c, r, &lg, y0 + row, i);
-		i = scan_vis(a, i, 1);
+	int rows = r.h - 2, row;
+	for (int64_t i = app_rows_top(a, rows, &row); row < rows && i >= 0; row++) {
+		draw_lane_row(a, c, r, &lg, r.y + 1 + row, i);
+		i = app_scan_visible(a, i, 1);
 	}
 	char det[300];
 	event_text(ix, a->cur, false, det, sizeof(det));

@@ -109,6 +109,24 @@ static void summary_health(FILE *f, const struct trace_index *ix)
 		fprintf(f, "  - %s\n", ix->reasons[i]);
 }
 
+/* The span counts, and the longest span (where to look at one). */
+static void json_unprot(FILE *f, const struct trace_index *ix)
+{
+	const struct unprot *u = unprot_spans_all(ix);
+	fprintf(f, ",\"unprotected_spans\":%u,\"unprotected_spans_unreliable\":%u", u->n,
+		u->unreliable);
+	const struct unprot_span *l = NULL;
+	for (uint32_t k = 0; k < u->n; k++)
+		if (!l || u->s[k].to - u->s[k].from > l->to - l->from)
+			l = &u->s[k];
+	if (l)
+		fprintf(f,
+			",\"unprotected_longest\":{\"cpu\":%u,\"inode\":%" PRIu64
+			",\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"unreliable\":%s}",
+			l->cpu, ix_id_value(ix, l->obj), l->from, l->to,
+			l->unreliable ? "true" : "false");
+}
+
 static void json_health(FILE *f, const struct trace_index *ix)
 {
 	fprintf(f, ",\"complete\":%s,\"incomplete_reasons\":[", ix_complete(ix) ? "true" : "false");
@@ -348,9 +366,7 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 	fprintf(f, ",\"time\":\"%s\"",
 		r && r->virtual_run && r->virtual_stamped ? "virtual" : "host");
 	json_health(f, ix);
-	const struct unprot *u = unprot_spans_all(ix);
-	fprintf(f, ",\"unprotected_spans\":%u,\"unprotected_spans_unreliable\":%u", u->n,
-		u->unreliable);
+	json_unprot(f, ix);
 	if (r) {
 		fprintf(f, ",\"scheme\":");
 		json_str(f, ix_str(ix, r->scheme));

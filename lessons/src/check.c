@@ -12,8 +12,8 @@
 #include "lessons/src/drive.h"
 #include "lessons/src/exercise.h"
 #include "lessons/src/lesson_trace.h"
+#include "lib/xalloc.h"
 
-/* Every step that shows the lesson's own scenario: is its moment there? */
 /* Every step that shows the lesson's own scenario: is its moment there,
  * and does time go forward (unless the step says rewind: and why)? */
 static void check_moments(const struct lesson *l, const struct lesson_trace *t, const char *scn,
@@ -172,11 +172,10 @@ static char *other_lesson(const struct lesson *l, int num)
 		if (!f)
 			continue;
 		size_t cap = 1 << 16, got = 0;
-		text = malloc(cap);
-		while (text && got + 1 < cap && !feof(f))
+		text = xmalloc(cap);
+		while (got + 1 < cap && !feof(f))
 			got += fread(text + got, 1, cap - got - 1, f);
-		if (text)
-			text[got] = 0;
+		text[got] = 0;
 		fclose(f);
 	}
 	if (dir)

@@ -94,7 +94,7 @@ static char *judged_copy(const char *scn, char *msg, size_t len)
 		snprintf(msg, len, "cannot write a temporary scenario");
 		return NULL;
 	}
-	return strdup(path);
+	return xstrdup(path);
 }
 
 /* Did every CPU of the scenario finish its program?  Play says

@@ -183,14 +183,7 @@ static bool draw_verbatim(struct canvas *c, struct rect r, int *y, const char *p
 		if (*y >= r.y + r.h)
 			return false;
 		int room = width - lead;
-		size_t take = (size_t)(end - v);
-		if ((int)take > room) {
-			take = (size_t)room;
-			while (take > 0 && v[take] != ' ')
-				take--;
-			if (!take)
-				take = (size_t)room;
-		}
+		size_t take = (size_t)canvas_wrap_cut(v, (int)(end - v), room);
 		canvas_printf(c, r.x + indent + lead, (*y)++, room, R_HEADER, "%.*s", (int)take, v);
 		v += take;
 		while (v < end && *v == ' ')
@@ -234,14 +227,7 @@ static bool draw_wrapped(struct canvas *c, struct rect r, int *y, int role, cons
 			while (*s) {
 				if (*y >= r.y + r.h)
 					return false;
-				size_t len = strlen(s), take = len;
-				if ((int)len > width) {
-					take = (size_t)width;
-					while (take > 0 && s[take] != ' ')
-						take--;
-					if (!take)
-						take = (size_t)width;
-				}
+				size_t take = (size_t)canvas_wrap_cut(s, (int)strlen(s), width);
 				char line[512];
 				snprintf(line, sizeof(line), "%.*s", (int)take, s);
 				canvas_text(c, r.x + indent, (*y)++, width, role, line);
@@ -1187,9 +1173,8 @@ int lesson_run(struct lesson *l, const struct runner_opts *o)
 
 	if (o->keys) {
 		int n = 0;
-		int *codes = malloc((strlen(o->keys) + 1) * sizeof(*codes));
-		if (codes)
-			n = scr_parse_keys(o->keys, codes, (int)strlen(o->keys) + 1);
+		int *codes = xcalloc(strlen(o->keys) + 1, sizeof(*codes));
+		n = scr_parse_keys(o->keys, codes, (int)strlen(o->keys) + 1);
 		for (int i = 0; i < n && !rn.quit; i++) {
 			if (codes[i] == SCR_PRINT) {
 				print_screen(&rn);

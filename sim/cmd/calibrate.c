@@ -51,10 +51,43 @@ static void pin(int core)
 	(void)sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* ---- two cores handing a turn back and forth ------------------------------ */
+
+static long pp_rounds;
+
+/*
+ * One ping-pong between CPU 0 (serve, here) and CPU 1 (partner, a thread):
+ * the best ns per one-way hand-off of BATCHES runs of `rounds` rounds.
+ */
+static double ping_pong(long rounds, void (*reset)(void), void *(*partner)(void *),
+			void (*serve)(long rounds))
+{
+	double best = 1e18;
+	pp_rounds = rounds;
+	pin(0);
+	for (int b = 0; b < BATCHES; b++) {
+		pthread_t t;
+		reset();
+		if (pthread_create(&t, NULL, partner, NULL) != 0)
+			return -1;
+		uint64_t t0 = now_ns();
+		serve(rounds);
+		double ns = (double)(now_ns() - t0) / (2.0 * (double)rounds);
+		pthread_join(t, NULL);
+		if (ns < best)
+			best = ns;
+	}
+	return best;
+}
+
 /* ---- a cache line between two cores ------------------------------------------ */
 
 static _Alignas(64) atomic_long ball;
-static long pp_rounds;
+
+static void ball_reset(void)
+{
+	atomic_store(&ball, 0);
+}
 
 static void *pong(void *p)
 {
@@ -67,28 +100,18 @@ static void *pong(void *p)
 	return p;
 }
 
+static void ping(long rounds)
+{
+	for (long i = 0; i < rounds; i++) {
+		atomic_store_explicit(&ball, 2 * i + 1, memory_order_release);
+		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 2)
+			spin_pause();
+	}
+}
+
 static double measure_xfer(long rounds)
 {
-	double best = 1e18;
-	pp_rounds = rounds;
-	pin(0);
-	for (int b = 0; b < BATCHES; b++) {
-		pthread_t t;
-		atomic_store(&ball, 0);
-		if (pthread_create(&t, NULL, pong, NULL) != 0)
-			return -1;
-		uint64_t t0 = now_ns();
-		for (long i = 0; i < rounds; i++) {
-			atomic_store_explicit(&ball, 2 * i + 1, memory_order_release);
-			while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 2)
-				spin_pause();
-		}
-		double ns = (double)(now_ns() - t0) / (2.0 * (double)rounds);
-		pthread_join(t, NULL);
-		if (ns < best)
-			best = ns;
-	}
-	return best;
+	return ping_pong(rounds, ball_reset, pong, ping);
 }
 
 /* ---- sleeping and waking ------------------------------------------------------- */
@@ -96,6 +119,11 @@ static double measure_xfer(long rounds)
 static pthread_mutex_t wm = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wc = PTHREAD_COND_INITIALIZER;
 static long turn;
+
+static void turn_reset(void)
+{
+	turn = 0;
+}
 
 static void *waker(void *p)
 {
@@ -111,31 +139,21 @@ static void *waker(void *p)
 	return p;
 }
 
+static void wake(long rounds)
+{
+	pthread_mutex_lock(&wm);
+	for (long i = 0; i < rounds; i++) {
+		turn = 2 * i + 1;
+		pthread_cond_signal(&wc);
+		while (turn != 2 * i + 2)
+			pthread_cond_wait(&wc, &wm);
+	}
+	pthread_mutex_unlock(&wm);
+}
+
 static double measure_wake(long rounds)
 {
-	double best = 1e18;
-	pp_rounds = rounds;
-	pin(0);
-	for (int b = 0; b < BATCHES; b++) {
-		pthread_t t;
-		turn = 0;
-		if (pthread_create(&t, NULL, waker, NULL) != 0)
-			return -1;
-		uint64_t t0 = now_ns();
-		pthread_mutex_lock(&wm);
-		for (long i = 0; i < rounds; i++) {
-			turn = 2 * i + 1;
-			pthread_cond_signal(&wc);
-			while (turn != 2 * i + 2)
-				pthread_cond_wait(&wc, &wm);
-		}
-		pthread_mutex_unlock(&wm);
-		double ns = (double)(now_ns() - t0) / (2.0 * (double)rounds);
-		pthread_join(t, NULL);
-		if (ns < best)
-			best = ns;
-	}
-	return best;
+	return ping_pong(rounds, turn_reset, waker, wake);
 }
 
 static double measure_wake_call(long calls)

@@ -18,8 +18,9 @@ struct reader {
 	int stopped; /* what fn returned to stop, 0 otherwise */
 };
 
-static void count_message(struct reader *r, const bt_message *msg)
+static void count_message(const bt_message *msg, void *user)
 {
+	struct reader *r = user;
 	uint64_t n;
 
 	switch (bt_message_get_type(msg)) {
@@ -49,16 +50,10 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 								  void *user)
 {
 	struct reader *r = user;
-	bt_message_array_const msgs;
-	uint64_t count;
-	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &count);
+	bt_graph_simple_sink_component_consume_func_status st = ctf_sink_each(it, count_message, r);
 
-	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
-		return ctf_sink_status(st);
-	for (uint64_t i = 0; i < count; i++) {
-		count_message(r, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
+	if (st != BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK)
+		return st;
 	/* A callback asked to stop: END the graph cleanly, we keep counts. */
 	if (r->stopped)
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;

@@ -87,6 +87,11 @@ bool fiber_create(struct fiber *f, size_t stack_size, void (*fn)(void *), void *
 		return false;
 	(void)mprotect(mem, page, PROT_NONE); /* the guard: overflow faults */
 	f->stack = (char *)mem + page;
+#if FIBER_ASAN
+	/* A stack unmapped by fiber_destroy keeps AddressSanitizer's marks
+	 * of its old frames (redzones); mmap may hand the same addresses back. */
+	__asan_unpoison_memory_region(f->stack, stack_size);
+#endif
 	f->stack_size = stack_size;
 	f->own_stack = true;
 	f->fn = fn;

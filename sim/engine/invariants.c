@@ -249,6 +249,25 @@ static void walk_hash(void)
 	}
 }
 
+/*
+ * What every walk of a list threaded through a link of the inode checks
+ * of each member: the walk is not going round a broken list, the inode is
+ * alive, its link names this list (on: what the link says; want: this
+ * list) and the sb walk met it.  false: stop, the links cannot be trusted.
+ */
+static bool member_ok(const struct inode *inode, long *steps, const char *where, int on, int want)
+{
+	if (walked_too_far(steps, where) || !live(inode, where))
+		return false;
+	if (on != want)
+		FAIL(inode->i_ino, "invariant: inode %llu is on %s but its link says list %d",
+		     (unsigned long long)inode->i_ino, where, on);
+	if (inode->i_check != pass)
+		FAIL(inode->i_ino, "invariant: inode %llu is on %s but on no sb list",
+		     (unsigned long long)inode->i_ino, where);
+	return true;
+}
+
 /* One LRU list: the global one (2.6.36..2.6.39) or a node of an sb's
  * list_lru (today).  Returns its length. */
 static long walk_lru_list(struct list_head *head, const char *where)
@@ -315,20 +334,8 @@ static void walk_in_use(void)
 	long steps = 0;
 	list_for_each(pos, &icache.inode_in_use) {
 		struct inode *inode = list_entry(pos, struct inode, i_lru);
-		if (walked_too_far(&steps, "inode_in_use"))
+		if (!member_ok(inode, &steps, "inode_in_use", inode->i_lru_on, LIST_in_use))
 			break;
-		if (!live(inode, "inode_in_use"))
-			break;
-		if (inode->i_lru_on != LIST_in_use)
-			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on "
-			     "inode_in_use but its link says list %d",
-			     (unsigned long long)inode->i_ino, inode->i_lru_on);
-		if (inode->i_check != pass)
-			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on "
-			     "inode_in_use but on no sb list",
-			     (unsigned long long)inode->i_ino);
 	}
 }
 
@@ -338,20 +345,8 @@ static void walk_wb(struct list_head *head, enum inode_list_id id, const char *n
 	long steps = 0;
 	list_for_each(pos, head) {
 		struct inode *inode = list_entry(pos, struct inode, i_wb_list);
-		if (walked_too_far(&steps, name))
+		if (!member_ok(inode, &steps, name, inode->i_wb_on, id))
 			break;
-		if (!live(inode, name))
-			break;
-		if (inode->i_wb_on != id)
-			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on %s but its "
-			     "link says list %d",
-			     (unsigned long long)inode->i_ino, name, inode->i_wb_on);
-		if (inode->i_check != pass)
-			FAIL(inode->i_ino,
-			     "invariant: inode %llu is on %s but on "
-			     "no sb list",
-			     (unsigned long long)inode->i_ino, name);
 	}
 }
 

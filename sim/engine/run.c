@@ -579,6 +579,9 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 		pthread_join(tids[nworkers], NULL);
 	atomic_store(&ctx.watchdog_stop, true);
 	pthread_join(wd, NULL);
+	/* The frees still waiting for a grace period run now, so that their
+	 * inode_rcu_freed events come before run_end, which ends the trace. */
+	sim_rcu_barrier();
 
 	result->seconds = (double)(t1 - t0) / 1e9;
 	for (int i = 0; i < nworkers; i++)
