@@ -34,7 +34,7 @@ PKGS_VIEW := babeltrace2 ncursesw
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS_BASE := -std=gnu11 -O2 -g $(WARN) -pthread -D_GNU_SOURCE \
-	-DLTTNG_UST_COMPAT_API_VERSION=1 -I. -Itracepoints
+	-DLTTNG_UST_COMPAT_API_VERSION=1 -I.
 LDFLAGS_BASE := -pthread
 
 ifneq ($(SAN),)

@@ -38,7 +38,7 @@ static void *fire(void *p)
 
 	for (uint64_t i = 0; i < l->n; i++)
 		lttng_ust_tracepoint(icache, lock_acquired, (uint16_t)l->id, LC_i_lock, i,
-				     SITE_workload, 0);
+				     SITE_workload, 0, SRC_unknown, 0, 0);
 	l->ns = now_ns() - t0;
 	return NULL;
 }

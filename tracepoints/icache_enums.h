@@ -8,7 +8,7 @@
 #ifndef ICACHE_ENUMS_H
 #define ICACHE_ENUMS_H
 
-#include "icache_names.h"
+#include "tracepoints/icache_names.h"
 
 #define X(n) LC_##n,
 enum lock_class { ICACHE_LOCK_CLASSES(X) NR_LOCK_CLASSES };

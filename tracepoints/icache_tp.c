@@ -4,4 +4,4 @@
  */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE
-#include "icache_tp.h"
+#include "tracepoints/icache_tp.h"

@@ -13,15 +13,15 @@
 #define LTTNG_UST_TRACEPOINT_PROVIDER icache
 
 #undef LTTNG_UST_TRACEPOINT_INCLUDE
-#define LTTNG_UST_TRACEPOINT_INCLUDE "icache_tp.h"
+#define LTTNG_UST_TRACEPOINT_INCLUDE "tracepoints/icache_tp.h"
 
 #if !defined(ICACHE_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define ICACHE_TP_H
 
 #include <stdint.h>
 #include <lttng/tracepoint.h>
-#include "icache_enums.h"
-#include "icache_events.h"
+#include "tracepoints/icache_enums.h"
+#include "tracepoints/icache_events.h"
 
 /* One enum entry per name of a list in icache_names.h. */
 #define ICACHE_TP_LC(n) lttng_ust_field_enum_value(#n, LC_##n)

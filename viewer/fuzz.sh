@@ -23,7 +23,7 @@ command -v clang >/dev/null 2>&1 || { echo "fuzz: clang not installed"; exit 2; 
 # Every viewer file but its main: the loader calls into the cache, the
 # thread table and the unprotected-span finder, and the list grows.
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-D_GNU_SOURCE -I. -Itracepoints $(pkg-config --cflags babeltrace2) \
+	-D_GNU_SOURCE -I. $(pkg-config --cflags babeltrace2) \
 	viewer/fuzz_load.c $(ls viewer/*.c | grep -v -e view_main.c -e /fuzz_) lib/*.c \
 	$(pkg-config --libs babeltrace2) $(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) \
 	-lm -o "$out/fuzz_load"

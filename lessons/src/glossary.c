@@ -6,45 +6,38 @@
 #include <string.h>
 
 #include "lessons/src/glossary.h"
+#include "lib/xalloc.h"
 
-static bool add_entry(struct glossary *g, const char *line, const char *section)
+static void add_entry(struct glossary *g, const char *line, const char *section)
 {
 	const char *t = line + 4; /* after "- **" */
 	const char *end = strstr(t, "**");
 	if (!end)
-		return true;
+		return;
 	struct gloss_entry *e = g->e;
 	/* Doubling, not one more each time: reading stays linear. */
 	if ((g->n & (g->n - 1)) == 0) {
-		e = realloc(g->e, (size_t)(g->n ? 2 * g->n : 1) * sizeof(*e));
-		if (!e)
-			return false;
+		e = xreallocarray(g->e, (size_t)(g->n ? 2 * g->n : 1), sizeof(*e));
 		g->e = e;
 	}
 	const char *m = end + 2;
 	m += strspn(m, ": ");
-	e[g->n].term = strndup(t, (size_t)(end - t));
-	e[g->n].meaning = strdup(m);
+	e[g->n].term = xstrndup(t, (size_t)(end - t));
+	e[g->n].meaning = xstrdup(m);
 	e[g->n].section = (char *)section;
-	if (!e[g->n].term || !e[g->n].meaning)
-		return false;
 	g->n++;
-	return true;
 }
 
 /* An indented line continues the entry before it. */
-static bool continue_entry(struct glossary *g, const char *line)
+static void continue_entry(struct glossary *g, const char *line)
 {
 	struct gloss_entry *e = &g->e[g->n - 1];
 	const char *w = line + strspn(line, " \t");
 	size_t n = strlen(e->meaning), m = strlen(w);
-	char *both = realloc(e->meaning, n + m + 2);
-	if (!both)
-		return false;
+	char *both = xrealloc(e->meaning, n + m + 2);
 	both[n] = ' ';
 	memcpy(both + n + 1, w, m + 1);
 	e->meaning = both;
-	return true;
 }
 
 bool glossary_load(const char *path, struct glossary *g)
@@ -55,24 +48,18 @@ bool glossary_load(const char *path, struct glossary *g)
 		return false;
 	char line[1024];
 	const char *section = "";
-	bool ok = true;
-	while (ok && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (strncmp(line, "## ", 3) == 0 && g->nsections < 16) {
-			char *s = strdup(line + 3);
-			ok = s != NULL;
-			if (ok)
-				section = g->sections[g->nsections++] = s;
+			section = g->sections[g->nsections++] = xstrdup(line + 3);
 		} else if (strncmp(line, "- **", 4) == 0) {
-			ok = add_entry(g, line, section);
+			add_entry(g, line, section);
 		} else if (g->n && (line[0] == ' ' || line[0] == '\t') && line[1]) {
-			ok = continue_entry(g, line);
+			continue_entry(g, line);
 		}
 	}
 	fclose(f);
-	if (!ok)
-		glossary_free(g);
-	return ok;
+	return true;
 }
 
 void glossary_free(struct glossary *g)
