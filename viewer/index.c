@@ -767,7 +767,6 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct class_info *ci = class_info(ix, ec);
-	struct ix_raw r; /* not zeroed (per event), so every field read is set */
 	if (ci->type < 0) {
 		ld->out(ix, &(struct ix_raw){ .kind = RAW_OTHER,
 					      .name = bt_event_class_get_name(ec),
@@ -777,9 +776,13 @@ static void describe_event(struct trace_index *ix, const bt_message *msg)
 	}
 	if (ld->fatal[0])
 		return;
+	/* (not zeroed whole: v and s are set up to nf below, the rest here) */
+	struct ix_raw r;
 	r.kind = RAW_EVENT;
 	r.name = NULL; /* a decoder process sends the name when there is one */
 	r.packets = false;
+	r.te = INT64_MIN;
+	r.count = 0;
 	r.type = ci->type;
 	r.nf = ci->nf;
 	r.absent = r.is_class = 0;
@@ -1068,7 +1071,7 @@ void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit)
 }
 
 /* One message of the trace, in time order: described to the loader's
- * output (the index itself, or a decoder thread's queue). */
+ * output (the index itself, or a decoder process's pipe). */
 static void describe_message(const bt_message *m, void *data)
 {
 	struct trace_index *ix = data;
