@@ -518,20 +518,6 @@ END_TEST
 
 /* ---- colours: NO_COLOR, a terminal that cannot draw, the lesson runner --- */
 
-static bool has_colour_sgr(const char *s)
-{
-	for (const char *p = strstr(s, "\033["); p; p = strstr(p + 1, "\033[")) {
-		const char *q = p + 2;
-		while (*q && *q != 'm') {
-			if ((q[0] == '3' || q[0] == '4') && q[1] >= '0' && q[1] <= '7' &&
-			    (q == p + 2 || q[-1] == ';') && (q[2] == 'm' || q[2] == ';'))
-				return true;
-			q++;
-		}
-	}
-	return false;
-}
-
 START_TEST(terminals)
 {
 	ck_assert_msg(st2 == 0, "record failed");

@@ -391,21 +391,6 @@ START_TEST(tmux_resize)
 }
 END_TEST
 
-static bool has_colour_sgr(const char *s)
-{
-	/* ESC [ ... 3x / 4x / 38;5 / 48;5 ... m */
-	for (const char *p = strstr(s, "\033["); p; p = strstr(p + 1, "\033[")) {
-		const char *q = p + 2;
-		while (*q && *q != 'm') {
-			if ((q[0] == '3' || q[0] == '4') && q[1] >= '0' && q[1] <= '7' &&
-			    (q == p + 2 || q[-1] == ';') && (q[2] == 'm' || q[2] == ';'))
-				return true;
-			q++;
-		}
-	}
-	return false;
-}
-
 START_TEST(tmux_no_color)
 {
 	need_trace();

@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,22 @@ static inline char *run_cmd(int *status, const char *fmt, ...)
 	char *out;
 	*status = spawn_capture(argv, false, &out);
 	return out;
+}
+
+/* Does the terminal text s hold an SGR escape that sets a colour
+ * (ESC [ ... 3x / 4x / 38;5 / 48;5 ... m)? */
+static inline bool has_colour_sgr(const char *s)
+{
+	for (const char *p = strstr(s, "\033["); p; p = strstr(p + 1, "\033[")) {
+		const char *q = p + 2;
+		while (*q && *q != 'm') {
+			if ((q[0] == '3' || q[0] == '4') && q[1] >= '0' && q[1] <= '7' &&
+			    (q == p + 2 || q[-1] == ';') && (q[2] == 'm' || q[2] == ';'))
+				return true;
+			q++;
+		}
+	}
+	return false;
 }
 
 /* A suite's scratch directory /tmp/TAG.XXXXXX into dir (dir[0] = 0 if
