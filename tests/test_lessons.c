@@ -2017,6 +2017,49 @@ static void side_by_side(const char *const *name, const side_fn *fn, const int *
 	}
 }
 
+/*
+ * The judge draws no verdict from a partial recording: with icache-sim
+ * wrapped so that a stream of every recording is cut in half, lesson
+ * 08's real fix is neither passed nor failed; the student is told the
+ * recording is incomplete.
+ */
+SIDE_TEST(judge_refuses_a_cut_trace)
+{
+	fresh_state();
+	char wrap[300], work[512];
+	snprintf(wrap, sizeof(wrap), "%s/cutting-sim", state_dir);
+	FILE *f = fopen(wrap, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"#!/bin/sh\n"
+		"out=; prev=\n"
+		"for a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n"
+		"%s \"$@\"; rc=$?\n"
+		"[ -n \"$out\" ] || exit $rc\n"
+		"s=$(ls -S \"$out\"/ust/uid/*/64-bit/* | grep -v -e metadata -e index | head -1)\n"
+		"truncate -s $(( $(stat -c %%s \"$s\") / 2 )) \"$s\"\n"
+		"exit $rc\n",
+		bin_path("icache-sim"));
+	fclose(f);
+	int st;
+	free(run_cmd(&st, "chmod +x %s", wrap));
+	snprintf(work, sizeof(work), "%s/icache-lab/work", state_dir);
+	free(run_cmd(&st,
+		     "mkdir -p %s && cp lessons/scenarios/abba-fixed.scn "
+		     "%s/08-lock-order-and-deadlock-step6.scn",
+		     work, work));
+	ck_assert_int_eq(st, 0);
+	char *out = run_cmd(&st,
+			    "ICACHE_SIM=%s XDG_STATE_HOME=%s %s 8 --step 6 --keys e "
+			    "--screen 130x40 2>&1",
+			    wrap, state_dir, bin_path("icache-lesson"));
+	ck_assert_msg(!strstr(out, "Well done") && !strstr(out, "Not yet."),
+		      "a verdict from a cut trace:\n%s", out);
+	ck_assert_msg(strstr(out, "incomplete"), "the cut is not said:\n%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+
 #define SIDE(f, a) #f, f##_fn, a
 
 START_TEST(run_cases)
@@ -2039,6 +2082,7 @@ START_TEST(run_cases)
 		{ SIDE(title_and_moment_apart, 0) },
 		{ SIDE(rwsem_wait_names_reader, 0) },
 		{ SIDE(tab_turns_panes, 0) },
+		{ SIDE(judge_refuses_a_cut_trace, 0) },
 	};
 	const char *name[32];
 	side_fn fn[32];

@@ -192,6 +192,15 @@ int exercise_judge(const struct step *s, const char *scn, struct lesson_trace *t
 		lt_free(t);
 		return -1;
 	}
+	if (!ix_complete(t->ix)) {
+		/* the instrument never lies: no verdict from a partial trace */
+		snprintf(
+			msg, len,
+			"The recording of your scenario is incomplete (%s): no verdict drawn from it. Check it again.",
+			t->ix->reasons[0]);
+		lt_free(t);
+		return -1;
+	}
 	if (judge(s, scn, t, msg, len))
 		return 0;
 	snprintf(msg, len, "Checked: '%s' happens, every CPU finishes%s. Well done.", s->reach_text,
