@@ -19,6 +19,8 @@ out=$BUILD/fuzz
 mkdir -p "$out/corpus"
 # Findings of an earlier run are not this run's (the corpus is kept).
 rm -f "$out"/crash-* "$out"/leak-* "$out"/oom-* "$out"/timeout-*
+# Inputs that once broke the loader run first, every time.
+cp viewer/fuzz-seeds/* "$out/corpus/"
 command -v clang >/dev/null 2>&1 || { echo "fuzz: clang not installed"; exit 2; }
 # Every viewer file but its main: the loader calls into the cache, the
 # thread table and the unprotected-span finder, and the list grows.

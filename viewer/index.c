@@ -302,6 +302,10 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
+	/* One line: names from a damaged metadata may hold any byte. */
+	for (unsigned char *p = (unsigned char *)err; len && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 /* ---- the sink ---------------------------------------------------------------- */
