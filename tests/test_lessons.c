@@ -2060,15 +2060,32 @@ SIDE_TEST(judge_refuses_a_cut_trace)
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }
 
+/* A table of cases, run side by side. */
+struct side_case {
+	const char *name;
+	side_fn fn;
+	int arg;
+};
+
+static void side_cases(const struct side_case *c, int n)
+{
+	const char *name[32];
+	side_fn fn[32];
+	int arg[32];
+	ck_assert_int_le(n, 32);
+	for (int i = 0; i < n; i++) {
+		name[i] = c[i].name;
+		fn[i] = c[i].fn;
+		arg[i] = c[i].arg;
+	}
+	side_by_side(name, fn, arg, n);
+}
+
 #define SIDE(f, a) #f, f##_fn, a
 
 START_TEST(run_cases)
 {
-	static const struct {
-		const char *name;
-		side_fn fn;
-		int arg;
-	} c[] = {
+	static const struct side_case c[] = {
 		{ SIDE(list_and_help, 0) },
 		{ SIDE(keys_drive_reaches_goal, 0) },
 		{ SIDE(keys_edit_exercise, 0) },
@@ -2084,15 +2101,7 @@ START_TEST(run_cases)
 		{ SIDE(tab_turns_panes, 0) },
 		{ SIDE(judge_refuses_a_cut_trace, 0) },
 	};
-	const char *name[32];
-	side_fn fn[32];
-	int arg[32], n = (int)(sizeof(c) / sizeof(c[0]));
-	for (int i = 0; i < n; i++) {
-		name[i] = c[i].name;
-		fn[i] = c[i].fn;
-		arg[i] = c[i].arg;
-	}
-	side_by_side(name, fn, arg, n);
+	side_cases(c, (int)(sizeof(c) / sizeof(c[0])));
 }
 END_TEST
 
@@ -2100,24 +2109,12 @@ END_TEST
  * sequence in tmux and the drawn sequences, side by side. */
 START_TEST(sched_cases)
 {
-	static const struct {
-		const char *name;
-		side_fn fn;
-		int arg;
-	} c[] = {
+	static const struct side_case c[] = {
 		{ SIDE(scheduler_random_sequences, 0) },  { SIDE(scheduler_random_sequences, 1) },
 		{ SIDE(next_stops_where_it_matters, 0) }, { SIDE(scheduler_crash_sequence, 0) },
 		{ SIDE(random_sequences_drawn, 0) },
 	};
-	const char *name[32];
-	side_fn fn[32];
-	int arg[32], n = (int)(sizeof(c) / sizeof(c[0]));
-	for (int i = 0; i < n; i++) {
-		name[i] = c[i].name;
-		fn[i] = c[i].fn;
-		arg[i] = c[i].arg;
-	}
-	side_by_side(name, fn, arg, n);
+	side_cases(c, (int)(sizeof(c) / sizeof(c[0])));
 }
 END_TEST
 
