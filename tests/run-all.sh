@@ -30,6 +30,9 @@ export XDG_CACHE_HOME
 passed=0
 failed=0
 log=$(mktemp)
+# Every failing case's line is kept and printed again just above the total,
+# so the end of a long run (often all a CI log shows) names what failed.
+failures=$(mktemp)
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
@@ -44,9 +47,10 @@ for t in "$BUILD"/tests/test_*; do
 	"$t" >"$log" 2>&1
 	rc=$?
 	cat "$log"
+	grep -E ':[FE]:' "$log" | sed "s|^|$name: |" >>"$failures"
 	line=$(grep -E '^[0-9]+%: Checks: [0-9]+' "$log" | tail -1)
 	if [ -z "$line" ]; then
-		echo "$name: exited $rc without a Check summary"
+		echo "$name: exited $rc without a Check summary" | tee -a "$failures"
 		failed=$((failed + 1))
 		continue
 	fi
@@ -58,5 +62,10 @@ for t in "$BUILD"/tests/test_*; do
 done
 rm -f "$log"
 rm -rf "$XDG_CACHE_HOME"
+if [ -s "$failures" ]; then
+	echo "== what failed"
+	cat "$failures"
+fi
+rm -f "$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
