@@ -160,6 +160,36 @@ START_TEST(shipped_lessons_pass_check)
 }
 END_TEST
 
+/*
+ * Every scheduler level has its contrast (compare:): c replays the
+ * student's presses where the goal cannot happen.  --check (above)
+ * proves each contrast refuses the level's solution; the tmux walk
+ * presses c after solving each level.
+ */
+START_TEST(every_level_has_a_contrast)
+{
+	int levels = 0;
+	for (int i = 0; i < nlessons(); i++) {
+		char *f = lesson_file(i);
+		struct diag d = { 0 };
+		struct lesson *l = lesson_parse(f, &d);
+		ck_assert_msg(l && d.n == 0, "%s does not parse", f);
+		for (int k = 0; k < l->nsteps; k++) {
+			const struct step *s = &l->steps[k];
+			if (s->kind != STEP_DRIVE)
+				continue;
+			levels++;
+			ck_assert_msg(s->compare, "%s step %d (%s): a scheduler level without compare:",
+				      f, k + 1, s->title);
+		}
+		lesson_free(l);
+		ldiag_free(&d);
+		free(f);
+	}
+	ck_assert_int_ge(levels, 6);
+}
+END_TEST
+
 /* ---- malformed lessons -------------------------------------------------- */
 
 static char tmpdir[256];
@@ -2135,6 +2165,7 @@ static Suite *lessons_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ten_lessons_in_order);
 	tcase_add_test(tc, shipped_lessons_pass_check);
+	tcase_add_test(tc, every_level_has_a_contrast);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");
