@@ -179,8 +179,9 @@ START_TEST(every_level_has_a_contrast)
 			if (s->kind != STEP_DRIVE)
 				continue;
 			levels++;
-			ck_assert_msg(s->compare, "%s step %d (%s): a scheduler level without compare:",
-				      f, k + 1, s->title);
+			ck_assert_msg(s->compare,
+				      "%s step %d (%s): a scheduler level without compare:", f,
+				      k + 1, s->title);
 		}
 		lesson_free(l);
 		ldiag_free(&d);
