@@ -27,9 +27,11 @@
 #include "sim/core/ctf_writer.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
-#define PKT_HDR 80u     /* packet header (32) + context (48) */
-#define EV_HDR 14u      /* id (2), timestamp (8), vtid (4) */
-#define PKT_BYTES 65536 /* a packet's usual size; one bigger event grows it */
+#define PKT_HDR 80u /* packet header (32) + context (48) */
+#define EV_HDR 14u  /* id (2), timestamp (8), vtid (4) */
+/* A packet's usual size (one bigger event grows it): small, so that a run
+ * killed midway leaves most of its events in whole packets behind it. */
+#define PKT_BYTES 16384
 
 bool ctfw_active;
 
