@@ -36,8 +36,10 @@
 bool ctfw_active;
 
 /*
- * The open trace.  Lock rule: w.lock guards every member below it while
- * ctfw_active; ctfw_open and ctfw_close run with no run thread alive.
+ * The open trace.  Lock rule: w.lock guards every member below it once
+ * ctfw_open has set ctfw_active (ctfw_open itself runs before the run's
+ * threads exist; ctfw_close takes the lock, for liburcu's call_rcu thread,
+ * which outlives the run).
  */
 static struct writer {
 	pthread_mutex_t lock;
@@ -312,7 +314,8 @@ static int write_metadata(const char *dir, char *err, size_t len)
 /* A run that ends by exit() (an error path of play) keeps what it wrote. */
 static void flush_at_exit(void)
 {
-	if (ctfw_active && pthread_mutex_trylock(&w.lock) == 0) {
+	if (__atomic_load_n(&ctfw_active, __ATOMIC_RELAXED) &&
+	    pthread_mutex_trylock(&w.lock) == 0) {
 		if (w.fd >= 0 && !w.err)
 			flush_packet();
 		pthread_mutex_unlock(&w.lock);
@@ -344,13 +347,16 @@ int ctfw_open(const char *dir, char *err, size_t len)
 	w.fd = fd;
 	if (!registered)
 		registered = atexit(flush_at_exit) == 0;
-	ctfw_active = true;
+	__atomic_store_n(&ctfw_active, true, __ATOMIC_RELAXED);
 	return 0;
 }
 
 int ctfw_close(uint64_t *events, char *err, size_t len)
 {
-	ctfw_active = false;
+	__atomic_store_n(&ctfw_active, false, __ATOMIC_RELAXED);
+	/* Under the lock: liburcu's call_rcu thread may still be writing an
+	 * inode_rcu_freed it began before the flag fell. */
+	pthread_mutex_lock(&w.lock);
 	/* A clean close writes a packet even if empty, as LTTng's stop does. */
 	if (!w.err)
 		flush_packet();
@@ -360,7 +366,7 @@ int ctfw_close(uint64_t *events, char *err, size_t len)
 	free(w.pkt);
 	w.pkt = NULL;
 	*events = w.events;
-	if (w.err)
-		return fail(err, len, "cannot write", w.path, w.err);
-	return 0;
+	int e = w.err;
+	pthread_mutex_unlock(&w.lock);
+	return e ? fail(err, len, "cannot write", w.path, e) : 0;
 }

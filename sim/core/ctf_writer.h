@@ -29,9 +29,9 @@
 #include "tracepoints/icache_events.h"
 
 /*
- * True between ctfw_open and ctfw_close.  Set before the run's threads
- * start and cleared after they stop (pthread_create/join order it), so
- * the events test it without a lock.
+ * True between ctfw_open and ctfw_close: the events test it without a
+ * lock (an atomic relaxed load, a plain load on x86); a late event that
+ * saw it true finds the trace closed under the writer's lock.
  */
 extern bool ctfw_active;
 

@@ -35,10 +35,10 @@
 #include "tracepoints/icache_tp.h"
 #include "sim/core/ctf_writer.h"
 #define ICACHE_TP(name, ...) lttng_ust_tracepoint(icache, name, __VA_ARGS__)
-#define ICACHE_DIRECT(name, ...)                      \
-	do {                                          \
-		if (__builtin_expect(ctfw_active, 0)) \
-			ctfw_ev_##name(__VA_ARGS__);  \
+#define ICACHE_DIRECT(name, ...)                                                          \
+	do {                                                                              \
+		if (__builtin_expect(__atomic_load_n(&ctfw_active, __ATOMIC_RELAXED), 0)) \
+			ctfw_ev_##name(__VA_ARGS__);                                      \
 	} while (0)
 #else
 #include "tracepoints/icache_events.h"
@@ -231,7 +231,8 @@ static inline void trace_sched_step(uint64_t step, int cpu, const char *what)
 static inline bool trace_sched_step_enabled(void)
 {
 #if ICACHE_TRACE
-	return ctfw_active || lttng_ust_tracepoint_enabled(icache, sched_step);
+	return __atomic_load_n(&ctfw_active, __ATOMIC_RELAXED) ||
+	       lttng_ust_tracepoint_enabled(icache, sched_step);
 #else
 	return false;
 #endif
