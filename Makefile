@@ -117,6 +117,8 @@ ifneq ($(TRACE),0)
   TEST_FORK_LIBS := -Wl,--no-as-needed -llttng-ust-fork -Wl,--as-needed
 endif
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+# Helpers every suite links (tests/tmux.c: the real terminal).
+TEST_OBJS := $(BUILD)/obj/tests/tmux.o
 
 BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 
@@ -193,9 +195,9 @@ $(BUILD)/bin/icache-lesson: $(BUILD)/obj/lessons/src/lesson_main.o $(LESSON_OBJS
 	$(CC) $(LDFLAGS) -o $@ $^ $(VIEW_LIBS) -lm
 
 # Every test links the simulator library, and the viewer's if it exists.
-$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS) $(LAB_LIB)
+$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simenv.h $(TEST_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LESSON_OBJS) $(LAB_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LAB_LIB) \
+	$(CC) $(CFLAGS) $(VIEW_CFLAGS) -o $@ $< $(TEST_OBJS) $(LESSON_OBJS) $(SIM_LIB) $(if $(VIEW_SRCS),$(VIEW_LIB)) $(LAB_LIB) \
 		$(LDFLAGS) $(CHECK_LIBS) $(TEST_FORK_LIBS) $(SIM_LIBS) $(VIEW_LIBS) -lm
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "tests/testutil.h"
+#include "tests/tmux.h"
 #include "viewer/cache.h"
 #include "viewer/timeline.h"
 
@@ -31,6 +32,7 @@ static void record_trace(void)
 	snprintf(trace, sizeof(trace), "%s/trace", tmp);
 	snprintf(cdir, sizeof(cdir), "%s/xdg", tmp);
 	setenv("XDG_CACHE_HOME", cdir, 1);
+	tmux_init("icview-cache");
 	free(run_cmd(&record_status,
 		     "%s record --scheme merged --workload mixed --cpus 2 --ops 1500 "
 		     "--seed 3 --quiet -o %s >/dev/null 2>%s/record.err",
@@ -42,6 +44,7 @@ static void cleanup(void)
 	int st;
 	if (tmp[0])
 		free(run_cmd(&st, "rm -rf %s", tmp));
+	tmux_done();
 }
 
 static void need_trace(void)
@@ -70,12 +73,6 @@ static char *bench(const char *dir, const char *flags, char **err)
 	ck_assert_msg(st == 0, "--bench %s failed: %s", dir, out);
 	*err = run_cmd(&st, "cat %s", errf);
 	return out;
-}
-
-static void tmux_keys(const char *sess, const char *k)
-{
-	int st;
-	free(run_cmd(&st, "tmux -L icview-cache send-keys -t %s %s", sess, k));
 }
 
 static int count_files(const char *dir)
@@ -270,26 +267,6 @@ END_TEST
 
 /* ---- the terminal viewer while it indexes (tmux) ---------------------------- */
 
-static char *capture(const char *sess)
-{
-	int st;
-	return run_cmd(&st, "tmux -L icview-cache capture-pane -p -t %s 2>/dev/null", sess);
-}
-
-/* The screen, once it holds text (NULL after secs). */
-static char *wait_screen(const char *sess, const char *text, double secs)
-{
-	for (int i = 0; i < (int)(secs * 20); i++) {
-		char *s = capture(sess);
-		if (strstr(s, text))
-			return s;
-		free(s);
-		struct timespec t = { 0, 50000000 };
-		nanosleep(&t, NULL);
-	}
-	return NULL;
-}
-
 /* The N of "indexing... N %" on the screen, -1 if none. */
 static int shown_percent(const char *scr)
 {
@@ -307,15 +284,13 @@ START_TEST(first_screen_while_indexing)
 	char copy[400];
 	int st;
 	fresh_copy(copy, sizeof(copy), "live");
-	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
 	/* Slowed down (test only) so that the partial state is seen. */
-	free(run_cmd(&st,
-		     "tmux -L icview-cache new-session -d -s %s -x 120 -y 40 "
-		     "'env LANG=C.UTF-8 ICACHE_VIEW_TEST_STEP_MS=30 XDG_CACHE_HOME=%s %s %s; "
-		     "echo EXIT=$?; sleep 30'",
-		     s, cdir, bin_path("icache-view"), copy));
-	ck_assert_int_eq(st, 0);
-	char *scr = wait_screen(s, "figures so far", 20);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "env LANG=C.UTF-8 ICACHE_VIEW_TEST_STEP_MS=30 XDG_CACHE_HOME=%s %s %s", cdir,
+		 bin_path("icache-view"), copy);
+	tmux_start(s, 120, 40, cmd);
+	char *scr = tmux_wait_screen(s, "figures so far", 20);
 	ck_assert_msg(scr, "the viewer did not come up while indexing");
 	ck_assert_msg(strstr(scr, "Events by CPU") && strstr(scr, "Held locks"), "%s", scr);
 	ck_assert_msg(!strstr(scr, "INCOMPLETE"), "judged before the end:\n%s", scr);
@@ -326,25 +301,24 @@ START_TEST(first_screen_while_indexing)
 	tmux_keys(s, "G");
 	int p1 = p0;
 	for (int i = 0; i < 400 && p1 <= p0; i++) {
-		char *t = capture(s);
+		char *t = tmux_capture(s, false);
 		int p = shown_percent(t);
 		free(t);
 		if (p < 0)
 			break; /* done already: then it got past p0 too */
 		p1 = p;
-		struct timespec ts = { 0, 50000000 };
-		nanosleep(&ts, NULL);
+		sleep_ms(50);
 	}
 	ck_assert_msg(p1 > p0 || p1 < 0, "the progress stayed at %d %%", p0);
-	char *before = capture(s);
+	char *before = tmux_capture(s, false);
 	bool stopped_early = strstr(before, "indexing") != NULL;
 	free(before);
 	tmux_keys(s, "q");
 	/* Quit: the screen goes, and the process ends (it says EXIT=). */
-	char *gone = wait_screen(s, "EXIT=0", 10);
+	char *gone = tmux_wait_screen(s, "EXIT=0", 10);
 	ck_assert_msg(gone && !strstr(gone, "Events by CPU"), "q did not quit while indexing");
 	free(gone);
-	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	tmux_kill(s);
 	/* Quitting half-way leaves no cache behind, nothing half-built (a
 	 * slow machine may have finished first: then the whole cache). */
 	char *tmpf = run_cmd(&st, "ls %s/icache-lab 2>/dev/null | grep -c tmp", cdir);
@@ -360,38 +334,27 @@ START_TEST(search_in_slices_with_cancel)
 {
 	need_trace();
 	const char *s = "icview-search";
-	int st;
-	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
-	free(run_cmd(&st,
-		     "tmux -L icview-cache new-session -d -s %s -x 120 -y 40 "
-		     "'env LANG=C.UTF-8 ICACHE_VIEW_TEST_SLICE=1000 ICACHE_VIEW_TEST_SLICE_MS=20 "
-		     "XDG_CACHE_HOME=%s %s %s; sleep 30'",
-		     s, cdir, bin_path("icache-view"), trace));
-	char *scr = wait_screen(s, "Events by CPU", 20);
-	ck_assert_msg(scr, "the viewer did not come up");
-	free(scr);
-	for (int i = 0; i < 600 && (scr = capture(s)) && strstr(scr, "indexing"); i++) {
-		free(scr);
-		scr = NULL;
-		struct timespec ts = { 0, 50000000 };
-		nanosleep(&ts, NULL);
-	}
-	free(scr);
+	char env[512];
+	snprintf(env, sizeof(env),
+		 "ICACHE_VIEW_TEST_SLICE=1000 ICACHE_VIEW_TEST_SLICE_MS=20 XDG_CACHE_HOME=%s",
+		 cdir);
+	tmux_view(s, 120, 40, env, trace);
+	char *scr;
 	tmux_keys(s, "/ zzzz Enter"); /* text that no event has: a whole scan */
-	scr = wait_screen(s, "searching 'zzzz' below", 10);
+	scr = tmux_wait_screen(s, "searching 'zzzz' below", 10);
 	ck_assert_msg(scr, "no search progress shown");
 	ck_assert_msg(strstr(scr, "(Esc stops)"), "%s", scr);
 	free(scr);
 	tmux_keys(s, "Escape");
-	scr = wait_screen(s, "search stopped", 10);
+	scr = tmux_wait_screen(s, "search stopped", 10);
 	ck_assert_msg(scr, "Esc did not stop the search");
 	free(scr);
 	tmux_keys(s, "n"); /* again, to its end this time */
-	scr = wait_screen(s, "'zzzz' not found below", 60);
+	scr = tmux_wait_screen(s, "'zzzz' not found below", 60);
 	ck_assert_msg(scr, "the search never ended");
 	free(scr);
 	tmux_keys(s, "q");
-	free(run_cmd(&st, "tmux -L icview-cache kill-session -t %s 2>/dev/null", s));
+	tmux_kill(s);
 }
 END_TEST
 

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "tests/testutil.h"
+#include "tests/tmux.h"
 #include "viewer/ctfgen.h"
 
 static char tmp[256];  /* scratch directory of the suite */
@@ -30,6 +31,7 @@ static int good_status = -1;
 static void record_good(void)
 {
 	int st;
+	tmux_init("icdamage");
 	snprintf(tmp, sizeof(tmp), "/tmp/icdamage.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 	snprintf(good, sizeof(good), "%s/good", tmp);
@@ -45,6 +47,7 @@ static void cleanup(void)
 	int st;
 	if (tmp[0])
 		free(run_cmd(&st, "rm -rf %s", tmp));
+	tmux_done();
 }
 
 static void need_good(void)
@@ -277,25 +280,6 @@ END_TEST
 
 /* The real terminal: the viewer comes up on a cut trace, says INCOMPLETE
  * in its header, and '!' lists the reasons. */
-static char *tmux_capture(void)
-{
-	int st;
-	return run_cmd(&st, "tmux -L icdamage capture-pane -p -t dmg 2>/dev/null");
-}
-
-static bool tmux_wait(const char *text)
-{
-	for (int i = 0; i < 300; i++) {
-		char *scr = tmux_capture();
-		bool ok = strstr(scr, text) != NULL;
-		free(scr);
-		if (ok)
-			return true;
-		usleep(50000);
-	}
-	return false;
-}
-
 START_TEST(interactive_says_incomplete)
 {
 	char dir[512], sdir[512], file[1024];
@@ -304,29 +288,20 @@ START_TEST(interactive_says_incomplete)
 	copy_good("tmuxcut", dir, sizeof(dir), sdir, sizeof(sdir));
 	biggest_stream(sdir, file, sizeof(file), &size);
 	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576 + 77, file));
-	free(run_cmd(&st,
-		     "tmux -L icdamage kill-server 2>/dev/null; "
-		     "tmux -L icdamage new-session -d -s dmg -x 160 -y 40 "
-		     "'env LANG=C.UTF-8 %s %s; sleep 30'",
-		     bin_path("icache-view"), dir));
-	ck_assert_msg(tmux_wait("INCOMPLETE ("), "no INCOMPLETE in the header");
-	free(run_cmd(&st, "tmux -L icdamage send-keys -t dmg '!'"));
-	ck_assert_msg(tmux_wait("INCOMPLETE TRACE: why"), "'!' shows no reasons");
-	char *scr = tmux_capture();
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s", bin_path("icache-view"), dir);
+	tmux_start("dmg", 160, 40, cmd);
+	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE (", 15), "no INCOMPLETE in the header");
+	tmux_keys("dmg", "'!'");
+	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE TRACE: why", 15), "'!' shows no reasons");
+	char *scr = tmux_capture("dmg", false);
 	ck_assert_msg(strstr(scr, "is cut mid-packet"), "%.2000s", scr);
 	free(scr);
 	/* Quit, and let the viewer remove its temporary copy of the cut
 	 * stream before the terminal goes away. */
-	free(run_cmd(&st, "tmux -L icdamage send-keys -t dmg Escape q"));
-	for (int i = 0; i < 100; i++) {
-		char *now = tmux_capture();
-		bool gone = !strstr(now, "Events by CPU");
-		free(now);
-		if (gone)
-			break;
-		usleep(50000);
-	}
-	free(run_cmd(&st, "tmux -L icdamage kill-server"));
+	tmux_keys("dmg", "Escape q");
+	tmux_wait_gone("dmg", "Events by CPU", 5);
+	tmux_kill("dmg");
 }
 END_TEST
 
@@ -348,13 +323,13 @@ START_TEST(viewer_copy_removed_on_signal)
 	biggest_stream(sdir, file, sizeof(file), &size);
 	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576 + 55, file));
 	snprintf(vtmp, sizeof(vtmp), "%s/vtmp-%s", tmp, name);
-	free(run_cmd(&st,
-		     "mkdir -p %s && tmux -L icdamage kill-server 2>/dev/null; "
-		     "tmux -L icdamage new-session -d -s dmg -x 160 -y 40 "
-		     "\"sh -c 'echo \\$\\$ > %s.pid; exec env TMPDIR=%s LANG=C.UTF-8 %s %s'; "
-		     "sleep 30\"",
-		     vtmp, vtmp, vtmp, bin_path("icache-view"), dir));
-	ck_assert_msg(tmux_wait("INCOMPLETE ("), "the viewer did not come up");
+	free(run_cmd(&st, "mkdir -p %s", vtmp));
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd),
+		 "sh -c \"echo \\$\\$ > %s.pid; exec env TMPDIR=%s LANG=C.UTF-8 %s %s\"", vtmp,
+		 vtmp, bin_path("icache-view"), dir);
+	tmux_start("dmg", 160, 40, cmd);
+	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE (", 15), "the viewer did not come up");
 	char *n = run_cmd(&st, "ls -A %s | wc -l", vtmp);
 	ck_assert_msg(atoi(n) == 1, "no temporary copy while it runs: %s", n);
 	free(n);
@@ -368,7 +343,7 @@ START_TEST(viewer_copy_removed_on_signal)
 		left = atoi(n);
 		free(n);
 	}
-	free(run_cmd(&st, "tmux -L icdamage kill-server"));
+	tmux_kill("dmg");
 	ck_assert_msg(left == 0, "signal %d: the temporary copy is still in %s", sig, vtmp);
 }
 END_TEST

@@ -12,18 +12,15 @@
 #include <time.h>
 
 #include "tests/testutil.h"
+#include "tests/tmux.h"
 #include "viewer/app.h"
-
-/* A tmux server of this process's own: two runs of the suite at once
- * (several worktrees on one machine) must not share sessions. */
-static char TMUX[64];
 
 static char tmp[256], t2[300], t16[300], tabba[300], tv4[300], tlossy[300];
 static int st2 = -1, st16 = -1, stabba = -1, stv4 = -1, stlossy = -1;
 
 static void record(void)
 {
-	snprintf(TMUX, sizeof(TMUX), "tmux -L icview-screens-%d", (int)getpid());
+	tmux_init("icview-screens");
 	snprintf(tmp, sizeof(tmp), "/tmp/icview-screens.XXXXXX");
 	if (!mkdtemp(tmp))
 		return;
@@ -39,10 +36,6 @@ static void record(void)
 	free(run_cmd(&st16,
 		     "%s record --virtual --cpus 16 --ops 400 --quiet -o %s >%s/t16.log 2>&1",
 		     bin_path("icache-sim"), t16, tmp));
-	/* One session for the whole suite keeps the tmux server up: a
-	 * server exiting with its last session races the next one. */
-	int st;
-	free(run_cmd(&st, "%s new-session -d -s keep -x 80 -y 24 'sleep 600'", TMUX));
 	free(run_cmd(&stv4, "%s play lessons/scenarios/iput-lru-race-v4.scn -o %s >%s/v4.log 2>&1",
 		     bin_path("icache-sim"), tv4, tmp));
 	/* Sub-buffers far too small: the tracer discards (record exits 1). */
@@ -57,79 +50,18 @@ static void record(void)
 static void cleanup(void)
 {
 	int st;
-	free(run_cmd(&st, "%s kill-server 2>/dev/null", TMUX));
-	/* (tmux leaves the socket behind) */
-	free(run_cmd(&st, "rm -f \"${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/%s\"", TMUX + 8));
+	tmux_done();
 	if (tmp[0])
 		free(run_cmd(&st, "rm -rf %s", tmp));
 }
 
 /* ---- tmux ------------------------------------------------------------------ */
 
-static void sleep_ms(int ms)
-{
-	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&t, NULL);
-}
-
-static char *capture(const char *sess, bool escapes)
-{
-	int st;
-	return run_cmd(&st, "%s capture-pane -p %s -t %s 2>/dev/null", TMUX, escapes ? "-e" : "",
-		       sess);
-}
-
-static bool wait_for(const char *sess, const char *text, double secs)
-{
-	for (int i = 0; i < (int)(secs * 20); i++) {
-		char *s = capture(sess, false);
-		bool ok = strstr(s, text) != NULL;
-		free(s);
-		if (ok)
-			return true;
-		sleep_ms(50);
-	}
-	return false;
-}
-
 /* Run cmd in a w x h terminal; wait for text. */
 static void start(const char *sess, int w, int h, const char *cmd, const char *text)
 {
-	int st;
-	free(run_cmd(&st, "%s kill-session -t %s 2>/dev/null", TMUX, sess));
-	free(run_cmd(&st, "%s new-session -d -s %s -x %d -y %d '%s; echo EXIT=$?; sleep 30'", TMUX,
-		     sess, w, h, cmd));
-	ck_assert_msg(wait_for(sess, text, 15), "%s: '%s' did not come up", sess, text);
-}
-
-static void view(const char *sess, int w, int h, const char *env, const char *trace)
-{
-	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s %s", env, bin_path("icache-view"),
-		 trace);
-	start(sess, w, h, cmd, "Events by CPU");
-	/* The viewer is up while still indexing a big trace: these screens
-	 * are of the whole trace, so wait for the end of the indexing. */
-	for (int i = 0; i < 600; i++) {
-		char *scr = capture(sess, false);
-		bool indexing = strstr(scr, "indexing") != NULL;
-		free(scr);
-		if (!indexing)
-			break;
-		sleep_ms(50);
-	}
-}
-
-static void keys(const char *sess, const char *k)
-{
-	int st;
-	free(run_cmd(&st, "%s send-keys -t %s %s", TMUX, sess, k));
-}
-
-static void kill_session(const char *sess)
-{
-	int st;
-	free(run_cmd(&st, "%s kill-session -t %s 2>/dev/null", TMUX, sess));
+	tmux_start(sess, w, h, cmd);
+	ck_assert_msg(tmux_wait_for(sess, text, 15), "%s: '%s' did not come up", sess, text);
 }
 
 /* The i-th line of s (0-based), in a static buffer. */
@@ -229,10 +161,10 @@ START_TEST(small_screen_two_lanes)
 {
 	ck_assert_msg(st2 == 0, "record failed: see %s/t2.log", tmp);
 	const char *s = "scr-80x24";
-	view(s, 80, 24, "", t2);
-	keys(s, ": 3 0 0 0 Enter");
-	ck_assert(wait_for(s, "#3000/", 5));
-	char *scr = capture(s, false);
+	tmux_view(s, 80, 24, "", t2);
+	tmux_keys(s, ": 3 0 0 0 Enter");
+	ck_assert(tmux_wait_for(s, "#3000/", 5));
+	char *scr = tmux_capture(s, false);
 	const char *title = line_of(scr, 2);
 	ck_assert_msg(strstr(title, "cpu0") && strstr(title, "cpu1"),
 		      "80x24 should show the lanes of cpu0 and cpu1:\n%.1500s", scr);
@@ -252,7 +184,7 @@ START_TEST(small_screen_two_lanes)
 	ck_assert_msg(rows >= 8, "only %d lane rows at 80x24:\n%s", rows, scr);
 	free(wide);
 	free(scr);
-	kill_session(s);
+	tmux_kill(s);
 }
 END_TEST
 
@@ -262,10 +194,10 @@ START_TEST(sixteen_cpus_compact)
 {
 	ck_assert_msg(st16 == 0, "record --virtual failed: see %s/t16.log", tmp);
 	const char *s = "scr-16";
-	view(s, 160, 45, "", t16);
-	keys(s, ": 1 5 0 0 Enter");
-	ck_assert(wait_for(s, "#1500/", 5));
-	char *scr = capture(s, false);
+	tmux_view(s, 160, 45, "", t16);
+	tmux_keys(s, ": 1 5 0 0 Enter");
+	ck_assert(tmux_wait_for(s, "#1500/", 5));
+	char *scr = tmux_capture(s, false);
 	/* The compact view: a column per CPU, every one of them in view. */
 	const char *head = line_of(scr, 2);
 	char want[8];
@@ -282,18 +214,18 @@ START_TEST(sixteen_cpus_compact)
 	ck_assert_msg(!strstr(scr, "cpu-1"), "a thread named cpu-1:\n%.1500s", scr);
 	free(scr);
 	/* Held locks: the idle CPUs on one line, not one line each. */
-	keys(s, "G");
-	ck_assert_msg(wait_for(s, "no lock held: cpu0-", 5), "idle CPUs not summarised");
+	tmux_keys(s, "G");
+	ck_assert_msg(tmux_wait_for(s, "no lock held: cpu0-", 5), "idle CPUs not summarised");
 	/* C: the text lanes, with the CPUs out of view in a column of their own. */
-	keys(s, ": 1 5 0 0 Enter C");
-	ck_assert(wait_for(s, "text lanes", 5));
-	scr = capture(s, false);
+	tmux_keys(s, ": 1 5 0 0 Enter C");
+	ck_assert(tmux_wait_for(s, "text lanes", 5));
+	scr = tmux_capture(s, false);
 	ck_assert_msg(strstr(line_of(scr, 2), " cpus"), "no others column:\n%.1500s", scr);
 	free(scr);
 	/* p: pick the lanes. */
-	keys(s, "p 1 2 - 1 3 Enter");
-	ck_assert(wait_for(s, "cpu13", 5));
-	scr = capture(s, false);
+	tmux_keys(s, "p 1 2 - 1 3 Enter");
+	ck_assert(tmux_wait_for(s, "cpu13", 5));
+	scr = tmux_capture(s, false);
 	char lanes[1024];
 	snprintf(lanes, sizeof(lanes), "%s", line_of(scr, 2));
 	if (strstr(lanes, BAR BAR))
@@ -302,7 +234,7 @@ START_TEST(sixteen_cpus_compact)
 	ck_assert_msg(strstr(head, "cpu12") && strstr(head, "cpu13") && !strstr(head, "cpu0 "),
 		      "picked lanes 12-13 not shown alone:\n%s", head);
 	free(scr);
-	kill_session(s);
+	tmux_kill(s);
 }
 END_TEST
 
@@ -312,12 +244,12 @@ START_TEST(details_of_a_violation)
 {
 	ck_assert_msg(stabba == 0, "play failed (%d): see %s/abba.log", stabba, tmp);
 	const char *s = "scr-details";
-	view(s, 120, 40, "", tabba);
-	keys(s, "v");
-	ck_assert_msg(wait_for(s, "!! lock_cycle", 5), "v did not reach the lock cycle");
-	keys(s, "Enter");
-	ck_assert_msg(wait_for(s, "Event details", 5), "Enter opened no details");
-	char *scr = capture(s, false);
+	tmux_view(s, 120, 40, "", tabba);
+	tmux_keys(s, "v");
+	ck_assert_msg(tmux_wait_for(s, "!! lock_cycle", 5), "v did not reach the lock cycle");
+	tmux_keys(s, "Enter");
+	ck_assert_msg(tmux_wait_for(s, "Event details", 5), "Enter opened no details");
+	char *scr = tmux_capture(s, false);
 	ck_assert_msg(strstr(scr, "Both chains"), "no chains:\n%.1500s", scr);
 	ck_assert_msg(strstr(scr, "existing: test_lock_a (taken in test_abba) -> test_lock_b"),
 		      "no existing chain:\n%.1500s", scr);
@@ -327,25 +259,26 @@ START_TEST(details_of_a_violation)
 		      scr);
 	free(scr);
 	/* v in the details: the next violation (the deadlock), its details. */
-	keys(s, "v");
-	ck_assert_msg(wait_for(s, "waits-for cycle", 5), "v in the details: no deadlock report");
-	keys(s, "Escape");
+	tmux_keys(s, "v");
+	ck_assert_msg(tmux_wait_for(s, "waits-for cycle", 5),
+		      "v in the details: no deadlock report");
+	tmux_keys(s, "Escape");
 	for (int i = 0; i < 40; i++) {
-		scr = capture(s, false);
+		scr = tmux_capture(s, false);
 		bool gone = !strstr(scr, "Event details");
 		free(scr);
 		if (gone)
 			break;
 		sleep_ms(50);
 	}
-	scr = capture(s, false);
+	scr = tmux_capture(s, false);
 	ck_assert_msg(!strstr(scr, "Event details"), "Esc did not close the details");
 	free(scr);
-	keys(s, "V");
-	ck_assert_msg(wait_for(s, "!! lock_cycle", 5), "V did not go back to the lock cycle");
-	keys(s, "V");
-	ck_assert_msg(wait_for(s, "no violation above", 5), "V past the first: no message");
-	kill_session(s);
+	tmux_keys(s, "V");
+	ck_assert_msg(tmux_wait_for(s, "!! lock_cycle", 5), "V did not go back to the lock cycle");
+	tmux_keys(s, "V");
+	ck_assert_msg(tmux_wait_for(s, "no violation above", 5), "V past the first: no message");
+	tmux_kill(s);
 }
 END_TEST
 
@@ -353,17 +286,17 @@ START_TEST(marks_measure)
 {
 	ck_assert_msg(st2 == 0, "record failed");
 	const char *s = "scr-marks";
-	view(s, 120, 40, "", t2);
-	keys(s, ": 1 0 0 Enter m a : 3 5 0 Enter");
-	ck_assert_msg(wait_for(s, " #350/", 5), "go to 350 failed");
-	char *scr = capture(s, false);
+	tmux_view(s, 120, 40, "", t2);
+	tmux_keys(s, ": 1 0 0 Enter m a : 3 5 0 Enter");
+	ck_assert_msg(tmux_wait_for(s, " #350/", 5), "go to 350 failed");
+	char *scr = tmux_capture(s, false);
 	ck_assert_msg(strstr(scr, "mark a->cursor +") && strstr(scr, ", 250 events"),
 		      "no measure, or a wrong one, on the status line:\n%.1500s", scr);
 	free(scr);
-	keys(s, ": 5 0 Enter");
-	ck_assert_msg(wait_for(s, "mark a->cursor -", 5), "no negative measure");
-	ck_assert(wait_for(s, ", 50 events", 5));
-	kill_session(s);
+	tmux_keys(s, ": 5 0 Enter");
+	ck_assert_msg(tmux_wait_for(s, "mark a->cursor -", 5), "no negative measure");
+	ck_assert(tmux_wait_for(s, ", 50 events", 5));
+	tmux_kill(s);
 }
 END_TEST
 
@@ -373,32 +306,32 @@ START_TEST(notes_and_losses)
 {
 	ck_assert_msg(stv4 == 0, "play -o failed: see %s/v4.log", tmp);
 	const char *s = "scr-notes";
-	view(s, 120, 40, "", tv4);
-	keys(s, "a");
-	ck_assert_msg(wait_for(s, " note text=", 5), "a did not reach a note");
-	keys(s, "G A");
-	ck_assert_msg(wait_for(s, "note text=cpu1 has freed the inode", 5),
+	tmux_view(s, 120, 40, "", tv4);
+	tmux_keys(s, "a");
+	ck_assert_msg(tmux_wait_for(s, " note text=", 5), "a did not reach a note");
+	tmux_keys(s, "G A");
+	ck_assert_msg(tmux_wait_for(s, "note text=cpu1 has freed the inode", 5),
 		      "A did not go back to the last note");
-	kill_session(s);
+	tmux_kill(s);
 
 	ck_assert_msg(stlossy == 1,
 		      "record with 4K sub-buffers should lose events (see %s/lossy.log)", tmp);
 	s = "scr-loss";
-	view(s, 160, 45, "", tlossy);
-	keys(s, "x");
-	ck_assert_msg(wait_for(s, "LOST ", 5), "x did not reach a loss");
-	keys(s, "Enter");
-	ck_assert_msg(wait_for(s, "every figure across it is a lower bound", 5),
+	tmux_view(s, 160, 45, "", tlossy);
+	tmux_keys(s, "x");
+	ck_assert_msg(tmux_wait_for(s, "LOST ", 5), "x did not reach a loss");
+	tmux_keys(s, "Enter");
+	ck_assert_msg(tmux_wait_for(s, "every figure across it is a lower bound", 5),
 		      "no loss window in the details");
-	keys(s, "Escape");
-	ck_assert(wait_for(s, "Timeline", 5));
-	char *scr = capture(s, false);
+	tmux_keys(s, "Escape");
+	ck_assert(tmux_wait_for(s, "Timeline", 5));
+	char *scr = tmux_capture(s, false);
 	ck_assert_msg(strstr(scr, "LOWER BOUNDS") && strstr(scr, "lost events"),
 		      "the strip does not mark an incomplete trace:\n%.1500s", scr);
 	ck_assert_msg(strstr(scr, "LOWER BOUNDS, events lost"), "hot locks not marked:\n%.1500s",
 		      scr);
 	free(scr);
-	kill_session(s);
+	tmux_kill(s);
 	/* At 80 columns the header cuts the path, not the word INCOMPLETE. */
 	int st;
 	scr = run_cmd(&st, "LANG=C.UTF-8 %s --screen 80x24 %s", bin_path("icache-view"), tlossy);
@@ -429,20 +362,20 @@ START_TEST(timeline_strip)
 {
 	ck_assert_msg(st2 == 0, "record failed");
 	const char *s = "scr-time";
-	view(s, 160, 45, "", t2);
-	ck_assert(wait_for(s, "Timeline", 5));
+	tmux_view(s, 160, 45, "", t2);
+	ck_assert(tmux_wait_for(s, "Timeline", 5));
 	/* A slice where the global hash lock was contended. */
-	keys(s, "/ lock_contended Space inode_hash_lock Enter");
-	ck_assert(wait_for(s, "search: lock_contended inode_hash_lock", 5));
-	char *scr = capture(s, false);
+	tmux_keys(s, "/ lock_contended Space inode_hash_lock Enter");
+	ck_assert(tmux_wait_for(s, "search: lock_contended inode_hash_lock", 5));
+	char *scr = tmux_capture(s, false);
 	/* The recording is a free run: the first contention on the hash
 	 * lock may fall in a slice where other locks waited longer and fill
 	 * the hot list.  Go on to the next match until hash 0 is among them. */
 	for (int i = 0; i < 40 && !strstr(scr, BAR "hash 0 "); i++) {
-		keys(s, "n");
+		tmux_keys(s, "n");
 		sleep_ms(100);
 		free(scr);
-		scr = capture(s, false);
+		scr = tmux_capture(s, false);
 	}
 	ck_assert_msg(cursor_col(scr) >= 0, "no cursor on the strip:\n%.1500s", scr);
 	ck_assert_msg(strstr(scr, "Hot locks") && strstr(scr, "waited"), "no hot locks:\n%.1500s",
@@ -463,18 +396,18 @@ START_TEST(timeline_strip)
 	ck_assert_msg(agree, "hot hash 0 waited %s, not on the strip's hash row:\n%.1500s", waited,
 		      scr);
 	free(scr);
-	keys(s, "g");
-	ck_assert(wait_for(s, " #0/", 5));
-	scr = capture(s, false);
+	tmux_keys(s, "g");
+	ck_assert(tmux_wait_for(s, " #0/", 5));
+	scr = tmux_capture(s, false);
 	int c0 = cursor_col(scr);
 	free(scr);
-	keys(s, "G");
+	tmux_keys(s, "G");
 	int c1 = c0;
 	scr = NULL;
 	for (int i = 0; i < 100 && c1 <= c0; i++) { /* until the frame after G */
 		sleep_ms(50);
 		free(scr);
-		scr = capture(s, false);
+		scr = tmux_capture(s, false);
 		c1 = cursor_col(scr);
 	}
 	ck_assert_msg(c1 > c0, "the strip's cursor did not move right (%d -> %d):\n%.1500s", c0, c1,
@@ -484,9 +417,10 @@ START_TEST(timeline_strip)
 			      (strstr(scr, "\xe2\x96\x81") || strstr(scr, "\xe2\x96\x88")),
 		      "no sparkline:\n%.1500s", scr);
 	free(scr);
-	keys(s, "T");
-	ck_assert_msg(wait_for(s, "time waited ", 5), "T did not switch the strip to time waited");
-	kill_session(s);
+	tmux_keys(s, "T");
+	ck_assert_msg(tmux_wait_for(s, "time waited ", 5),
+		      "T did not switch the strip to time waited");
+	tmux_kill(s);
 }
 END_TEST
 
@@ -534,7 +468,7 @@ START_TEST(terminals)
 	/* TERM=dumb and an unknown TERM: one line, exit 2, no curses mess. */
 	snprintf(cmd, sizeof(cmd), "env TERM=dumb %s %s", bin_path("icache-view"), t2);
 	start("scr-dumb", 160, 10, cmd, "EXIT=2");
-	char *scr = capture("scr-dumb", false);
+	char *scr = tmux_capture("scr-dumb", false);
 	ck_assert_msg(
 		strstr(scr, "icache-view: the terminal type TERM=dumb cannot move the cursor"),
 		"%s", scr);
@@ -542,34 +476,34 @@ START_TEST(terminals)
 	free(scr);
 	snprintf(cmd, sizeof(cmd), "env TERM=no-such-term-xyz %s %s", bin_path("icache-view"), t2);
 	start("scr-unknown", 160, 10, cmd, "EXIT=2");
-	scr = capture("scr-unknown", false);
+	scr = tmux_capture("scr-unknown", false);
 	ck_assert_msg(strstr(scr, "TERM=no-such-term-xyz is unknown here"), "%s", scr);
 	free(scr);
 	/* Colour by default, none under NO_COLOR, in the viewer and the lesson runner alike. */
-	view("scr-colour", 120, 40, "", t2);
-	scr = capture("scr-colour", true);
+	tmux_view("scr-colour", 120, 40, "", t2);
+	scr = tmux_capture("scr-colour", true);
 	ck_assert_msg(has_colour_sgr(scr), "the viewer draws no colour");
 	free(scr);
 	snprintf(cmd, sizeof(cmd), "env HOME=%s XDG_STATE_HOME= LANG=C.UTF-8 %s 1", tmp,
 		 bin_path("icache-lesson"));
 	start("scr-lesson", 120, 40, cmd, "icache-lesson 01");
-	scr = capture("scr-lesson", true);
+	scr = tmux_capture("scr-lesson", true);
 	ck_assert_msg(has_colour_sgr(scr), "the lesson runner draws no colour");
 	free(scr);
 	snprintf(cmd, sizeof(cmd), "env HOME=%s XDG_STATE_HOME= LANG=C.UTF-8 NO_COLOR=1 %s 1", tmp,
 		 bin_path("icache-lesson"));
 	start("scr-lesson-nc", 120, 40, cmd, "icache-lesson 01");
-	scr = capture("scr-lesson-nc", true);
+	scr = tmux_capture("scr-lesson-nc", true);
 	ck_assert_msg(!has_colour_sgr(scr), "the lesson runner draws colour under NO_COLOR");
 	free(scr);
-	view("scr-nocolor", 120, 40, "NO_COLOR=1", t2);
-	scr = capture("scr-nocolor", true);
+	tmux_view("scr-nocolor", 120, 40, "NO_COLOR=1", t2);
+	scr = tmux_capture("scr-nocolor", true);
 	ck_assert_msg(!has_colour_sgr(scr), "the viewer draws colour under NO_COLOR");
 	free(scr);
 	const char *all[] = { "scr-dumb",   "scr-unknown",   "scr-colour",
 			      "scr-lesson", "scr-lesson-nc", "scr-nocolor" };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		kill_session(all[i]);
+		tmux_kill(all[i]);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "tests/testutil.h"
+#include "tests/tmux.h"
 #include "viewer/ctfgen.h"
 #include "viewer/index.h"
 #include "viewer/model.h"
@@ -25,6 +26,7 @@ static int record_status = -1;
 
 static void record_trace(void)
 {
+	tmux_init("icview-test");
 	snprintf(tmp, sizeof(tmp), "/tmp/icview-test.XXXXXX");
 	if (!mkdtemp(tmp)) {
 		perror("mkdtemp");
@@ -43,6 +45,7 @@ static void cleanup(void)
 	if (tmp[0])
 		free(run_cmd(&st, "rm -rf %s", tmp));
 	free(sim_json);
+	tmux_done();
 }
 
 /* Does some line of s contain both a and b? */
@@ -260,103 +263,39 @@ END_TEST
 
 /* ---- the UI in tmux ----------------------------------------------------------- */
 
-static void tmux(const char *fmt, const char *arg1, const char *arg2)
-{
-	int st;
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), fmt, arg1, arg2);
-	free(run_cmd(&st, "%s", cmd));
-}
-
-static char *capture(const char *sess, bool escapes)
-{
-	int st;
-	return run_cmd(&st, "tmux -L icview-test capture-pane -p %s -t %s 2>/dev/null",
-		       escapes ? "-e" : "", sess);
-}
-
-/* Poll the screen until it shows text (or time runs out). */
-static bool wait_for(const char *sess, const char *text, double secs)
-{
-	for (int i = 0; i < (int)(secs * 20); i++) {
-		char *s = capture(sess, false);
-		bool ok = strstr(s, text) != NULL;
-		free(s);
-		if (ok)
-			return true;
-		struct timespec t = { 0, 50000000 };
-		nanosleep(&t, NULL);
-	}
-	return false;
-}
-
-static void start_ui(const char *sess, const char *env)
-{
-	int st;
-	free(run_cmd(&st, "tmux -L icview-test kill-session -t %s 2>/dev/null", sess));
-	free(run_cmd(&st,
-		     "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
-		     "'env LANG=C.UTF-8 %s %s %s; sleep 30'",
-		     sess, env, bin_path("icache-view"), trace));
-	ck_assert_msg(wait_for(sess, "Events by CPU", 15), "the viewer did not come up");
-	/* It comes up while still indexing: these tests want all of it. */
-	bool indexing = true;
-	for (int i = 0; i < 600 && indexing; i++) {
-		char *scr = capture(sess, false);
-		indexing = strstr(scr, "indexing") != NULL;
-		free(scr);
-		struct timespec t = { 0, 50000000 };
-		nanosleep(&t, NULL);
-	}
-	ck_assert_msg(!indexing, "the viewer is still indexing after 30 s");
-}
-
-static void keys(const char *sess, const char *k)
-{
-	tmux("tmux -L icview-test send-keys -t %s %s", sess, k);
-}
-
 START_TEST(tmux_panes_and_help)
 {
 	need_trace();
 	const char *s = "icview-panes";
-	start_ui(s, "");
-	keys(s, "/ lock_acquired Enter");
-	ck_assert_msg(wait_for(s, "search: lock_acquired", 5), "search did not run");
-	char *scr = capture(s, false);
+	tmux_view(s, 120, 40, "", trace);
+	tmux_keys(s, "/ lock_acquired Enter");
+	ck_assert_msg(tmux_wait_for(s, "search: lock_acquired", 5), "search did not run");
+	char *scr = tmux_capture(s, false);
 	ck_assert_msg(strstr(scr, "\xe2\x97\x8f"
 				  "1 "),
 		      "no held lock shown:\n%s", scr); /* ●1 */
 	ck_assert_ptr_nonnull(strstr(scr, "Held locks"));
 	free(scr);
-	keys(s, "/ I_FREEING Enter");
-	ck_assert_msg(wait_for(s, "I_FREEING set by cpu", 5), "no handoff in the inode pane");
-	scr = capture(s, false);
+	tmux_keys(s, "/ I_FREEING Enter");
+	ck_assert_msg(tmux_wait_for(s, "I_FREEING set by cpu", 5), "no handoff in the inode pane");
+	scr = tmux_capture(s, false);
 	ck_assert(line_has(scr, "i_state ", "I_FREEING"));
 	ck_assert_ptr_nonnull(strstr(scr, "handoff: cpu"));
 	ck_assert_ptr_nonnull(strstr(scr, "Lock order"));
 	ck_assert_ptr_nonnull(strstr(scr, "\xe2\x86\x92 i_lock")); /* → i_lock */
 	ck_assert_ptr_nonnull(strstr(scr, "lock_stat"));
 	free(scr);
-	keys(s, "Tab");
-	ck_assert(wait_for(s, "[ Held locks ]", 5));
-	keys(s, "h");
-	ck_assert(wait_for(s, "Help 1/", 5));
-	scr = capture(s, false);
+	tmux_keys(s, "Tab");
+	ck_assert(tmux_wait_for(s, "[ Held locks ]", 5));
+	tmux_keys(s, "h");
+	ck_assert(tmux_wait_for(s, "Help 1/", 5));
+	scr = tmux_capture(s, false);
 	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
 	free(scr);
-	keys(s, "q"); /* closes the help */
-	keys(s, "q"); /* quits */
-	bool gone = false;
-	for (int i = 0; i < 40 && !gone; i++) {
-		char *t = capture(s, false);
-		gone = !strstr(t, "Events by CPU");
-		free(t);
-		struct timespec ts = { 0, 50000000 };
-		nanosleep(&ts, NULL);
-	}
-	ck_assert_msg(gone, "q did not quit");
-	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+	tmux_keys(s, "q"); /* closes the help */
+	tmux_keys(s, "q"); /* quits */
+	ck_assert_msg(tmux_wait_gone(s, "Events by CPU", 2), "q did not quit");
+	tmux_kill(s);
 }
 END_TEST
 
@@ -364,30 +303,29 @@ START_TEST(tmux_resize)
 {
 	need_trace();
 	const char *s = "icview-resize";
-	start_ui(s, "");
-	tmux("tmux -L icview-test resize-window -t %s -x 90 -y 30%s", s, "");
-	ck_assert(wait_for(s, "Held locks", 5));
-	char *scr = capture(s, false);
+	tmux_view(s, 120, 40, "", trace);
+	tmux_set_size(s, 90, 30);
+	ck_assert(tmux_wait_for(s, "Held locks", 5));
+	char *scr = tmux_capture(s, false);
 	/* The frame is redrawn for 90 columns: the right edge is at column 90. */
 	ck_assert_msg(strstr(scr, "\xe2\x94\x90\n") != NULL, "no box corner at the edge:\n%s", scr);
 	free(scr);
-	tmux("tmux -L icview-test resize-window -t %s -x 60 -y 20%s", s, "");
+	tmux_set_size(s, 60, 20);
 	for (int i = 0; i < 40; i++) {
-		scr = capture(s, false);
+		scr = tmux_capture(s, false);
 		bool small = !strstr(scr, "Held locks") && strstr(scr, "Events by CPU");
 		free(scr);
 		if (small)
 			break;
-		struct timespec ts = { 0, 50000000 };
-		nanosleep(&ts, NULL);
+		sleep_ms(50);
 	}
-	scr = capture(s, false);
+	scr = tmux_capture(s, false);
 	ck_assert_msg(!strstr(scr, "Held locks") && strstr(scr, "Events by CPU"),
 		      "small terminal should show one pane:\n%s", scr);
 	free(scr);
-	tmux("tmux -L icview-test resize-window -t %s -x 120 -y 40%s", s, "");
-	ck_assert(wait_for(s, "Held locks", 5));
-	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+	tmux_set_size(s, 120, 40);
+	ck_assert(tmux_wait_for(s, "Held locks", 5));
+	tmux_kill(s);
 }
 END_TEST
 
@@ -395,30 +333,28 @@ START_TEST(tmux_no_color)
 {
 	need_trace();
 	const char *s = "icview-color";
-	start_ui(s, "");
-	char *scr = capture(s, true);
+	tmux_view(s, 120, 40, "", trace);
+	char *scr = tmux_capture(s, true);
 	ck_assert_msg(has_colour_sgr(scr), "expected colours by default");
 	free(scr);
-	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
-	start_ui(s, "NO_COLOR=1");
-	scr = capture(s, true);
+	tmux_kill(s);
+	tmux_view(s, 120, 40, "NO_COLOR=1", trace);
+	scr = tmux_capture(s, true);
 	ck_assert_msg(!has_colour_sgr(scr), "colours under NO_COLOR");
 	ck_assert_ptr_nonnull(strstr(scr, "Events by CPU"));
 	free(scr);
-	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+	tmux_kill(s);
 	/* A terminal that cannot be drawn on: one line saying so, exit 2
 	 * (tests/test_screens.c checks the wording and an unknown TERM). */
-	int st;
-	free(run_cmd(&st,
-		     "tmux -L icview-test new-session -d -s %s -x 120 -y 40 "
-		     "'env TERM=dumb %s %s; echo EXIT=$?; sleep 30'",
-		     s, bin_path("icache-view"), trace));
-	ck_assert_msg(wait_for(s, "EXIT=2", 10), "TERM=dumb: no exit 2");
-	scr = capture(s, true);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "env TERM=dumb %s %s", bin_path("icache-view"), trace);
+	tmux_start(s, 120, 40, cmd);
+	ck_assert_msg(tmux_wait_for(s, "EXIT=2", 10), "TERM=dumb: no exit 2");
+	scr = tmux_capture(s, true);
 	ck_assert_msg(!has_colour_sgr(scr), "colours under TERM=dumb");
 	ck_assert_ptr_nonnull(strstr(scr, "TERM=dumb cannot move the cursor"));
 	free(scr);
-	tmux("tmux -L icview-test kill-session -t %s%s", s, "");
+	tmux_kill(s);
 }
 END_TEST
 
