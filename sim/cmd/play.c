@@ -30,6 +30,7 @@
 #include "sim/core/trace.h"
 #include "sim/core/rcu.h"
 #include "sim/cmd/record.h"
+#include "sim/core/ctf_writer.h"
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
 #include "sim/script/scenario.h"
@@ -1208,12 +1209,36 @@ static int trace_dir(const char *dir, char *abs)
 	return 0;
 }
 
+/* --ctf-direct: never, always, or when no session daemon answers. */
+enum direct_mode { DIRECT_NO, DIRECT_YES, DIRECT_AUTO };
+
+/*
+ * Play writing the trace ourselves (sim/core/ctf_writer.h): no session
+ * daemon, no tracer; the same events, read by the viewer the same way.
+ */
+static int play_direct(struct scenario *scn, struct play_opts *o, const char *abs, bool fallback)
+{
+	char err[PATH_MAX + 128];
+	uint64_t events;
+
+	if (ctfw_open(abs, err, sizeof(err)))
+		return play_fail("%s", err);
+	int status = scenario_play(scn, o);
+	if (ctfw_close(&events, err, sizeof(err)))
+		return play_fail("%s", err);
+	fprintf(o->json ? stderr : stdout,
+		"trace: %s (%llu events, 0 discarded, written directly%s)\n", abs,
+		(unsigned long long)events, fallback ? ": no LTTng session daemon answers" : "");
+	return status;
+}
+
 /*
  * Play with LTTng recording, through record.c's session helpers.  Blocking
  * channels: only one simulated CPU runs at a time, so a writer waiting for
  * buffer space stalls no lock anybody else wants, and no event is lost.
  */
-static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, char **argv)
+static int play_recorded(struct scenario *scn, struct play_opts *o, enum direct_mode direct,
+			 int argc, char **argv)
 {
 	struct recorder_opts ro = { .blocking = true, .subbuf_size = 256 * 1024, .num_subbuf = 4 };
 	struct recorder rec;
@@ -1226,6 +1251,10 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, ch
 		return play_fail("built with TRACE=0: no tracepoints to record");
 	if (trace_dir(o->trace_dir, abs))
 		return 2;
+	if (direct == DIRECT_YES)
+		return play_direct(scn, o, abs, false);
+	if (direct == DIRECT_AUTO && !recorder_daemon_answers())
+		return play_direct(scn, o, abs, true);
 	ro.dir = abs;
 	/* Main's argv again, for recorder_prepare's re-exec. */
 	char **again = xcalloc((size_t)argc + 3, sizeof(*again));
@@ -1260,7 +1289,8 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, ch
 /* ---- icache-sim play ------------------------------------------------------- */
 
 static const char play_help[] =
-	"usage: icache-sim play FILE [-o TRACE_DIR] [--json] [--verbose] [--quiet]\n\n"
+	"usage: icache-sim play FILE [-o TRACE_DIR [--ctf-direct[=auto]]] [--json]\n"
+	"                         [--verbose] [--quiet]\n\n"
 	"Run a scenario: a scripted interleaving of simulated CPUs under one\n"
 	"locking scheme.  Only the scheduled CPU runs, so every run takes the\n"
 	"same steps; each step is printed, then the expectations are checked.\n"
@@ -1269,6 +1299,12 @@ static const char play_help[] =
 	"  -o DIR      also record the run with LTTng into DIR (blocking\n"
 	"              channels: no event is lost), with a sched_step event\n"
 	"              per step\n"
+	"  --ctf-direct\n"
+	"              with -o: write the trace (CTF) ourselves, without\n"
+	"              LTTng: no session daemon needed, the same events\n"
+	"  --ctf-direct=auto\n"
+	"              with -o: through LTTng if a session daemon answers,\n"
+	"              else directly (what the lessons use)\n"
 	"  --json      print the result as one JSON object (the step log goes\n"
 	"              to stderr with --verbose, else nowhere)\n"
 	"  --verbose   after each schedule line, show what every CPU holds\n"
@@ -1282,6 +1318,7 @@ int cmd_play(int argc, char **argv)
 	struct play_opts o = { .log = true };
 	struct scenario *scn;
 	const char *file = NULL;
+	enum direct_mode direct = DIRECT_NO;
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -1294,6 +1331,10 @@ int cmd_play(int argc, char **argv)
 			o.verbose = true;
 		} else if (strcmp(a, "--quiet") == 0) {
 			o.log = false;
+		} else if (strcmp(a, "--ctf-direct") == 0) {
+			direct = DIRECT_YES;
+		} else if (strcmp(a, "--ctf-direct=auto") == 0) {
+			direct = DIRECT_AUTO;
 		} else if (strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "icache-sim play: -o needs a "
@@ -1322,10 +1363,15 @@ int cmd_play(int argc, char **argv)
 				"play FILE)\n");
 		return 2;
 	}
+	if (direct != DIRECT_NO && !o.trace_dir) {
+		fprintf(stderr, "icache-sim play: --ctf-direct writes the trace of -o DIR: "
+				"give -o DIR too\n");
+		return 2;
+	}
 	scn = scenario_load(file);
 	if (!scn)
 		return 2;
-	int status = play_recorded(scn, &o, argc, argv);
+	int status = play_recorded(scn, &o, direct, argc, argv);
 	scenario_free(scn);
 	return status;
 }
