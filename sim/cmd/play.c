@@ -169,6 +169,8 @@ static enum op_kind op_trace_kind(enum scn_op_kind k)
 		return OP_write_inode;
 	case OPK_shrink:
 		return OP_shrink;
+	case OPK_dontcache:
+		return OP_dontcache;
 	default:
 		return OP_test;
 	}
@@ -242,7 +244,17 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 	case OPK_mark_dirty:
 		if (!(inode = need_held(pl, row, op)))
 			return false;
+		if ((op->flags & I_DIRTY_TIME) && !(S->newer_state & I_DIRTY_TIME))
+			return fail_op(pl, op, "mark-dirty time: scheme %s has no I_DIRTY_TIME",
+				       S->name);
 		S->mark_inode_dirty(inode, op->flags);
+		return true;
+	case OPK_dontcache:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		if (!S->d_mark_dontcache)
+			return fail_op(pl, op, "dontcache: scheme %s has no I_DONTCACHE", S->name);
+		S->d_mark_dontcache(inode);
 		return true;
 	case OPK_read_pages:
 		/* A read of the file: pages into its cache, no icache lock. */
@@ -285,6 +297,10 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int
 	case OPK_iget:
 	case OPK_iget_locked:
 		inode = S->iget_locked(sb, ino);
+		if (!inode) { /* modern: still being created (I_CREATING) */
+			*result = -ESTALE;
+			return true;
+		}
 		*result = (inode_state(inode) & I_NEW) != 0;
 		if (op->kind == OPK_iget && (inode_state(inode) & I_NEW))
 			S->unlock_new_inode(inode);
