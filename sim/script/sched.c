@@ -348,30 +348,39 @@ static void park(struct sched *s, struct sched_cpu *sc, enum sched_cpu_state sta
 	switch_out(s, sc, seg);
 }
 
-static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+/*
+ * The calling CPU waits for lock l (blocked) or, l NULL, on inode ino
+ * (asleep): it is parked until the scheduler picks it.  A thread this
+ * scheduler does not drive (no sched_cpu) does not stop.
+ */
+static void park_waiting(struct sim_lock *l, uint64_t ino, enum site site)
 {
 	struct sched *s = active;
 	struct sched_cpu *sc = me(s);
 
 	if (!sc)
 		return;
-	sc->blocked_on = l;
-	sc->blocked_site = site;
-	park(s, sc, SCPU_BLOCKED, SEG_BLOCKED);
-	sc->blocked_on = NULL;
-}
-
-static void hook_wait(struct sim_cpu *c, uint64_t ino, enum site site)
-{
-	struct sched *s = active;
-	struct sched_cpu *sc = me(s);
-
-	if (!sc)
+	if (l) {
+		sc->blocked_on = l;
+		sc->blocked_site = site;
+		park(s, sc, SCPU_BLOCKED, SEG_BLOCKED);
+		sc->blocked_on = NULL;
 		return;
+	}
 	sc->sleep_ino = ino;
 	sc->sleep_site = site;
 	sc->woken = false;
 	park(s, sc, SCPU_SLEEPING, SEG_SLEEPING);
+}
+
+static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+{
+	park_waiting(l, 0, site);
+}
+
+static void hook_wait(struct sim_cpu *c, uint64_t ino, enum site site)
+{
+	park_waiting(NULL, ino, site);
 }
 
 static void hook_wake(struct sim_cpu *c, uint64_t ino)
