@@ -16,6 +16,13 @@ START_TEST(guide_matches_tools_and_lessons)
 	ck_assert_msg(st == 0, "workshop-check exited %d:\n%s", st, out);
 	ck_assert_msg(strstr(out, ", 0 failed"), "no summary line:\n%s", out);
 	ck_assert_msg(strstr(out, "ok    answer key:"), "answer key not checked:\n%s", out);
+	/* The projector check counts every lesson of the catalog. */
+	char *n = run_cmd(&st, "ls lessons/[0-9][0-9]-*.lesson | wc -l");
+	char want[96];
+	snprintf(want, sizeof(want), "ok    projector: every verbatim line of the %d lessons fits",
+		 atoi(n));
+	free(n);
+	ck_assert_msg(strstr(out, want), "no \"%s\":\n%s", want, out);
 	ck_assert_msg(strstr(out, "ok    command: build/bin/icache-lesson --check"),
 		      "the set-up command was not checked:\n%s", out);
 	free(out);
@@ -51,6 +58,33 @@ START_TEST(missing_answer_is_reported)
 		      "the stale question is not named:\n%s", out);
 	free(out);
 	unlink(guide);
+}
+END_TEST
+
+/*
+ * The projector check covers every lesson, the last one too: a copy of
+ * lesson 11 given back a one-line order as wide as the one it had (72
+ * columns) is named with its line.
+ */
+START_TEST(wide_verbatim_line_is_reported)
+{
+	int st;
+	char dir[256];
+	snprintf(dir, sizeof(dir), "/tmp/test-workshop-wide.%d", (int)getpid());
+	free(run_cmd(&st,
+		     "mkdir -p %s && sed 's/^  | wb->list_lock$/  | iunique_lock > "
+		     "inode_hash_lock > s_inode_list_lock > i_lock > LRU lock/' "
+		     "lessons/11-fifteen-years-later.lesson > %s/11-fifteen-years-later.lesson",
+		     dir, dir));
+	ck_assert_int_eq(st, 0);
+	char *out = run_cmd(&st, "PROJECTOR_LESSONS=%s BUILD=%s sh tools/workshop-check.sh 2>&1",
+			    dir, build_dir());
+	ck_assert_msg(st == 1, "exited %d, not 1:\n%s", st, out);
+	ck_assert_msg(strstr(out, "FAIL  projector: lines wider than the narrative column") &&
+			      strstr(out, "/11-fifteen-years-later.lesson:26: 72 columns"),
+		      "the wide line of lesson 11 is not named:\n%s", out);
+	free(out);
+	free(run_cmd(&st, "rm -rf %s", dir));
 }
 END_TEST
 
@@ -92,6 +126,7 @@ static Suite *workshop_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, guide_matches_tools_and_lessons);
 	tcase_add_test(tc, missing_answer_is_reported);
+	tcase_add_test(tc, wide_verbatim_line_is_reported);
 	tcase_add_test(tc, repository_cites_no_internal_material);
 	suite_add_tcase(s, tc);
 	return s;

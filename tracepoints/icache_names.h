@@ -79,7 +79,8 @@
 	X(prune_icache_sb)        \
 	X(super_cache_scan)       \
 	X(wait_for_lru_isolating) \
-	X(inode_io_list_del)
+	X(inode_io_list_del)      \
+	X(inode_wait_for_writeback)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                                   \

@@ -442,10 +442,13 @@ static void inode_io_list_del(struct inode *inode)
 /*
  * inode_wait_for_writeback, i_lock held: sleep until whoever is writing
  * the inode clears I_SYNC.  Drops i_lock to sleep and takes it again.
+ * Both writeback_single_inode (WB_SYNC_ALL) and evict call it with i_lock
+ * held, since "vfs: drop one lock trip in evict()" (docs/sources.md), so
+ * its steps name it, not its caller.
  */
 static void inode_wait_for_writeback(struct inode *inode)
 {
-	SITE(writeback_single_inode);
+	SITE(inode_wait_for_writeback);
 
 	while (inode_state(inode) & I_SYNC) {
 		uint64_t token = wait_inode_prepare(inode);
@@ -619,15 +622,11 @@ static void evict(struct inode *inode)
 	inode_sb_list_del(inode, __site);
 	spin_unlock(&sb->s_inode_list_lock);
 
-	/* Wait out a shrinker stripping pages and any writer, then clear. */
+	/* Wait out a shrinker stripping pages and any writer (I_FREEING
+	 * keeps a new write from starting), then clear. */
 	spin_lock(&inode->i_lock);
 	wait_for_lru_isolating(inode);
-	while (inode_state(inode) & I_SYNC) {
-		uint64_t token = wait_inode_prepare(inode);
-		spin_unlock(&inode->i_lock);
-		wait_inode_token(inode, token, __site);
-		spin_lock(&inode->i_lock);
-	}
+	inode_wait_for_writeback(inode);
 	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
 	spin_unlock(&inode->i_lock);
 
