@@ -220,14 +220,15 @@ static const struct bad_case {
 	bool deep;
 } bad_cases[] = {
 	{ "unknown-key.lesson", "one-inode-life.scn",
-	  "step: One\nat: start\ncolour: red\ntext:\n  Hello.\n", 7, "unknown key 'colour'" },
+	  "step: One\nat: start\ncolour: red\ntext:\n  Hello.\n", 7, "unknown key 'colour'",
+	  false },
 	{ "answer.lesson", "one-inode-life.scn",
 	  "step: One\nat: start\ntext:\n  Hello.\n"
 	  "ask: Which?\nchoice: cpu0\nchoice: cpu1\nanswer: cpu2\n",
-	  12, "answer: 'cpu2' is not one of the choices" },
+	  12, "answer: 'cpu2' is not one of the choices", false },
 	{ "syntax.lesson", "one-inode-life.scn",
 	  "step: One\nat: release no_such_lock\ntext:\n  Hello.\n", 6,
-	  "unknown lock class 'no_such_lock'" },
+	  "unknown lock class 'no_such_lock'", false },
 	/* one-inode-life never sets I_WILL_FREE: the trace says so */
 	{ "never.lesson", "one-inode-life.scn",
 	  "step: One\nat: start\ntext:\n  Hello.\n\n"
@@ -244,7 +245,7 @@ static const struct bad_case {
 	  "step: Drive\ndrive: same\nreach: violation freed_on_list\n"
 	  "solution: 0000 11111111111111111111111111111 00\n"
 	  "hint: Press 0000 then hold 1.\ntext:\n  Try.\n",
-	  6, "needs graded hints" },
+	  6, "needs graded hints", false },
 };
 
 START_TEST(bad_lesson_cases)
