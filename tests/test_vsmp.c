@@ -376,6 +376,13 @@ START_TEST(cost_files_are_checked)
 				   "t", &m, err, sizeof(err)));
 	ck_assert(cost_step_ns(&m, "lookup") == 5.5);
 	ck_assert(cost_step_ns(&m, "mixed") == 4);
+	ck_assert(m.lock_ns == 0); /* optional: a file from before it was measured */
+	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
+				   "step_default_ns 4\nlock_ns 96.5\n",
+				   "t", &m, err, sizeof(err)));
+	ck_assert(m.lock_ns == 96.5);
+	ck_assert(!cost_model_parse("source x\nlock_ns many\n", "k", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "k:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("xfer_ns 1\nwake_ns fast\n", "f.txt", &m, err, sizeof(err)));
 	ck_assert_str_eq(err, "f.txt:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("xfer_ns 1\n", "g", &m, err, sizeof(err)));
@@ -387,6 +394,71 @@ START_TEST(cost_files_are_checked)
 			    bin_path("icache-sim"));
 	ck_assert_int_eq(status, 2);
 	ck_assert_msg(strstr(out, "icache-sim run: --costs: /nonexistent/c: "), "%s", out);
+	free(out);
+}
+END_TEST
+
+/* One virtual CPU running lookup (no flusher, so nothing waits) with a
+ * cost file: its virtual nanoseconds and acquisitions. */
+static void lookup_on_one_cpu(const char *costs_text, double *ns, double *acq)
+{
+	char path[] = "/tmp/icache-vsmp-lock.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, costs_text, strlen(costs_text)), (int)strlen(costs_text));
+	close(fd);
+	int status;
+	char *out = run_cmd(&status,
+			    "%s run --virtual --costs %s --scheme merged --workload lookup "
+			    "--cpus 1 --ops 3000 --quiet --json",
+			    bin_path("icache-sim"), path);
+	unlink(path);
+	ck_assert_msg(status == 0, "%.500s", out);
+	*ns = json_num(out, NULL, "seconds") * 1e9;
+	*acq = 0;
+	for (const char *p = out; (p = strstr(p, "\"acquisitions\":")); p++)
+		*acq += strtod(p + strlen("\"acquisitions\":"), NULL);
+	free(out);
+}
+
+/*
+ * lock_ns is what a lock's acquisition costs instead of a step (calibrate
+ * times the simulator's own lock code): on one CPU with nothing to wait
+ * for, raising it by D lengthens the run by D per acquisition, exactly.
+ */
+START_TEST(virtual_charges_each_lock_its_cost)
+{
+	const char *base = "source t\nxfer_ns 80\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 60\nstep_ns lookup 20\n";
+	char with[512];
+	double t0, a0, t1, a1;
+
+	snprintf(with, sizeof(with), "%slock_ns 20\n", base); /* = the step: no change */
+	lookup_on_one_cpu(base, &t0, &a0);
+	lookup_on_one_cpu(with, &t1, &a1);
+	ck_assert(a0 > 3000 && a0 == a1);
+	/* (the JSON's seconds have 6 decimals: 1000 ns) */
+	ck_assert_msg(t1 > t0 - 1001 && t1 < t0 + 1001, "%.0f ns against %.0f", t1, t0);
+	snprintf(with, sizeof(with), "%slock_ns 120\n", base);
+	lookup_on_one_cpu(with, &t1, &a1);
+	double per_lock = (t1 - t0) / a1;
+	ck_assert_msg(per_lock > 99 && per_lock < 101, "%.3f ns more per lock", per_lock);
+}
+END_TEST
+
+/* A real run says how much CPU its threads got, so that a reader (and
+ * make bench) can tell a slow program from a busy host. */
+START_TEST(real_run_reports_its_cpu_time)
+{
+	int status;
+	char *out = run_cmd(&status,
+			    "%s run --locks ticket --workload create-unlink --cpus 1 --ops 3000 "
+			    "--quiet --json",
+			    bin_path("icache-sim"));
+	ck_assert_msg(status == 0, "%.500s", out);
+	ck_assert_msg(strstr(out, "\"cpu_seconds\":{\"workers\":"), "%.500s", out);
+	ck_assert_msg(json_num(out, "cpu_seconds", "workers") > 0, "%.500s", out);
+	ck_assert_msg(json_num(out, "cpu_seconds", "process") > 0, "%.500s", out);
 	free(out);
 }
 END_TEST
@@ -407,7 +479,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	struct cost_model m;
 	char err[256];
 	ck_assert_msg(cost_model_load(path, &m, err, sizeof(err)), "%s", err);
-	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0);
+	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0);
 	ck_assert(cost_step_ns(&m, "create-unlink") > 0);
 	ck_assert_msg(strstr(m.source, "cores, 20"), "%s", m.source);
 	out = run_cmd(&status,
@@ -548,6 +620,8 @@ Suite *vsmp_suite(void)
 	tcase_add_test(tc, virtual_catches_the_v4_race);
 	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
 	tcase_add_test(tc, cost_files_are_checked);
+	tcase_add_test(tc, virtual_charges_each_lock_its_cost);
+	tcase_add_test(tc, real_run_reports_its_cpu_time);
 	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
 	tcase_add_test(tc, record_virtual_16_cpus);
 	tcase_add_test(tc, record_virtual_stamps_virtual_time);

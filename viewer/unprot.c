@@ -23,9 +23,14 @@ struct cpu_track {
 	uint64_t since; /* UINT64_MAX: not unprotected */
 };
 
+/* The owning flags are few (I_NEW, I_FREEING, I_WILL_FREE, I_SYNC,
+ * I_LRU_ISOLATING): each has its own owner, for two can be set by two
+ * CPUs at once (the flusher's I_SYNC under another CPU's I_FREEING). */
+#define NOWN 8
+
 struct ino_track {
 	uint16_t lists;
-	int16_t owner; /* CPU slot that set an owning flag, -1 */
+	int16_t owner[NOWN]; /* per owning flag: the CPU slot that set it, -1 */
 	uint32_t flags;
 	uint16_t life; /* its inode_alloc's life (0 unknown) */
 };
@@ -38,7 +43,8 @@ struct pass {
 	uint16_t guards[64]; /* per lock class: bit per list it guards */
 	int ilock, global;
 	uint32_t owning;
-	int64_t lost_from; /* earliest loss window seen, INT64_MAX none */
+	int8_t own_slot[32]; /* owning flag bit -> its owner[] index, -1 */
+	int64_t lost_from;   /* earliest loss window seen, INT64_MAX none */
 	struct unprot *out;
 };
 
@@ -78,6 +84,26 @@ static void guards_init(struct pass *p)
 	int iso = state_flag_by_name("I_LRU_ISOLATING");
 	if (iso >= 0 && iso < 32)
 		p->owning |= 1u << iso;
+	int n = 0;
+	for (int b = 0; b < 32; b++)
+		p->own_slot[b] = (p->owning >> b & 1) && n < NOWN ? (int8_t)n++ : -1;
+}
+
+static void ino_reset(struct ino_track *t, uint16_t life)
+{
+	*t = (struct ino_track){ .life = life };
+	for (int k = 0; k < NOWN; k++)
+		t->owner[k] = -1;
+}
+
+/* Does slot own t: is one of t's owning flags set, and set by slot? */
+static bool owns(const struct pass *p, const struct ino_track *t, int slot)
+{
+	uint32_t set = t->flags & p->owning;
+	for (int b = 0; set; b++, set >>= 1)
+		if ((set & 1) && p->own_slot[b] >= 0 && t->owner[p->own_slot[b]] == slot)
+			return true;
+	return false;
 }
 
 static struct ino_track *ino(struct pass *p, uint32_t obj)
@@ -85,7 +111,7 @@ static struct ino_track *ino(struct pass *p, uint32_t obj)
 	struct ino_track *t = omap_get(&p->inodes, obj);
 	if (!t) {
 		t = omap_put(&p->inodes, obj);
-		t->owner = -1;
+		ino_reset(t, 0);
 	}
 	return t;
 }
@@ -105,7 +131,7 @@ static bool is_protected(struct pass *p, int slot, uint32_t obj)
 	 * built): the tracked one says nothing about c's */
 	if (t && c->cur == obj && c->cur_life && t->life && c->cur_life != t->life)
 		t = NULL;
-	if ((r && *r > 0) || (t && t->owner == slot && (t->flags & p->owning)))
+	if ((r && *r > 0) || (t && owns(p, t, slot)))
 		return true;
 	/* Not yet in the trace: an inode its allocator has not published
 	 * (it locks it before hashing it), visible to nobody else. */
@@ -168,7 +194,7 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 	const uint16_t del = (uint16_t)(e->a < 16 ? 1u << e->a : 0);
 	switch (e->type) {
 	case EV_inode_alloc:
-		*ino(p, e->obj) = (struct ino_track){ 0, -1, 0, e->life };
+		ino_reset(ino(p, e->obj), e->life);
 		*own_refs(p, slot, e->obj) = 1;
 		break;
 	case EV_inode_free:
@@ -185,8 +211,10 @@ static void apply(struct pass *p, const struct ix_event *e, int slot)
 		struct ino_track *t = ino(p, e->obj);
 		uint32_t o = (uint32_t)(e->val >> 32), n = (uint32_t)e->val;
 		t->flags = n;
-		if (n & ~o & p->owning)
-			t->owner = (int16_t)slot;
+		uint32_t got = n & ~o & p->owning;
+		for (int b = 0; got; b++, got >>= 1)
+			if ((got & 1) && p->own_slot[b] >= 0)
+				t->owner[p->own_slot[b]] = (int16_t)slot;
 		break;
 	}
 	case EV_inode_list:
@@ -266,7 +294,9 @@ static bool half_move(struct pass *p, uint64_t i)
 		return false;
 	for (uint64_t j = i + 1; j < p->ix->nev && j < i + 8192; j++) {
 		const struct ix_event *n = &p->ix->ev[j];
-		if (n->cpu != e->cpu)
+		/* a scheduled run's step narration (sched_step) and other
+		 * events that change nothing come between the two halves */
+		if (n->cpu != e->cpu || (n->type >= EV_sched_step && n->type != EV_violation))
 			continue;
 		return n->type == EV_inode_list && n->obj == e->obj &&
 		       !strcmp(list_action_label(n->b), "add");
@@ -314,7 +344,7 @@ static void step(struct pass *p, uint64_t i)
 		r->prot = prot;
 		return;
 	}
-	if (e->type > EV_sched_step && e->type != EV_violation)
+	if (e->type >= EV_sched_step && e->type != EV_violation) /* narration, waits, notes */
 		return;
 	int slot = slot_of(e);
 	struct cpu_track *c = &p->cpu[slot];

@@ -146,6 +146,9 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 		json_str(f, cfg->costs->source);
 		fprintf(f, ",\"points\":%" PRIu64 ",\"host_seconds\":%.3f,\"line_xfers\":%" PRIu64,
 			r->vpoints, r->host_seconds, r->line_xfers);
+	} else {
+		fprintf(f, ",\"cpu_seconds\":{\"workers\":%.6f,\"flusher\":%.6f,\"process\":%.6f}",
+			r->worker_cpu_seconds, r->flusher_cpu_seconds, r->process_cpu_seconds);
 	}
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);

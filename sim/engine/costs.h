@@ -4,8 +4,13 @@
  * Every number here is measured by `icache-sim calibrate` on some host
  * (the file says which); none is chosen to produce an answer.  The model:
  *
- *   - the code between two instrumentation points costs step_ns (measured
- *     per workload: a real 1-CPU run's time over its number of points);
+ *   - a lock taken and released costs lock_ns, charged when it is taken
+ *     (one CPU taking and releasing one lock through the simulator's
+ *     own lock code, lock_stat's clock reads and the validator included:
+ *     both halves run while the lock is held, so they lengthen the hold);
+ *   - the code between two other instrumentation points costs step_ns
+ *     (measured per workload: a real 1-CPU run's time, less its locks and
+ *     the modelled transfers and waits, over its other points);
  *   - touching a lock's or a list head's cache line last written by
  *     another CPU costs xfer_ns (two pinned threads ping-ponging a line);
  *   - a ticket lock's handoff with n spinners costs xfer_ns * (n + 1) / 2:
@@ -31,6 +36,9 @@ struct cost_model {
 	double xfer_ns;
 	double wake_ns;
 	double wake_call_ns;
+	/* Optional: 0 (a file without it) charges a lock's acquisition one
+	 * step like any point, the model before lock_ns was measured. */
+	double lock_ns;
 	double step_default_ns; /* a workload not measured */
 	int nsteps;
 	struct {

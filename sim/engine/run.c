@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/xalloc.h"
@@ -47,6 +48,8 @@ struct run_ctx {
 	int workers_running; /* under pause_m */
 	/* A thread that has left its loop; the watchdog stops watching it. */
 	atomic_bool finished[MAX_SIM_CPUS + 2];
+	/* Its CPU time when it left (written by it before it is joined). */
+	uint64_t cpu_ns[MAX_SIM_CPUS + 2];
 };
 
 const struct run_config *run_cfg(struct run_ctx *ctx)
@@ -186,10 +189,19 @@ static bool worker_done(struct run_ctx *ctx, struct sim_cpu *c, uint64_t done)
 	return (done & 15) == 0 && now_ns() >= ctx->deadline_ns;
 }
 
+static uint64_t cpu_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+	if (clock_gettime(clock, &ts) != 0)
+		return 0; /* no CPU clock here: the figures say 0 */
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* A worker or the flusher is done: the main thread's wait (and a pause
  * waiting for everyone to park) must stop counting it. */
 static void thread_finished(struct run_ctx *ctx, struct sim_cpu *cpu)
 {
+	ctx->cpu_ns[cpu->id] = cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	atomic_store(&ctx->finished[cpu->id], true);
 	pthread_mutex_lock(&ctx->pause_m);
 	ctx->workers_running--;
@@ -549,7 +561,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 		ctx.ops_per_cpu = cfg->ops / (uint64_t)nworkers;
 		ctx.ops_extra = cfg->ops % (uint64_t)nworkers;
 	}
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), cpu0 = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ctx.deadline_ns = t0 + cfg->duration_ns;
 
 	pthread_t *tids = xcalloc((size_t)nthreads, sizeof(*tids));
@@ -574,6 +586,7 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	for (int i = 0; i < nworkers; i++)
 		pthread_join(tids[i], NULL);
 	uint64_t t1 = now_ns();
+	result->process_cpu_seconds = (double)(cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0) / 1e9;
 	atomic_store(&ctx.stop_flusher, true);
 	if (flusher)
 		pthread_join(tids[nworkers], NULL);
@@ -584,8 +597,11 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	sim_rcu_barrier();
 
 	result->seconds = (double)(t1 - t0) / 1e9;
-	for (int i = 0; i < nworkers; i++)
+	for (int i = 0; i < nworkers; i++) {
 		result->ops += atomic_load(&ctx.cpus[i].ops_done);
+		result->worker_cpu_seconds += (double)ctx.cpu_ns[i] / 1e9;
+	}
+	result->flusher_cpu_seconds = (double)ctx.cpu_ns[nworkers] / 1e9;
 	run_collect(result, ctx.cpu_ptrs, nthreads, failures, keep_inodes);
 	result->interrupted = atomic_load(&stop_signal);
 	if (cfg->trace_run)

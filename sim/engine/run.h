@@ -92,10 +92,16 @@ struct run_result {
 	size_t ninodes;
 	/* Virtual mode: seconds above is virtual; what simulating it took. */
 	uint64_t vpoints;
-	uint64_t worker_points; /* of them, passed by the workload's CPUs */
+	uint64_t worker_points;      /* of them, passed by the workload's CPUs */
+	uint64_t worker_step_points; /* of those, charged a step (not a lock) */
 	double host_seconds;
 	uint64_t line_xfers; /* lock and list-head lines moved between CPUs */
-	int interrupted;     /* the signal that stopped it early, or 0 */
+	/* Real mode: the CPU time the host gave the workers (all together),
+	 * the flusher, and the whole process while the workers ran (they,
+	 * the flusher, liburcu's call_rcu thread, the watchdog), so that a
+	 * reader can tell a slow program from one the host did not run. */
+	double worker_cpu_seconds, flusher_cpu_seconds, process_cpu_seconds;
+	int interrupted; /* the signal that stopped it early, or 0 */
 };
 
 /*
