@@ -9,7 +9,8 @@
 #                 loaded host cannot stretch them, median) against the virtual
 #                 prediction with those costs, as ratios virtual/real of
 #                 ops/s and of lock contentions per op (targets: ops/s within
-#                 +-30 %, contentions/op within 2x)
+#                 +-30 %, contentions/op within 2x), with the share of their
+#                 CPUs the host gave the real workers (a busy host shows)
 #   3. curves     every scheme, create-unlink and mixed, at VCPUS virtual
 #                 CPUs (ticket locks), and global again with mcs locks
 #   4. headline   at 8 virtual CPUs, create-unlink: contentions per op and

@@ -451,6 +451,12 @@ START_TEST(malformed_scenarios_say_file_and_line)
 		     "scheme merged\nsetup: lock a\n"
 		     "setup: lock a\ncpu0: iget 1\nexpect no violation\n",
 		     "3", "setup would wait for a lock");
+	/* A bit the scheme's era did not have (2.6.39: no lazytime, no
+	 * I_DONTCACHE) is refused with its line, not set. */
+	expect_error("no-dirty-time.scn", HEAD "cpu0: mark-dirty 42 time\nexpect no violation\n",
+		     "3", "mark-dirty time: scheme merged has no I_DIRTY_TIME");
+	expect_error("no-dontcache.scn", HEAD "cpu0: dontcache 42\nexpect no violation\n", "3",
+		     "dontcache: scheme merged has no I_DONTCACHE");
 	int st;
 	char *out = play(&st, "/nonexistent/x.scn", NULL);
 	ck_assert_int_eq(st, 2);

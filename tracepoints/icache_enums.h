@@ -31,6 +31,10 @@ enum src_file { ICACHE_SRC_FILES(ICACHE_SRC_) NR_SRC_FILES };
 enum inode_state_flag { ICACHE_STATE_FLAGS(X) };
 #undef X
 
-#define I_DIRTY (I_DIRTY_SYNC | I_DIRTY_DATASYNC | I_DIRTY_PAGES)
+#define I_DIRTY_INODE (I_DIRTY_SYNC | I_DIRTY_DATASYNC)
+#define I_DIRTY (I_DIRTY_INODE | I_DIRTY_PAGES)
+/* With lazytime's timestamps (include/linux/fs.h): what keeps an inode
+ * off the LRU. */
+#define I_DIRTY_ALL (I_DIRTY | I_DIRTY_TIME)
 
 #endif /* ICACHE_ENUMS_H */

@@ -33,54 +33,55 @@
  * Call sites: the function that took or dropped a lock, changed a flag or
  * moved a list.  Named after the kernel function the code models.
  */
-#define ICACHE_SITES(X)           \
-	X(unknown)                \
-	X(new_inode)              \
-	X(iget_locked)            \
-	X(find_inode_fast)        \
-	X(get_new_inode_fast)     \
-	X(unlock_new_inode)       \
-	X(wait_on_inode)          \
-	X(wait_on_freeing_inode)  \
-	X(ilookup)                \
-	X(igrab)                  \
-	X(ihold)                  \
-	X(iput)                   \
-	X(iput_final)             \
-	X(evict)                  \
-	X(dispose_list)           \
-	X(remove_inode_hash)      \
-	X(inode_sb_list_add)      \
-	X(inode_sb_list_del)      \
-	X(inode_lru_list_add)     \
-	X(inode_lru_list_del)     \
-	X(unlink)                 \
-	X(mark_inode_dirty)       \
-	X(queue_io)               \
-	X(writeback_sb_inodes)    \
-	X(writeback_single_inode) \
-	X(prune_icache)           \
-	X(invalidate_inodes)      \
-	X(iunique)                \
-	X(get_next_ino)           \
-	X(test_abba)              \
-	X(destroy_inode)          \
-	X(umount)                 \
-	X(insert_inode_hash)      \
-	X(workload)               \
-	X(evict_inodes)           \
-	X(generic_shutdown_super) \
-	X(insert_inode_locked)    \
-	X(can_unuse)              \
-	X(shrink_icache_memory)   \
-	X(ifind_fast)             \
-	X(inode_lru_isolate)      \
-	X(list_lru_walk_one)      \
-	X(prune_icache_sb)        \
-	X(super_cache_scan)       \
-	X(wait_for_lru_isolating) \
-	X(inode_io_list_del)      \
-	X(inode_wait_for_writeback)
+#define ICACHE_SITES(X)             \
+	X(unknown)                  \
+	X(new_inode)                \
+	X(iget_locked)              \
+	X(find_inode_fast)          \
+	X(get_new_inode_fast)       \
+	X(unlock_new_inode)         \
+	X(wait_on_inode)            \
+	X(wait_on_freeing_inode)    \
+	X(ilookup)                  \
+	X(igrab)                    \
+	X(ihold)                    \
+	X(iput)                     \
+	X(iput_final)               \
+	X(evict)                    \
+	X(dispose_list)             \
+	X(remove_inode_hash)        \
+	X(inode_sb_list_add)        \
+	X(inode_sb_list_del)        \
+	X(inode_lru_list_add)       \
+	X(inode_lru_list_del)       \
+	X(unlink)                   \
+	X(mark_inode_dirty)         \
+	X(queue_io)                 \
+	X(writeback_sb_inodes)      \
+	X(writeback_single_inode)   \
+	X(prune_icache)             \
+	X(invalidate_inodes)        \
+	X(iunique)                  \
+	X(get_next_ino)             \
+	X(test_abba)                \
+	X(destroy_inode)            \
+	X(umount)                   \
+	X(insert_inode_hash)        \
+	X(workload)                 \
+	X(evict_inodes)             \
+	X(generic_shutdown_super)   \
+	X(insert_inode_locked)      \
+	X(can_unuse)                \
+	X(shrink_icache_memory)     \
+	X(ifind_fast)               \
+	X(inode_lru_isolate)        \
+	X(list_lru_walk_one)        \
+	X(prune_icache_sb)          \
+	X(super_cache_scan)         \
+	X(wait_for_lru_isolating)   \
+	X(inode_io_list_del)        \
+	X(inode_wait_for_writeback) \
+	X(d_mark_dontcache)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                                   \
@@ -117,7 +118,8 @@
 	X(test)        \
 	X(read_pages)  \
 	X(write_inode) \
-	X(shrink)
+	X(shrink)      \
+	X(dontcache)
 
 /* What the validator and the invariant checker can report. */
 #define ICACHE_VIOLATIONS(X)                                                       \
@@ -148,7 +150,10 @@
 	X(6, I_CLEAR)          \
 	X(7, I_SYNC)           \
 	X(8, I_REFERENCED)     \
-	X(9, I_LRU_ISOLATING)
+	X(9, I_LRU_ISOLATING)  \
+	X(10, I_DIRTY_TIME)    \
+	X(11, I_CREATING)      \
+	X(12, I_DONTCACHE)
 
 /*
  * Which source file an event's `line` field is a line of (the lock and

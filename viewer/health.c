@@ -194,8 +194,9 @@ static void clock_of(const char *buf, size_t n, uint64_t *freq, int64_t *off_ns)
 	*off_ns = (int64_t)(s * 1000000000ull + (unsigned long long)((double)c * 1e9 / (double)hz));
 }
 
-/* Written by LTTng-UST (whose stream layout frame_walk knows)?  Its
- * clock goes to *freq and *off_ns (clock_of). */
+/* Written by LTTng-UST, or by icache-sim's direct writer with the same
+ * packet header and context (sim/core/ctf_writer.c): a stream layout
+ * frame_walk knows.  Its clock goes to *freq and *off_ns (clock_of). */
 static bool lttng_ust_trace(const char *dir, uint64_t *freq, int64_t *off_ns)
 {
 	char p[4096];
@@ -208,8 +209,10 @@ static bool lttng_ust_trace(const char *dir, uint64_t *freq, int64_t *off_ns)
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
+	static const char direct[] = "tracer_name = \"icache-sim\"";
 	clock_of(buf, n, freq, off_ns);
-	return memmem(buf, n, sig, sizeof(sig) - 1) != NULL;
+	return memmem(buf, n, sig, sizeof(sig) - 1) != NULL ||
+	       memmem(buf, n, direct, sizeof(direct) - 1) != NULL;
 }
 
 static void scan_streams(struct trace_index *ix, const char *dir)

@@ -644,16 +644,12 @@ bool drive_replay(struct drive *d, const struct moment *goal, struct drive_outco
 	char *scn = write_temp(d, err, len);
 	if (!scn)
 		return false;
-	bool ok = lt_play(scn, &o->t);
+	/* no daemon: play writes the trace itself (lt_play_live) */
+	bool ok = lt_play_live(scn, &o->t);
 	unlink(scn);
 	free(scn);
 	if (!ok) {
-		if (strstr(o->t.err, "no LTTng session daemon"))
-			snprintf(
-				err, len,
-				"recording your schedule needs an LTTng session daemon, and none is reachable: the scheduler levels need one (the narrated steps use pre-recorded traces)");
-		else
-			snprintf(err, len, "%s", o->t.err);
+		snprintf(err, len, "%s", o->t.err);
 		lt_free(&o->t);
 		return false;
 	}

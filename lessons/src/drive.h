@@ -6,7 +6,8 @@
  * or list; play's "cpuN next"); u takes the last press back.  Nothing
  * runs live: each press turns the base scenario into a new one whose
  * schedule is the presses so far, one "cpuN next" line each, and plays it
- * with `icache-sim play -o DIR`.  Play is deterministic, so replaying N
+ * with `icache-sim play -o DIR --ctf-direct=auto` (through LTTng, or
+ * written directly when no session daemon answers).  Play is deterministic, so replaying N
  * presses always lands on the same state, and undo is a replay of N-1.
  *
  * A press the scheduler refuses (the CPU is parked on a lock another CPU

@@ -4,7 +4,8 @@
  * The student gets a copy of the step's scenario in
  * $XDG_STATE_HOME/icache-lab/work/ (kept between sessions, like
  * vimtutor's copy), edits it in $VISUAL or $EDITOR (default vi), and the
- * tool plays it with `icache-sim play -o DIR` and judges the trace (see
+ * tool plays it with `icache-sim play -o DIR --ctf-direct=auto` (no
+ * session daemon needed) and judges the trace (see
  * exercise_judge), not the student's own expectations.
  */
 #ifndef LESSON_EXERCISE_H

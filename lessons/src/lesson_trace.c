@@ -58,8 +58,8 @@ static bool scenario_error(const char *out, const char *scn)
 	return false;
 }
 
-static bool lt_play_once(const char *scn, struct lesson_trace *t);
-static bool lt_record(const char *scn, struct lesson_trace *t);
+static bool lt_play_once(const char *scn, const char *how, struct lesson_trace *t);
+static bool lt_record(const char *scn, const char *how, struct lesson_trace *t);
 
 /*
  * Recording goes through the LTTng session daemon, which other programs
@@ -113,9 +113,14 @@ bool lt_shipped(const char *scn, struct lesson_trace *t)
 	return true;
 }
 
+bool lt_play_live(const char *scn, struct lesson_trace *t)
+{
+	return lt_record(scn, "--ctf-direct=auto", t);
+}
+
 bool lt_play(const char *scn, struct lesson_trace *t)
 {
-	if (lt_record(scn, t))
+	if (lt_record(scn, NULL, t))
 		return true;
 	/* The scenario itself is at fault: say so, whatever is shipped. */
 	if (t->play.output && scenario_error(t->play.output, scn))
@@ -131,11 +136,12 @@ bool lt_play(const char *scn, struct lesson_trace *t)
 	return false;
 }
 
-/* Record scn through the session daemon (see lt_play). */
-static bool lt_record(const char *scn, struct lesson_trace *t)
+/* Record scn through the session daemon, or as `how` (one more argument
+ * for play) says (see lt_play, lt_play_live). */
+static bool lt_record(const char *scn, const char *how, struct lesson_trace *t)
 {
 	for (int attempt = 0;; attempt++) {
-		if (lt_play_once(scn, t))
+		if (lt_play_once(scn, how, t))
 			return true;
 		const char *out = t->play.output ? t->play.output : "";
 		/* "icache-sim record: lttng-sessiond said: ..." and the like;
@@ -150,11 +156,11 @@ static bool lt_record(const char *scn, struct lesson_trace *t)
 	}
 }
 
-static bool lt_play_once(const char *scn, struct lesson_trace *t)
+static bool lt_play_once(const char *scn, const char *how, struct lesson_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	char line[300];
-	if (!lp_run(scn, true, &t->play)) {
+	if (!lp_run_args(scn, true, how, &t->play)) {
 		telling_line(t->play.output, line, sizeof(line));
 		snprintf(t->err, sizeof(t->err), "icache-sim play did not run: %s", line);
 		return false;

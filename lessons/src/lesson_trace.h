@@ -35,6 +35,13 @@ bool lt_play(const char *scn, struct lesson_trace *t);
  * ../traces or ../share/icache-lab/traces beside this program.
  */
 bool lt_shipped(const char *scn, struct lesson_trace *t);
+/*
+ * A student's own run (a scheduler level's presses, an edited scenario):
+ * recorded through LTTng if a session daemon answers, else written
+ * directly by play (`--ctf-direct=auto`, sim/core/ctf_writer.h), so it
+ * needs no daemon; never a shipped trace, which has no such run.
+ */
+bool lt_play_live(const char *scn, struct lesson_trace *t);
 void lt_free(struct lesson_trace *t);
 
 /* The event index a moment names, -1 if it never comes. */

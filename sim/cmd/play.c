@@ -30,6 +30,7 @@
 #include "sim/core/trace.h"
 #include "sim/core/rcu.h"
 #include "sim/cmd/record.h"
+#include "sim/core/ctf_writer.h"
 #include "sim/core/violation.h"
 #include "sim/engine/run.h"
 #include "sim/script/scenario.h"
@@ -168,6 +169,8 @@ static enum op_kind op_trace_kind(enum scn_op_kind k)
 		return OP_write_inode;
 	case OPK_shrink:
 		return OP_shrink;
+	case OPK_dontcache:
+		return OP_dontcache;
 	default:
 		return OP_test;
 	}
@@ -241,7 +244,17 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 	case OPK_mark_dirty:
 		if (!(inode = need_held(pl, row, op)))
 			return false;
+		if ((op->flags & I_DIRTY_TIME) && !(S->newer_state & I_DIRTY_TIME))
+			return fail_op(pl, op, "mark-dirty time: scheme %s has no I_DIRTY_TIME",
+				       S->name);
 		S->mark_inode_dirty(inode, op->flags);
+		return true;
+	case OPK_dontcache:
+		if (!(inode = need_held(pl, row, op)))
+			return false;
+		if (!S->d_mark_dontcache)
+			return fail_op(pl, op, "dontcache: scheme %s has no I_DONTCACHE", S->name);
+		S->d_mark_dontcache(inode);
 		return true;
 	case OPK_read_pages:
 		/* A read of the file: pages into its cache, no icache lock. */
@@ -284,6 +297,10 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int
 	case OPK_iget:
 	case OPK_iget_locked:
 		inode = S->iget_locked(sb, ino);
+		if (!inode) { /* modern: still being created (I_CREATING) */
+			*result = -ESTALE;
+			return true;
+		}
 		*result = (inode_state(inode) & I_NEW) != 0;
 		if (op->kind == OPK_iget && (inode_state(inode) & I_NEW))
 			S->unlock_new_inode(inode);
@@ -1208,12 +1225,36 @@ static int trace_dir(const char *dir, char *abs)
 	return 0;
 }
 
+/* --ctf-direct: never, always, or when no session daemon answers. */
+enum direct_mode { DIRECT_NO, DIRECT_YES, DIRECT_AUTO };
+
+/*
+ * Play writing the trace ourselves (sim/core/ctf_writer.h): no session
+ * daemon, no tracer; the same events, read by the viewer the same way.
+ */
+static int play_direct(struct scenario *scn, struct play_opts *o, const char *abs, bool fallback)
+{
+	char err[PATH_MAX + 128];
+	uint64_t events;
+
+	if (ctfw_open(abs, err, sizeof(err)))
+		return play_fail("%s", err);
+	int status = scenario_play(scn, o);
+	if (ctfw_close(&events, err, sizeof(err)))
+		return play_fail("%s", err);
+	fprintf(o->json ? stderr : stdout,
+		"trace: %s (%llu events, 0 discarded, written directly%s)\n", abs,
+		(unsigned long long)events, fallback ? ": no LTTng session daemon answers" : "");
+	return status;
+}
+
 /*
  * Play with LTTng recording, through record.c's session helpers.  Blocking
  * channels: only one simulated CPU runs at a time, so a writer waiting for
  * buffer space stalls no lock anybody else wants, and no event is lost.
  */
-static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, char **argv)
+static int play_recorded(struct scenario *scn, struct play_opts *o, enum direct_mode direct,
+			 int argc, char **argv)
 {
 	struct recorder_opts ro = { .blocking = true, .subbuf_size = 256 * 1024, .num_subbuf = 4 };
 	struct recorder rec;
@@ -1226,6 +1267,10 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, ch
 		return play_fail("built with TRACE=0: no tracepoints to record");
 	if (trace_dir(o->trace_dir, abs))
 		return 2;
+	if (direct == DIRECT_YES)
+		return play_direct(scn, o, abs, false);
+	if (direct == DIRECT_AUTO && !recorder_daemon_answers())
+		return play_direct(scn, o, abs, true);
 	ro.dir = abs;
 	/* Main's argv again, for recorder_prepare's re-exec. */
 	char **again = xcalloc((size_t)argc + 3, sizeof(*again));
@@ -1260,7 +1305,8 @@ static int play_recorded(struct scenario *scn, struct play_opts *o, int argc, ch
 /* ---- icache-sim play ------------------------------------------------------- */
 
 static const char play_help[] =
-	"usage: icache-sim play FILE [-o TRACE_DIR] [--json] [--verbose] [--quiet]\n\n"
+	"usage: icache-sim play FILE [-o TRACE_DIR [--ctf-direct[=auto]]] [--json]\n"
+	"                         [--verbose] [--quiet]\n\n"
 	"Run a scenario: a scripted interleaving of simulated CPUs under one\n"
 	"locking scheme.  Only the scheduled CPU runs, so every run takes the\n"
 	"same steps; each step is printed, then the expectations are checked.\n"
@@ -1269,6 +1315,12 @@ static const char play_help[] =
 	"  -o DIR      also record the run with LTTng into DIR (blocking\n"
 	"              channels: no event is lost), with a sched_step event\n"
 	"              per step\n"
+	"  --ctf-direct\n"
+	"              with -o: write the trace (CTF) ourselves, without\n"
+	"              LTTng: no session daemon needed, the same events\n"
+	"  --ctf-direct=auto\n"
+	"              with -o: through LTTng if a session daemon answers,\n"
+	"              else directly (what the lessons use)\n"
 	"  --json      print the result as one JSON object (the step log goes\n"
 	"              to stderr with --verbose, else nowhere)\n"
 	"  --verbose   after each schedule line, show what every CPU holds\n"
@@ -1282,6 +1334,7 @@ int cmd_play(int argc, char **argv)
 	struct play_opts o = { .log = true };
 	struct scenario *scn;
 	const char *file = NULL;
+	enum direct_mode direct = DIRECT_NO;
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -1294,6 +1347,10 @@ int cmd_play(int argc, char **argv)
 			o.verbose = true;
 		} else if (strcmp(a, "--quiet") == 0) {
 			o.log = false;
+		} else if (strcmp(a, "--ctf-direct") == 0) {
+			direct = DIRECT_YES;
+		} else if (strcmp(a, "--ctf-direct=auto") == 0) {
+			direct = DIRECT_AUTO;
 		} else if (strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "icache-sim play: -o needs a "
@@ -1322,10 +1379,15 @@ int cmd_play(int argc, char **argv)
 				"play FILE)\n");
 		return 2;
 	}
+	if (direct != DIRECT_NO && !o.trace_dir) {
+		fprintf(stderr, "icache-sim play: --ctf-direct writes the trace of -o DIR: "
+				"give -o DIR too\n");
+		return 2;
+	}
 	scn = scenario_load(file);
 	if (!scn)
 		return 2;
-	int status = play_recorded(scn, &o, argc, argv);
+	int status = play_recorded(scn, &o, direct, argc, argv);
 	scenario_free(scn);
 	return status;
 }

@@ -354,11 +354,16 @@ static bool set_exec_env(const struct recorder_opts *o)
 	return missing;
 }
 
+bool recorder_daemon_answers(void)
+{
+	return getenv(ENV_OWN) || lttng_session_daemon_alive() == 1;
+}
+
 int recorder_prepare(const struct recorder_opts *o, char **argv)
 {
 	bool again = getenv(ENV_REEXEC) != NULL;
 
-	if (getenv(ENV_OWN) || lttng_session_daemon_alive() == 1) {
+	if (recorder_daemon_answers()) {
 		if (!again && set_exec_env(o)) {
 			reexec(argv);
 			return fail("cannot re-execute /proc/self/exe: %s", strerror(errno));

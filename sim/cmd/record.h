@@ -69,6 +69,9 @@ struct recorder {
  * line and returns 2.  full_argv is main's argv.
  */
 int recorder_prepare(const struct recorder_opts *o, char **full_argv);
+/* Does a session daemon answer this process (or is it one recorder_prepare
+ * started for us)?  Nothing is started to find out. */
+bool recorder_daemon_answers(void);
 
 int recorder_start(struct recorder *r, const struct recorder_opts *o);
 int recorder_finish(struct recorder *r, const struct recorder_opts *o, struct trace_counts *counts);

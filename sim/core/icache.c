@@ -450,21 +450,28 @@ int inode_ref_put(struct inode *inode, enum site site)
 	return old - 1;
 }
 
-bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l, enum site site)
+bool inode_ref_put_unless_last(struct inode *inode, enum site site)
 {
 	int old = atomic_load_explicit(&inode->i_count, memory_order_relaxed);
 
 	if (!inode_alive(inode, site, "drops a reference to"))
-		return false;
+		return true;
 	/* Not the last reference: no lock needed. */
 	while (old > 1) {
 		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old, old - 1,
 							  memory_order_acq_rel,
 							  memory_order_relaxed)) {
 			trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
-			return false;
+			return true;
 		}
 	}
+	return false;
+}
+
+bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l, enum site site)
+{
+	if (inode_ref_put_unless_last(inode, site))
+		return false;
 	sim_spin_lock(l, site);
 	if (inode_ref_put(inode, site) == 0)
 		return true;

@@ -229,6 +229,14 @@ int inode_ref_put(struct inode *inode, enum site site); /* returns new */
  * put arrives holding the lock that guards the 1 -> 0 transition.
  */
 bool inode_ref_put_and_lock(struct inode *inode, struct sim_lock *l, enum site site);
+/*
+ * Its first half, atomic_add_unless(&i_count, -1, 1), for an iput that
+ * looks at the inode between the two (today's, for I_DIRTY_TIME): true
+ * when there is nothing more to do (a reference that was not the last is
+ * gone, or the inode is dead, which is reported); false when the caller
+ * holds the last one.
+ */
+bool inode_ref_put_unless_last(struct inode *inode, enum site site);
 
 void inode_drop_nlink(struct inode *inode, enum site site);
 

@@ -73,6 +73,12 @@ struct scheme {
 	bool known_racy;
 	/* How nr_inodes and nr_unused are kept (see enum inode_counters). */
 	enum inode_counters counters;
+	/*
+	 * The i_state bits of its era beyond 2.6.39's (I_LRU_ISOLATING,
+	 * I_DIRTY_TIME, ...); 0 for the 2010 eras.  A scenario may ask for
+	 * one (mark-dirty INO time) only where the era has it.
+	 */
+	unsigned newer_state;
 
 	/* Which lock protects i_state, and each list, for the core's checks. */
 	struct sim_lock *(*state_lock)(struct inode *inode);
@@ -96,6 +102,12 @@ struct scheme {
 
 	/* Dropping references; the last one may free the inode. */
 	void (*iput)(struct inode *inode);
+	/*
+	 * d_mark_dontcache (fs/dcache.c): set I_DONTCACHE, so that the last
+	 * iput evicts the inode instead of caching it.  NULL for an era
+	 * without the bit.
+	 */
+	void (*d_mark_dontcache)(struct inode *inode);
 
 	/* Writeback: mark dirty, and one pass of the flusher. */
 	void (*mark_inode_dirty)(struct inode *inode, unsigned flags);

@@ -26,14 +26,26 @@
 #define ICACHE_TRACE 1
 #endif
 
+/*
+ * ICACHE_DIRECT: the same event to the direct CTF writer while one is open
+ * (play --ctf-direct, sim/core/ctf_writer.h), out of line: off, it costs
+ * one load and a predicted branch, like the tracepoint.
+ */
 #if ICACHE_TRACE
 #include "tracepoints/icache_tp.h"
+#include "sim/core/ctf_writer.h"
 #define ICACHE_TP(name, ...) lttng_ust_tracepoint(icache, name, __VA_ARGS__)
+#define ICACHE_DIRECT(name, ...)                                                          \
+	do {                                                                              \
+		if (__builtin_expect(__atomic_load_n(&ctfw_active, __ATOMIC_RELAXED), 0)) \
+			ctfw_ev_##name(__VA_ARGS__);                                      \
+	} while (0)
 #else
 #include "tracepoints/icache_events.h"
 #define ICACHE_TP(name, ...) \
 	do {                 \
 	} while (0)
+#define ICACHE_DIRECT(name, ...) ICACHE_TP(name, __VA_ARGS__)
 #endif
 
 /*
@@ -48,6 +60,7 @@
 	static inline void trace_ev_##name(ICACHE_LIST(ICACHE_FIELDS_##name, TRACE_EV_PARAM_)) \
 	{                                                                                      \
 		ICACHE_TP(name, ICACHE_LIST(ICACHE_FIELDS_##name, TRACE_EV_NAME_));            \
+		ICACHE_DIRECT(name, ICACHE_LIST(ICACHE_FIELDS_##name, TRACE_EV_NAME_));        \
 	}
 ICACHE_EVENTS(TRACE_EV_FN_)
 #undef TRACE_EV_FN_
@@ -218,7 +231,8 @@ static inline void trace_sched_step(uint64_t step, int cpu, const char *what)
 static inline bool trace_sched_step_enabled(void)
 {
 #if ICACHE_TRACE
-	return lttng_ust_tracepoint_enabled(icache, sched_step);
+	return __atomic_load_n(&ctfw_active, __ATOMIC_RELAXED) ||
+	       lttng_ust_tracepoint_enabled(icache, sched_step);
 #else
 	return false;
 #endif

@@ -5,7 +5,8 @@
  * memory: fs/inode.c at commit 003a6607304d (a mainline tree after v6.18:
  * it has the inode_state_read() accessors), mm/list_lru.c at 0057db47f878
  * (the per-node list_lru_node lock of v6.8..v6.12), fs/super.c at
- * 0084fefe2960 (super_cache_scan and trylock_super).  The store holds no
+ * 0084fefe2960 (super_cache_scan and trylock_super), and the i_state bits'
+ * meanings from include/linux/fs.h at 0000ff2523df.  The store holds no
  * single tagged release: docs/sources.md says which file came from where.
  *
  * The merged order of 2.6.39 survived; what changed is how much each lock
@@ -53,6 +54,18 @@
  * The flusher no longer takes a reference: I_SYNC pins the inode, and evict
  * waits for I_SYNC too.
  *
+ * Newer i_state bits on these paths, each under i_lock:
+ *   I_CREATING   insert_inode_locked hashes a new inode with I_NEW and
+ *                I_CREATING; a lookup that meets it fails (-ESTALE)
+ *                instead of waiting, and a second insert gets -EBUSY at
+ *                once; unlock_new_inode clears both.  (inode_insert5, for
+ *                iget5_locked's test/set lookups, is not modelled.)
+ *   I_DONTCACHE  d_mark_dontcache: the last iput evicts the inode, through
+ *                I_WILL_FREE and a write, instead of caching it.
+ *   I_DIRTY_TIME lazytime: only the timestamps are dirty.  Such an inode
+ *                stays off the LRU; iput dirties it for real (I_DIRTY_SYNC,
+ *                which clears the bit) before it drops the last reference.
+ *
  * RCU: lookups (iget_locked, ilookup) walk the hash chain under
  * rcu_read_lock() alone and take only the found inode's i_lock; an inode
  * that is I_FREEING or I_WILL_FREE is waited for outside the read
@@ -71,7 +84,13 @@
  *     (a 64-bit kernel drops it from the LRU until its last page goes).
  *   - every sb shares the core's one backing device, so wb->list_lock is
  *     one lock here (the kernel has one per device, and per cgroup wb).
- *   - no I_DIRTY_TIME, I_DONTCACHE, I_CREATING, memcg or cgroup writeback.
+ *   - no memcg or cgroup writeback.
+ *   - the workloads set none of I_CREATING, I_DONTCACHE, I_DIRTY_TIME (they
+ *     create with insert_inode_hash); scenarios do: insert-locked,
+ *     dontcache, mark-dirty INO time (lessons/scenarios/modern-*.scn).
+ *   - wb->b_dirty_time is not modelled: an inode with only I_DIRTY_TIME is
+ *     on no writeback list, and a write leaves the bit for iput to turn
+ *     into I_DIRTY_SYNC (the kernel writes expired or WB_SYNC_ALL ones).
  *   - wait_on_new_inode tests I_NEW under i_lock; the core's wait_on_inode
  *     tests it with no lock, as 2.6.39's wait_on_inode did.
  */
@@ -149,9 +168,10 @@ static void insert_inode_hash(struct inode *inode)
 }
 
 /*
- * insert_inode_locked: hash a new inode with I_NEW, unless a live inode
- * of that number is hashed: then wait for it to be set up, and if it is
- * still hashed, give up with -EBUSY; if it went away, try again.
+ * insert_inode_locked: hash a new inode with I_NEW and I_CREATING, unless
+ * a live inode of that number is hashed.  One still being created
+ * (I_CREATING) means -EBUSY at once; else wait for it to be set up, and
+ * if it is still hashed, give up with -EBUSY; if it went away, try again.
  */
 static int insert_inode_locked(struct inode *inode)
 {
@@ -171,11 +191,16 @@ static int insert_inode_locked(struct inode *inode)
 		}
 		if (!old) {
 			spin_lock(&inode->i_lock);
-			inode_state_set(inode, I_NEW, __site);
+			inode_state_set(inode, I_NEW | I_CREATING, __site);
 			inode_hash_add(inode, __site);
 			spin_unlock(&inode->i_lock);
 			spin_unlock(&icache.hash_lock);
 			return 0;
+		}
+		if (inode_state(old) & I_CREATING) {
+			spin_unlock(&old->i_lock);
+			spin_unlock(&icache.hash_lock);
+			return -EBUSY;
 		}
 		inode_ref_get(old, __site);
 		spin_unlock(&old->i_lock);
@@ -216,6 +241,10 @@ static void wait_on_freeing_inode(struct inode *inode, bool hash_locked)
 	rcu_read_lock();
 }
 
+/* find_inode_fast's ERR_PTR(-ESTALE): the inode found is still being
+ * created (I_CREATING); the lookup fails rather than wait for it. */
+#define INODE_STALE ((struct inode *)(intptr_t)-ESTALE)
+
 /*
  * find_inode_fast: look (sb, ino) up on its chain and take a reference.
  * The chain is walked under rcu_read_lock(); with hash_locked the caller
@@ -239,6 +268,11 @@ repeat:
 	if (inode_state(inode) & (I_FREEING | I_WILL_FREE)) {
 		wait_on_freeing_inode(inode, hash_locked);
 		goto repeat;
+	}
+	if (inode_state(inode) & I_CREATING) {
+		spin_unlock(&inode->i_lock);
+		rcu_read_unlock();
+		return INODE_STALE;
 	}
 	inode_ref_get(inode, __site);
 	spin_unlock(&inode->i_lock);
@@ -276,6 +310,8 @@ static struct inode *get_new_inode_fast(struct super_block *sb, uint64_t ino)
 	spin_unlock(&icache.hash_lock);
 	/* Lost the race: ours was never visible, theirs may still be new. */
 	destroy_inode_rcu(inode, __site);
+	if (old == INODE_STALE)
+		return NULL;
 	wait_on_inode(old);
 	return old;
 }
@@ -294,6 +330,7 @@ static bool unhashed_after_wait(struct inode *inode)
 	return true;
 }
 
+/* NULL if the inode is still being created (I_CREATING). */
 static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 {
 	struct inode *inode;
@@ -303,6 +340,8 @@ static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 		inode = find_inode_fast(sb, ino, false);
 		if (!inode)
 			return get_new_inode_fast(sb, ino);
+		if (inode == INODE_STALE)
+			return NULL;
 	} while (unhashed_after_wait(inode));
 	return inode;
 }
@@ -311,7 +350,7 @@ static void unlock_new_inode(struct inode *inode)
 {
 	SITE(unlock_new_inode);
 	spin_lock(&inode->i_lock);
-	inode_state_clear(inode, I_NEW, __site);
+	inode_state_clear(inode, I_NEW | I_CREATING, __site);
 	wake_up_inode(inode);
 	spin_unlock(&inode->i_lock);
 }
@@ -322,7 +361,7 @@ static struct inode *ilookup(struct super_block *sb, uint64_t ino)
 
 	do {
 		inode = find_inode_fast(sb, ino, false);
-		if (!inode)
+		if (!inode || inode == INODE_STALE)
 			return NULL;
 	} while (unhashed_after_wait(inode));
 	return inode;
@@ -360,7 +399,7 @@ static void inode_lru_list_add(struct inode *inode, bool rotate)
 {
 	SITE(inode_lru_list_add);
 
-	if (inode_state(inode) & (I_DIRTY | I_SYNC | I_FREEING | I_WILL_FREE))
+	if (inode_state(inode) & (I_DIRTY_ALL | I_SYNC | I_FREEING | I_WILL_FREE))
 		return;
 	if (atomic_load(&inode->i_count) || !sb_active(inode->i_sb))
 		return;
@@ -576,23 +615,40 @@ static void write_inode_now(struct inode *inode)
 	spin_unlock(&inode->i_lock);
 }
 
+/*
+ * Nothing to do: already dirty in these ways, or only the timestamps are
+ * dirtied (I_DIRTY_TIME) and the inode itself already is.
+ */
+static bool dirty_already(struct inode *inode, unsigned flags)
+{
+	return (inode_state(inode) & flags) == flags ||
+	       ((flags & I_DIRTY_TIME) && (inode_state(inode) & I_DIRTY_INODE));
+}
+
 static void mark_inode_dirty(struct inode *inode, unsigned flags)
 {
 	SITE(mark_inode_dirty);
 	struct bdi_writeback *wb = inode->i_sb->s_bdi;
 	bool was_dirty;
 
-	/* Lockless fast path: already dirty in these ways. */
-	if ((inode_state(inode) & flags) == flags)
+	/* Dirtying the inode itself writes its timestamps too. */
+	if (flags & I_DIRTY_INODE)
+		flags &= ~I_DIRTY_TIME;
+	/* Lockless fast path. */
+	if (dirty_already(inode, flags))
 		return;
 	spin_lock(&inode->i_lock);
-	if ((inode_state(inode) & flags) == flags)
+	if (dirty_already(inode, flags))
 		goto out;
 	was_dirty = inode_state(inode) & I_DIRTY;
-	inode_state_set(inode, flags, __site);
+	if (flags & I_DIRTY_INODE)
+		inode_state_assign(inode, (inode_state(inode) & ~I_DIRTY_TIME) | flags, __site);
+	else
+		inode_state_set(inode, flags, __site);
 	/* Writeback in progress will requeue it; unhashed or dying inodes
-	 * are never queued. */
-	if (inode_state(inode) & (I_SYNC | I_FREEING) || !inode_hashed(inode))
+	 * are never queued; b_dirty_time is not modelled (see above). */
+	if (inode_state(inode) & (I_SYNC | I_FREEING) || !inode_hashed(inode) ||
+	    !(inode_state(inode) & I_DIRTY))
 		goto out;
 	if (!was_dirty) {
 		/* locked_inode_to_wb_and_lock_list: wb->list_lock nests
@@ -630,12 +686,15 @@ static void evict(struct inode *inode)
 	inode_state_assign(inode, I_FREEING | I_CLEAR, __site);
 	spin_unlock(&inode->i_lock);
 
-	/* remove_inode_hash */
-	spin_lock(&icache.hash_lock);
-	spin_lock(&inode->i_lock);
-	inode_hash_del(inode, __site);
-	spin_unlock(&inode->i_lock);
-	spin_unlock(&icache.hash_lock);
+	/* remove_inode_hash: an inode that was never hashed (an insert that
+	 * lost, -EBUSY) takes no lock. */
+	if (inode_hashed(inode)) {
+		spin_lock(&icache.hash_lock);
+		spin_lock(&inode->i_lock);
+		inode_hash_del(inode, __site);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&icache.hash_lock);
+	}
 
 	/* Lookups sleeping in __wait_on_freeing_inode may look again: they
 	 * took their token under i_lock while it was hashed, so no lock is
@@ -656,14 +715,18 @@ static void dispose_list(struct list_head *head)
 		evict(inode);
 }
 
-/* iput_final: the last reference is gone; called with i_lock held. */
+/*
+ * iput_final: the last reference is gone; called with i_lock held.  An
+ * inode marked I_DONTCACHE is not kept: like one of a dying sb, it is
+ * written (I_WILL_FREE) and evicted.
+ */
 static void iput_final(struct inode *inode)
 {
 	SITE(iput_final);
 	struct super_block *sb = inode->i_sb;
 	bool drop = generic_drop_inode(inode);
 
-	if (!drop && sb_active(sb)) {
+	if (!drop && !(inode_state(inode) & I_DONTCACHE) && sb_active(sb)) {
 		/* Keep it cached: onto its node's list, the node lock
 		 * nested inside i_lock; or, if it is already on the LRU,
 		 * mark it referenced. */
@@ -672,7 +735,7 @@ static void iput_final(struct inode *inode)
 		return;
 	}
 	if (!drop) {
-		/* The sb is going away: write it out first.  I_WILL_FREE
+		/* Not to be cached: write it out first.  I_WILL_FREE
 		 * keeps everyone off while i_lock is dropped. */
 		inode_state_set(inode, I_WILL_FREE, __site);
 		spin_unlock(&inode->i_lock);
@@ -689,11 +752,50 @@ static void iput_final(struct inode *inode)
 	evict(inode);
 }
 
+/* Lazy timestamps of a linked inode must reach the disk: a last reference
+ * going away is the moment (the check repeated under i_lock). */
+static bool dirty_time_to_write(struct inode *inode)
+{
+	return (inode_state(inode) & I_DIRTY_TIME) && atomic_load(&inode->i_nlink);
+}
+
+/*
+ * iput: drop a reference.  Before the last one goes, an inode with only
+ * its timestamps dirty (I_DIRTY_TIME) is dirtied for real, which puts it
+ * on b_dirty; then try again.
+ */
 static void iput(struct inode *inode)
 {
 	SITE(iput);
-	if (inode_ref_put_and_lock(inode, &inode->i_lock, __site))
-		iput_final(inode);
+retry:
+	if (inode_ref_put_unless_last(inode, __site))
+		return;
+	if (dirty_time_to_write(inode)) {
+		mark_inode_dirty(inode, I_DIRTY_SYNC);
+		goto retry;
+	}
+	spin_lock(&inode->i_lock);
+	if (dirty_time_to_write(inode)) {
+		spin_unlock(&inode->i_lock);
+		goto retry;
+	}
+	if (inode_ref_put(inode, __site) != 0) {
+		spin_unlock(&inode->i_lock);
+		return;
+	}
+	iput_final(inode);
+}
+
+/*
+ * d_mark_dontcache (fs/dcache.c): evict the inode at its last iput.  The
+ * dentries' DCACHE_DONTCACHE is not modelled (no dcache here).
+ */
+static void d_mark_dontcache(struct inode *inode)
+{
+	SITE(d_mark_dontcache);
+	spin_lock(&inode->i_lock);
+	inode_state_set(inode, I_DONTCACHE, __site);
+	spin_unlock(&inode->i_lock);
 }
 
 /* ---- reclaim ------------------------------------------------------------------ */
@@ -908,6 +1010,7 @@ const struct scheme scheme_modern = {
 	.norder = sizeof(lock_order) / sizeof(lock_order[0]),
 	/* nr_unused per CPU (DEFINE_PER_CPU), summed when read. */
 	.counters = COUNTERS_PERCPU,
+	.newer_state = I_LRU_ISOLATING | I_DIRTY_TIME | I_CREATING | I_DONTCACHE,
 	.state_lock = state_lock,
 	.list_lock = list_lock,
 	.new_inode = new_inode,
@@ -919,6 +1022,7 @@ const struct scheme scheme_modern = {
 	.igrab = igrab,
 	.ihold = ihold,
 	.iput = iput,
+	.d_mark_dontcache = d_mark_dontcache,
 	.mark_inode_dirty = mark_inode_dirty,
 	.writeback_inodes = writeback_inodes,
 	.write_inode_now = write_inode_now,

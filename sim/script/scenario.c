@@ -55,6 +55,7 @@ static const char *const opk_names[NR_OPKS] = {
 	[OPK_read_pages] = "read-pages",
 	[OPK_write_inode] = "write-inode-now",
 	[OPK_shrink] = "shrink",
+	[OPK_dontcache] = "dontcache",
 };
 
 const char *scn_op_name(enum scn_op_kind k)
@@ -65,7 +66,7 @@ const char *scn_op_name(enum scn_op_kind k)
 static bool op_takes_inode(enum scn_op_kind k)
 {
 	return k <= OPK_mark_dirty || k == OPK_create || k == OPK_insert_locked ||
-	       k == OPK_read_pages || k == OPK_write_inode;
+	       k == OPK_read_pages || k == OPK_write_inode || k == OPK_dontcache;
 }
 
 static bool op_takes_sb(enum scn_op_kind k)
@@ -412,6 +413,8 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 			op->flags = I_DIRTY_SYNC | I_DIRTY_DATASYNC;
 		} else if (op->kind == OPK_mark_dirty && strcmp(t, "pages") == 0) {
 			op->flags = I_DIRTY_PAGES;
+		} else if (op->kind == OPK_mark_dirty && strcmp(t, "time") == 0) {
+			op->flags = I_DIRTY_TIME; /* lazytime: only the timestamps */
 		} else if ((op->kind == OPK_writeback || op->kind == OPK_prune ||
 			    op->kind == OPK_read_pages) &&
 			   parse_num(t, 1, 1000000, &n)) {
@@ -1164,6 +1167,7 @@ void scn_op_text(const struct scenario *scn, const struct scn_op *op, char *buf,
 	case OPK_mark_dirty:
 		snprintf(buf, len, "%s %s %s", name, in,
 			 op->flags == I_DIRTY_PAGES   ? "pages" :
+			 op->flags == I_DIRTY_TIME    ? "time" :
 			 op->flags & I_DIRTY_DATASYNC ? "datasync" :
 							"sync");
 		break;

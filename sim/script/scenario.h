@@ -52,6 +52,7 @@ enum scn_op_kind {
 	OPK_read_pages,    /* read N pages of a held inode into its page cache */
 	OPK_write_inode,   /* write_inode_now(inode, 1): WB_SYNC_ALL */
 	OPK_shrink,        /* shrink_icache_memory(N, GFP_KERNEL or GFP_NOFS) */
+	OPK_dontcache,     /* d_mark_dontcache on a held inode (modern) */
 	NR_OPKS
 };
 
