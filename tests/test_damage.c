@@ -647,22 +647,17 @@ int main(void)
 	TCase *tc = tcase_create("damaged traces");
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, record_good, cleanup);
-	tcase_add_test(tc, complete_trace_is_complete);
-	tcase_add_test(tc, release_without_acquire);
-	tcase_add_test(tc, cut_at_packet_boundary);
-	tcase_add_test(tc, cut_mid_packet);
-	tcase_add_test(tc, stream_file_deleted);
-	tcase_add_test(tc, interactive_says_incomplete);
+	tcase_add_tests(tc, (const TTest *[]){ complete_trace_is_complete, release_without_acquire,
+					       cut_at_packet_boundary, cut_mid_packet,
+					       stream_file_deleted, interactive_says_incomplete,
+					       NULL });
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
-	tcase_add_test(tc, stream_file_empty);
-	tcase_add_test(tc, metadata_name_bit_flipped);
-	tcase_add_test(tc, metadata_field_missing_or_mistyped);
-	tcase_add_test(tc, lost_events_make_no_violation);
-	tcase_add_test(tc, recorder_killed);
-	tcase_add_test(tc, recorder_terminated);
-	tcase_add_test(tc, two_processes_never_one_story);
-	tcase_add_test(tc, two_runs_without_vpid);
+	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, metadata_name_bit_flipped,
+					       metadata_field_missing_or_mistyped,
+					       lost_events_make_no_violation, recorder_killed,
+					       recorder_terminated, two_processes_never_one_story,
+					       two_runs_without_vpid, NULL });
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

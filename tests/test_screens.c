@@ -511,18 +511,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("screens");
-	TCase *tc = tcase_create("screens");
-	tcase_add_unchecked_fixture(tc, record, cleanup);
-	tcase_set_timeout(tc, 120); /* sanitizer builds are slower */
-	tcase_add_test(tc, small_screen_two_lanes);
-	tcase_add_test(tc, sixteen_cpus_compact);
-	tcase_add_test(tc, details_of_a_violation);
-	tcase_add_test(tc, marks_measure);
-	tcase_add_test(tc, timeline_strip);
-	tcase_add_test(tc, notes_and_losses);
-	tcase_add_test(tc, help_pages_keep_every_key);
-	tcase_add_test(tc, terminals);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("screens", record, cleanup, 120, /* sanitizer builds are slower */
+			 (const TTest *[]){ small_screen_two_lanes, sixteen_cpus_compact,
+					    details_of_a_violation, marks_measure, timeline_strip,
+					    notes_and_losses, help_pages_keep_every_key, terminals,
+					    NULL });
 }

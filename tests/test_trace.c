@@ -1080,11 +1080,10 @@ int main(void)
 	TCase *tc = tcase_create("recorded run");
 	tcase_add_unchecked_fixture(tc, record_once, drop_recording);
 	tcase_set_timeout(tc, getenv("TRACE_TEST_RUN") ? 600 : 60);
-	tcase_add_test(tc, record_counts_match_trace);
-	tcase_add_test(tc, default_ring_in_small_packets);
-	tcase_add_test(tc, locks_pair_up_and_never_overlap);
-	tcase_add_test(tc, final_inodes_match_json);
-	tcase_add_test(tc, babeltrace2_cli_counts_acquisitions);
+	tcase_add_tests(tc,
+			(const TTest *[]){ record_counts_match_trace, default_ring_in_small_packets,
+					   locks_pair_up_and_never_overlap, final_inodes_match_json,
+					   babeltrace2_cli_counts_acquisitions, NULL });
 	suite_add_tcase(s, tc);
 
 	TCase *ta = tcase_create("simulator and viewer agree");
