@@ -9,6 +9,7 @@
  * inner=hash_bucket"), so a new event is readable with no code here.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -125,66 +126,73 @@ static void field_text(const struct trace_index *ix, const struct ix_event *e,
 		snprintf(buf, len, "%" PRIu64, v);
 }
 
-/*
- * What a field is to lib/evtext.c's struct ev_desc, found once per event
- * type from the table's field names and types (a lane row must not pay
- * for string compares).
- */
-enum field_role {
-	FR_NONE,
-	FR_CLASS,
-	FR_SITE,
-	FR_LIST,
-	FR_ACTION,
-	FR_OP,
-	FR_OLD_FLAGS,
-	FR_NEW_FLAGS,
-	FR_BEFORE,
-	FR_AFTER,
-	FR_HOLDER,
-	FR_DUR,
-	FR_OK,
-	FR_SB,
-	FR_NLINK,
-	FR_DEPTH,
-	FR_RESULT
+/* Room for the names describe() makes. */
+struct desc_text {
+	char old_flags[96], new_flags[96], dur[32];
 };
 
-static enum field_role role_of(const struct ix_field *f)
+/*
+ * How a field of the event table fills lib/evtext.c's struct ev_desc,
+ * found by the field's type (the enums) or else its name: a number, a
+ * label, i_state flags, the holder's name, a duration, a yes/no.
+ */
+enum field_use { U_NUM, U_LABEL, U_CLASS, U_FLAGS, U_HOLDER, U_DUR, U_OK };
+
+static const struct field_rule {
+	const char *type, *name;
+	enum field_use use;
+	size_t off; /* the member of struct ev_desc it fills */
+	const char *(*label)(int);
+} rules[] = {
+#define R(type, name, use, member, label)                                \
+	{                                                                \
+		type, name, use, offsetof(struct ev_desc, member), label \
+	}
+	R("lock_class", NULL, U_CLASS, cls_name, lock_class_label),
+	R("site", NULL, U_LABEL, site, site_label),
+	R("list", NULL, U_LABEL, list, list_label),
+	R("list_action", NULL, U_LABEL, action, list_action_label),
+	R("op", NULL, U_LABEL, op, op_label),
+	R(NULL, "old_state", U_FLAGS, old_flags, NULL),
+	R(NULL, "new_state", U_FLAGS, new_flags, NULL),
+	R(NULL, "state", U_FLAGS, new_flags, NULL),
+	R(NULL, "old_count", U_NUM, before, NULL),
+	R(NULL, "new_count", U_NUM, after, NULL),
+	R(NULL, "old_pages", U_NUM, before, NULL),
+	R(NULL, "new_pages", U_NUM, after, NULL),
+	R(NULL, "sb", U_NUM, sb, NULL),
+	R(NULL, "nlink", U_NUM, nlink, NULL),
+	R(NULL, "depth", U_NUM, depth, NULL),
+	R(NULL, "result", U_NUM, result, NULL),
+	R(NULL, "holder", U_HOLDER, holder, NULL),
+	R(NULL, "wait_ns", U_DUR, dur, NULL),
+	R(NULL, "hold_ns", U_DUR, dur, NULL),
+	R(NULL, "success", U_OK, ok, NULL),
+	R(NULL, "woken", U_OK, ok, NULL),
+#undef R
+};
+
+/* The rule of field f, or -1; found once per event type (a lane row
+ * must not pay for string compares). */
+static int rule_of(int type, int f)
 {
-	static const struct {
-		const char *type, *name; /* one of them: a type, or a name */
-		enum field_role role;
-	} roles[] = {
-		{ "lock_class", NULL, FR_CLASS },
-		{ "site", NULL, FR_SITE },
-		{ "list", NULL, FR_LIST },
-		{ "list_action", NULL, FR_ACTION },
-		{ "op", NULL, FR_OP },
-		{ NULL, "old_state", FR_OLD_FLAGS },
-		{ NULL, "new_state", FR_NEW_FLAGS },
-		{ NULL, "state", FR_NEW_FLAGS },
-		{ NULL, "old_count", FR_BEFORE },
-		{ NULL, "new_count", FR_AFTER },
-		{ NULL, "old_pages", FR_BEFORE },
-		{ NULL, "new_pages", FR_AFTER },
-		{ NULL, "holder", FR_HOLDER },
-		{ NULL, "wait_ns", FR_DUR },
-		{ NULL, "hold_ns", FR_DUR },
-		{ NULL, "success", FR_OK },
-		{ NULL, "woken", FR_OK },
-		{ NULL, "sb", FR_SB },
-		{ NULL, "nlink", FR_NLINK },
-		{ NULL, "depth", FR_DEPTH },
-		{ NULL, "result", FR_RESULT },
-	};
-	if (f->slot == SL_SIDE || f->slot == SL_STRID)
-		return FR_NONE;
-	for (size_t k = 0; k < sizeof(roles) / sizeof(roles[0]); k++)
-		if (roles[k].type ? !strcmp(f->type, roles[k].type) :
-				    !strcmp(f->name, roles[k].name))
-			return roles[k].role;
-	return FR_NONE;
+	static signed char rule[EV__COUNT][IX_MAX_FIELDS];
+	static bool known;
+	for (int k = 0; !known && k < EV__COUNT; k++)
+		for (int g = 0; g < IX_MAX_FIELDS; g++) {
+			const struct ix_field *fd = &ix_schemas[k].fields[g];
+			rule[k][g] = -1;
+			for (int r = 0; fd->name && fd->slot != SL_SIDE && fd->slot != SL_STRID &&
+					r < (int)(sizeof(rules) / sizeof(rules[0]));
+			     r++)
+				if (rules[r].type ? !strcmp(fd->type, rules[r].type) :
+						    !strcmp(fd->name, rules[r].name)) {
+					rule[k][g] = (signed char)r;
+					break;
+				}
+		}
+	known = true;
+	return rule[type][f];
 }
 
 /* A field's value as a signed number, by its C type. */
@@ -199,86 +207,45 @@ static int64_t field_num(const struct trace_index *ix, const struct ix_event *e,
 	return (int64_t)v;
 }
 
-/* Room for the names describe() makes. */
-struct desc_text {
-	char old_flags[96], new_flags[96], dur[32];
-};
-
 /* Event e (its inode or lock instance: id) as lib/evtext.c reads it. */
 static void describe(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
 		     struct ev_desc *d, struct desc_text *t)
 {
-	static signed char roles[EV__COUNT][IX_MAX_FIELDS];
-	static bool known;
-	if (!known) {
-		for (int k = 0; k < EV__COUNT; k++)
-			for (int f = 0; f < IX_MAX_FIELDS && ix_schemas[k].fields[f].name; f++)
-				roles[k][f] = (signed char)role_of(&ix_schemas[k].fields[f]);
-		known = true;
-	}
 	memset(d, 0, sizeof(*d));
 	d->type = e->type;
 	d->id = id;
 	for (int f = 0; e->type < EV__COUNT && f < IX_MAX_FIELDS; f++) {
-		const struct ix_field *fd = &ix_schemas[e->type].fields[f];
-		if (!fd->name)
-			break;
-		if (roles[e->type][f] == FR_NONE)
+		int r = rule_of(e->type, f);
+		if (r < 0)
 			continue;
-		int64_t v = field_num(ix, e, fd);
-		switch ((enum field_role)roles[e->type][f]) {
-		case FR_CLASS:
+		const struct field_rule *u = &rules[r];
+		int64_t v = field_num(ix, e, &ix_schemas[e->type].fields[f]);
+		void *at = (char *)d + u->off;
+		switch (u->use) {
+		case U_NUM:
+			*(int64_t *)at = v;
+			break;
+		case U_CLASS: /* the class's number too, for its lane name */
 			d->cls = (int)v;
-			d->cls_name = lock_class_label((int)v);
+			/* fall through */
+		case U_LABEL:
+			*(const char **)at = u->label((int)v);
 			break;
-		case FR_SITE:
-			d->site = site_label((int)v);
+		case U_FLAGS: {
+			char *buf = u->off == offsetof(struct ev_desc, old_flags) ? t->old_flags :
+										    t->new_flags;
+			*(const char **)at =
+				state_flags_str((uint32_t)v, 1, buf, sizeof(t->old_flags));
 			break;
-		case FR_LIST:
-			d->list = list_label((int)v);
-			break;
-		case FR_ACTION:
-			d->action = list_action_label((int)v);
-			break;
-		case FR_OP:
-			d->op = op_label((int)v);
-			break;
-		case FR_OLD_FLAGS:
-			d->old_flags =
-				state_flags_str((uint32_t)v, 1, t->old_flags, sizeof(t->old_flags));
-			break;
-		case FR_NEW_FLAGS:
-			d->new_flags =
-				state_flags_str((uint32_t)v, 1, t->new_flags, sizeof(t->new_flags));
-			break;
-		case FR_BEFORE:
-			d->before = v;
-			break;
-		case FR_AFTER:
-			d->after = v;
-			break;
-		case FR_HOLDER: /* -1: none, it was let go between the try and the look */
+		}
+		case U_HOLDER: /* -1: none, it was let go between the try and the look */
 			d->holder = v >= 0 ? thread_name(ix, (unsigned)v) : NULL;
 			break;
-		case FR_DUR:
+		case U_DUR:
 			d->dur = fmt_dur(v, t->dur, sizeof(t->dur));
 			break;
-		case FR_OK:
+		case U_OK:
 			d->ok = v != 0;
-			break;
-		case FR_SB:
-			d->sb = v;
-			break;
-		case FR_NLINK:
-			d->nlink = v;
-			break;
-		case FR_DEPTH:
-			d->depth = v;
-			break;
-		case FR_RESULT:
-			d->result = v;
-			break;
-		case FR_NONE:
 			break;
 		}
 	}
