@@ -243,12 +243,44 @@ static void damaged_copy(const char *name, struct damaged *d)
 		      d->size);
 }
 
-/* Cut the stream file `extra` bytes after the packet boundary (1 MiB
- * packets) nearest its middle; the size it is cut to. */
+static uint64_t be_bytes(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Where the stream's middle packet begins: LTTng's index (index/NAME.idx:
+ * a 16-byte big-endian header ending with the entry size, then an entry a
+ * packet starting with its offset) says where each packet is; they are
+ * not all one sub-buffer long (a flush may write a short one). */
+static long middle_packet(const struct damaged *d)
+{
+	char idx[1200];
+	snprintf(idx, sizeof(idx), "%s/index/%s.idx", d->sdir, strrchr(d->file, '/') + 1);
+	FILE *f = fopen(idx, "rb");
+	ck_assert_msg(f != NULL, "%s: no index", idx);
+	unsigned char h[16], e[8];
+	static long off[65536];
+	int n = 0;
+	ck_assert(fread(h, 1, sizeof(h), f) == sizeof(h));
+	long elen = (long)be_bytes(h + 12, 4);
+	ck_assert_msg(elen >= 16, "%s: entries of %ld bytes", idx, elen);
+	for (long at = 16; n < 65536 && fseek(f, at, SEEK_SET) == 0 && fread(e, 1, 8, f) == 8;
+	     at += elen)
+		off[n++] = (long)be_bytes(e, 8);
+	fclose(f);
+	ck_assert_msg(n >= 3, "%s: %d packets", idx, n);
+	return off[n / 2];
+}
+
+/* Cut the stream file `extra` bytes after the beginning of its middle
+ * packet; the size it is cut to. */
 static long cut_stream(const struct damaged *d, long extra)
 {
 	int st;
-	long at = d->size / 2 / 1048576 * 1048576 + extra;
+	long at = middle_packet(d) + extra;
 	free(run_cmd(&st, "truncate -s %ld %s", at, d->file));
 	return at;
 }
