@@ -204,7 +204,8 @@ END_TEST
  * Built with -DICACHE_TEST_DUMMY_EVENT (make check-dummy-event), the event
  * table has one more row, test_dummy, and icache-sim fires it once after
  * run_begin.  Nothing else was written for it: this proves the row alone
- * reaches the LTTng provider, the trace, the viewer's decoder, its names,
+ * reaches the LTTng provider, the trace (and a direct one), the viewer's
+ * decoder, its names,
  * its text, the scheduler's kinds and the event grammar.
  */
 START_TEST(dummy_event_end_to_end)
@@ -227,6 +228,15 @@ START_TEST(dummy_event_end_to_end)
 		      bin_path("icache-view"), dir);
 	ck_assert_msg(st == 0, "%s", out);
 	ck_assert_msg(strstr(out, "test_dummy cpu=65535 ino=42 value=7"), "%s", out);
+	free(out);
+	/* in a trace play writes itself: the direct writer's code and metadata
+	 * come from the same row (sim/core/ctf_writer.c) */
+	out = run_cmd(
+		&st,
+		"%s play lessons/scenarios/abba-deadlock.scn --quiet --ctf-direct -o %s-direct "
+		">/dev/null && babeltrace2 %s-direct | grep 'icache:test_dummy:'",
+		bin_path("icache-sim"), dir, dir);
+	ck_assert_msg(st == 0 && strstr(out, "ino = 42") && strstr(out, "value = 7"), "%s", out);
 	free(out);
 	/* a scheduler step kind, and a word of the grammar */
 	ck_assert_int_lt(SEV_test_dummy, NR_SCHED_EVENTS);
