@@ -154,13 +154,15 @@ static inline int run_suite(Suite *s)
 }
 
 /* Run a suite of one case named name: its fixture (run once, before Check
- * forks the tests), its timeout in seconds and its tests, in order. */
+ * forks the tests; NULL, NULL: none), its timeout in seconds and its
+ * tests, in order. */
 static inline int run_tests(const char *name, SFun setup, SFun teardown, double timeout,
 			    const TTest *const *tests)
 {
 	Suite *s = suite_create(name);
 	TCase *tc = tcase_create(name);
-	tcase_add_unchecked_fixture(tc, setup, teardown);
+	if (setup || teardown)
+		tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, timeout);
 	tcase_add_tests(tc, tests);
 	suite_add_tcase(s, tc);
