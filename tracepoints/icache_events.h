@@ -119,21 +119,26 @@
 /* An inode's value changes from old (HI) to new (LO) at a call site. */
 #define ICACHE_INODE_CHANGE(F, kind, type, old, new) \
 	ICACHE_INODE_FIELDS(F) F(kind, type, old, HI) F(kind, type, new, LO) ICACHE_SITE_FIELDS(F)
+/* life (appended to inode_state, inode_ref, inode_list, inode_alloc,
+ * inode_nlink and inode_free): the id its i_lock events carry, so a reader
+ * pairs a life's alloc, locks, changes and free even while its number has
+ * two lives. */
+#define ICACHE_INODE_LIFE(F) F(INT, uint64_t, life, LIFE)
 
 #define ICACHE_FIELDS_inode_state(F) \
-	ICACHE_INODE_CHANGE(F, HEX, uint32_t, old_state, new_state)
-#define ICACHE_FIELDS_inode_ref(F) ICACHE_INODE_CHANGE(F, INT, int32_t, old_count, new_count)
+	ICACHE_INODE_CHANGE(F, HEX, uint32_t, old_state, new_state) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_ref(F) \
+	ICACHE_INODE_CHANGE(F, INT, int32_t, old_count, new_count) ICACHE_INODE_LIFE(F)
 #define ICACHE_FIELDS_inode_list(F) \
 	ICACHE_INODE_FIELDS(F) F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
-	ICACHE_SITE_FIELDS(F)
-/* life (appended): the id its i_lock events carry, so a reader pairs a
- * life's alloc, locks and free even while its number has two lives. */
+	ICACHE_SITE_FIELDS(F) ICACHE_INODE_LIFE(F)
 #define ICACHE_FIELDS_inode_alloc(F) \
 	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO) \
-	F(INT, uint64_t, life, LIFE)
+	ICACHE_INODE_LIFE(F)
 #define ICACHE_FIELDS_inode_free(F) \
-	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, sb, VAL) F(INT, uint64_t, life, LIFE)
-#define ICACHE_FIELDS_inode_nlink(F) ICACHE_INODE_FIELDS(F) F(INT, uint32_t, nlink, VAL)
+	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, sb, VAL) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_nlink(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, nlink, VAL) ICACHE_INODE_LIFE(F)
 #define ICACHE_FIELDS_inode_pages(F) \
 	ICACHE_INODE_CHANGE(F, INT, int32_t, old_pages, new_pages)
 
