@@ -569,22 +569,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("cache");
-	TCase *tc = tcase_create("cache");
-	tcase_add_unchecked_fixture(tc, record_trace, cleanup);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, written_then_reused);
-	tcase_add_test(tc, reopened_summary_equals_decoded);
-	tcase_add_test(tc, stale_cache_rebuilt);
-	tcase_add_test(tc, corrupt_cache_rebuilt);
-	tcase_add_test(tc, clear_cache_flag);
-	tcase_add_test(tc, progress_moves);
-	tcase_add_test(tc, first_screen_while_indexing);
-	tcase_add_test(tc, search_in_slices_with_cancel);
-	tcase_add_test(tc, filter_in_slices_with_cancel);
-	tcase_add_test(tc, parallel_decode_same_index);
-	tcase_add_test(tc, packets_dealt_or_streams);
-	tcase_add_test(tc, parallel_decode_damage);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests(
+		"cache", record_trace, cleanup, 60,
+		(const TTest *[]){ written_then_reused, reopened_summary_equals_decoded,
+				   stale_cache_rebuilt, corrupt_cache_rebuilt, clear_cache_flag,
+				   progress_moves, first_screen_while_indexing,
+				   search_in_slices_with_cancel, filter_in_slices_with_cancel,
+				   parallel_decode_same_index, packets_dealt_or_streams,
+				   parallel_decode_damage, NULL });
 }
