@@ -477,7 +477,7 @@ const struct unprot *unprot_spans_all(const struct trace_index *ix)
 	return u;
 }
 
-const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev)
+const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev, uint64_t end)
 {
 	/* the spans that begin at or before ev, newest first, back to the
 	 * longest span's length */
@@ -490,7 +490,7 @@ const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64
 			hi = mid;
 	}
 	for (uint32_t k = lo; k-- > 0 && u->s[k].from + u->longest >= ev;)
-		if (u->s[k].cpu == cpu && ev < u->s[k].to)
+		if (u->s[k].cpu == cpu && ev < u->s[k].to && u->s[k].to < end)
 			return &u->s[k];
 	return NULL;
 }
