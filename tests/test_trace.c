@@ -865,7 +865,11 @@ static void killed_as_it_starts(const char *dir)
 			" n=0; while [ ! -s early.err ] && [ $n -lt 100 ]; do sleep 0.1;"
 			" n=$((n+1)); done; %s --summary early 2>&1; echo rc=$?; cat early.err",
 			dir, sim, view);
-	bool empty = strstr(out, "cut before its first event") && strstr(out, "rc=2");
+	/* (on a loaded machine the kill may even come before the session
+	 * wrote a file: the directories are there, empty, and said so) */
+	bool empty = (strstr(out, "cut before its first event") ||
+		      strstr(out, "empty directory (no trace here)")) &&
+		     strstr(out, "rc=2");
 	bool shown = strstr(out, "INCOMPLETE") && strstr(out, "rc=0");
 	ck_assert_msg(empty || shown, "a recorder killed as it starts: %.500s", out);
 	/* The watcher's word agrees with the viewer's. */

@@ -115,17 +115,21 @@
 #define ICACHE_FIELDS_inode_state(F)                                  \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)         \
 	F(HEX, uint32_t, old_state, HI) F(HEX, uint32_t, new_state, LO) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F) \
+	F(INT, uint64_t, life, LIFE)
 #define ICACHE_FIELDS_inode_ref(F)                                   \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
 	F(INT, int32_t, old_count, HI) F(INT, int32_t, new_count, LO) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F) \
+	F(INT, uint64_t, life, LIFE)
 #define ICACHE_FIELDS_inode_list(F)                           \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
-/* life (appended): the id its i_lock events carry, so a reader pairs a
- * life's alloc, locks and free even while its number has two lives. */
+	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F) \
+	F(INT, uint64_t, life, LIFE)
+/* life (appended here and to inode_state, inode_ref, inode_list and
+ * inode_nlink): the id its i_lock events carry, so a reader pairs a life's
+ * alloc, locks, changes and free even while its number has two lives. */
 #define ICACHE_FIELDS_inode_alloc(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
 	F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO)  \
@@ -135,7 +139,7 @@
 	F(INT, uint32_t, sb, VAL) F(INT, uint64_t, life, LIFE)
 #define ICACHE_FIELDS_inode_nlink(F)                          \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, nlink, VAL)
+	F(INT, uint32_t, nlink, VAL) F(INT, uint64_t, life, LIFE)
 #define ICACHE_FIELDS_inode_pages(F)                                 \
 	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
 	F(INT, int32_t, old_pages, HI) F(INT, int32_t, new_pages, LO) \
