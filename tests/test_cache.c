@@ -473,6 +473,47 @@ START_TEST(parallel_decode_same_index)
 }
 END_TEST
 
+/* How the work was dealt (--bench's "split"), with ICACHE_VIEW_DECODERS=2. */
+static bool dealt(const char *dir, const char *kind)
+{
+	int st;
+	char want[64];
+	snprintf(want, sizeof(want), "\"split\":\"%s\"", kind);
+	char *b = run_cmd(&st, "ICACHE_VIEW_DECODERS=2 %s --bench --no-cache %s",
+			  bin_path("icache-view"), dir);
+	bool ok = st == 0 && strstr(b, want);
+	free(b);
+	return ok;
+}
+
+/* The suite's trace has LTTng's index files: its packets are dealt to
+ * the decoders (above: the same index as one process).  Without an index
+ * file the packets are not all accounted for, and whole streams are dealt
+ * instead, with the same index again; no decoder's directory is left. */
+START_TEST(packets_dealt_or_streams)
+{
+	need_trace();
+	int st;
+	ck_assert_msg(dealt(trace, "packets"), "the suite's trace is not dealt by packets");
+	char copy[400];
+	fresh_copy(copy, sizeof(copy), "noindex");
+	free(run_cmd(&st, "rm -f $(find %s -name '*.idx' | head -1)", copy));
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(dealt(copy, "streams"), "a stream without its index is dealt by packets");
+	char *one = figures(copy, 1, &st), *two = figures(copy, 2, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(!strcmp(one, two), "one decoder and two differ:\n%.3000s\n%.3000s", one, two);
+	free(one);
+	free(two);
+	char *left = run_cmd(&st,
+			     "TMPDIR=%s ICACHE_VIEW_DECODERS=2 %s --summary --no-cache %s "
+			     ">/dev/null; ls %s | grep -c icache-view-split",
+			     tmp, bin_path("icache-view"), trace, tmp);
+	ck_assert_msg(atoi(left) == 0, "a decoder's directory was left behind");
+	free(left);
+}
+END_TEST
+
 /* The message without its "after N events" count. */
 static void drop_count(char *msg)
 {
@@ -528,21 +569,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("cache");
-	TCase *tc = tcase_create("cache");
-	tcase_add_unchecked_fixture(tc, record_trace, cleanup);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, written_then_reused);
-	tcase_add_test(tc, reopened_summary_equals_decoded);
-	tcase_add_test(tc, stale_cache_rebuilt);
-	tcase_add_test(tc, corrupt_cache_rebuilt);
-	tcase_add_test(tc, clear_cache_flag);
-	tcase_add_test(tc, progress_moves);
-	tcase_add_test(tc, first_screen_while_indexing);
-	tcase_add_test(tc, search_in_slices_with_cancel);
-	tcase_add_test(tc, filter_in_slices_with_cancel);
-	tcase_add_test(tc, parallel_decode_same_index);
-	tcase_add_test(tc, parallel_decode_damage);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests(
+		"cache", record_trace, cleanup, 60,
+		(const TTest *[]){ written_then_reused, reopened_summary_equals_decoded,
+				   stale_cache_rebuilt, corrupt_cache_rebuilt, clear_cache_flag,
+				   progress_moves, first_screen_while_indexing,
+				   search_in_slices_with_cancel, filter_in_slices_with_cancel,
+				   parallel_decode_same_index, packets_dealt_or_streams,
+				   parallel_decode_damage, NULL });
 }

@@ -252,15 +252,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("events");
-	TCase *tc = tcase_create("events");
-	tcase_add_unchecked_fixture(tc, make_tmp, cleanup);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, order_verdicts_equal_validator);
-	tcase_add_test(tc, rcu_free_waits_for_reader_in_trace);
+	return run_tests("events", make_tmp, cleanup, 120,
+			 (const TTest *[]){ order_verdicts_equal_validator,
+					    rcu_free_waits_for_reader_in_trace,
 #ifdef ICACHE_TEST_DUMMY_EVENT
-	tcase_add_test(tc, dummy_event_end_to_end);
+					    dummy_event_end_to_end,
 #endif
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+					    NULL });
 }

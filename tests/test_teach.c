@@ -59,20 +59,6 @@ static void need_traces(void)
 	ck_assert_msg(play_status == 0, "icache-sim play failed: see %s/*.log", tmp);
 }
 
-/* Does some line of s contain both a and b? */
-static bool line_has(const char *s, const char *a, const char *b)
-{
-	for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
-		const char *bol = p, *eol = strchr(p, '\n');
-		while (bol > s && bol[-1] != '\n')
-			bol--;
-		const char *q = strstr(bol, b);
-		if (q && (!eol || q < eol))
-			return true;
-	}
-	return false;
-}
-
 /* The last SGR escape before the first occurrence of mark in s ("" if none). */
 static void sgr_before(const char *s, const char *mark, char *out, size_t len)
 {
@@ -649,23 +635,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("teach");
-	TCase *tc = tcase_create("teach");
-	tcase_add_unchecked_fixture(tc, record_traces, cleanup);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, source_marks_both_cpus_in_iput_final);
-	tcase_add_test(tc, unprotected_span);
-	tcase_add_test(tc, unprotected_free_runs);
-	tcase_add_test(tc, two_owners_no_span);
-	tcase_add_test(tc, inode_history);
-	tcase_add_test(tc, new_edge_highlight);
-	tcase_add_test(tc, order_tree_small_screens);
-	tcase_add_test(tc, named_threads);
-	tcase_add_test(tc, named_threads_of_a_run);
-	tcase_add_test(tc, small_screen_v4);
-	tcase_add_test(tc, hot_locks_and_reports_on_v4);
-	tcase_add_test(tc, sleep_on_i_freeing);
-	tcase_add_test(tc, source_found_checked_or_missing);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("teach", record_traces, cleanup, 30,
+			 (const TTest *[]){ source_marks_both_cpus_in_iput_final, unprotected_span,
+					    unprotected_free_runs, two_owners_no_span,
+					    inode_history, new_edge_highlight,
+					    order_tree_small_screens, named_threads,
+					    named_threads_of_a_run, small_screen_v4,
+					    hot_locks_and_reports_on_v4, sleep_on_i_freeing,
+					    source_found_checked_or_missing, NULL });
 }

@@ -21,6 +21,11 @@
  *     its i_lock, or a violation naming it), in the same operation; c
  *     allocating a new inode of the same number is not a use of the old
  *     pointer.
+ * Protection regained before that touch (a lock, a reference, an RCU
+ * section) ends it with no span: the trace cannot tell a pointer found
+ * afresh (a new walk of a list) from the old one, and the finder does not
+ * claim a race it cannot show.  A list move or lock of a new life of the
+ * number (every inode event names its life) is not a use of the old one.
  * A pointer dropped unused (the operation ends first) makes no span, and
  * sleeping on X's state bit is not a touch (the kernel's bit waitqueue is
  * found from the address, the inode is not read).  Simplification: any
@@ -62,7 +67,12 @@ struct unprot {
 const struct unprot *unprot_spans(const struct trace_index *ix);
 /* The same, scanning all the events indexed. */
 const struct unprot *unprot_spans_all(const struct trace_index *ix);
-/* The span cpu is in at event ev (from <= ev < to), or NULL. */
-const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev);
+/*
+ * The span cpu is in at event ev (from <= ev < to), or NULL, as a view of
+ * events [0, end) knows it (app_set_visible): a span is found at its `to`,
+ * so one that ends at or after end is not shown yet.
+ */
+const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev,
+				    uint64_t end);
 
 #endif
