@@ -78,6 +78,8 @@
  * Simplified (tests/fidelity/ holds the paths step by step):
  *   - clear_inode's I_FREEING|I_CLEAR store takes i_lock (the release does
  *     it unlocked); the core's state checker wants every change locked.
+ *     So does insert_inode_locked4's I_CREATING store.
+ *   - d_mark_dontcache marks no dentries (there is no dcache here).
  *   - the page cache is a count of clean pages (no buffers, no dirty
  *     pages left after writeback), see i_nrpages in icache.h.
  *   - mapping_shrinkable() is always true, as on a CONFIG_HIGHMEM kernel:
