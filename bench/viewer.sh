@@ -5,15 +5,18 @@
 # interleaved (babeltrace2, viewer, babeltrace2, viewer, ...):
 #   - babeltrace2's counter sink reading the whole trace: the reference;
 #   - `icache-view --bench --no-cache TRACE` (the viewer's own hook), which
-#     indexes the trace (its streams decoded by one process per core) and
-#     prints {"events", "load_s", "events_per_s", "bytes_per_event",
+#     indexes the trace (its packets dealt to one decoder process per core,
+#     or its streams if its index files do not account for every packet)
+#     and prints {"events", "load_s", "events_per_s", "bytes_per_event",
 #     "jump_end_ms", "jump_start_ms", "maxrss_kb" (the viewer's and its
-#     decoders'), "decoders", ...}.
+#     decoders'), "decoders", "split", ...}.
 # Then `icache-view --bench TRACE` twice with a cache directory of its own:
 # the first indexes and writes the index cache, the second reopens it
 # ("decoded": 0); its load_s is the reopen time.
 # Reports the index rate as a ratio to babeltrace2's, the reopen time (and
-# as a fraction of one full index), the peak resident memory per event of
+# as a fraction of one full index), the machine's load average before and
+# after (the ratio is only as good as the sharing of the cores), the peak
+# resident memory per event of
 # both (babeltrace2's when /usr/bin/time is there), the index's bytes per
 # event against the trace's bytes per event on disk, and a jump to the end
 # and back as a fraction of one full index.  Medians over the repetitions.
@@ -75,6 +78,7 @@ disk=$(find "$trace" -type f ! -name metadata ! -name '*.idx' -exec cat {} + | w
 rec_events=$(sed -n 's/.*"events":\([0-9]*\).*/\1/p' "$TMP/record.json")
 rec_disc=$(sed -n 's/.*"discarded_events":\([0-9]*\).*/\1/p' "$TMP/record.json")
 
+load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -1)
 # Warm the page cache so that neither side pays for the first read.
 babeltrace2 "$trace" -c sink.utils.counter -p 'step=+0' >/dev/null 2>&1
 
@@ -105,11 +109,13 @@ while [ "$r" -le "$VIEW_REPS" ]; do
 			if (!match($0, "\"" k "\":-?[0-9][0-9.eE+-]*")) return -1
 			return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0
 		}
-		{ print bt_s, bt_events, view_wall, num("events"), num("load_s"), num("events_per_s"),
+		{ sk = match($0, "\"split\":\"[a-z]*\"") ? substr($0, RSTART + 9, RLENGTH - 10) : "?"
+		  print bt_s, bt_events, view_wall, num("events"), num("load_s"), num("events_per_s"),
 			num("bytes_per_event"), num("jump_end_ms"), num("jump_start_ms"), num("jump_middle_ms"),
 			num("maxrss_kb"), bt_rss, num("decoders"), bt_cpu,
 			num("loader_cpu_s") + (num("decoders_cpu_s") > 0 ? num("decoders_cpu_s") : 0),
-			(num("busiest_decoder_cpu_s") > num("loader_cpu_s") ? num("busiest_decoder_cpu_s") : num("loader_cpu_s")) }' \
+			(num("busiest_decoder_cpu_s") > num("loader_cpu_s") ? num("busiest_decoder_cpu_s") : num("loader_cpu_s")),
+			sk }' \
 		>>"$TMP/rows"
 	r=$((r + 1))
 done
@@ -122,6 +128,7 @@ for pass in write reopen; do
 		exit 1
 	}
 done
+load_after=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -1)
 reopen=$(tr -d '\n' <"$TMP/reopen.json")
 case $reopen in
 *'"cache":"reopened"'*'"decoded":0,'*) ;;
@@ -136,7 +143,7 @@ reopen_rss=$(echo "$reopen" | sed -n 's/.*"maxrss_kb":\([0-9]*\).*/\1/p')
 awk -v disk="$disk" -v rec_events="${rec_events:-0}" -v rec_disc="${rec_disc:-0}" -v json="$JSON" \
 	-v reopen_s="${reopen_s:--1}" -v reopen_rss="${reopen_rss:--1}" \
 	-v model="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -d '"\\')" \
-	-v cores="$cores" -v ops="$VIEW_OPS" '
+	-v cores="$cores" -v ops="$VIEW_OPS" -v load_before="$load_before" -v load_after="$load_after" '
 function median(n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
@@ -144,7 +151,7 @@ function median(n,   i, j, t) {
 function jn(x) { return x < 0 ? "null" : sprintf("%.6g", x) }
 { n++; bt_s[n] = $1; bt_ev[n] = $2; vw[n] = $3; ev[n] = $4; load[n] = $5; rate[n] = $6
   bpe[n] = $7; jend[n] = $8; jstart[n] = $9; vrss[n] = $11; brss[n] = $12; dec = $13
-  bcpu[n] = $14; vcpu[n] = $15; vbusy[n] = $16 }
+  bcpu[n] = $14; vcpu[n] = $15; vbusy[n] = $16; sk = $17 }
 END {
 	if (!n) exit 1
 	events = ev[1]
@@ -173,7 +180,8 @@ END {
 		(events == bt_ev[1] ? "" : "  <- they differ")
 	printf "  index rate / babeltrace2 counter sink:   %sx   (%d repetition%s, median; %s)\n", \
 		r_rate < 0 ? "n/a" : sprintf("%.2f", r_rate), n, n == 1 ? "" : "s", \
-		(dec > 1 ? sprintf("%d decoder processes", dec) : "one process")
+		(dec > 1 ? sprintf("%d decoder processes, a share of the %s each", dec, sk) : "one process")
+	printf "  load average (1 min) before and after:   %s, %s on %d CPUs\n", load_before, load_after, cores
 	printf "  CPU time: babeltrace2 %s s; viewer %.2f s in all, %.2f s in its busiest process\n", \
 		m_bcpu < 0 ? "n/a" : sprintf("%.2f", m_bcpu), m_vcpu, m_vbusy
 	printf "  index rate on %d free cores (estimate):   %sx   (babeltrace2 CPU / the busiest process CPU)\n", \
@@ -198,7 +206,8 @@ END {
 	printf "\"jump_end_and_back_vs_index\":%s,\"jump_end_and_back_ms\":%s,\"index_s\":%s,", jn(r_jump), jn(m_jump), jn(m_load) > json
 	printf "\"reopen_s\":%s,\"reopen_maxrss_kb\":%s,\"index_maxrss_kb\":%s,\"babeltrace2_maxrss_kb\":%s,", \
 		jn(reopen_s), jn(reopen_rss), jn(m_vrss), jn(m_brss) > json
-	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"decoders\":%d,", jn(v_pe), jn(b_pe), dec > json
+	printf "\"peak_bytes_per_event\":%s,\"babeltrace2_peak_bytes_per_event\":%s,\"decoders\":%d,\"split\":\"%s\",", jn(v_pe), jn(b_pe), dec, sk > json
+	printf "\"load_before\":%s,\"load_after\":%s,", jn(load_before), jn(load_after) > json
 	printf "\"babeltrace2_cpu_s\":%s,\"index_cpu_s\":%s,\"index_busiest_cpu_s\":%s,\"index_rate_free_cores_estimate\":%s,\"runs\":[", \
 		jn(m_bcpu), jn(m_vcpu), jn(m_vbusy), jn(r_free) > json
 	for (i = 1; i <= n; i++)

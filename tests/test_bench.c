@@ -572,13 +572,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("bench");
-	TCase *tc = tcase_create("bench");
 	/* A hang guard, not a speed check: QUICK=1 takes seconds. */
-	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, json_reader_rejects_bad_text);
-	tcase_add_test(tc, bad_settings_exit_2);
-	tcase_add_test(tc, quick_bench_runs_and_is_sane);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("bench", NULL, NULL, 600,
+			 (const TTest *[]){ json_reader_rejects_bad_text, bad_settings_exit_2,
+					    quick_bench_runs_and_is_sane, NULL });
 }

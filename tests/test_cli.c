@@ -281,18 +281,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("cli");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, bad_flags_exit_2_with_one_line);
-	tcase_add_test(tc, help_and_listings);
-	tcase_add_test(tc, vfs_cache_pressure_flag);
-	tcase_add_test(tc, run_text_and_json);
-	tcase_add_test(tc, run_writes_the_lock_order_graph);
-	tcase_add_test(tc, cpus_all_uses_every_core);
-	tcase_add_test(tc, resource_limits_exit_2_with_one_line);
-	tcase_add_test(tc, readers_refuse_non_regular_files);
-	tcase_add_test(tc, readers_cap_lines);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests(
+		"cli", NULL, NULL, 60,
+		(const TTest *[]){ bad_flags_exit_2_with_one_line, help_and_listings,
+				   vfs_cache_pressure_flag, run_text_and_json,
+				   run_writes_the_lock_order_graph, cpus_all_uses_every_core,
+				   resource_limits_exit_2_with_one_line,
+				   readers_refuse_non_regular_files, readers_cap_lines, NULL });
 }

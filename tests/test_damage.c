@@ -221,44 +221,91 @@ START_TEST(complete_trace_is_complete)
 END_TEST
 
 /* The stream with the most packets, and its size. */
-static void biggest_stream(const char *sdir, char *file, size_t len, long *size)
+/* A copy of the good trace to damage: its directory, its stream
+ * directory, and its biggest stream file (at least 3 packets) and size. */
+struct damaged {
+	char dir[512], sdir[512], file[1024];
+	long size;
+};
+
+static void damaged_copy(const char *name, struct damaged *d)
 {
 	int st;
-	char *f = run_cmd(&st, "ls -S %s | grep -v -e metadata -e index | head -1", sdir);
+	copy_good(name, d->dir, sizeof(d->dir), d->sdir, sizeof(d->sdir));
+	char *f = run_cmd(&st, "ls -S %s | grep -v -e metadata -e index | head -1", d->sdir);
 	f[strcspn(f, "\n")] = 0;
-	snprintf(file, len, "%s/%s", sdir, f);
+	snprintf(d->file, sizeof(d->file), "%s/%s", d->sdir, f);
 	free(f);
 	struct stat sb;
-	ck_assert_int_eq(stat(file, &sb), 0);
-	*size = (long)sb.st_size;
-	ck_assert_msg(*size >= 3 * 1048576, "%s: %ld bytes, fewer than 3 packets", file, *size);
+	ck_assert_int_eq(stat(d->file, &sb), 0);
+	d->size = (long)sb.st_size;
+	ck_assert_msg(d->size >= 3 * 1048576, "%s: %ld bytes, fewer than 3 packets", d->file,
+		      d->size);
+}
+
+static uint64_t be_bytes(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Where the stream's middle packet begins: LTTng's index (index/NAME.idx:
+ * a 16-byte big-endian header ending with the entry size, then an entry a
+ * packet starting with its offset) says where each packet is; they are
+ * not all one sub-buffer long (a flush may write a short one). */
+static long middle_packet(const struct damaged *d)
+{
+	char idx[1200];
+	snprintf(idx, sizeof(idx), "%s/index/%s.idx", d->sdir, strrchr(d->file, '/') + 1);
+	FILE *f = fopen(idx, "rb");
+	ck_assert_msg(f != NULL, "%s: no index", idx);
+	unsigned char h[16], e[8];
+	static long off[65536];
+	int n = 0;
+	ck_assert(fread(h, 1, sizeof(h), f) == sizeof(h));
+	long elen = (long)be_bytes(h + 12, 4);
+	ck_assert_msg(elen >= 16, "%s: entries of %ld bytes", idx, elen);
+	for (long at = 16; n < 65536 && fseek(f, at, SEEK_SET) == 0 && fread(e, 1, 8, f) == 8;
+	     at += elen)
+		off[n++] = (long)be_bytes(e, 8);
+	fclose(f);
+	ck_assert_msg(n >= 3, "%s: %d packets", idx, n);
+	return off[n / 2];
+}
+
+/* Cut the stream file `extra` bytes after the beginning of its middle
+ * packet; the size it is cut to. */
+static long cut_stream(const struct damaged *d, long extra)
+{
+	int st;
+	long at = middle_packet(d) + extra;
+	free(run_cmd(&st, "truncate -s %ld %s", at, d->file));
+	return at;
 }
 
 START_TEST(cut_at_packet_boundary)
 {
-	char dir[512], sdir[512], file[1024];
-	long size;
+	struct damaged d;
 	int st;
-	copy_good("cutpkt", dir, sizeof(dir), sdir, sizeof(sdir));
-	biggest_stream(sdir, file, sizeof(file), &size);
-	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576, file));
-	expect_incomplete(dir, "is cut at a packet boundary");
-	spans_marked(dir, false);
+	damaged_copy("cutpkt", &d);
+	cut_stream(&d, 0);
+	expect_incomplete(d.dir, "is cut at a packet boundary");
+	spans_marked(d.dir, false);
 	/* Without LTTng's index the cut is seen by where the stream ends. */
-	free(run_cmd(&st, "rm -rf %s/index", sdir));
-	expect_incomplete(dir, "ends early");
+	free(run_cmd(&st, "rm -rf %s/index", d.sdir));
+	expect_incomplete(d.dir, "ends early");
 }
 END_TEST
 
 START_TEST(cut_mid_packet)
 {
-	char dir[512], sdir[512], file[1024];
-	long size;
+	struct damaged d;
 	int st;
-	copy_good("cutmid", dir, sizeof(dir), sdir, sizeof(sdir));
-	biggest_stream(sdir, file, sizeof(file), &size);
-	long at = size / 2 / 1048576 * 1048576 + 1000;
-	free(run_cmd(&st, "truncate -s %ld %s", at, file));
+	damaged_copy("cutmid", &d);
+	const char *dir = d.dir;
+	long at = cut_stream(&d, 1000);
 	char want[128];
 	snprintf(want, sizeof(want), "is cut mid-packet at byte %ld", at);
 	expect_incomplete(dir, want);
@@ -282,14 +329,11 @@ END_TEST
  * in its header, and '!' lists the reasons. */
 START_TEST(interactive_says_incomplete)
 {
-	char dir[512], sdir[512], file[1024];
-	long size;
-	int st;
-	copy_good("tmuxcut", dir, sizeof(dir), sdir, sizeof(sdir));
-	biggest_stream(sdir, file, sizeof(file), &size);
-	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576 + 77, file));
+	struct damaged d;
+	damaged_copy("tmuxcut", &d);
+	cut_stream(&d, 77);
 	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s", bin_path("icache-view"), dir);
+	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s", bin_path("icache-view"), d.dir);
 	tmux_start("dmg", 160, 40, cmd);
 	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE (", 15), "no INCOMPLETE in the header");
 	tmux_keys("dmg", "'!'");
@@ -316,18 +360,17 @@ static const int view_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGKILL };
 START_TEST(viewer_copy_removed_on_signal)
 {
 	int sig = view_signals[_i], st;
-	char name[32], dir[512], sdir[512], file[1024], vtmp[600];
-	long size;
+	char name[32], vtmp[600];
+	struct damaged d;
 	snprintf(name, sizeof(name), "sigcut%d", sig);
-	copy_good(name, dir, sizeof(dir), sdir, sizeof(sdir));
-	biggest_stream(sdir, file, sizeof(file), &size);
-	free(run_cmd(&st, "truncate -s %ld %s", size / 2 / 1048576 * 1048576 + 55, file));
+	damaged_copy(name, &d);
+	cut_stream(&d, 55);
 	snprintf(vtmp, sizeof(vtmp), "%s/vtmp-%s", tmp, name);
 	free(run_cmd(&st, "mkdir -p %s", vtmp));
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd),
 		 "sh -c \"echo \\$\\$ > %s.pid; exec env TMPDIR=%s LANG=C.UTF-8 %s %s\"", vtmp,
-		 vtmp, bin_path("icache-view"), dir);
+		 vtmp, bin_path("icache-view"), d.dir);
 	tmux_start("dmg", 160, 40, cmd);
 	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE (", 15), "the viewer did not come up");
 	char *n = run_cmd(&st, "ls -A %s | wc -l", vtmp);
@@ -350,16 +393,14 @@ END_TEST
 
 START_TEST(stream_file_deleted)
 {
-	char dir[512], sdir[512], file[1024];
-	long size;
+	struct damaged d;
 	int st;
-	copy_good("nostream", dir, sizeof(dir), sdir, sizeof(sdir));
-	biggest_stream(sdir, file, sizeof(file), &size);
-	unlink(file);
-	expect_incomplete(dir, "is missing: LTTng's index lists");
-	spans_marked(dir, true);
+	damaged_copy("nostream", &d);
+	unlink(d.file);
+	expect_incomplete(d.dir, "is missing: LTTng's index lists");
+	spans_marked(d.dir, true);
 	/* No order is derived from what is left. */
-	char *json = view(&st, "--summary --json", dir);
+	char *json = view(&st, "--summary --json", d.dir);
 	ck_assert_msg(strstr(json, "\"edges\":[]"), "%.600s", json);
 	free(json);
 }
@@ -371,17 +412,15 @@ END_TEST
  * taken for overlapping ones. */
 START_TEST(stream_file_empty)
 {
-	char dir[512], sdir[512], file[1024];
-	long size;
+	struct damaged d;
 	int st;
-	copy_good("empty", dir, sizeof(dir), sdir, sizeof(sdir));
-	biggest_stream(sdir, file, sizeof(file), &size);
-	free(run_cmd(&st, "truncate -s 0 %s && truncate -s 16 %s/index/$(basename %s).idx", file,
-		     sdir, file));
+	damaged_copy("empty", &d);
+	free(run_cmd(&st, "truncate -s 0 %s && truncate -s 16 %s/index/$(basename %s).idx", d.file,
+		     d.sdir, d.file));
 	ck_assert_int_eq(st, 0);
-	expect_incomplete(dir, "is empty: LTTng never wrote a packet of it");
-	spans_marked(dir, true);
-	char *sum = view(&st, "--summary", dir);
+	expect_incomplete(d.dir, "is empty: LTTng never wrote a packet of it");
+	spans_marked(d.dir, true);
+	char *sum = view(&st, "--summary", d.dir);
 	ck_assert_msg(!strstr(sum, "lock holders overlap"), "%.600s", sum);
 	free(sum);
 }
@@ -640,22 +679,17 @@ int main(void)
 	TCase *tc = tcase_create("damaged traces");
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, record_good, cleanup);
-	tcase_add_test(tc, complete_trace_is_complete);
-	tcase_add_test(tc, release_without_acquire);
-	tcase_add_test(tc, cut_at_packet_boundary);
-	tcase_add_test(tc, cut_mid_packet);
-	tcase_add_test(tc, stream_file_deleted);
-	tcase_add_test(tc, interactive_says_incomplete);
+	tcase_add_tests(tc, (const TTest *[]){ complete_trace_is_complete, release_without_acquire,
+					       cut_at_packet_boundary, cut_mid_packet,
+					       stream_file_deleted, interactive_says_incomplete,
+					       NULL });
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
-	tcase_add_test(tc, stream_file_empty);
-	tcase_add_test(tc, metadata_name_bit_flipped);
-	tcase_add_test(tc, metadata_field_missing_or_mistyped);
-	tcase_add_test(tc, lost_events_make_no_violation);
-	tcase_add_test(tc, recorder_killed);
-	tcase_add_test(tc, recorder_terminated);
-	tcase_add_test(tc, two_processes_never_one_story);
-	tcase_add_test(tc, two_runs_without_vpid);
+	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, metadata_name_bit_flipped,
+					       metadata_field_missing_or_mistyped,
+					       lost_events_make_no_violation, recorder_killed,
+					       recorder_terminated, two_processes_never_one_story,
+					       two_runs_without_vpid, NULL });
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

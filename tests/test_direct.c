@@ -181,6 +181,19 @@ static void one_line_error(const char *out, int st, int want_st, const char *tex
 	ck_assert_msg(!strstr(out, "Segmentation") && !strstr(out, "Abort"), "%s", out);
 }
 
+/* play --ctf-direct into tmp/name with files limited to kib KiB: its
+ * stderr, with the exit status checked (2). */
+static char *limited_play(int kib, const char *scn, const char *name)
+{
+	int st;
+	char *out = run_cmd(&st,
+			    "bash -c 'trap \"\" XFSZ; ulimit -f %d; exec %s play %s --ctf-direct "
+			    "-o %s/%s' 2>&1 >/dev/null",
+			    kib, bin_path("icache-sim"), scn, tmp, name);
+	ck_assert_msg(st == 2, "exit %d with files limited to %d KiB: %s", st, kib, out);
+	return out;
+}
+
 START_TEST(direct_errors_are_one_line)
 {
 	int st;
@@ -198,19 +211,12 @@ START_TEST(direct_errors_are_one_line)
 	free(out);
 	/* A file size limit (SIGXFSZ ignored: the write fails with EFBIG):
 	 * 4 KiB stops the metadata (13 KiB), 16 KiB this scenario's stream
-	 * (20 KiB, in one packet at the end). */
-	out = run_cmd(&st,
-		      "bash -c 'trap \"\" XFSZ; ulimit -f 4; exec %s play %s --ctf-direct -o "
-		      "%s/small' 2>&1 >/dev/null",
-		      sim, scn, tmp);
-	one_line_error(out, st, 2, "cannot write ");
-	ck_assert_msg(strstr(out, "/small/metadata: File too large"), "%s", out);
+	 * (20 KiB: its second packet). */
+	out = limited_play(4, scn, "small");
+	one_line_error(out, 2, 2, "/small/metadata: File too large");
 	free(out);
-	out = run_cmd(&st,
-		      "bash -c 'trap \"\" XFSZ; ulimit -f 16; exec %s play %s --ctf-direct -o "
-		      "%s/short' 2>&1 >/dev/null",
-		      sim, scn, tmp);
-	one_line_error(out, st, 2, "/short/icache_0: File too large");
+	out = limited_play(16, scn, "short");
+	one_line_error(out, 2, 2, "/short/icache_0: File too large");
 	free(out);
 }
 END_TEST

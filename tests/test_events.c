@@ -204,7 +204,8 @@ END_TEST
  * Built with -DICACHE_TEST_DUMMY_EVENT (make check-dummy-event), the event
  * table has one more row, test_dummy, and icache-sim fires it once after
  * run_begin.  Nothing else was written for it: this proves the row alone
- * reaches the LTTng provider, the trace, the viewer's decoder, its names,
+ * reaches the LTTng provider, the trace (and a direct one), the viewer's
+ * decoder, its names,
  * its text, the scheduler's kinds and the event grammar.
  */
 START_TEST(dummy_event_end_to_end)
@@ -228,6 +229,15 @@ START_TEST(dummy_event_end_to_end)
 	ck_assert_msg(st == 0, "%s", out);
 	ck_assert_msg(strstr(out, "test_dummy cpu=65535 ino=42 value=7"), "%s", out);
 	free(out);
+	/* in a trace play writes itself: the direct writer's code and metadata
+	 * come from the same row (sim/core/ctf_writer.c) */
+	out = run_cmd(
+		&st,
+		"%s play lessons/scenarios/abba-deadlock.scn --quiet --ctf-direct -o %s-direct "
+		">/dev/null && babeltrace2 %s-direct | grep 'icache:test_dummy:'",
+		bin_path("icache-sim"), dir, dir);
+	ck_assert_msg(st == 0 && strstr(out, "ino = 42") && strstr(out, "value = 7"), "%s", out);
+	free(out);
 	/* a scheduler step kind, and a word of the grammar */
 	ck_assert_int_lt(SEV_test_dummy, NR_SCHED_EVENTS);
 	char *w[] = { "test_dummy", "inode", "42" }, err[300];
@@ -242,15 +252,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("events");
-	TCase *tc = tcase_create("events");
-	tcase_add_unchecked_fixture(tc, make_tmp, cleanup);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, order_verdicts_equal_validator);
-	tcase_add_test(tc, rcu_free_waits_for_reader_in_trace);
+	return run_tests("events", make_tmp, cleanup, 120,
+			 (const TTest *[]){ order_verdicts_equal_validator,
+					    rcu_free_waits_for_reader_in_trace,
 #ifdef ICACHE_TEST_DUMMY_EVENT
-	tcase_add_test(tc, dummy_event_end_to_end);
+					    dummy_event_end_to_end,
 #endif
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+					    NULL });
 }

@@ -288,6 +288,13 @@ static const struct fid_path fid_paths[] = {
 	{ "mark-dirty", NULL, NULL },
 	{ "iunique", NULL, NULL },
 	{ "get-next-ino", NULL, NULL },
+	/* The newer i_state bits on today's paths (no era of 2010 had
+	 * them): a lookup and an insert meeting I_CREATING, the last iput
+	 * of an I_DONTCACHE inode and of one with only I_DIRTY_TIME. */
+	{ "iget-creating", NULL, "global vfs-scale inode-scale-v4 merged" },
+	{ "insert-locked-creating", NULL, "global vfs-scale inode-scale-v4 merged" },
+	{ "iput-dontcache", NULL, "global vfs-scale inode-scale-v4 merged" },
+	{ "iput-dirty-time", NULL, "global vfs-scale inode-scale-v4 merged" },
 };
 
 /* Is word one of the blank-separated words of list (NULL: none)? */

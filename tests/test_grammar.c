@@ -201,14 +201,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("grammar");
-	TCase *tc = tcase_create("grammar");
-	tcase_add_unchecked_fixture(tc, make_tmp, cleanup);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, old_spellings_are_aliases);
-	tcase_add_test(tc, scenarios_play_the_same_in_any_spelling);
-	tcase_add_test(tc, moments_find_the_same_event_in_any_spelling);
-	tcase_add_test(tc, the_log_speaks_the_grammar);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("grammar", make_tmp, cleanup, 60,
+			 (const TTest *[]){ old_spellings_are_aliases,
+					    scenarios_play_the_same_in_any_spelling,
+					    moments_find_the_same_event_in_any_spelling,
+					    the_log_speaks_the_grammar, NULL });
 }

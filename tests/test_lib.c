@@ -226,17 +226,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("lib");
-	TCase *tc = tcase_create("lib");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, fatal_runs_the_hook_then_one_line_exit_2);
-	tcase_add_test(tc, x_functions_return_what_they_copy);
-	tcase_add_test(tc, json_strings_are_escaped_once_for_all);
-	tcase_add_test(tc, keys_notation);
-	tcase_add_test(tc, spawn_captures_output_and_status);
-	tcase_add_test(tc, ctf_dirs_found_at_any_depth);
-	tcase_add_test(tc, lockstat_row_layout);
-	tcase_add_test(tc, no_color_is_honoured);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("lib", NULL, NULL, 30,
+			 (const TTest *[]){ fatal_runs_the_hook_then_one_line_exit_2,
+					    x_functions_return_what_they_copy,
+					    json_strings_are_escaped_once_for_all, keys_notation,
+					    spawn_captures_output_and_status,
+					    ctf_dirs_found_at_any_depth, lockstat_row_layout,
+					    no_color_is_honoured, NULL });
 }

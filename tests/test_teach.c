@@ -59,20 +59,6 @@ static void need_traces(void)
 	ck_assert_msg(play_status == 0, "icache-sim play failed: see %s/*.log", tmp);
 }
 
-/* Does some line of s contain both a and b? */
-static bool line_has(const char *s, const char *a, const char *b)
-{
-	for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
-		const char *bol = p, *eol = strchr(p, '\n');
-		while (bol > s && bol[-1] != '\n')
-			bol--;
-		const char *q = strstr(bol, b);
-		if (q && (!eol || q < eol))
-			return true;
-	}
-	return false;
-}
-
 /* The last SGR escape before the first occurrence of mark in s ("" if none). */
 static void sgr_before(const char *s, const char *mark, char *out, size_t len)
 {
@@ -335,6 +321,142 @@ START_TEST(new_edge_highlight)
 }
 END_TEST
 
+/* Column (not byte) of p in its line s..p: UTF-8 continuation bytes take none. */
+static int col_of(const char *bol, const char *p)
+{
+	int c = 0;
+	for (const char *q = bol; q < p; q++)
+		c += ((unsigned char)*q & 0xc0) != 0x80;
+	return c;
+}
+
+/* The byte of line bol at column col (or its end). */
+static const char *at_col(const char *bol, int col)
+{
+	const char *q = bol;
+	for (int c = 0; *q && *q != '\n'; q++) {
+		if (((unsigned char)*q & 0xc0) != 0x80 && c++ == col)
+			return q;
+	}
+	return q;
+}
+
+/*
+ * The documented order as the pane draws it: the text of the rows under
+ * "documented order", from its column to the pane's border, one row a
+ * line, into out.  Returns the rows, 0 if there is no such title.
+ */
+static int order_tree_text(const char *scr, char *out, size_t len)
+{
+	const char *t = strstr(scr, "documented order");
+	if (!t)
+		return 0;
+	const char *bol = t;
+	while (bol > scr && bol[-1] != '\n')
+		bol--;
+	int col = col_of(bol, t), rows = 0;
+	size_t o = 0;
+	out[0] = 0;
+	for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		const char *from = at_col(l + 1, col), *end = strstr(from, "\xe2\x94\x82");
+		const char *eol = strchr(from, '\n');
+		if (!end || (eol && end > eol) || strstr(from, "edges held") == from)
+			break;
+		int n = (int)(end - from);
+		if (strspn(from, " ") >= (size_t)n)
+			break; /* a blank row: the tree is over */
+		o += (size_t)snprintf(out + o, len - o, "%.*s\n", n, from);
+		rows++;
+		if (o >= len)
+			break;
+	}
+	return rows;
+}
+
+/* Tab until pane `title` has the focus (the status line ends "[title]"),
+ * each Tab waiting for the focus to move: true if it got there. */
+static bool focus_pane(const char *s, const char *title)
+{
+	char want[64];
+	snprintf(want, sizeof(want), "[%s]", title);
+	for (int i = 0; i < 16; i++) {
+		char *scr = tmux_capture(s, false);
+		const char *st = strrchr(scr, '[');
+		char now[64];
+		snprintf(now, sizeof(now), "%.*s", st ? (int)strcspn(st, "]") + 1 : 0,
+			 st ? st : "");
+		free(scr);
+		if (!strcmp(now, want))
+			return true;
+		tmux_keys(s, "Tab");
+		if (now[0] && !tmux_wait_gone(s, now, 10))
+			return false;
+	}
+	return false;
+}
+
+/* The documented order as a nested tree, wrapped into columns, never cut,
+ * in the order pane at 160x45 and 80x24 (where the rules were once only
+ * wrapped text): every class of the rules is there whole, s_umount's inner
+ * nested two columns in, no "..." cut mark in it. */
+START_TEST(order_tree_small_screens)
+{
+	need_traces();
+	int st;
+	char *js = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), v4);
+	const char *o = strstr(js, "\"order\":\"");
+	ck_assert_msg(o, "no documented order in the summary:\n%s", js);
+	char rules[600];
+	snprintf(rules, sizeof(rules), "%.*s", (int)strcspn(o + 9, "\""), o + 9);
+	free(js);
+	static const struct {
+		int w, h;
+		const char *keys;
+	} sizes[] = { { 160, 45, "G" }, { 80, 24, "G" } };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		const char *s = "teach-order";
+		tmux_view(s, sizes[k].w, sizes[k].h, "", v4);
+		tmux_keys(s, sizes[k].keys);
+		ck_assert(tmux_wait_for(s, "run_end", 10));
+		/* at 80x24 the focused pane shows under the lanes */
+		ck_assert_msg(sizes[k].w > 80 || focus_pane(s, "Lock order"),
+			      "the order pane cannot be focused at 80x24");
+		char *scr = tmux_wait_screen(s, "documented order", 5);
+		ck_assert_msg(scr, "no documented order at %dx%d", sizes[k].w, sizes[k].h);
+		ck_assert_msg(tmux_wait_for(s, "Lock order", 5), "%s", scr);
+		char tree[4000];
+		int rows = order_tree_text(scr, tree, sizeof(tree));
+		ck_assert_msg(rows >= 3, "no tree under the title at %dx%d:\n%s", sizes[k].w,
+			      sizes[k].h, scr);
+		ck_assert_msg(!strstr(tree, "\xe2\x80\xa6"), "the tree is cut at %dx%d:\n%s",
+			      sizes[k].w, sizes[k].h, tree);
+		/* every class of the rules, whole (lock_stat's narrow names allowed) */
+		char copy[600];
+		snprintf(copy, sizeof(copy), "%s", rules);
+		for (char *save, *n = strtok_r(copy, " >;,", &save); n;
+		     n = strtok_r(NULL, " >;,", &save)) {
+			const char *narrow = strncmp(n, "inode_", 6) ? n : n + 6;
+			char w1[80], w2[80];
+			snprintf(w1, sizeof(w1), " %s ", n);
+			snprintf(w2, sizeof(w2), " %s ", narrow);
+			char padded[4200];
+			snprintf(padded, sizeof(padded), " %s", tree);
+			for (char *q = padded; *q; q++)
+				if (*q == '\n')
+					*q = ' ';
+			ck_assert_msg(strstr(padded, w1) || strstr(padded, w2),
+				      "%s is not whole in the tree at %dx%d:\n%s", n, sizes[k].w,
+				      sizes[k].h, tree);
+		}
+		/* nested: the first root's inner two columns in, on the next row */
+		ck_assert_msg(!strncmp(tree, "s_umount", 8) && strstr(tree, "\n  iprune_sem"),
+			      "not nested at %dx%d:\n%s", sizes[k].w, sizes[k].h, tree);
+		free(scr);
+		tmux_kill(s);
+	}
+}
+END_TEST
+
 /* Threads are named as they are; the CPU count is run_begin's. */
 START_TEST(named_threads)
 {
@@ -513,22 +635,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("teach");
-	TCase *tc = tcase_create("teach");
-	tcase_add_unchecked_fixture(tc, record_traces, cleanup);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, source_marks_both_cpus_in_iput_final);
-	tcase_add_test(tc, unprotected_span);
-	tcase_add_test(tc, unprotected_free_runs);
-	tcase_add_test(tc, two_owners_no_span);
-	tcase_add_test(tc, inode_history);
-	tcase_add_test(tc, new_edge_highlight);
-	tcase_add_test(tc, named_threads);
-	tcase_add_test(tc, named_threads_of_a_run);
-	tcase_add_test(tc, small_screen_v4);
-	tcase_add_test(tc, hot_locks_and_reports_on_v4);
-	tcase_add_test(tc, sleep_on_i_freeing);
-	tcase_add_test(tc, source_found_checked_or_missing);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("teach", record_traces, cleanup, 30,
+			 (const TTest *[]){ source_marks_both_cpus_in_iput_final, unprotected_span,
+					    unprotected_free_runs, two_owners_no_span,
+					    inode_history, new_edge_highlight,
+					    order_tree_small_screens, named_threads,
+					    named_threads_of_a_run, small_screen_v4,
+					    hot_locks_and_reports_on_v4, sleep_on_i_freeing,
+					    source_found_checked_or_missing, NULL });
 }

@@ -315,6 +315,23 @@ static void walk_dir(const char *dir, struct walk *w, struct trace_counts *c)
 				(w->locks.s[i].holder[0] >= 0) + (w->locks.s[i].holder[1] >= 0);
 }
 
+/* The walk of the trace in dir, made for one test; give it to walk_free(). */
+static struct walk *walk_new(const char *dir, struct trace_counts *c)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	ck_assert_ptr_nonnull(w);
+	walk_dir(dir, w, c);
+	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+	return w;
+}
+
+static void walk_free(struct walk *w)
+{
+	free(w->locks.s);
+	free(w->inodes.s);
+	free(w);
+}
+
 /* ---- the shared recording ---------------------------------------------- */
 
 /* The walk of that trace, made once in the fixture (tests run forked). */
@@ -548,10 +565,8 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 	const struct scheme *sch = all_schemes[_i];
 	char dir[200], tdir[256];
 	int st, vst;
-	struct walk *w = calloc(1, sizeof(*w));
 	struct trace_counts c;
 
-	ck_assert_ptr_nonnull(w);
 	make_tmpdir(dir, sizeof(dir), "agree");
 	snprintf(tdir, sizeof(tdir), "%s/t", dir);
 	char *sim = run_cmd(&st,
@@ -562,8 +577,7 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 	ck_assert_msg(st == 0, "%s: record exited %d: %.600s", sch->name, st, why ? why : sim);
 	ck_assert_msg(json_num(sim, NULL, "discarded_events") == 0, "%s: events were lost",
 		      sch->name);
-	walk_dir(tdir, w, &c);
-	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+	struct walk *w = walk_new(tdir, &c);
 	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
 	ck_assert_msg(vst == 0, "%s: icache-view exited %d", sch->name, vst);
 	size_t checked = 0;
@@ -586,9 +600,7 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 		sch->name, checked, w->ambiguous);
 	free(sim);
 	free(view);
-	free(w->locks.s);
-	free(w->inodes.s);
-	free(w);
+	walk_free(w);
 	rm_rf(dir);
 }
 END_TEST
@@ -603,17 +615,14 @@ START_TEST(two_lives_are_two_locks)
 {
 	char dir[200], tdir[256];
 	int st, vst;
-	struct walk *w = calloc(1, sizeof(*w));
 	struct trace_counts c;
 
-	ck_assert_ptr_nonnull(w);
 	make_tmpdir(dir, sizeof(dir), "lives");
 	snprintf(tdir, sizeof(tdir), "%s/t", dir);
 	char *sim = run_cmd(&st, "%s play lessons/scenarios/two-lives.scn --json -o %s 2>/dev/null",
 			    bin_path("icache-sim"), tdir);
 	ck_assert_msg(st == 0, "play exited %d: %.300s", st, sim);
-	walk_dir(tdir, w, &c);
-	ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+	struct walk *w = walk_new(tdir, &c);
 	ck_assert_msg(w->ambiguous > 0, "no i_lock acquisition while 42 had two lives");
 	ck_assert_msg(w->overlaps == 0 && w->bad_releases == 0, "%s", w->first_error);
 	ck_assert_uint_eq(w->lifeless, 0);
@@ -625,9 +634,7 @@ START_TEST(two_lives_are_two_locks)
 			compare_class(sim, view, class_names[k], "two-lives.scn");
 	free(sim);
 	free(view);
-	free(w->locks.s);
-	free(w->inodes.s);
-	free(w);
+	walk_free(w);
 	rm_rf(dir);
 }
 END_TEST
@@ -848,9 +855,9 @@ static void check_interrupted(const char *dir, int i, int pid, int rc, int sig)
 /*
  * Killed the moment its session writes, before the program declared its
  * events: the trace holds only the metadata's preamble, and the viewer says
- * so in one line (exit 2) instead of babeltrace2's internals.  The session
- * starts within 30 s (scaled: sanitizer builds are slower); a kill before
- * it would test an empty directory instead, so that is a failure of its own.
+ * so in one line (exit 2) instead of babeltrace2's internals.  The kill
+ * waits up to 30 s (scaled: sanitizer builds are slower) for the session's
+ * directory; a session that never came up is a failure of its own.
  */
 static void killed_as_it_starts(const char *dir)
 {
@@ -871,7 +878,11 @@ static void killed_as_it_starts(const char *dir)
 			dir, sim, polls, polls / 10, view);
 	ck_assert_msg(!strstr(out, "NO-SESSION"), "the session wrote nothing in %d s: %.500s",
 		      polls / 100, out);
-	bool empty = strstr(out, "cut before its first event") && strstr(out, "rc=2");
+	/* (on a loaded machine the kill may even come before the session
+	 * wrote a file: the directories are there, empty, and said so) */
+	bool empty = (strstr(out, "cut before its first event") ||
+		      strstr(out, "empty directory (no trace here)")) &&
+		     strstr(out, "rc=2");
 	bool shown = strstr(out, "INCOMPLETE") && strstr(out, "rc=0");
 	ck_assert_msg(empty || shown, "a recorder killed as it starts: %.500s", out);
 	/* The watcher's word agrees with the viewer's. */
@@ -911,16 +922,11 @@ START_TEST(record_stops_cleanly_on_signal)
 		/* The first stop ends with run_end and lost nothing. */
 		char tdir[256];
 		snprintf(tdir, sizeof(tdir), "%s/t1", dir);
-		struct walk *w = calloc(1, sizeof(*w));
 		struct trace_counts c;
-		ck_assert_ptr_nonnull(w);
-		walk_dir(tdir, w, &c);
-		ck_assert_msg(walk_status == 0, "trace_read: %s", walk_err);
+		struct walk *w = walk_new(tdir, &c);
 		ck_assert_msg(w->last_kind == E_run_end, "the trace does not end with run_end");
 		ck_assert_uint_eq(c.discarded_events, 0);
-		free(w->locks.s);
-		free(w->inodes.s);
-		free(w);
+		walk_free(w);
 	}
 	rm_rf(dir);
 }
@@ -1084,11 +1090,10 @@ int main(void)
 	TCase *tc = tcase_create("recorded run");
 	tcase_add_unchecked_fixture(tc, record_once, drop_recording);
 	tcase_set_timeout(tc, getenv("TRACE_TEST_RUN") ? 600 : 60);
-	tcase_add_test(tc, record_counts_match_trace);
-	tcase_add_test(tc, default_ring_in_small_packets);
-	tcase_add_test(tc, locks_pair_up_and_never_overlap);
-	tcase_add_test(tc, final_inodes_match_json);
-	tcase_add_test(tc, babeltrace2_cli_counts_acquisitions);
+	tcase_add_tests(tc,
+			(const TTest *[]){ record_counts_match_trace, default_ring_in_small_packets,
+					   locks_pair_up_and_never_overlap, final_inodes_match_json,
+					   babeltrace2_cli_counts_acquisitions, NULL });
 	suite_add_tcase(s, tc);
 
 	TCase *ta = tcase_create("simulator and viewer agree");

@@ -48,20 +48,6 @@ static void cleanup(void)
 	tmux_done();
 }
 
-/* Does some line of s contain both a and b? */
-static bool line_has(const char *s, const char *a, const char *b)
-{
-	for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
-		const char *bol = p, *eol = strchr(p, '\n');
-		while (bol > s && bol[-1] != '\n')
-			bol--;
-		const char *q = strstr(bol, b);
-		if (q && (!eol || q < eol))
-			return true;
-	}
-	return false;
-}
-
 static void need_trace(void)
 {
 	ck_assert_msg(record_status == 0, "icache-sim record failed (%d): see %s/record.err",
@@ -479,21 +465,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("viewer");
-	TCase *tc = tcase_create("viewer");
-	tcase_add_unchecked_fixture(tc, record_trace, cleanup);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, summary_json_equals_simulator);
-	tcase_add_test(tc, summary_text_and_dot);
-	tcase_add_test(tc, screen_after_keys);
-	tcase_add_test(tc, seek_equals_replay);
-	tcase_add_test(tc, unknown_cpu_known_again_at_op_end);
-	tcase_add_test(tc, tmux_panes_and_help);
-	tcase_add_test(tc, tmux_resize);
-	tcase_add_test(tc, tmux_no_color);
-	tcase_add_test(tc, bad_inputs);
-	tcase_add_test(tc, same_time_release_before_acquire);
-	tcase_add_test(tc, bench_hook);
-	suite_add_tcase(s, tc);
-	return run_suite(s);
+	return run_tests("viewer", record_trace, cleanup, 30,
+			 (const TTest *[]){ summary_json_equals_simulator, summary_text_and_dot,
+					    screen_after_keys, seek_equals_replay,
+					    unknown_cpu_known_again_at_op_end, tmux_panes_and_help,
+					    tmux_resize, tmux_no_color, bad_inputs,
+					    same_time_release_before_acquire, bench_hook, NULL });
 }

@@ -150,6 +150,14 @@ static inline double json_num(const char *json, const char *after, const char *k
 	return strtod(p + strlen(pat), NULL);
 }
 
+/* Add the tests of a NULL-terminated list to tc, in order:
+ * tcase_add_tests(tc, (const TTest *[]){ first, second, NULL }). */
+static inline void tcase_add_tests(TCase *tc, const TTest *const *t)
+{
+	for (; *t; t++)
+		tcase_add_test(tc, *t);
+}
+
 /* Run one suite and exit with Check's verdict. */
 static inline int run_suite(Suite *s)
 {
@@ -158,6 +166,36 @@ static inline int run_suite(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Run a suite of one case named name: its fixture (run once, before Check
+ * forks the tests; NULL, NULL: none), its timeout in seconds and its
+ * tests, in order. */
+static inline int run_tests(const char *name, SFun setup, SFun teardown, double timeout,
+			    const TTest *const *tests)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create(name);
+	if (setup || teardown)
+		tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, timeout);
+	tcase_add_tests(tc, tests);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
+
+/* Does some line of s contain both a and b? */
+static inline bool line_has(const char *s, const char *a, const char *b)
+{
+	for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
+		const char *bol = p, *eol = strchr(p, '\n');
+		while (bol > s && bol[-1] != '\n')
+			bol--;
+		const char *q = strstr(bol, b);
+		if (q && (!eol || q < eol))
+			return true;
+	}
+	return false;
 }
 
 #endif

@@ -10,33 +10,22 @@
 
 #include "tracepoints/icache_names.h"
 
-#define X(n) LC_##n,
-enum lock_class { ICACHE_LOCK_CLASSES(X) NR_LOCK_CLASSES };
-#undef X
+/* A list's constants are its names with a prefix: LC_i_lock, SITE_iput... */
+#define ICACHE_LC_(n) LC_##n,
+#define ICACHE_SITE_(n) SITE_##n,
+#define ICACHE_LIST_(n) LIST_##n,
+#define ICACHE_LACT_(n) LACT_##n,
+#define ICACHE_OP_(n) OP_##n,
+#define ICACHE_VIOL_(n) VIOL_##n,
+#define ICACHE_SRC_(n) SRC_##n,
 
-#define X(n) SITE_##n,
-enum site { ICACHE_SITES(X) NR_SITES };
-#undef X
-
-#define X(n) LIST_##n,
-enum inode_list_id { ICACHE_LISTS(X) NR_INODE_LISTS };
-#undef X
-
-#define X(n) LACT_##n,
-enum list_action { ICACHE_LIST_ACTIONS(X) NR_LIST_ACTIONS };
-#undef X
-
-#define X(n) OP_##n,
-enum op_kind { ICACHE_OPS(X) NR_OPS };
-#undef X
-
-#define X(n) VIOL_##n,
-enum violation_kind { ICACHE_VIOLATIONS(X) NR_VIOLATIONS };
-#undef X
-
-#define X(n) SRC_##n,
-enum src_file { ICACHE_SRC_FILES(X) NR_SRC_FILES };
-#undef X
+enum lock_class { ICACHE_LOCK_CLASSES(ICACHE_LC_) NR_LOCK_CLASSES };
+enum site { ICACHE_SITES(ICACHE_SITE_) NR_SITES };
+enum inode_list_id { ICACHE_LISTS(ICACHE_LIST_) NR_INODE_LISTS };
+enum list_action { ICACHE_LIST_ACTIONS(ICACHE_LACT_) NR_LIST_ACTIONS };
+enum op_kind { ICACHE_OPS(ICACHE_OP_) NR_OPS };
+enum violation_kind { ICACHE_VIOLATIONS(ICACHE_VIOL_) NR_VIOLATIONS };
+enum src_file { ICACHE_SRC_FILES(ICACHE_SRC_) NR_SRC_FILES };
 
 #define X(bit, name) name = 1u << (bit),
 enum inode_state_flag { ICACHE_STATE_FLAGS(X) };

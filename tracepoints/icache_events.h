@@ -82,8 +82,7 @@
 #ifdef ICACHE_TEST_DUMMY_EVENT
 #define ICACHE_TEST_EVENTS(E) E(test_dummy, SCHED(test_dummy), "test_dummy")
 #define ICACHE_FIELDS_test_dummy(F) \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint64_t, value, VAL)
+	ICACHE_INODE_FIELDS(F) F(INT, uint64_t, value, VAL)
 #else
 #define ICACHE_TEST_EVENTS(E)
 #endif
@@ -96,6 +95,11 @@
  * (sim/core/lock.h, SITE() and __site), as lockdep records its caller. */
 #define ICACHE_SRC_FIELDS(F) \
 	F(ENUM, src_file, src, SRC) F(INT, uint16_t, line, LINE)
+
+/* The inode events begin with who (cpu) and which inode (ino)... */
+#define ICACHE_INODE_FIELDS(F) F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)
+/* ... and one made at a call site ends with where: site, file, line. */
+#define ICACHE_SITE_FIELDS(F) F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
 
 /* Appended after those to every lock event: the lock's life (i_lock: the
  * inode life's id, unique in the run; 0 for the other locks), so two lives
@@ -112,34 +116,31 @@
 #define ICACHE_FIELDS_lock_trylock(F) \
 	ICACHE_LOCK_FIELDS(F) F(INT, uint8_t, success, B) ICACHE_LOCK_TAIL(F)
 
-#define ICACHE_FIELDS_inode_state(F)                                  \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)         \
-	F(HEX, uint32_t, old_state, HI) F(HEX, uint32_t, new_state, LO) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
-#define ICACHE_FIELDS_inode_ref(F)                                   \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
-	F(INT, int32_t, old_count, HI) F(INT, int32_t, new_count, LO) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
-#define ICACHE_FIELDS_inode_list(F)                           \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
-/* life (appended): the id its i_lock events carry, so a reader pairs a
- * life's alloc, locks and free even while its number has two lives. */
-#define ICACHE_FIELDS_inode_alloc(F)                          \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO)  \
-	F(INT, uint64_t, life, LIFE)
-#define ICACHE_FIELDS_inode_free(F)                           \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, sb, VAL) F(INT, uint64_t, life, LIFE)
-#define ICACHE_FIELDS_inode_nlink(F)                          \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, nlink, VAL)
-#define ICACHE_FIELDS_inode_pages(F)                                 \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)        \
-	F(INT, int32_t, old_pages, HI) F(INT, int32_t, new_pages, LO) \
-	F(ENUM, site, site, SITE) ICACHE_SRC_FIELDS(F)
+/* An inode's value changes from old (HI) to new (LO) at a call site. */
+#define ICACHE_INODE_CHANGE(F, kind, type, old, new) \
+	ICACHE_INODE_FIELDS(F) F(kind, type, old, HI) F(kind, type, new, LO) ICACHE_SITE_FIELDS(F)
+/* life (appended to inode_state, inode_ref, inode_list, inode_alloc,
+ * inode_nlink and inode_free): the id its i_lock events carry, so a reader
+ * pairs a life's alloc, locks, changes and free even while its number has
+ * two lives. */
+#define ICACHE_INODE_LIFE(F) F(INT, uint64_t, life, LIFE)
+
+#define ICACHE_FIELDS_inode_state(F) \
+	ICACHE_INODE_CHANGE(F, HEX, uint32_t, old_state, new_state) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_ref(F) \
+	ICACHE_INODE_CHANGE(F, INT, int32_t, old_count, new_count) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_list(F) \
+	ICACHE_INODE_FIELDS(F) F(ENUM, list, list, A) F(ENUM, list_action, action, B) \
+	ICACHE_SITE_FIELDS(F) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_alloc(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, sb, HI) F(INT, uint32_t, nlink, LO) \
+	ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_free(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, sb, VAL) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_nlink(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, nlink, VAL) ICACHE_INODE_LIFE(F)
+#define ICACHE_FIELDS_inode_pages(F) \
+	ICACHE_INODE_CHANGE(F, INT, int32_t, old_pages, new_pages)
 
 #define ICACHE_FIELDS_op_begin(F) \
 	F(INT, uint16_t, cpu, CPU) F(ENUM, op, op, A) F(INT, uint64_t, ino, OBJ)
@@ -174,31 +175,24 @@
 	F(ENUM, lock_class, outer, A) F(ENUM, lock_class, inner, B)
 /* An RCU read-side section begins / ends: depth is the CPU's nesting
  * after the event (1 = outermost section entered, 0 = left). */
-#define ICACHE_FIELDS_rcu_read_lock(F)                                          \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint32_t, depth, VAL) F(ENUM, site, site, SITE) \
-	ICACHE_SRC_FIELDS(F)
+#define ICACHE_FIELDS_rcu_read_lock(F) \
+	F(INT, uint16_t, cpu, CPU) F(INT, uint32_t, depth, VAL) ICACHE_SITE_FIELDS(F)
 #define ICACHE_FIELDS_rcu_read_unlock(F) ICACHE_FIELDS_rcu_read_lock(F)
 /* An evicted inode's memory is queued for freeing after a grace period
  * (call_rcu), and given back when it has passed: waited_ns is the time in
  * between; cpu is 0xffff (liburcu's call_rcu thread). */
-#define ICACHE_FIELDS_inode_rcu_free(F)                        \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint32_t, sb, VAL) ICACHE_SRC_FIELDS(F)
-#define ICACHE_FIELDS_inode_rcu_freed(F)                       \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ) \
-	F(INT, uint64_t, waited_ns, VAL) F(INT, uint64_t, life, LIFE)
+#define ICACHE_FIELDS_inode_rcu_free(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint32_t, sb, VAL) ICACHE_SRC_FIELDS(F)
+#define ICACHE_FIELDS_inode_rcu_freed(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint64_t, waited_ns, VAL) F(INT, uint64_t, life, LIFE)
 
 /* A sleep on an inode's state bit (I_NEW, I_FREEING, I_WILL_FREE):
  * inode_wait as the CPU goes to sleep, with the state it saw, and
  * inode_wait_end when it wakes (woken 1) or gives up (0). */
-#define ICACHE_FIELDS_inode_wait(F)                                 \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)       \
-	F(HEX, uint32_t, state, VAL) F(ENUM, site, site, SITE)      \
-	ICACHE_SRC_FIELDS(F)
-#define ICACHE_FIELDS_inode_wait_end(F)                             \
-	F(INT, uint16_t, cpu, CPU) F(INT, uint64_t, ino, OBJ)       \
-	F(INT, uint8_t, woken, B) F(ENUM, site, site, SITE)         \
-	ICACHE_SRC_FIELDS(F)
+#define ICACHE_FIELDS_inode_wait(F) \
+	ICACHE_INODE_FIELDS(F) F(HEX, uint32_t, state, VAL) ICACHE_SITE_FIELDS(F)
+#define ICACHE_FIELDS_inode_wait_end(F) \
+	ICACHE_INODE_FIELDS(F) F(INT, uint8_t, woken, B) ICACHE_SITE_FIELDS(F)
 /* A line of a scenario's narration (`say` in a .scn), written by
  * `icache-sim play -o` where it falls in the schedule: scn_line is its
  * line in the scenario file. */

@@ -161,8 +161,16 @@ static int64_t scan(const struct app *a, uint64_t from, int dir,
 	}
 }
 
+static void job_start(struct app *a, enum job_kind kind, int dir, int left);
+
+/* count visible events forward or back; through a filter, as a job (the
+ * next match can be millions of events away). */
 static void step(struct app *a, int dir, int count)
 {
+	if (a->has_filter) {
+		job_start(a, JOB_STEP, dir, count);
+		return;
+	}
 	for (int k = 0; k < count; k++) {
 		int64_t i = scan(a, a->cur, dir, NULL, NULL);
 		if (i < 0) {
@@ -372,14 +380,59 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+static void job_start(struct app *a, enum job_kind kind, int dir, int left)
+{
+	a->job = (struct app_job){ .on = true,
+				   .kind = kind,
+				   .dir = dir,
+				   .left = left,
+				   .at = (int64_t)a->cur,
+				   .from = a->cur };
+	app_work(a);
+}
+
 static void search_step(struct app *a, int dir)
 {
 	if (!a->has_search) {
 		snprintf(a->message, sizeof(a->message), "no search yet: type / first");
 		return;
 	}
-	a->job = (struct app_job){ .on = true, .dir = dir, .at = (int64_t)a->cur, .from = a->cur };
-	app_work(a);
+	job_start(a, JOB_SEARCH, dir, 1);
+}
+
+/* The job's event j->at is what it looks for: go there; done? */
+static bool job_found(struct app *a)
+{
+	struct app_job *j = &a->job;
+	app_goto(a, (uint64_t)j->at);
+	return j->kind != JOB_STEP || --j->left <= 0;
+}
+
+/* The job ran off the end of the trace: say so; done? */
+static bool job_ran_out(struct app *a)
+{
+	struct app_job *j = &a->job;
+	switch (j->kind) {
+	case JOB_SEARCH:
+		snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
+			 j->dir > 0 ? "below" : "above");
+		return true;
+	case JOB_FILTER:
+		if (!j->turned) { /* nothing below the cursor: look above it */
+			j->turned = true;
+			j->dir = -1;
+			j->at = (int64_t)j->from;
+			return false;
+		}
+		a->has_filter = false;
+		snprintf(a->message, sizeof(a->message), "filter '%s' matches nothing",
+			 a->filter.src);
+		return true;
+	default:
+		snprintf(a->message, sizeof(a->message), "%s of the trace",
+			 j->dir > 0 ? "end" : "start");
+		return true;
+	}
 }
 
 bool app_work(struct app *a)
@@ -392,25 +445,39 @@ bool app_work(struct app *a)
 		    mono_ns() - t0 > SEARCH_SLICE_NS)
 			break;
 		j->at += j->dir;
-		if (j->at < 0 || (uint64_t)j->at >= a->end) {
-			snprintf(a->message, sizeof(a->message), "'%s' not found %s", a->search.src,
-				 j->dir > 0 ? "below" : "above");
-			j->on = false;
-		} else if (visible(a, (uint64_t)j->at) && search_pred(a, (uint64_t)j->at, NULL)) {
-			j->on = false;
-			app_goto(a, (uint64_t)j->at);
-		}
+		if (j->at < 0 || (uint64_t)j->at >= a->end)
+			j->on = !job_ran_out(a);
+		else if (visible(a, (uint64_t)j->at) &&
+			 (j->kind != JOB_SEARCH || search_pred(a, (uint64_t)j->at, NULL)))
+			j->on = !job_found(a);
 	}
 	return j->on;
 }
 
-/* How far the search under way got, in per cent of its way. */
+/* How far the job under way got, in per cent of its way. */
 static int job_percent(const struct app *a)
 {
 	const struct app_job *j = &a->job;
 	uint64_t way = j->dir > 0 ? a->end - j->from : j->from;
 	uint64_t done = j->dir > 0 ? (uint64_t)j->at - j->from : j->from - (uint64_t)j->at;
 	return way ? (int)(done * 100 / way) : 0;
+}
+
+/* Esc (or any key) while a job runs: it stops where it is; a filter that
+ * had not found its first event is dropped (the cursor is not on one). */
+static void job_stop(struct app *a, bool say)
+{
+	struct app_job *j = &a->job;
+	j->on = false;
+	if (j->kind == JOB_FILTER)
+		a->has_filter = false;
+	if (!say && j->kind != JOB_FILTER)
+		return;
+	snprintf(a->message, sizeof(a->message), "%s stopped (%d %% looked at)%s",
+		 j->kind == JOB_SEARCH ? "search" :
+		 j->kind == JOB_FILTER ? "filter" :
+					 "step",
+		 job_percent(a), j->kind == JOB_FILTER ? ": filter off" : "");
 }
 
 static void act_search_next(struct app *a)
@@ -664,18 +731,8 @@ static void prompt_done(struct app *a)
 			return;
 		}
 		a->has_filter = true;
-		if (!visible(a, a->cur)) {
-			int64_t i = scan(a, a->cur, 1, NULL, NULL);
-			if (i < 0)
-				i = scan(a, a->cur, -1, NULL, NULL);
-			if (i < 0) {
-				a->has_filter = false;
-				snprintf(a->message, sizeof(a->message),
-					 "filter '%s' matches nothing", a->input);
-				return;
-			}
-			app_goto(a, (uint64_t)i);
-		}
+		if (!visible(a, a->cur)) /* its first event below, else above */
+			job_start(a, JOB_FILTER, 1, 1);
 		break;
 	case P_LANES:
 		if (!parse_lanes(a, a->input))
@@ -747,13 +804,10 @@ void app_key(struct app *a, int key)
 	if (a->ix->nev == 0)
 		return;
 	a->message[0] = 0;
-	if (a->job.on) { /* a key stops the search under way; Esc only that */
-		a->job.on = false;
-		if (key == 27) {
-			snprintf(a->message, sizeof(a->message), "search stopped (%d %% looked at)",
-				 job_percent(a));
+	if (a->job.on) { /* a key stops the job under way; Esc only that */
+		job_stop(a, key == 27);
+		if (key == 27)
 			return;
-		}
 	}
 	if (a->prompt != P_NONE) {
 		prompt_key(a, key);
@@ -897,8 +951,13 @@ static void draw_status(struct app *a, struct canvas *c)
 		return;
 	}
 	if (a->job.on) {
-		canvas_printf(c, 0, y, c->w, R_STATUS, " searching '%s' %s: %d %%  (Esc stops)",
-			      a->search.src, a->job.dir > 0 ? "below" : "above", job_percent(a));
+		const struct app_job *j = &a->job;
+		canvas_printf(c, 0, y, c->w, R_STATUS, " %s '%s' %s: %d %%  (Esc stops)",
+			      j->kind == JOB_SEARCH ? "searching" :
+			      j->kind == JOB_FILTER ? "filter: first event of" :
+						      "stepping through filter",
+			      j->kind == JOB_SEARCH ? a->search.src : a->filter.src,
+			      j->dir > 0 ? "below" : "above", job_percent(a));
 		return;
 	}
 	char d[32], meas[96];

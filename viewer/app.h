@@ -117,14 +117,19 @@ struct app {
 	uint32_t pinned;         /* inode picked with i (UINT32_MAX none) */
 	bool source;             /* the source pane in place of the inode pane (s) */
 	struct inode_hist hist;
-	/* A search (n, N, /) under way: with `sliced` (the terminal viewer)
-	 * it advances a slice per app_work() call, so that Esc stops it and
-	 * the screen shows how far it got; without, it runs to its end. */
+	/* A scan under way: a search (n, N, /), a new filter looking for its
+	 * first event (f), or a step through a filter (j, k, PgDn...).  With
+	 * `sliced` (the terminal viewer) it advances a slice per app_work()
+	 * call, so that Esc stops it and the screen shows how far it got;
+	 * without, it runs to its end. */
 	bool sliced;
 	uint32_t slice; /* events a slice looks at (0: the default) */
 	struct app_job {
 		bool on;
+		enum job_kind { JOB_SEARCH, JOB_FILTER, JOB_STEP } kind;
 		int dir;       /* +1 forward, -1 backward */
+		int left;      /* JOB_STEP: events still to step over */
+		bool turned;   /* JOB_FILTER: none below, now looking above */
 		int64_t at;    /* last event looked at */
 		uint64_t from; /* where it started */
 	} job;

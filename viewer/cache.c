@@ -348,15 +348,51 @@ struct cache_hdr {
 };
 
 /* The scalars of struct trace_index that a reopened index needs. */
+/*
+ * The index's scalars, in the file's order: S(type, name) one value,
+ * A(type, name, n) an array of n.  The file's layout (struct
+ * cache_scalars), the save and the load are all made from this one list:
+ * a field added here is saved and loaded, in the same place.
+ */
+#define CACHE_SCALARS(S, A)            \
+	S(uint64_t, nev)               \
+	S(uint64_t, discarded_events)  \
+	S(uint64_t, discarded_packets) \
+	S(uint64_t, ckpt_interval)     \
+	S(uint64_t, ckpt_bytes)        \
+	S(uint64_t, classes_seen)      \
+	S(uint64_t, other_events)      \
+	S(uint64_t, load_ns)           \
+	A(uint64_t, cpu_seen, 4)       \
+	S(uint64_t, clock_freq)        \
+	A(int64_t, pids, 16)           \
+	S(struct ix_select, sel)       \
+	S(uint32_t, rules_expected)    \
+	S(uint32_t, ncpus)             \
+	S(uint32_t, npids)             \
+	S(uint8_t, order_known)        \
+	S(uint8_t, has_vpid)           \
+	S(uint8_t, nocpu_seen)         \
+	A(char, unknown_classes, 256)  \
+	A(char, other_names, 256)
+
 struct cache_scalars {
-	uint64_t nev, discarded_events, discarded_packets, ckpt_interval, ckpt_bytes;
-	uint64_t classes_seen, other_events, load_ns, cpu_seen[4], clock_freq;
-	int64_t pids[16];
-	struct ix_select sel;
-	uint32_t rules_expected, ncpus, npids;
-	uint8_t order_known, has_vpid, nocpu_seen;
-	char unknown_classes[256], other_names[256];
+#define S(type, name) type name;
+#define A(type, name, n) type name[n];
+	CACHE_SCALARS(S, A)
+#undef S
+#undef A
 };
+
+/* An array is copied whole: the file's and the index's must agree. */
+#define S(type, name)
+#define A(type, name, n)                                                \
+	_Static_assert(sizeof(((struct cache_scalars *)0)->name) ==     \
+			       sizeof(((struct trace_index *)0)->name), \
+		       #name " differs in the cache and the index");
+CACHE_SCALARS(S, A)
+#undef S
+#undef A
 
 struct wbuf {
 	char *p;
@@ -391,27 +427,12 @@ static void put_str(struct wbuf *b, const char *s)
 static void write_tables(struct wbuf *b, const struct trace_index *ix)
 {
 	struct cache_scalars s;
-	memset(&s, 0, sizeof(s));
-	s.nev = ix->nev;
-	s.discarded_events = ix->discarded_events;
-	s.discarded_packets = ix->discarded_packets;
-	s.ckpt_interval = ix->ckpt_interval;
-	s.ckpt_bytes = ix->ckpt_bytes;
-	s.classes_seen = ix->classes_seen;
-	s.other_events = ix->other_events;
-	s.load_ns = ix->load_ns;
-	s.clock_freq = ix->clock_freq;
-	memcpy(s.cpu_seen, ix->cpu_seen, sizeof(s.cpu_seen));
-	memcpy(s.pids, ix->pids, sizeof(s.pids));
-	s.sel = ix->sel;
-	s.rules_expected = ix->rules_expected;
-	s.ncpus = ix->ncpus;
-	s.npids = ix->npids;
-	s.order_known = ix->order_known;
-	s.has_vpid = ix->has_vpid;
-	s.nocpu_seen = ix->nocpu_seen;
-	memcpy(s.unknown_classes, ix->unknown_classes, sizeof(s.unknown_classes));
-	memcpy(s.other_names, ix->other_names, sizeof(s.other_names));
+	memset(&s, 0, sizeof(s)); /* the padding too: no stray bytes in the file */
+#define S(type, name) s.name = ix->name;
+#define A(type, name, n) memcpy(s.name, ix->name, sizeof(s.name));
+	CACHE_SCALARS(S, A)
+#undef S
+#undef A
 	put(b, &s, sizeof(s));
 	put_arr(b, ix->ids, ix->nids, sizeof(*ix->ids));
 	put_arr(b, NULL, 0, 1); /* the string table follows, counted */
@@ -525,27 +546,15 @@ static char **take_strs(struct rbuf *r, uint32_t *count)
 
 static void read_scalars(struct trace_index *ix, const struct cache_scalars *s)
 {
-	ix->nev = ix->cap = s->nev;
-	ix->discarded_events = s->discarded_events;
-	ix->discarded_packets = s->discarded_packets;
-	ix->ckpt_interval = s->ckpt_interval;
-	ix->ckpt_bytes = s->ckpt_bytes;
-	ix->classes_seen = s->classes_seen;
-	ix->other_events = s->other_events;
-	ix->load_ns = s->load_ns;
-	ix->clock_freq = s->clock_freq;
-	memcpy(ix->cpu_seen, s->cpu_seen, sizeof(ix->cpu_seen));
-	memcpy(ix->pids, s->pids, sizeof(ix->pids));
-	ix->sel = s->sel;
-	ix->rules_expected = s->rules_expected;
-	ix->ncpus = s->ncpus;
-	ix->npids = s->npids > 16 ? 16 : s->npids;
-	ix->order_known = s->order_known;
-	ix->has_vpid = s->has_vpid;
-	ix->nocpu_seen = s->nocpu_seen;
-	memcpy(ix->unknown_classes, s->unknown_classes, sizeof(ix->unknown_classes));
+#define S(type, name) ix->name = s->name;
+#define A(type, name, n) memcpy(ix->name, s->name, sizeof(ix->name));
+	CACHE_SCALARS(S, A)
+#undef S
+#undef A
+	/* what a damaged file could make out of range */
+	ix->cap = ix->nev;
+	ix->npids = ix->npids > 16 ? 16 : ix->npids;
 	ix->unknown_classes[sizeof(ix->unknown_classes) - 1] = 0;
-	memcpy(ix->other_names, s->other_names, sizeof(ix->other_names));
 	ix->other_names[sizeof(ix->other_names) - 1] = 0;
 }
 

@@ -52,13 +52,35 @@ void ix_raw_apply(struct trace_index *ix, const struct ix_raw *r);
 typedef void (*ix_raw_emit_fn)(struct trace_index *ix, const struct ix_raw *r);
 void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit);
 
+/* psplit.c: the packets of a trace dealt to the decoders (see there). */
+struct ctf_dirs;
+struct ix_split;
+/* NULL if the trace is not wholly accounted for by LTTng's index files
+ * (then its streams are dealt instead), or n < 2. */
+struct ix_split *split_plan(const struct trace_index *ix, const struct ctf_dirs *dirs, int n);
+void split_free(struct ix_split *sp);
+int split_decoders(const struct ix_split *sp);
+/* Decoder k's copy of trace directory d (links and its own index). */
+void split_dir(const struct ix_split *sp, int k, int d, char *buf, size_t len);
+/* Decoder k saw a packet of stream end. */
+void split_packet_end(struct ix_split *sp, int k, int stream);
+/* Of count packets babeltrace2 says were lost before decoder k's next
+ * packet of stream, those that were not dealt to another decoder. */
+uint64_t split_discard(const struct ix_split *sp, int k, int stream, uint64_t count);
+/* The sequence number of decoder k's packet of stream under way (ties
+ * between two decoders at one time go to the earlier packet). */
+uint64_t split_seq(const struct ix_split *sp, int k, int stream);
+/* A decoder ended stream: was it the last one with a packet of it? */
+bool split_stream_end(struct ix_split *sp, int stream);
+
 /* pdecode.c, for index.c's loader. */
 struct ix_pdec;
-/* Decode with a process per core (at most one per stream, at most 8;
- * ICACHE_VIEW_DECODERS=N says how many, 1 none) if the trace allows it
- * (no --run/--pid, two streams or more, none of them known damaged):
- * NULL otherwise, and the serial graph is used. */
-struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams);
+/* Decode with a process per core (at most 8; ICACHE_VIEW_DECODERS=N says
+ * how many, 1 none) if the trace allows it (no --run/--pid, none of its
+ * streams known damaged), each with a share of the packets (psplit.c)
+ * or else of the streams (at most one decoder per stream): NULL
+ * otherwise, and the serial graph is used. */
+struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams, const struct ctf_dirs *dirs);
 /* Apply up to `rounds` x 512 merged descriptions; IX_MORE, IX_OK (all
  * decoded) or IX_ERROR with err. */
 enum ix_status pdec_step(struct trace_index *ix, struct ix_pdec *p, int rounds, char *err,

@@ -9,180 +9,21 @@
  * inner=hash_bucket"), so a new event is readable with no code here.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/evtext.h"
 #include "viewer/evtext.h"
 #include "viewer/report.h"
 #include "viewer/threads.h"
 
-/* inode_hash_lock -> hash, inode_sb_list_lock -> sb_list, i_lock stays. */
-static const char *short_class(int cls)
-{
-	static char buf[4][32];
-	static unsigned next;
-	const char *n = lock_class_label(cls);
-	if (!strcmp(n, "i_lock") || !strcmp(n, "inode_lock"))
-		return n; /* shortened, 2.6.36's lock would read "lock" */
-	char *p = buf[next++ & 3];
-	snprintf(p, sizeof(buf[0]), "%s", strncmp(n, "inode_", 6) ? n : n + 6);
-	size_t l = strlen(p);
-	if (l > 5 && !strcmp(p + l - 5, "_lock"))
-		p[l - 5] = 0;
-	return p;
-}
-
-/*
- * The lock events; false if e is not one of them.  Brief (a lane): a word,
- * the short class and the event's figure, "HOLD i_lock 42", "WAIT hash
- * cpu1".  Full (the details line): the event's name, the lock, the site
- * and the figure in words, "lock_acquired i_lock inst=42 at iput, waited
- * 1.2us".
- */
-static bool lock_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
-		      bool brief, char *buf, size_t len)
-{
-	static const struct {
-		int type;
-		const char *word;
-	} words[] = { { EV_lock_acquire, "acq" },
-		      { EV_lock_contended, "WAIT" },
-		      { EV_lock_acquired, "HOLD" },
-		      { EV_lock_release, "rel" },
-		      { EV_lock_trylock, "trylock" } };
-	const char *word = NULL;
-	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-		if (words[k].type == e->type)
-			word = words[k].word;
-	if (!word)
-		return false;
-	char fig[48], tail[64] = "", d[32];
-	int holder = (int)(int16_t)e->val;
-	snprintf(fig, sizeof(fig), "%" PRIu64, id);
-	if (e->type == EV_lock_contended) {
-		/* -1: the holder let it go between our try and our look */
-		const char *who = holder >= 0 ? thread_name(ix, (unsigned)holder) : "free";
-		snprintf(fig, sizeof(fig), "%s", who);
-		snprintf(tail, sizeof(tail), holder >= 0 ? ", held by %s" : ", released just then",
-			 who);
-	} else if (e->type == EV_lock_acquired || e->type == EV_lock_release) {
-		snprintf(tail, sizeof(tail), ", %s %s",
-			 e->type == EV_lock_acquired ? "waited" : "held",
-			 fmt_dur((int64_t)e->val, d, sizeof(d)));
-	} else if (e->type == EV_lock_trylock) {
-		snprintf(fig, sizeof(fig), "%s", e->b ? "ok" : "FAILED");
-		snprintf(tail, sizeof(tail), ": %s", e->b ? "success" : "failed");
-	}
-	if (brief)
-		snprintf(buf, len, "%s %s %s", word, short_class(e->a), fig);
-	else
-		snprintf(buf, len, "%s %s inst=%" PRIu64 " at %s%s", ev_type_name(e->type),
-			 lock_class_label(e->a), id, site_label(e->site), tail);
-	return true;
-}
-
-/* The inode events; false if e is not one of them. */
-static bool inode_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
-		       bool brief, char *buf, size_t len)
-{
-	char f1[96], f2[96];
-	switch (e->type) {
-	case EV_inode_state:
-		state_flags_str((uint32_t)(e->val >> 32), 1, f1, sizeof(f1));
-		state_flags_str((uint32_t)e->val, 1, f2, sizeof(f2));
-		if (brief)
-			snprintf(buf, len, "state %" PRIu64 " %s>%s", id, f1, f2);
-		else
-			snprintf(buf, len, "inode_state ino=%" PRIu64 " %s -> %s at %s", id, f1, f2,
-				 site_label(e->site));
-		break;
-	case EV_inode_ref:
-		if (brief)
-			snprintf(buf, len, "ref %" PRIu64 " %d>%d", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
-		else
-			snprintf(buf, len, "inode_ref ino=%" PRIu64 " i_count %d -> %d at %s", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
-				 site_label(e->site));
-		break;
-	case EV_inode_list:
-		if (brief)
-			snprintf(buf, len, "%s %s %" PRIu64, list_action_label(e->b),
-				 list_label(e->a), id);
-		else
-			snprintf(buf, len, "inode_list %s %s ino=%" PRIu64 " at %s",
-				 list_action_label(e->b), list_label(e->a), id,
-				 site_label(e->site));
-		break;
-	case EV_inode_alloc:
-		if (brief)
-			snprintf(buf, len, "ALLOC %" PRIu64, id);
-		else
-			snprintf(buf, len, "inode_alloc ino=%" PRIu64 " sb=%u nlink=%u", id,
-				 (unsigned)(e->val >> 32), (unsigned)e->val);
-		break;
-	case EV_inode_free:
-		snprintf(buf, len, "%s%" PRIu64 " sb=%u", brief ? "FREE " : "inode_free ino=", id,
-			 (unsigned)e->val);
-		break;
-	case EV_inode_nlink:
-		snprintf(buf, len, "%s%" PRIu64 " nlink=%u",
-			 brief ? "nlink " : "inode_nlink ino=", id, (unsigned)e->val);
-		break;
-	case EV_inode_pages:
-		if (brief)
-			snprintf(buf, len, "pages %" PRIu64 " %d>%d", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val);
-		else
-			snprintf(buf, len, "inode_pages ino=%" PRIu64 " nrpages %d -> %d at %s", id,
-				 (int)(int32_t)(e->val >> 32), (int)(int32_t)e->val,
-				 site_label(e->site));
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* Sleeps on an inode's state; false if e is not one of them. */
-static bool wait_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
-		      bool brief, char *buf, size_t len)
-{
-	char f[96];
-	switch (e->type) {
-	case EV_inode_wait:
-		state_flags_str((uint32_t)e->val, 1, f, sizeof(f));
-		if (brief)
-			snprintf(buf, len, "SLEEP on %" PRIu64 " %s", id, f);
-		else
-			snprintf(buf, len, "inode_wait ino=%" PRIu64 " sleeps on i_state %s at %s",
-				 id, f, site_label(e->site));
-		break;
-	case EV_inode_wait_end:
-		if (brief)
-			snprintf(buf, len, "%s %" PRIu64, e->b ? "WOKEN" : "NOT WOKEN", id);
-		else
-			snprintf(buf, len, "inode_wait_end ino=%" PRIu64 " %s at %s", id,
-				 e->b ? "woken" : "gave up, never woken", site_label(e->site));
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* Operations, the scheduler, the validator, the run and losses; false if e is not one of them. */
-static bool other_text(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
-		       bool brief, char *buf, size_t len)
+/* The scheduler, the validator, the run and losses: events only a trace
+ * has, with their side tables; false if e is not one of them. */
+static bool trace_only_text(const struct trace_index *ix, const struct ix_event *e, bool brief,
+			    char *buf, size_t len)
 {
 	switch (e->type) {
-	case EV_op_begin:
-		snprintf(buf, len, "%s %s %" PRIu64, brief ? "{" : "op_begin", op_label(e->a), id);
-		break;
-	case EV_op_end:
-		snprintf(buf, len, "%s %s %" PRIu64 " = %" PRId64, brief ? "}" : "op_end",
-			 op_label(e->a), id, (int64_t)e->val);
-		break;
 	case EV_sched_step:
 		snprintf(buf, len, "%s%" PRIu64 " %s", brief ? "step " : "sched_step ", e->val,
 			 ix_str(ix, e->obj));
@@ -214,7 +55,7 @@ static bool other_text(const struct trace_index *ix, const struct ix_event *e, u
 		snprintf(buf, len, "LOST %" PRIu64 " packets (discarded by the tracer)", e->val);
 		break;
 	default:
-		return wait_text(ix, e, id, brief, buf, len);
+		return false;
 	}
 	return true;
 }
@@ -285,6 +126,131 @@ static void field_text(const struct trace_index *ix, const struct ix_event *e,
 		snprintf(buf, len, "%" PRIu64, v);
 }
 
+/* Room for the names describe() makes. */
+struct desc_text {
+	char old_flags[96], new_flags[96], dur[32];
+};
+
+/*
+ * How a field of the event table fills lib/evtext.c's struct ev_desc,
+ * found by the field's type (the enums) or else its name: a number, a
+ * label, i_state flags, the holder's name, a duration, a yes/no.
+ */
+enum field_use { U_NUM, U_LABEL, U_CLASS, U_FLAGS, U_HOLDER, U_DUR, U_OK };
+
+static const struct field_rule {
+	const char *type, *name;
+	enum field_use use;
+	size_t off; /* the member of struct ev_desc it fills */
+	const char *(*label)(int);
+} rules[] = {
+#define R(type, name, use, member, label)                                \
+	{                                                                \
+		type, name, use, offsetof(struct ev_desc, member), label \
+	}
+	R("lock_class", NULL, U_CLASS, cls_name, lock_class_label),
+	R("site", NULL, U_LABEL, site, site_label),
+	R("list", NULL, U_LABEL, list, list_label),
+	R("list_action", NULL, U_LABEL, action, list_action_label),
+	R("op", NULL, U_LABEL, op, op_label),
+	R(NULL, "old_state", U_FLAGS, old_flags, NULL),
+	R(NULL, "new_state", U_FLAGS, new_flags, NULL),
+	R(NULL, "state", U_FLAGS, new_flags, NULL),
+	R(NULL, "old_count", U_NUM, before, NULL),
+	R(NULL, "new_count", U_NUM, after, NULL),
+	R(NULL, "old_pages", U_NUM, before, NULL),
+	R(NULL, "new_pages", U_NUM, after, NULL),
+	R(NULL, "sb", U_NUM, sb, NULL),
+	R(NULL, "nlink", U_NUM, nlink, NULL),
+	R(NULL, "depth", U_NUM, depth, NULL),
+	R(NULL, "result", U_NUM, result, NULL),
+	R(NULL, "holder", U_HOLDER, holder, NULL),
+	R(NULL, "wait_ns", U_DUR, dur, NULL),
+	R(NULL, "hold_ns", U_DUR, dur, NULL),
+	R(NULL, "success", U_OK, ok, NULL),
+	R(NULL, "woken", U_OK, ok, NULL),
+#undef R
+};
+
+/* The rule of field f, or -1; found once per event type (a lane row
+ * must not pay for string compares). */
+static int rule_of(int type, int f)
+{
+	static signed char rule[EV__COUNT][IX_MAX_FIELDS];
+	static bool known;
+	for (int k = 0; !known && k < EV__COUNT; k++)
+		for (int g = 0; g < IX_MAX_FIELDS; g++) {
+			const struct ix_field *fd = &ix_schemas[k].fields[g];
+			rule[k][g] = -1;
+			for (int r = 0; fd->name && fd->slot != SL_SIDE && fd->slot != SL_STRID &&
+					r < (int)(sizeof(rules) / sizeof(rules[0]));
+			     r++)
+				if (rules[r].type ? !strcmp(fd->type, rules[r].type) :
+						    !strcmp(fd->name, rules[r].name)) {
+					rule[k][g] = (signed char)r;
+					break;
+				}
+		}
+	known = true;
+	return rule[type][f];
+}
+
+/* A field's value as a signed number, by its C type. */
+static int64_t field_num(const struct trace_index *ix, const struct ix_event *e,
+			 const struct ix_field *f)
+{
+	uint64_t v = field_value(ix, e, f);
+	if (!strcmp(f->type, "int16_t"))
+		return (int16_t)v;
+	if (!strcmp(f->type, "int32_t"))
+		return (int32_t)v;
+	return (int64_t)v;
+}
+
+/* Event e (its inode or lock instance: id) as lib/evtext.c reads it. */
+static void describe(const struct trace_index *ix, const struct ix_event *e, uint64_t id,
+		     struct ev_desc *d, struct desc_text *t)
+{
+	memset(d, 0, sizeof(*d));
+	d->type = e->type;
+	d->id = id;
+	for (int f = 0; e->type < EV__COUNT && f < IX_MAX_FIELDS; f++) {
+		int r = rule_of(e->type, f);
+		if (r < 0)
+			continue;
+		const struct field_rule *u = &rules[r];
+		int64_t v = field_num(ix, e, &ix_schemas[e->type].fields[f]);
+		void *at = (char *)d + u->off;
+		switch (u->use) {
+		case U_NUM:
+			*(int64_t *)at = v;
+			break;
+		case U_CLASS: /* the class's number too, for its lane name */
+			d->cls = (int)v;
+			/* fall through */
+		case U_LABEL:
+			*(const char **)at = u->label((int)v);
+			break;
+		case U_FLAGS: {
+			char *buf = u->off == offsetof(struct ev_desc, old_flags) ? t->old_flags :
+										    t->new_flags;
+			*(const char **)at =
+				state_flags_str((uint32_t)v, 1, buf, sizeof(t->old_flags));
+			break;
+		}
+		case U_HOLDER: /* -1: none, it was let go between the try and the look */
+			d->holder = v >= 0 ? thread_name(ix, (unsigned)v) : NULL;
+			break;
+		case U_DUR:
+			d->dur = fmt_dur(v, t->dur, sizeof(t->dur));
+			break;
+		case U_OK:
+			d->ok = v != 0;
+			break;
+		}
+	}
+}
+
 /* Any event, from its fields in the table: "NAME field=value ..." (full)
  * or "TEXT value ..." (brief; the CPU is the lane's). */
 static void generic_text(const struct trace_index *ix, const struct ix_event *e, bool brief,
@@ -331,8 +297,11 @@ void event_text(const struct trace_index *ix, uint64_t i, bool brief, char *buf,
 	bool tail = brief && id >= 100000;
 	if (tail)
 		id %= 100000;
-	if (lock_text(ix, e, id, brief, buf, len) || inode_text(ix, e, id, brief, buf, len) ||
-	    other_text(ix, e, id, brief, buf, len)) {
+	struct ev_desc d;
+	struct desc_text t;
+	describe(ix, e, id, &d, &t);
+	if (ev_text(&d, brief ? EVT_LANE : EVT_DETAILS, buf, len) ||
+	    trace_only_text(ix, e, brief, buf, len)) {
 		if (tail)
 			mark_tail(buf, len, id);
 		return;
@@ -360,5 +329,7 @@ const char *event_field(const struct trace_index *ix, uint64_t i, int f, char *b
 
 const char *lock_class_short(int cls)
 {
-	return short_class(cls);
+	static char buf[4][32];
+	static unsigned next;
+	return ev_class_short(lock_class_label(cls), buf[next++ & 3], sizeof(buf[0]));
 }

@@ -93,6 +93,9 @@ struct ix_loader {
 	struct ix_pdec *pdec; /* the decoder processes, NULL: this graph */
 	bool pdec_tried;
 	struct ctf_dirs dirs; /* the trace directories */
+	/* A decoder process reading its share of the packets: the copies of
+	 * dirs it reads (psplit.c), whose streams are named as dirs' are. */
+	char **shares;
 	struct omap strmap;
 };
 
@@ -687,7 +690,18 @@ static int stream_of(struct trace_index *ix, const bt_stream *st)
 	for (uint32_t i = 0; i < ix->nstreams; i++)
 		if (ix->streams[i].bt == st)
 			return (int)i;
-	int k = health_stream(ix, bt_stream_get_name(st));
+	const char *name = bt_stream_get_name(st);
+	char orig[4400];
+	struct ix_loader *ld = ix->loader;
+	for (int d = 0; name && ld->shares && d < ld->dirs.n; d++) {
+		size_t n = strlen(ld->shares[d]);
+		if (!strncmp(name, ld->shares[d], n) && name[n] == '/') {
+			snprintf(orig, sizeof(orig), "%s%s", ld->dirs.dirs[d], name + n);
+			name = orig; /* the stream file it links to */
+			break;
+		}
+	}
+	int k = health_stream(ix, name);
 	ix->streams[k].bt = st;
 	return k;
 }
@@ -1428,11 +1442,13 @@ void ix_part_error_text(const struct trace_index *ix, const struct ix_raw *r, ch
 	}
 }
 
-/* Run a graph of streams part, part + nparts, ... to the end, every
- * description going to emit; 0, or -1 and *fail (a RAW_ERROR) filled
- * with cause (its storage).  Runs in a decoder process (fork()ed after
- * ix_decode_open): the parent's graph is a copy here, never touched. */
-int ix_decode_part(struct trace_index *ix, int part, int nparts, ix_raw_emit_fn emit,
+/* Run a graph of streams part, part + nparts, ... (or, with shares, of
+ * the copies of the trace directories that list a share of the packets)
+ * to the end, every description going to emit; 0, or -1 and *fail (a
+ * RAW_ERROR) filled with cause (its storage).  Runs in a decoder process
+ * (fork()ed after ix_decode_open): the parent's graph is a copy here,
+ * never touched. */
+int ix_decode_part(struct trace_index *ix, int part, int nparts, char **shares, ix_raw_emit_fn emit,
 		   struct ix_raw *fail, char *cause, size_t clen)
 {
 	struct ix_loader *ld = ix->loader;
@@ -1446,9 +1462,11 @@ int ix_decode_part(struct trace_index *ix, int part, int nparts, ix_raw_emit_fn 
 		snprintf(cause, clen, "decoder process: cannot build a babeltrace2 graph");
 		return -1;
 	}
-	ctf_graph_set_part(&ld->g, part, nparts);
+	ld->shares = shares;
+	if (!shares)
+		ctf_graph_set_part(&ld->g, part, nparts);
 	for (int d = 0; d < ld->dirs.n; d++)
-		if (ctf_graph_add_trace(&ld->g, ld->dirs.dirs[d]) != CTF_OK) {
+		if (ctf_graph_add_trace(&ld->g, shares ? shares[d] : ld->dirs.dirs[d]) != CTF_OK) {
 			ctf_take_error(cause, clen, NULL);
 			return -1;
 		}
@@ -1499,7 +1517,7 @@ enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, siz
 	}
 	if (!ld->pdec_tried) {
 		ld->pdec_tried = true;
-		ld->pdec = pdec_start(ix, ld->g.nports);
+		ld->pdec = pdec_start(ix, ld->g.nports, &ld->dirs);
 	}
 	if (ld->pdec) {
 		enum ix_status ps = pdec_step(ix, ld->pdec, rounds, err, len);

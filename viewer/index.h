@@ -225,6 +225,7 @@ struct trace_index {
 	struct ix_store *store;
 	uint64_t decoded;             /* events babeltrace2 decoded for this process */
 	unsigned decoders;            /* processes that decoded them (pdecode.c), 0: this one */
+	bool packet_split;            /* they had a share of the packets, not of the streams */
 	uint64_t decoders_maxrss_kb;  /* their peak resident sets, summed */
 	uint64_t decoders_cpu_ns;     /* their CPU time (user + system), summed */
 	uint64_t decoders_cpu_max_ns; /* the busiest one's */

@@ -107,11 +107,12 @@ static struct lanes lanes_layout(const struct app *a, struct rect r)
 {
 	const struct trace_index *ix = a->ix;
 	/* Narrow: the time is on the status line.  Wide enough for the
-	 * last event's number and time: 10 M events or 10 s never cut. */
+	 * last visible event's number and time: 10 M events or 10 s never
+	 * cut. */
 	struct lanes lg = { .numw = 7, .msw = r.w < 90 ? 0 : 9 };
 	char b[32];
-	int64_t dur = ix->nev ? ix->ev[ix->nev - 1].ts - ix->ev[0].ts : 0;
-	int w = snprintf(b, sizeof(b), "%" PRIu64, ix->nev ? ix->nev - 1 : 0);
+	int64_t dur = a->end ? ix->ev[a->end - 1].ts - ix->ev[0].ts : 0;
+	int w = snprintf(b, sizeof(b), "%" PRIu64, a->end ? a->end - 1 : 0);
 	lg.numw = w > lg.numw ? w : lg.numw;
 	w = snprintf(b, sizeof(b), "%.4f", (double)dur / 1e6);
 	if (lg.msw && w > lg.msw)
@@ -150,7 +151,7 @@ static void draw_unprotected(struct app *a, struct canvas *c, struct rect r, con
 	const struct unprot *u = unprot_spans(a->ix);
 	for (int k = 0; k < lg->shown; k++) {
 		int l = lg->lane[k];
-		const struct unprot_span *s = unprot_at(u, (unsigned)l, (uint64_t)i);
+		const struct unprot_span *s = unprot_at(u, (unsigned)l, (uint64_t)i, a->end);
 		if (!s || l == lane || lane < 0 || (uint64_t)i <= s->from)
 			continue;
 		int x = r.x + lg->prefix + k * lg->lane_w;

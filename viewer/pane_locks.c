@@ -112,7 +112,7 @@ static int draw_cpu(struct app *a, struct canvas *c, struct rect r, int y, unsig
 	}
 	if (s->sleeping && y < r.y + r.h)
 		y = draw_sleep(a, c, r, y, s);
-	const struct unprot_span *u = unprot_at(unprot_spans(ix), cpu, a->cur);
+	const struct unprot_span *u = unprot_at(unprot_spans(ix), cpu, a->cur, a->end);
 	if (u && a->cur > u->from && y < r.y + r.h)
 		canvas_printf(c, r.x, y++, r.w, R_BAD,
 			      " %s UNPROTECTED%s: holds inode %" PRIu64
@@ -176,7 +176,7 @@ static int draw_one(struct app *a, struct canvas *c, struct rect r, int y, unsig
 		    const struct cpu_state *s)
 {
 	if (y < r.y) {
-		const struct unprot_span *u = unprot_at(unprot_spans(a->ix), cpu, a->cur);
+		const struct unprot_span *u = unprot_at(unprot_spans(a->ix), cpu, a->cur, a->end);
 		int lines = s->unknown ?
 				    1 :
 				    1 + s->nheld + (s->waiting ? 1 : 0) + (s->sleeping ? 1 : 0) +

@@ -111,29 +111,114 @@ static int order_tree(const struct trace_index *ix, struct tree_line *t)
 	return n;
 }
 
-static int tree_width(const struct tree_line *t, int n)
+/* A class's name in the tree: as fs/inode.c writes it, or (narrow) without
+ * the "inode_" that most of them share, as lock_stat's column does. */
+static const char *tree_label(int cls, bool narrow)
 {
-	int w = 0;
-	for (int i = 0; i < n; i++) {
-		int l = 2 * t[i].depth + (int)strlen(lock_class_label(t[i].cls)) +
-			(t[i].seen ? 4 : 0);
-		w = l > w ? l : w;
-	}
-	return w + 2;
+	const char *n = lock_class_label(cls);
+	if (narrow && !strncmp(n, "inode_", 6) && strcmp(n, "inode_lock") != 0)
+		n += 6; /* the one global lock keeps its name: not "lock" */
+	return n;
 }
 
-/* The tree in columns of height h at (x, y), if it fits in w; returns the
- * width used, 0 if it does not fit (never cut: the caller says so). */
-static int draw_tree(struct canvas *c, int x, int y, int w, int h, const struct tree_line *t, int n)
+static int line_width(const struct tree_line *l, bool narrow)
 {
-	int cw = tree_width(t, n), cols = h > 0 ? (n + h - 1) / h : 0;
-	if (h <= 0 || cols * cw > w)
-		return 0;
-	for (int i = 0; i < n; i++)
-		canvas_printf(c, x + (i / h) * cw, y + i % h, cw, t[i].depth ? R_NORMAL : R_TITLE,
-			      "%*s%s%s", 2 * t[i].depth, "", lock_class_label(t[i].cls),
-			      t[i].seen ? " ..." : "");
-	return cols * cw;
+	return 2 * l->depth + (int)strlen(tree_label(l->cls, narrow)) + (l->seen ? 4 : 0);
+}
+
+/*
+ * The tree wrapped into columns of at most h rows, read top to bottom then
+ * left to right; the indentation says the depth, as in fs/inode.c.  A
+ * column ends before the least nested line of its lower half, so that the
+ * next one starts with a whole subtree where it can.
+ * start[c] is column c's first line (start[ncols] = n); returns ncols.
+ */
+static int tree_columns(const struct tree_line *t, int n, int h, int *start)
+{
+	int nc = 0;
+	for (int i = 0; h > 0 && i < n; nc++) {
+		start[nc] = i;
+		int end = i + h < n ? i + h : n;
+		for (int k = end - 1; end < n && k > i + h / 2; k--)
+			if (t[k].depth < t[end].depth)
+				end = k;
+		i = end;
+	}
+	start[nc] = n;
+	return nc;
+}
+
+/* The width the tree needs in columns of h rows (each column as wide as
+ * its widest line, +2 apart); colw[c] each column's, if colw. */
+static int tree_layout(const struct tree_line *t, int n, int h, bool narrow, int *colw)
+{
+	int start[TREE_MAX + 1], total = 0;
+	int nc = tree_columns(t, n, h, start);
+	for (int c = 0; c < nc; c++) {
+		int w = 0;
+		for (int i = start[c]; i < start[c + 1]; i++) {
+			int l = line_width(&t[i], narrow);
+			w = l > w ? l : w;
+		}
+		if (colw)
+			colw[c] = w + 2;
+		total += w + 2;
+	}
+	return total;
+}
+
+/* The tree in columns of h rows at (x, y); never cut (the caller made room). */
+static void draw_tree(struct canvas *c, int x, int y, int h, const struct tree_line *t, int n,
+		      bool narrow)
+{
+	int colw[TREE_MAX], start[TREE_MAX + 1];
+	int nc = tree_columns(t, n, h, start);
+	tree_layout(t, n, h, narrow, colw);
+	for (int col = 0; col < nc; x += colw[col++])
+		for (int i = start[col]; i < start[col + 1]; i++)
+			canvas_printf(c, x, y + i - start[col], colw[col],
+				      t[i].depth ? R_NORMAL : R_TITLE, "%*s%s%s", 2 * t[i].depth,
+				      "", tree_label(t[i].cls, narrow), t[i].seen ? " ..." : "");
+}
+
+/* Room the edges keep beside the tree: a verdict, an edge and its count. */
+#define EDGES_MIN_W 36
+/* ... and the room that is worth full names (else the narrow ones). */
+#define EDGES_GOOD_W 48
+
+/*
+ * Where the documented order goes: beside the edges on the right (h rows
+ * of columns; full names if they leave the edges room enough, else the
+ * narrow ones), or else above them across
+ * the pane (as few rows as the columns allow).  Returns false if it fits
+ * nowhere whole: then the rules are written as text (never cut either).
+ */
+struct tree_place {
+	bool beside, narrow;
+	int w, rows;
+};
+
+static bool tree_place(const struct tree_line *t, int n, struct rect r, struct tree_place *p)
+{
+	int h = r.h - 1; /* under its title */
+	for (int narrow = 0; narrow < 2; narrow++) {
+		int w = tree_layout(t, n, h, narrow, NULL);
+		if (h > 0 && w <= r.w - (narrow ? EDGES_MIN_W : EDGES_GOOD_W)) {
+			*p = (struct tree_place){ true, narrow, w, h };
+			return true;
+		}
+	}
+	/* Above the edges: the fewest rows whose columns fit the width,
+	 * leaving at least the edges' title and one edge below. */
+	for (int narrow = 0; narrow < 2; narrow++)
+		for (int rows = 1; rows <= r.h - 3; rows++) {
+			int w = tree_layout(t, n, rows, narrow, NULL);
+			if (w <= r.w) {
+				*p = (struct tree_place){ false, narrow, w, rows };
+				return true;
+			}
+		}
+	return false;
 }
 
 /* The order as text, wrapped at rule groups; returns rows used.  What
@@ -213,25 +298,26 @@ static void draw_graph(struct app *a, struct canvas *c, struct rect r)
 	const struct model *m = a->m;
 	const struct ix_run *run = ix_run0(a->ix);
 	int y = r.y, w = r.w;
-	/* the documented order: a nested tree on the right if it fits, else
-	 * the rules as text, wrapped */
+	/* the documented order: a nested tree beside or above the edges, never
+	 * cut; the rules as text, wrapped, where the tree fits nowhere */
 	struct tree_line t[TREE_MAX];
+	struct tree_place p;
 	int nt = a->ix->order_known ? order_tree(a->ix, t) : 0;
-	if (nt) {
-		int tw =
-			draw_tree(c, r.x + r.w - (tree_width(t, nt) * ((nt + r.h - 2) / (r.h - 1))),
-				  r.y + 1, r.w / 2, r.h - 1, t, nt);
-		if (tw) {
-			canvas_text(c, r.x + r.w - tw, r.y, tw, R_TITLE, "documented order");
-			w = r.w - tw - 1;
-		}
-	}
-	if (w == r.w)
+	if (nt && tree_place(t, nt, r, &p) && p.beside) {
+		canvas_text(c, r.x + r.w - p.w, r.y, p.w, R_TITLE, "documented order");
+		draw_tree(c, r.x + r.w - p.w, r.y + 1, p.rows, t, nt, p.narrow);
+		w = r.w - p.w - 1;
+	} else if (nt && tree_place(t, nt, r, &p)) {
+		canvas_text(c, r.x, y++, r.w, R_TITLE, "documented order");
+		draw_tree(c, r.x, y, p.rows, t, nt, p.narrow);
+		y += p.rows;
+	} else {
 		y += draw_order_text(c, r.x, y, r.w, r.h > 4 ? r.h - 3 : 1,
 				     !a->ix->order_known ?
 					     "documented: (not given as data in this trace)" :
 				     run ? ix_str(a->ix, run->order) :
 					   "");
+	}
 	unsigned against = 0, lossy = 0;
 	for (unsigned k = 0; k < m->nedges; k++) {
 		against += m->edges[k].verdict < 0;

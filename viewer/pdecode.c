@@ -17,6 +17,7 @@
  * pipe; the loader alone owns the index.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "lib/ctf.h"
 #include "lib/xalloc.h"
 #include "viewer/decode.h"
 #include "viewer/health.h"
@@ -35,12 +37,16 @@
 /* index.c's side for the decoder processes. */
 void ix_part_error_text(const struct trace_index *ix, const struct ix_raw *r, char *err,
 			size_t len);
-int ix_decode_part(struct trace_index *ix, int part, int nparts, ix_raw_emit_fn emit,
+int ix_decode_part(struct trace_index *ix, int part, int nparts, char **shares, ix_raw_emit_fn emit,
 		   struct ix_raw *fail, char *cause, size_t clen);
 
 #define PDEC_MAX 8
-#define BATCH 512         /* descriptions applied per round */
-#define WBUF (256u << 10) /* a decoder's writes */
+#define BATCH 512 /* descriptions applied per round */
+/* What a decoder has written and the loader not read yet, beyond the pipe:
+ * a decoder ahead of the others in the merge goes on decoding into it
+ * (some three packets of LTTng's 4 MiB) rather than wait. */
+#define WBUF (32u << 20)
+#define WSEND (64u << 10) /* try to send once this much is waiting */
 #define RBUF (1u << 20)   /* the loader's reads, per decoder */
 
 /* ---- the wire: one record per description, 8-byte aligned ------------------------ */
@@ -59,23 +65,38 @@ struct wire {
 /* ---- a decoder process -------------------------------------------------------------- */
 
 static struct {
-	int fd;
+	int fd; /* non-blocking */
 	char *buf;
-	size_t n;
-	uint8_t told[1024]; /* stream named to the loader already */
+	size_t lo, n;           /* buf[lo, n) not sent yet */
+	size_t retry;           /* the pipe was full: try again at n this high */
+	uint8_t told[1024];     /* stream named to the loader already */
+	struct ix_split *split; /* the packets dealt, if they were */
+	int k;                  /* this decoder */
 } out;
 
-static void flush_out(void)
+/* Send what is waiting, as much as the pipe takes now (or, wait, all). */
+static void send_out(bool wait)
 {
-	for (size_t at = 0; at < out.n;) {
-		ssize_t w = write(out.fd, out.buf + at, out.n - at);
+	while (out.lo < out.n) {
+		ssize_t w = write(out.fd, out.buf + out.lo, out.n - out.lo);
+		if (w > 0) {
+			out.lo += (size_t)w;
+			continue;
+		}
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			_exit(3); /* the loader is gone */
-		at += (size_t)w;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = { .fd = out.fd, .events = POLLOUT };
+			if (!wait) {
+				out.retry = out.n + WSEND;
+				return;
+			}
+			poll(&pf, 1, -1);
+			continue;
+		}
+		_exit(3); /* the loader is gone */
 	}
-	out.n = 0;
+	out.lo = out.n = out.retry = 0;
 }
 
 static void put(const void *p, size_t n)
@@ -143,7 +164,7 @@ static void emit_record(struct trace_index *ix, const struct ix_raw *r)
 	need = (need + 7) & ~(size_t)7;
 	w.size = (uint32_t)need;
 	if (out.n + need > WBUF)
-		flush_out();
+		send_out(true);
 	size_t start = out.n;
 	put(&w, sizeof(w));
 	if (w.flags & W_VTID)
@@ -162,33 +183,67 @@ static void emit_record(struct trace_index *ix, const struct ix_raw *r)
 		put_str(r->name);
 	while (out.n < start + need)
 		put("", 1);
+	if (out.n - out.lo >= WSEND && out.n >= out.retry)
+		send_out(false);
+}
+
+/* A decoder with a share of the packets: a gap before its next packet of
+ * a stream is the other decoders' packets, not a loss (what is beyond
+ * them is still told); its packet ends are counted.  false: drop r. */
+static bool split_record(struct ix_raw *r)
+{
+	if (!out.split)
+		return true;
+	if (r->kind == RAW_PACKET_END)
+		split_packet_end(out.split, out.k, r->stream);
+	if (r->kind == RAW_DISCARD && r->packets)
+		r->count = split_discard(out.split, out.k, r->stream, r->count);
+	return r->kind != RAW_DISCARD || r->count > 0;
+}
+
+static void emit_split(struct trace_index *ix, const struct ix_raw *r)
+{
+	struct ix_raw c = *r;
+	if (split_record(&c))
+		emit_record(ix, &c);
 }
 
 static void __attribute__((noreturn))
-decoder_main(struct trace_index *ix, int part, int n, int fd, pid_t loader)
+decoder_main(struct trace_index *ix, int part, int n, struct ix_split *split,
+	     const struct ctf_dirs *dirs, int fd, pid_t loader)
 {
-	/* Dies with the loader; out of the terminal's process group, so
-	 * that Ctrl-C, a resize or a stop reach the viewer alone (whose
-	 * handlers it inherited: none of them may run here). */
+	/* Dies with the loader; in a session of its own, so that Ctrl-C, a
+	 * resize or a stop reach the viewer alone (whose handlers it
+	 * inherited: none of them may run here), and so that the scheduler
+	 * shares the CPUs with it as with any program started on its own
+	 * (autogroup: a session's processes share one session's part). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != loader)
 		_exit(5);
-	setpgid(0, 0);
+	if (setsid() < 0)
+		setpgid(0, 0);
 	static const int sigs[] = { SIGINT,  SIGQUIT, SIGTERM, SIGHUP, SIGWINCH,
 				    SIGTSTP, SIGCONT, SIGPIPE, SIGCHLD };
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	out.fd = fd;
 	out.buf = malloc(WBUF);
-	if (!out.buf)
+	if (!out.buf || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
 		_exit(4);
+	out.split = split;
+	out.k = part;
+	char **shares = split ? xcalloc((size_t)dirs->n, sizeof(char *)) : NULL;
+	for (int d = 0; split && d < dirs->n; d++) {
+		shares[d] = xmalloc(400);
+		split_dir(split, part, d, shares[d], 400);
+	}
 	struct ix_raw fail;
 	char cause[512];
-	if (ix_decode_part(ix, part, n, emit_record, &fail, cause, sizeof(cause)) == 0)
+	if (ix_decode_part(ix, part, n, shares, emit_split, &fail, cause, sizeof(cause)) == 0)
 		fail = (struct ix_raw){ .kind = RAW_END, .stream = -1 };
 	fail.stream = -1;
 	emit_record(ix, &fail);
-	flush_out();
+	send_out(true);
 	_exit(0);
 }
 
@@ -210,22 +265,29 @@ struct pdec_in {
 struct ix_pdec {
 	int n;
 	struct pdec_in in[PDEC_MAX];
+	struct ix_split *split; /* the packets dealt, NULL: the streams */
 };
 
-static int decoders_wanted(const struct trace_index *ix, uint64_t streams)
+/* How many decoders (1: none); *split the packets dealt to them, or NULL
+ * if each takes whole streams. */
+static int decoders_wanted(const struct trace_index *ix, uint64_t streams,
+			   const struct ctf_dirs *dirs, struct ix_split **split)
 {
 	const char *env = getenv("ICACHE_VIEW_DECODERS");
 	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	*split = NULL;
 	if (n > PDEC_MAX)
 		n = PDEC_MAX;
-	if ((uint64_t)n > streams)
-		n = (long)streams;
 	if (ix->sel.run || ix->sel.pid >= 0)
 		return 1; /* a window of one run: the serial loader's business */
 	for (uint32_t i = 0; i < ix->nstreams; i++)
 		if (ix->streams[i].missing || ix->streams[i].empty || ix->streams[i].cut_mid ||
 		    ix->streams[i].cut_idx)
 			return 1; /* damaged: the serial loader tells its story */
+	if (n >= 2 && (*split = split_plan(ix, dirs, (int)n)))
+		return (int)n;
+	if ((uint64_t)n > streams)
+		n = (long)streams;
 	return n < 2 ? 1 : (int)n;
 }
 
@@ -260,15 +322,18 @@ void pdec_free(struct ix_pdec *p, struct trace_index *ix)
 		free(in->buf);
 		free(in->smap);
 	}
+	split_free(p->split);
 	free(p);
 }
 
-struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams)
+struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams, const struct ctf_dirs *dirs)
 {
-	int n = decoders_wanted(ix, streams);
+	struct ix_split *split;
+	int n = decoders_wanted(ix, streams, dirs, &split);
 	if (n < 2)
 		return NULL;
 	struct ix_pdec *p = xcalloc(1, sizeof(*p));
+	p->split = split;
 	pid_t self = getpid();
 	fflush(NULL);
 	for (int k = 0; k < n; k++) {
@@ -281,7 +346,7 @@ struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams)
 			for (int j = 0; j < p->n; j++)
 				close(p->in[j].fd);
 			close(fds[0]);
-			decoder_main(ix, k, n, fds[1], self);
+			decoder_main(ix, k, n, split, dirs, fds[1], self);
 		}
 		close(fds[1]);
 		if (pid < 0) {
@@ -301,6 +366,7 @@ struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams)
 		return NULL;
 	}
 	ix->decoders = (unsigned)n;
+	ix->packet_split = split != NULL;
 	return p;
 }
 
@@ -430,6 +496,30 @@ static enum ix_status decoder_failed(struct trace_index *ix, struct pdec_in *in,
 	return IX_ERROR;
 }
 
+/* Should a's description go before b's?  Earlier first; at one time, of
+ * one stream, dealt to two decoders: the earlier packet first. */
+static bool before(const struct ix_pdec *p, const struct pdec_in *a, const struct pdec_in *b)
+{
+	if (a->key != b->key || !p->split || a->cur.stream < 0 || a->cur.kind == RAW_STREAM ||
+	    b->cur.kind == RAW_STREAM)
+		return a->key < b->key;
+	int sa = a->cur.stream < a->nsmap ? a->smap[a->cur.stream] : -1;
+	int sb = b->cur.stream >= 0 && b->cur.stream < b->nsmap ? b->smap[b->cur.stream] : -2;
+	return sa == sb && split_seq(p->split, (int)(a - p->in), sa) <
+				   split_seq(p->split, (int)(b - p->in), sb);
+}
+
+/* Apply k's description (its streams ours already), with the packets
+ * dealt: count its packet ends; a stream ends when its last decoder ends it. */
+static void apply(struct trace_index *ix, struct ix_pdec *p, int k, const struct ix_raw *r)
+{
+	if (p->split && r->kind == RAW_STREAM_END && !split_stream_end(p->split, r->stream))
+		return;
+	ix_raw_apply(ix, r);
+	if (p->split && r->kind == RAW_PACKET_END)
+		split_packet_end(p->split, k, r->stream);
+}
+
 enum ix_status pdec_step(struct trace_index *ix, struct ix_pdec *p, int rounds, char *err,
 			 size_t len)
 {
@@ -446,7 +536,7 @@ enum ix_status pdec_step(struct trace_index *ix, struct ix_pdec *p, int rounds, 
 				in->ended = true;
 				continue;
 			}
-			if (!best || in->key < best->key)
+			if (!best || before(p, in, best))
 				best = in;
 		}
 		if (!best)
@@ -456,7 +546,7 @@ enum ix_status pdec_step(struct trace_index *ix, struct ix_pdec *p, int rounds, 
 		if (map_stream(ix, best, &best->cur))
 			return decoder_failed(ix, best, err, len);
 		if (best->cur.kind != RAW_STREAM)
-			ix_raw_apply(ix, &best->cur);
+			apply(ix, p, (int)(best - p->in), &best->cur);
 		if (i % BATCH == BATCH - 1 && ix->hooks.check && ix->hooks.check(ix, err, len))
 			return IX_ERROR;
 	}

@@ -458,16 +458,20 @@ int report_bench(FILE *f, const char *path)
 		"{\"events\":%" PRIu64 ",\"load_s\":%.3f,\"events_per_s\":%.0f,"
 		"\"event_bytes\":%zu,\"bytes_per_event\":%.2f,\"checkpoints\":%u,"
 		"\"jump_end_ms\":%.3f,\"jump_start_ms\":%.3f,\"jump_middle_ms\":%.3f,"
-		"\"cache\":\"%s\",\"decoded\":%" PRIu64 ",\"decoders\":%u,\"maxrss_kb\":%" PRIu64
-		",\"loader_maxrss_kb\":%ld,\"decoders_maxrss_kb\":%" PRIu64 ","
+		"\"cache\":\"%s\",\"decoded\":%" PRIu64 ",\"decoders\":%u,\"split\":\"%s\","
+		"\"maxrss_kb\":%" PRIu64 ",\"loader_maxrss_kb\":%ld,\"decoders_maxrss_kb\":%" PRIu64
+		","
 		"\"loader_cpu_s\":%.3f,\"decoders_cpu_s\":%.3f,\"busiest_decoder_cpu_s\":%.3f,"
 		"\"peak_bytes_per_event\":%.2f}\n",
 		ix->nev, secs, secs > 0 ? (double)ix->nev / secs : 0, sizeof(struct ix_event),
 		ix->nev ? (double)(idx + side) / (double)ix->nev : 0, ix->nckpts,
 		(double)(t3 - t2) / 1e6, (double)(t4 - t3) / 1e6, (double)(t5 - t4) / 1e6,
-		ix_cache_state_name(ix_cache_state(ix)), ix->decoded, ix->decoders, rss,
-		ru.ru_maxrss, ix->decoders_maxrss_kb, loader_cpu, (double)ix->decoders_cpu_ns / 1e9,
-		(double)ix->decoders_cpu_max_ns / 1e9,
+		ix_cache_state_name(ix_cache_state(ix)), ix->decoded, ix->decoders,
+		!ix->decoders    ? "none" :
+		ix->packet_split ? "packets" :
+				   "streams",
+		rss, ru.ru_maxrss, ix->decoders_maxrss_kb, loader_cpu,
+		(double)ix->decoders_cpu_ns / 1e9, (double)ix->decoders_cpu_max_ns / 1e9,
 		ix->nev ? (double)rss * 1024 / (double)ix->nev : 0);
 	model_free(m);
 	ix_free(ix);

@@ -121,6 +121,15 @@ static int32_t *own_refs(struct pass *p, int slot, uint32_t obj)
 	return omap_put(&p->refs, (uint64_t)slot << 32 | obj);
 }
 
+/* Does c hold the lock of a list t is on? */
+static bool list_guarded(const struct pass *p, const struct cpu_track *c, const struct ino_track *t)
+{
+	for (int k = 0; k < c->n; k++)
+		if (c->cls[k] < 64 && (p->guards[c->cls[k]] & t->lists))
+			return true;
+	return false;
+}
+
 static bool is_protected(struct pass *p, int slot, uint32_t obj)
 {
 	const struct cpu_track *c = &p->cpu[slot];
@@ -146,10 +155,8 @@ static bool is_protected(struct pass *p, int slot, uint32_t obj)
 		int cls = c->cls[k];
 		if (cls == p->global || (cls == p->ilock && c->obj[k] == obj))
 			return true;
-		if (t && cls < 64 && (p->guards[cls] & t->lists))
-			return true;
 	}
-	return false;
+	return t && list_guarded(p, c, t);
 }
 
 static void track_lock(struct cpu_track *c, const struct ix_event *e)
@@ -312,6 +319,14 @@ static void touch(struct pass *p, int slot, const struct ix_event *e, uint64_t i
 	/* (an allocation, or another life of the number, is a new inode,
 	 * not a use of the old pointer) */
 	bool other = e->life && c->cur_life && e->life != c->cur_life;
+	/* A list move carries no life: when the number has a new life since
+	 * c's pointer and c holds the lock of a list the new inode is on, c
+	 * found that inode afresh on the list (the flusher's next pick from
+	 * b_dirty), it did not follow its old pointer. */
+	const struct ino_track *now = omap_get(&p->inodes, t);
+	if (!e->life && t == c->cur && c->cur_life && now && now->life &&
+	    now->life != c->cur_life && list_guarded(p, c, now))
+		other = true;
 	if (t == c->cur && c->since != UINT64_MAX && e->type != EV_inode_alloc && !other)
 		add_span(p, slot, t, c->since, i);
 	c->since = UINT64_MAX;
@@ -462,7 +477,7 @@ const struct unprot *unprot_spans_all(const struct trace_index *ix)
 	return u;
 }
 
-const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev)
+const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev, uint64_t end)
 {
 	/* the spans that begin at or before ev, newest first, back to the
 	 * longest span's length */
@@ -475,7 +490,7 @@ const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64
 			hi = mid;
 	}
 	for (uint32_t k = lo; k-- > 0 && u->s[k].from + u->longest >= ev;)
-		if (u->s[k].cpu == cpu && ev < u->s[k].to)
+		if (u->s[k].cpu == cpu && ev < u->s[k].to && u->s[k].to < end)
 			return &u->s[k];
 	return NULL;
 }

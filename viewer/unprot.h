@@ -62,7 +62,12 @@ struct unprot {
 const struct unprot *unprot_spans(const struct trace_index *ix);
 /* The same, scanning all the events indexed. */
 const struct unprot *unprot_spans_all(const struct trace_index *ix);
-/* The span cpu is in at event ev (from <= ev < to), or NULL. */
-const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev);
+/*
+ * The span cpu is in at event ev (from <= ev < to), or NULL, as a view of
+ * events [0, end) knows it (app_set_visible): a span is found at its `to`,
+ * so one that ends at or after end is not shown yet.
+ */
+const struct unprot_span *unprot_at(const struct unprot *u, unsigned cpu, uint64_t ev,
+				    uint64_t end);
 
 #endif

@@ -51,13 +51,14 @@ static bool question_open(const struct step *s, const struct step_state *st)
 
 /*
  * What the panes may see: a trace up to one event and no further.  The
- * index is shared (never edited); the view is a copy of its header whose
- * event count stops at the moment, so no pane can print a later event:
- * not the lanes, not the inode's history, not the lock_stat totals.
+ * index is shared (never edited, never copied); the app's visible end
+ * (app_set_visible) stops at the moment, and every pane reads up to it
+ * only, so none can print a later event: not the lanes, not the inode's
+ * history, not the lock_stat totals, not an unprotected span that ends
+ * after the moment.
  */
 struct view {
-	struct trace_index ix;
-	struct app app;
+	struct app app; /* app.ix: the trace, app.end: one past the moment */
 	bool ok;
 };
 
@@ -111,15 +112,13 @@ static void view_close(struct view *v)
 }
 
 /* The view of `full` up to event `upto` (-1: nothing yet). */
-static void view_open(struct view *v, const struct trace_index *full, int64_t upto)
+static void view_open(struct view *v, struct trace_index *full, int64_t upto)
 {
 	view_close(v);
 	if (!full || upto < 0 || !full->nev)
 		return;
-	v->ix = *full;
-	if ((uint64_t)upto + 1 < full->nev)
-		v->ix.nev = (uint64_t)upto + 1;
-	app_init(&v->app, &v->ix);
+	app_init(&v->app, full);
+	app_set_visible(&v->app, (uint64_t)upto + 1);
 	v->ok = true;
 }
 
@@ -133,12 +132,13 @@ static int viewer_pane(int ours)
 	return pane_index(id[ours]);
 }
 
-static void app_point(struct app *a, const struct trace_index *ix, const struct step *s, int64_t ev)
+static void app_point(struct app *a, const struct step *s, int64_t ev)
 {
+	const struct trace_index *ix = a->ix;
 	if (ev < 0)
 		ev = 0;
-	if ((uint64_t)ev >= ix->nev && ix->nev)
-		ev = (int64_t)ix->nev - 1;
+	if ((uint64_t)ev >= a->end)
+		ev = (int64_t)a->end - 1;
 	app_goto(a, (uint64_t)ev);
 	a->has_search = false;
 	a->pinned = UINT32_MAX;
@@ -613,7 +613,7 @@ static void draw_right(struct runner *rn, struct canvas *c, struct rect r)
 			order[n++] = s->show[i].value;
 		}
 	bool inodes = false;
-	for (uint64_t i = 0; i < a->ix->nev && !inodes; i++)
+	for (uint64_t i = 0; i < a->end && !inodes; i++)
 		inodes = a->ix->ev[i].type == EV_inode_alloc;
 	const int deflt[] = { PANE_LANES, PANE_LOCKS, inodes ? PANE_INODE : PANE_GRAPH,
 			      inodes ? PANE_GRAPH : PANE_INODE, PANE_STATS };
@@ -839,7 +839,7 @@ static void drive_show(struct drive_outcome *o, struct view *v, const struct ste
 {
 	view_open(v, o->have_trace ? o->t.ix : NULL, o->boundary_ev);
 	if (v->ok)
-		app_point(&v->app, &v->ix, s, (int64_t)v->ix.nev - 1);
+		app_point(&v->app, s, (int64_t)v->app.end - 1);
 }
 
 static void drive_run(struct runner *rn)
@@ -921,7 +921,7 @@ static void enter_step(struct runner *rn, int i)
 	} else if (rn->have_trace) {
 		view_open(&rn->main, rn->t.ix, rn->pos[i] < 0 ? 0 : rn->pos[i]);
 		if (rn->main.ok)
-			app_point(&rn->main.app, &rn->main.ix, s, rn->pos[i]);
+			app_point(&rn->main.app, s, rn->pos[i]);
 	}
 	save_progress(rn);
 }
@@ -977,7 +977,7 @@ static void edit_exercise(struct runner *rn, const struct step *s)
 	if (rn->have_ex) {
 		view_open(&rn->eview, rn->ex_trace.ix, (int64_t)rn->ex_trace.ix->nev - 1);
 		if (rn->eview.ok)
-			app_point(&rn->eview.app, &rn->eview.ix, s, (int64_t)rn->eview.ix.nev - 1);
+			app_point(&rn->eview.app, s, (int64_t)rn->eview.app.end - 1);
 	}
 	if (rn->ex_verdict == 1) {
 		rn->ss[rn->cur].solved = true;

@@ -236,7 +236,8 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 		if (op->n > 0) {
 			/* Setup's "nlink N": links are not locked state. */
 			atomic_store(&inode->i_nlink, (unsigned)op->n);
-			trace_inode_nlink(this_cpu, inode->i_ino, (uint32_t)op->n);
+			trace_inode_nlink(this_cpu, inode->i_ino, inode->i_lock.life,
+					  (uint32_t)op->n);
 		} else {
 			inode_drop_nlink(inode, SITE_unlink);
 		}

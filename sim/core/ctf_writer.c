@@ -188,14 +188,20 @@ ICACHE_EVENTS(EVENT_FN_)
 /* ---- metadata ----------------------------------------------------------------- */
 
 /* The enums the table's ENUM fields name, as LTTng's provider declares
- * them (tracepoints/icache_tp.h): labels in order from 0. */
+ * them (tracepoints/icache_tp.h): labels in order from 0.  A new enum list
+ * gets a line here as it gets one there (tests/test_direct.c fails on a
+ * field whose enum is not declared: babeltrace2 refuses the metadata). */
 #define LABEL_(n) "\"" #n "\", "
 #define ENUM_DECL(name, list) "enum " #name " : uint8_t { " list(LABEL_) "};\n"
-static const char enum_decls[] =
-	ENUM_DECL(lock_class, ICACHE_LOCK_CLASSES) ENUM_DECL(site, ICACHE_SITES)
-		ENUM_DECL(list, ICACHE_LISTS) ENUM_DECL(list_action, ICACHE_LIST_ACTIONS)
-			ENUM_DECL(op, ICACHE_OPS) ENUM_DECL(violation_kind, ICACHE_VIOLATIONS)
-				ENUM_DECL(src_file, ICACHE_SRC_FILES);
+static const char *const enum_decls[] = {
+	ENUM_DECL(lock_class, ICACHE_LOCK_CLASSES),
+	ENUM_DECL(site, ICACHE_SITES),
+	ENUM_DECL(list, ICACHE_LISTS),
+	ENUM_DECL(list_action, ICACHE_LIST_ACTIONS),
+	ENUM_DECL(op, ICACHE_OPS),
+	ENUM_DECL(violation_kind, ICACHE_VIOLATIONS),
+	ENUM_DECL(src_file, ICACHE_SRC_FILES),
+};
 
 /* A field as TSDL: integers as LTTng declares them (size, signedness,
  * base 16 for HEX), enums by name, strings. */
@@ -279,7 +285,8 @@ char *ctfw_metadata(void)
 		fatal("out of memory (the trace's metadata)");
 	fputs(trace_head, f);
 	head_blocks(f);
-	fputs(enum_decls, f);
+	for (size_t i = 0; i < sizeof(enum_decls) / sizeof(enum_decls[0]); i++)
+		fputs(enum_decls[i], f);
 	fputs("\n", f);
 	fputs(stream_decl, f);
 	ICACHE_EVENTS(EVENT_META_)

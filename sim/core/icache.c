@@ -395,7 +395,7 @@ void inode_state_assign(struct inode *inode, unsigned state, enum site site)
 	}
 	unsigned old = atomic_exchange_explicit(&inode->i_state, state, memory_order_acq_rel);
 	if (old != state)
-		trace_inode_state(this_cpu, inode->i_ino, old, state, site);
+		trace_inode_state(this_cpu, inode->i_ino, inode->i_lock.life, old, state, site);
 }
 
 void inode_state_set(struct inode *inode, unsigned flags, enum site site)
@@ -423,7 +423,7 @@ void inode_ref_get(struct inode *inode, enum site site)
 				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
 				 state & I_FREEING ? "I_FREEING" : "I_WILL_FREE");
 	int old = atomic_fetch_add_explicit(&inode->i_count, 1, memory_order_acq_rel);
-	trace_inode_ref(this_cpu, inode->i_ino, old, old + 1, site);
+	trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old + 1, site);
 	/* 0 -> 1 revives an unused inode that the shrinker or an evicting
 	 * CPU may be claiming right now: only the lock that guards i_state
 	 * orders the two (__iget under i_lock / inode_lock). */
@@ -440,7 +440,7 @@ void inode_ref_get(struct inode *inode, enum site site)
 int inode_ref_put(struct inode *inode, enum site site)
 {
 	int old = atomic_fetch_sub_explicit(&inode->i_count, 1, memory_order_acq_rel);
-	trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
+	trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old - 1, site);
 	if (old <= 0)
 		report_violation(VIOL_invariant, -1, -1, site, -1, cpu_id(), -1, inode->i_ino,
 				 "%s drops a reference to inode %llu in %s that it "
@@ -461,7 +461,8 @@ bool inode_ref_put_unless_last(struct inode *inode, enum site site)
 		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old, old - 1,
 							  memory_order_acq_rel,
 							  memory_order_relaxed)) {
-			trace_inode_ref(this_cpu, inode->i_ino, old, old - 1, site);
+			trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old - 1,
+					site);
 			return true;
 		}
 	}
@@ -487,7 +488,7 @@ void inode_drop_nlink(struct inode *inode, enum site site)
 	while (old > 0 && !atomic_compare_exchange_weak(&inode->i_nlink, &old, old - 1))
 		;
 	if (old > 0)
-		trace_inode_nlink(this_cpu, inode->i_ino, old - 1);
+		trace_inode_nlink(this_cpu, inode->i_ino, inode->i_lock.life, old - 1);
 }
 
 /* ---- the hash -------------------------------------------------------------- */
@@ -536,7 +537,7 @@ void inode_hash_add(struct inode *inode, enum site site)
 				 site_name(site));
 	hlist_add_head_rcu(&inode->i_hash, &b->head);
 	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_add, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_hash, LACT_add, site);
 }
 
 void inode_hash_del(struct inode *inode, enum site site)
@@ -546,7 +547,7 @@ void inode_hash_del(struct inode *inode, enum site site)
 		return;
 	hlist_del_init_rcu(&inode->i_hash);
 	atomic_store_explicit(&inode->i_hashed, false, memory_order_relaxed);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_hash, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_hash, LACT_del, site);
 }
 
 struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
@@ -622,7 +623,7 @@ void inode_sb_list_add(struct inode *inode, enum site site)
 		return;
 	list_add_rcu(&inode->i_sb_list, &inode->i_sb->s_inodes);
 	atomic_fetch_add(&inode->i_sb->s_nr_inodes, 1);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_add, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_add, site);
 }
 
 void inode_sb_list_del(struct inode *inode, enum site site)
@@ -632,7 +633,7 @@ void inode_sb_list_del(struct inode *inode, enum site site)
 		return;
 	list_del_rcu(&inode->i_sb_list);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_del, site);
 }
 
 void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
@@ -644,8 +645,9 @@ void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum s
 	 * onto the dispose list.  V4, the only user, has no such walker. */
 	list_move(&inode->i_sb_list, dispose);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_sb, LACT_del, site);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_sb_dispose, LACT_add, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb_dispose, LACT_add,
+			 site);
 }
 
 struct inode *inode_sb_dispose_pop(struct list_head *dispose, enum site site)
@@ -654,7 +656,8 @@ struct inode *inode_sb_dispose_pop(struct list_head *dispose, enum site site)
 		return NULL;
 	struct inode *inode = list_first_entry(dispose, struct inode, i_sb_list);
 	list_del_init(&inode->i_sb_list);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_sb_dispose, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb_dispose, LACT_del,
+			 site);
 	return inode;
 }
 
@@ -705,13 +708,14 @@ void inode_lru_add(struct inode *inode, enum site site)
 	if (!list_empty(&inode->i_lru)) {
 		/* 2.6.36: moving from inode_in_use to inode_unused. */
 		if (inode->i_lru_on == LIST_in_use)
-			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
+			trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use,
+					 LACT_del, site);
 		list_del_init(&inode->i_lru);
 	}
 	list_add(&inode->i_lru, &icache.inode_lru);
 	inode->i_lru_on = LIST_lru;
 	lru_count(1);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, act, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, act, site);
 }
 
 void inode_lru_del(struct inode *inode, enum site site)
@@ -722,7 +726,7 @@ void inode_lru_del(struct inode *inode, enum site site)
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	lru_count(-1);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_del, site);
 }
 
 void inode_lru_rotate(struct inode *inode, enum site site)
@@ -731,7 +735,7 @@ void inode_lru_rotate(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "rotates") || inode->i_lru_on != LIST_lru)
 		return;
 	list_move(&inode->i_lru, &icache.inode_lru);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_rotate, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_rotate, site);
 }
 
 struct inode *inode_lru_youngest(void)
@@ -757,7 +761,7 @@ void inode_in_use_add(struct inode *inode, enum site site)
 		inode_lru_del(inode, site);
 	list_add(&inode->i_lru, &icache.inode_in_use);
 	inode->i_lru_on = LIST_in_use;
-	trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_add, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use, LACT_add, site);
 }
 
 void inode_in_use_del(struct inode *inode, enum site site)
@@ -768,7 +772,7 @@ void inode_in_use_del(struct inode *inode, enum site site)
 		return;
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
-	trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use, LACT_del, site);
 }
 
 void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
@@ -780,13 +784,14 @@ void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site
 	else if (!list_empty(&inode->i_lru)) {
 		if (inode->i_lru_on == LIST_in_use) {
 			assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
-			trace_inode_list(this_cpu, inode->i_ino, LIST_in_use, LACT_del, site);
+			trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use,
+					 LACT_del, site);
 		}
 		list_del_init(&inode->i_lru);
 	}
 	list_add(&inode->i_lru, dispose);
 	inode->i_lru_on = LIST_dispose;
-	trace_inode_list(this_cpu, inode->i_ino, LIST_dispose, LACT_add, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_dispose, LACT_add, site);
 }
 
 struct inode *inode_dispose_pop(struct list_head *dispose, enum site site)
@@ -796,7 +801,7 @@ struct inode *inode_dispose_pop(struct list_head *dispose, enum site site)
 	struct inode *inode = list_first_entry(dispose, struct inode, i_lru);
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
-	trace_inode_list(this_cpu, inode->i_ino, LIST_dispose, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_dispose, LACT_del, site);
 	return inode;
 }
 
@@ -827,10 +832,11 @@ void inode_wb_move(struct inode *inode, struct bdi_writeback *wb, enum inode_lis
 		return;
 	bool was_on = inode_on_wb(inode);
 	if (was_on)
-		trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del, site);
+		trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, inode->i_wb_on,
+				 LACT_del, site);
 	list_move(&inode->i_wb_list, wb_list_head(wb, to));
 	inode->i_wb_on = to;
-	trace_inode_list(this_cpu, inode->i_ino, to, LACT_add, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, to, LACT_add, site);
 }
 
 void inode_wb_del(struct inode *inode, enum site site)
@@ -840,7 +846,8 @@ void inode_wb_del(struct inode *inode, enum site site)
 	assert_list_lock(inode->i_wb_on, inode, site, "the writeback lists");
 	if (!inode_alive(inode, site, "removes from a writeback list"))
 		return;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_wb_on, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, inode->i_wb_on, LACT_del,
+			 site);
 	list_del_init(&inode->i_wb_list);
 	inode->i_wb_on = (enum inode_list_id) - 1;
 }

@@ -56,7 +56,7 @@ static void lru_unlink(struct list_lru_node *nlru, struct inode *inode, enum sit
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	__atomic_fetch_sub(&nlru->nr_items, 1, __ATOMIC_RELAXED);
 	lru_count(-1);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_del, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_del, site);
 }
 
 bool list_lru_add(struct list_lru *lru, struct inode *inode, enum site site)
@@ -71,7 +71,8 @@ bool list_lru_add(struct list_lru *lru, struct inode *inode, enum site site)
 		inode->i_lru_dropped_pinned = false;
 		__atomic_fetch_add(&nlru->nr_items, 1, __ATOMIC_RELAXED);
 		lru_count(1);
-		trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_add, site);
+		trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_add,
+				 site);
 		added = true;
 	}
 	sim_spin_unlock(&nlru->lock, site);
@@ -116,7 +117,7 @@ void list_lru_isolate_move(struct list_lru_node *nlru, struct inode *inode,
 static void lru_rotate(struct list_lru_node *nlru, struct inode *inode, enum site site)
 {
 	list_move_tail(&inode->i_lru, &nlru->list);
-	trace_inode_list(this_cpu, inode->i_ino, LIST_lru, LACT_rotate, site);
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_rotate, site);
 }
 
 /*

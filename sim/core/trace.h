@@ -97,30 +97,30 @@ TRACE_LOCK_FN_(lock_release, uint64_t)
 TRACE_LOCK_FN_(lock_trylock, int)
 #undef TRACE_LOCK_FN_
 
-static inline void trace_inode_state(const struct sim_cpu *c, uint64_t ino, unsigned old_state,
-				     unsigned new_state, enum site s)
+static inline void trace_inode_state(const struct sim_cpu *c, uint64_t ino, uint64_t life,
+				     unsigned old_state, unsigned new_state, enum site s)
 {
 	struct src_mark m = sim_src_at(s);
 
-	trace_ev_inode_state(trace_cpu(c), ino, old_state, new_state, s, m.file, m.line);
+	trace_ev_inode_state(trace_cpu(c), ino, old_state, new_state, s, m.file, m.line, life);
 	sched_point(SEV_state, s, NULL, ino, old_state, new_state);
 }
 
-static inline void trace_inode_ref(const struct sim_cpu *c, uint64_t ino, int old_count,
-				   int new_count, enum site s)
+static inline void trace_inode_ref(const struct sim_cpu *c, uint64_t ino, uint64_t life,
+				   int old_count, int new_count, enum site s)
 {
 	struct src_mark m = sim_src_at(s);
 
-	trace_ev_inode_ref(trace_cpu(c), ino, old_count, new_count, s, m.file, m.line);
+	trace_ev_inode_ref(trace_cpu(c), ino, old_count, new_count, s, m.file, m.line, life);
 	sched_point(SEV_ref, s, NULL, ino, old_count, new_count);
 }
 
-static inline void trace_inode_list(const struct sim_cpu *c, uint64_t ino, enum inode_list_id list,
-				    enum list_action action, enum site s)
+static inline void trace_inode_list(const struct sim_cpu *c, uint64_t ino, uint64_t life,
+				    enum inode_list_id list, enum list_action action, enum site s)
 {
 	struct src_mark m = sim_src_at(s);
 
-	trace_ev_inode_list(trace_cpu(c), ino, list, action, s, m.file, m.line);
+	trace_ev_inode_list(trace_cpu(c), ino, list, action, s, m.file, m.line, life);
 	sched_point(SEV_list, s, NULL, ino, list, action);
 }
 
@@ -169,9 +169,10 @@ static inline void trace_inode_rcu_freed(uint64_t ino, uint64_t waited_ns, uint6
 	trace_ev_inode_rcu_freed(0xffff, ino, waited_ns, life);
 }
 
-static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino, uint32_t nlink)
+static inline void trace_inode_nlink(const struct sim_cpu *c, uint64_t ino, uint64_t life,
+				     uint32_t nlink)
 {
-	trace_ev_inode_nlink(trace_cpu(c), ino, nlink);
+	trace_ev_inode_nlink(trace_cpu(c), ino, nlink, life);
 	sched_point(SEV_nlink, SITE_unknown, NULL, ino, 0, nlink);
 }
 

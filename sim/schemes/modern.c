@@ -616,13 +616,18 @@ static void write_inode_now(struct inode *inode)
 }
 
 /*
- * Nothing to do: already dirty in these ways, or only the timestamps are
- * dirtied (I_DIRTY_TIME) and the inode itself already is.
+ * Nothing to do: already dirty in these ways (and, for a mark of the
+ * inode itself, no lazy timestamps left to clear, or iput would retry
+ * for ever), or only the timestamps are dirtied (I_DIRTY_TIME) and the
+ * inode itself already is.
  */
 static bool dirty_already(struct inode *inode, unsigned flags)
 {
-	return (inode_state(inode) & flags) == flags ||
-	       ((flags & I_DIRTY_TIME) && (inode_state(inode) & I_DIRTY_INODE));
+	unsigned state = inode_state(inode);
+
+	if ((flags & I_DIRTY_INODE) && (state & I_DIRTY_TIME))
+		return false;
+	return (state & flags) == flags || ((flags & I_DIRTY_TIME) && (state & I_DIRTY_INODE));
 }
 
 static void mark_inode_dirty(struct inode *inode, unsigned flags)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/evtext.h"
 #include "lib/selector.h"
 #include "lib/xalloc.h"
 #include "sim/core/rcu.h"
@@ -79,26 +80,7 @@ void inode_flags_text(unsigned flags, char *buf, size_t len)
 
 void sched_lock_text(const struct sim_lock *l, char *buf, size_t len)
 {
-	const char *name = lock_class_name(l->cls);
-	unsigned long long inst = (unsigned long long)l->inst;
-
-	switch (l->cls) {
-	case LC_i_lock:
-		snprintf(buf, len, "i_lock inode %llu", inst);
-		break;
-	case LC_hash_bucket:
-		snprintf(buf, len, "hash_bucket %llu", inst);
-		break;
-	case LC_inode_sb_list_lock:
-		/* Instance 0 is the global lock, n + 1 sb n's own. */
-		if (inst)
-			snprintf(buf, len, "%s sb %llu", name, inst - 1);
-		else
-			snprintf(buf, len, "%s", name);
-		break;
-	default:
-		snprintf(buf, len, "%s", name);
-	}
+	ev_lock_words(l->cls, lock_class_name(l->cls), l->inst, buf, len);
 }
 
 static int holder_of(const struct sim_lock *l)
@@ -106,86 +88,71 @@ static int holder_of(const struct sim_lock *l)
 	return atomic_load_explicit(&l->holder, memory_order_relaxed);
 }
 
+/* The trace event a step is (the event table's SCHED column), or -1. */
+static int step_event(enum sched_event_kind k)
+{
+#define STEP_SCHED(kind) SEV_##kind
+#define STEP_NOSCHED -1
+#define STEP_ROW(name, sched, text) { STEP_##sched, ICACHE_EV_##name },
+	static const struct {
+		int kind, ev;
+	} map[] = { ICACHE_EVENTS(STEP_ROW) };
+#undef STEP_ROW
+#undef STEP_NOSCHED
+#undef STEP_SCHED
+	if (k == SEV_trylock_failed)
+		return ICACHE_EV_lock_trylock;
+	if (k == SEV_wake)
+		return EVD_WAKE;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].kind == (int)k)
+			return map[i].ev;
+	return -1;
+}
+
+/* The step in the selector's words, worded by lib/evtext.c like every
+ * event the viewer shows. */
 void sched_event_text(const struct sched *s, const struct sched_cpu *sc,
 		      const struct sched_event *ev, char *buf, size_t len)
 {
-	const char *who = sc->cpu->name;
-	const char *site = site_name(ev->site);
-	char lock[96], f1[128], f2[128];
-
-	switch (ev->kind) {
-	case SEV_acquire:
-	case SEV_acquired:
-	case SEV_release:
-	case SEV_trylock:
-		sched_lock_text(ev->lock, lock, sizeof(lock));
-		snprintf(buf, len, "%s %s %s in %s", who, sched_event_kind_name(ev->kind), lock,
-			 site);
-		break;
-	case SEV_trylock_failed: {
+	char f1[128] = "", f2[128] = "", op[128] = "";
+	struct ev_desc d = {
+		.type = step_event(ev->kind),
+		.who = sc->cpu->name,
+		.verb = sched_event_kind_name(ev->kind),
+		.id = ev->ino,
+		.site = site_name(ev->site),
+		.before = ev->a, /* the a and b of each kind: sim/core/lock.h */
+		.after = ev->b,
+		.sb = ev->a,
+		.nlink = ev->b,
+		.depth = ev->a,
+		.result = ev->b,
+		.old_flags = f1,
+		.new_flags = f2,
+		.op = op,
+		.ok = ev->kind != SEV_trylock_failed,
+	};
+	if (ev->lock) {
 		int h = holder_of(ev->lock);
-		sched_lock_text(ev->lock, lock, sizeof(lock));
-		snprintf(buf, len, "%s trylock-failed %s in %s (held by %s)", who, lock, site,
-			 h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name : "?");
-		break;
+		d.cls = ev->lock->cls;
+		d.cls_name = lock_class_name(ev->lock->cls);
+		d.id = ev->lock->inst;
+		d.holder = h >= 0 && h < s->ncpus ? s->cpu[h].cpu->name : NULL;
 	}
-	case SEV_state:
+	if (ev->kind == SEV_state) {
 		inode_flags_text((unsigned)ev->a, f1, sizeof(f1));
 		inode_flags_text((unsigned)ev->b, f2, sizeof(f2));
-		snprintf(buf, len, "%s state inode %llu: %s -> %s in %s", who,
-			 (unsigned long long)ev->ino, f1, f2, site);
-		break;
-	case SEV_ref:
-		snprintf(buf, len, "%s ref inode %llu: %lld -> %lld in %s", who,
-			 (unsigned long long)ev->ino, (long long)ev->a, (long long)ev->b, site);
-		break;
-	case SEV_nlink:
-		snprintf(buf, len, "%s nlink inode %llu -> %lld", who, (unsigned long long)ev->ino,
-			 (long long)ev->b);
-		break;
-	case SEV_pages:
-		snprintf(buf, len, "%s pages inode %llu: %lld -> %lld in %s", who,
-			 (unsigned long long)ev->ino, (long long)ev->a, (long long)ev->b, site);
-		break;
-	case SEV_list:
-		snprintf(buf, len, "%s %s %s inode %llu in %s", who, list_action_name((int)ev->b),
-			 list_id_name((int)ev->a), (unsigned long long)ev->ino, site);
-		break;
-	case SEV_alloc:
-		snprintf(buf, len, "%s alloc inode %llu (sb %lld)", who,
-			 (unsigned long long)ev->ino, (long long)ev->a);
-		break;
-	case SEV_free:
-		snprintf(buf, len, "%s free inode %llu", who, (unsigned long long)ev->ino);
-		break;
-	case SEV_wake:
-		snprintf(buf, len, "%s wake inode %llu", who, (unsigned long long)ev->ino);
-		break;
-	case SEV_rcu_lock:
-	case SEV_rcu_unlock:
-		snprintf(buf, len, "%s %s (depth %lld) in %s", who, sched_event_kind_name(ev->kind),
-			 (long long)ev->a, site);
-		break;
-	case SEV_rcu_free:
-		snprintf(buf, len,
-			 "%s queues inode %llu for freeing after a grace period (call_rcu)", who,
-			 (unsigned long long)ev->ino);
-		break;
-	case SEV_op_begin:
-	case SEV_op_end:
-		f1[0] = 0;
+	} else if (ev->kind == SEV_list) {
+		d.list = list_id_name((int)ev->a);
+		d.action = list_action_name((int)ev->b);
+	} else if (ev->kind == SEV_op_begin || ev->kind == SEV_op_end) {
 		if (s->op_text)
-			s->op_text((struct sched_cpu *)sc, f1, sizeof(f1), s->obs_arg);
-		if (!f1[0])
-			snprintf(f1, sizeof(f1), "%s", op_kind_name((int)ev->a));
-		if (ev->kind == SEV_op_begin)
-			snprintf(buf, len, "%s begin %s", who, f1);
-		else
-			snprintf(buf, len, "%s end %s (result %lld)", who, f1, (long long)ev->b);
-		break;
-	default:
-		snprintf(buf, len, "%s ?", who);
+			s->op_text((struct sched_cpu *)sc, op, sizeof(op), s->obs_arg);
+		if (!op[0])
+			snprintf(op, sizeof(op), "%s", op_kind_name((int)ev->a));
 	}
+	ev_text(&d, EVT_STEP, buf, len);
 }
 
 void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *buf, size_t len)
@@ -348,30 +315,39 @@ static void park(struct sched *s, struct sched_cpu *sc, enum sched_cpu_state sta
 	switch_out(s, sc, seg);
 }
 
-static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+/*
+ * The calling CPU waits for lock l (blocked) or, l NULL, on inode ino
+ * (asleep): it is parked until the scheduler picks it.  A thread this
+ * scheduler does not drive (no sched_cpu) does not stop.
+ */
+static void park_waiting(struct sim_lock *l, uint64_t ino, enum site site)
 {
 	struct sched *s = active;
 	struct sched_cpu *sc = me(s);
 
 	if (!sc)
 		return;
-	sc->blocked_on = l;
-	sc->blocked_site = site;
-	park(s, sc, SCPU_BLOCKED, SEG_BLOCKED);
-	sc->blocked_on = NULL;
-}
-
-static void hook_wait(struct sim_cpu *c, uint64_t ino, enum site site)
-{
-	struct sched *s = active;
-	struct sched_cpu *sc = me(s);
-
-	if (!sc)
+	if (l) {
+		sc->blocked_on = l;
+		sc->blocked_site = site;
+		park(s, sc, SCPU_BLOCKED, SEG_BLOCKED);
+		sc->blocked_on = NULL;
 		return;
+	}
 	sc->sleep_ino = ino;
 	sc->sleep_site = site;
 	sc->woken = false;
 	park(s, sc, SCPU_SLEEPING, SEG_SLEEPING);
+}
+
+static void hook_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
+{
+	park_waiting(l, 0, site);
+}
+
+static void hook_wait(struct sim_cpu *c, uint64_t ino, enum site site)
+{
+	park_waiting(NULL, ino, site);
 }
 
 static void hook_wake(struct sim_cpu *c, uint64_t ino)
