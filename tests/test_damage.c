@@ -486,10 +486,17 @@ START_TEST(lost_events_make_no_violation)
 	char dir[512];
 	int st;
 	snprintf(dir, sizeof(dir), "%s/lossy", tmp);
-	free(run_cmd(&st,
-		     "%s record --scheme merged --workload mixed --cpus 2 --duration 300ms "
-		     "--subbuf-size 4K --quiet -o %s >/dev/null 2>&1",
-		     bin_path("icache-sim"), dir));
+	/* Events are lost when the program outruns LTTng's consumer: a slow
+	 * (sanitizer) build on a busy machine may need a longer run. */
+	static const char *const secs[] = { "300ms", "2s", "5s" };
+	for (int k = 0; k < 3; k++) {
+		free(run_cmd(&st,
+			     "rm -rf %s; %s record --scheme merged --workload mixed --cpus 2 "
+			     "--duration %s --subbuf-size 4K --quiet -o %s >/dev/null 2>&1",
+			     dir, bin_path("icache-sim"), secs[k], dir));
+		if (st != 0)
+			break;
+	}
 	ck_assert_msg(st == 1, "record with 4 KiB buffers lost nothing? exit %d", st);
 	expect_incomplete(dir, "events in");
 	char *json = view(&st, "--summary --json", dir);
@@ -534,10 +541,13 @@ static void killed_recorder(const char *name, int sig)
 {
 	char dir[512], cmd[1024];
 	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
+	/* The run is killed long before its end: its duration only bounds
+	 * it, and grows with a slower (sanitizer) build, as the wait does. */
+	int slow = (int)test_slowdown();
 	snprintf(cmd, sizeof(cmd),
-		 "exec %s record --scheme merged --workload mixed --cpus 2 --duration 20s "
+		 "exec %s record --scheme merged --workload mixed --cpus 2 --duration %ds "
 		 "--quiet -o %s >/dev/null 2>&1",
-		 bin_path("icache-sim"), dir);
+		 bin_path("icache-sim"), 20 * slow, dir);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -546,7 +556,7 @@ static void killed_recorder(const char *name, int sig)
 	}
 	/* Kill it once it is recording: its stream files grow. */
 	int st;
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 200 * slow; i++) {
 		char *sz = run_cmd(&st, "du -sk %s 2>/dev/null | cut -f1", dir);
 		long kb = atol(sz);
 		free(sz);
