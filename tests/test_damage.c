@@ -426,6 +426,29 @@ START_TEST(stream_file_empty)
 }
 END_TEST
 
+/* SIGKILL before LTTng delivered a packet of any stream: the session had
+ * opened every stream file, all are empty.  One line, exit 2, the same
+ * words as when no stream file was made (not babeltrace2's "no data
+ * stream"). */
+START_TEST(every_stream_file_empty)
+{
+	struct damaged d;
+	int st;
+	damaged_copy("allempty", &d);
+	free(run_cmd(&st,
+		     "cd %s && for f in icache_*; do truncate -s 0 $f &&"
+		     " truncate -s 16 index/$f.idx || exit 1; done",
+		     d.sdir));
+	ck_assert_int_eq(st, 0);
+	char *out = view(&st, "--summary", d.dir);
+	ck_assert_msg(
+		st == 2 && strstr(out, "the recording was cut before its first event was written"),
+		"exit %d: %.600s", st, out);
+	ck_assert_msg(strchr(out, '\n') && !strchr(out, '\n')[1], "more than one line: %s", out);
+	free(out);
+}
+END_TEST
+
 START_TEST(metadata_name_bit_flipped)
 {
 	char dir[512], sdir[512];
@@ -695,7 +718,8 @@ int main(void)
 					       NULL });
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
-	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, metadata_name_bit_flipped,
+	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, every_stream_file_empty,
+					       metadata_name_bit_flipped,
 					       metadata_field_missing_or_mistyped,
 					       lost_events_make_no_violation, recorder_killed,
 					       recorder_terminated, two_processes_never_one_story,
