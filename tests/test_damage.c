@@ -353,7 +353,8 @@ END_TEST
  * However the viewer ends, its temporary copy of a cut stream goes with
  * it: killed in a real terminal with SIGINT, SIGTERM, SIGHUP or SIGKILL
  * while it shows the trace, the copy under its private TMPDIR is removed
- * (by the guard process of viewer/health.c) within 10 s.
+ * (by the guard process of viewer/health.c) within 10 s (scaled by
+ * test_slowdown() in a sanitizer build).
  */
 static const int view_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGKILL };
 
@@ -380,7 +381,7 @@ START_TEST(viewer_copy_removed_on_signal)
 	ck_assert_int_eq(kill(atoi(pid), sig), 0);
 	free(pid);
 	int left = 1;
-	for (int i = 0; i < 100 && left; i++) {
+	for (int i = 0; i < 100 * test_slowdown() && left; i++) {
 		usleep(100000);
 		n = run_cmd(&st, "ls -A %s | wc -l", vtmp);
 		left = atoi(n);
