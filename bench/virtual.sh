@@ -101,8 +101,8 @@ echo
 # ---- 2. validation ------------------------------------------------------------
 
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
-printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s\n' workload scheme cpus \
-	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio
+printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s\n' workload scheme cpus \
+	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lines"
 : >"$TMP/validation"
 c=1
 while [ "$c" -le "$cores" ]; do
@@ -140,10 +140,16 @@ while [ "$c" -le "$cores" ]; do
 			vops=$(jnum "$f" ops_per_s)
 			vcon=$(awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
 				'BEGIN { print (b > 0) ? a / b : 0 }')
-			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s\n' "$w" "$s" "$c" \
+			# The same with every list line followed (--list-lines).
+			# (run sets f: vops and vcon are read first.)
+			fl=$TMP/virtl.$w.$s.$c.json
+			run "$fl" --virtual --list-lines ${COSTS:+--costs "$COSTS"} --scheme "$s" \
+				--workload "$w" --cpus "$c" --ops "$VALOPS"
+			lops=$(jnum "$fl" ops_per_s)
+			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s %7s\n' "$w" "$s" "$c" \
 				"$rops" "$rshare" "$vops" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
-				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")"
-			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc" >>"$TMP/validation"
+				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")"
+			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops" >>"$TMP/validation"
 		done
 	done
 	c=$((c + 1))
@@ -161,6 +167,7 @@ echo "  (share: the workers' CPU time over cpus x wall time; below 1 the host ra
 echo "   something else meanwhile: other processes, or the run's own flusher when"
 echo "   cpus = cores, and a ticket-lock holder preempted makes its waiters spin."
 echo "   on-cpu: virtual / the ops the real workers made per CPU-second they got."
+echo "   +lines: virtual with --list-lines (every list line followed) / real."
 echo "   At 1 CPU merged's per-point work is fitted to a real run by calibrate;"
 echo "   every other row is a prediction.)"
 echo
@@ -259,8 +266,8 @@ if [ -n "${JSON:-}" ]; then
 			"${COSTS:-shipped}" "$( [ -n "$COSTS" ] && grep -v '^#' "$COSTS" | tr '\t' ' ' | sed 's/ *#.*//; s/"//g' | tr '\n' ';')" \
 			"$(echo $VCPUS | sed 's/ /,/g')" "$OPS" "$VALOPS" "$REALDUR" "$REPS"
 		printf '"validation":['
-		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s}",
-			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$TMP/validation"
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s}",
+			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$TMP/validation"
 		printf '],"curves":['
 		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"ops_per_s\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"line_xfers_per_op\":%s}",
 			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7 }' "$TMP/curves"
@@ -268,7 +275,7 @@ if [ -n "${JSON:-}" ]; then
 			"$(tr '\n' ' ' <"$TMP/headline" | sed 's/  */ /g; s/"//g')" "$SPEEDOPS" "${pts:-0}" "${hs:-0}"
 		printf '"runs":{'
 		sep=""
-		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/curve.*.json; do
+		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/virtl.*.json "$TMP"/curve.*.json; do
 			[ -f "$f" ] || continue
 			printf '%s"%s":' "$sep" "$(basename "$f" .json)"
 			tr -d '\n' <"$f"

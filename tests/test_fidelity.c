@@ -293,6 +293,7 @@ static const struct fid_path fid_paths[] = {
 	 * of an I_DONTCACHE inode and of one with only I_DIRTY_TIME. */
 	{ "iget-creating", NULL, "global vfs-scale inode-scale-v4 merged" },
 	{ "insert-locked-creating", NULL, "global vfs-scale inode-scale-v4 merged" },
+	{ "insert-locked4-creating", NULL, "global vfs-scale inode-scale-v4 merged" },
 	{ "iput-dontcache", NULL, "global vfs-scale inode-scale-v4 merged" },
 	{ "iput-dirty-time", NULL, "global vfs-scale inode-scale-v4 merged" },
 };

@@ -457,6 +457,8 @@ START_TEST(malformed_scenarios_say_file_and_line)
 		     "3", "mark-dirty time: scheme merged has no I_DIRTY_TIME");
 	expect_error("no-dontcache.scn", HEAD "cpu0: dontcache 42\nexpect no violation\n", "3",
 		     "dontcache: scheme merged has no I_DONTCACHE");
+	expect_error("no-insert5.scn", HEAD "cpu0: insert-locked4 44\nexpect no violation\n", "3",
+		     "insert-locked4: scheme merged does not model it");
 	int st;
 	char *out = play(&st, "/nonexistent/x.scn", NULL);
 	ck_assert_int_eq(st, 2);

@@ -635,12 +635,12 @@ END_TEST
 
 int main(void)
 {
-	return run_tests("teach", record_traces, cleanup, 30,
-			 (const TTest *[]){ source_marks_both_cpus_in_iput_final, unprotected_span,
-					    unprotected_free_runs, two_owners_no_span,
-					    inode_history, new_edge_highlight,
-					    order_tree_small_screens, named_threads,
-					    named_threads_of_a_run, small_screen_v4,
-					    hot_locks_and_reports_on_v4, sleep_on_i_freeing,
-					    source_found_checked_or_missing, NULL });
+	return run_tests(
+		"teach", record_traces, cleanup, 120, /* five recordings in one case, under load */
+		(const TTest *[]){ source_marks_both_cpus_in_iput_final, unprotected_span,
+				   unprotected_free_runs, two_owners_no_span, inode_history,
+				   new_edge_highlight, order_tree_small_screens, named_threads,
+				   named_threads_of_a_run, small_screen_v4,
+				   hot_locks_and_reports_on_v4, sleep_on_i_freeing,
+				   source_found_checked_or_missing, NULL });
 }

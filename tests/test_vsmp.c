@@ -446,6 +446,36 @@ START_TEST(virtual_charges_each_lock_its_cost)
 }
 END_TEST
 
+/*
+ * --list-lines follows every line a list operation writes (node,
+ * neighbours, head): still deterministic, and it moves more lines than one
+ * head per list kind does; only for --virtual.
+ */
+START_TEST(virtual_list_lines_are_followed)
+{
+	const char *fmt = "%s run --virtual --costs %s --scheme merged --workload create-unlink "
+			  "--ops 4000 --cpus 4 --seed 5 --json %s";
+	int st;
+	char *a = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--list-lines");
+	char *b = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--list-lines");
+	char *c = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "");
+	drop_host_time(a);
+	drop_host_time(b);
+	drop_host_time(c);
+	ck_assert_msg(strcmp(a, b) == 0, "same seed, different results:\n%.600s\n%.600s", a, b);
+	ck_assert_msg(strstr(a, "\"list_lines\":true") && !strstr(c, "list_lines"), "%.400s", a);
+	ck_assert_msg(json_num(a, NULL, "line_xfers") > json_num(c, NULL, "line_xfers"),
+		      "list lines %.0f transfers, list kinds %.0f", json_num(a, NULL, "line_xfers"),
+		      json_num(c, NULL, "line_xfers"));
+	free(a);
+	free(b);
+	free(c);
+	a = run_cmd(&st, "%s run --list-lines --ops 10 2>&1", bin_path("icache-sim"));
+	ck_assert_msg(st == 2 && strstr(a, "--list-lines is for --virtual runs"), "%s", a);
+	free(a);
+}
+END_TEST
+
 /* A real run says how much CPU its threads got, so that a reader (and
  * make bench) can tell a slow program from a busy host. */
 START_TEST(real_run_reports_its_cpu_time)
@@ -621,6 +651,7 @@ Suite *vsmp_suite(void)
 	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
 	tcase_add_test(tc, cost_files_are_checked);
 	tcase_add_test(tc, virtual_charges_each_lock_its_cost);
+	tcase_add_test(tc, virtual_list_lines_are_followed);
 	tcase_add_test(tc, real_run_reports_its_cpu_time);
 	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
 	tcase_add_test(tc, record_virtual_16_cpus);

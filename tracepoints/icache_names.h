@@ -81,7 +81,9 @@
 	X(wait_for_lru_isolating)   \
 	X(inode_io_list_del)        \
 	X(inode_wait_for_writeback) \
-	X(d_mark_dontcache)
+	X(d_mark_dontcache)         \
+	X(inode_insert5)            \
+	X(insert_inode_locked4)
 
 /* The lists an inode can be on. */
 #define ICACHE_LISTS(X)                                                   \

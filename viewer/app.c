@@ -35,6 +35,41 @@ static int type_word(const char *w)
 	return selector_event_word(w);
 }
 
+/* One word of a search: cpuN, an inode number, a name of one of the
+ * trace's vocabularies (tried in this order), else text to find. */
+static void term_parse(struct query_term *t, const struct trace_index *ix, char *w)
+{
+	static const struct {
+		int (*by_name)(const char *);
+		enum term_kind kind;
+	} names[] = { { state_flag_by_name, Q_FLAG },
+		      { lock_class_by_name, Q_CLASS },
+		      { ev_type_by_name, Q_TYPE },
+		      { site_by_name, Q_SITE } };
+	char *end;
+	memset(t, 0, sizeof(*t));
+	if (!strncmp(w, "ino=", 4))
+		w += 4;
+	if (!strncmp(w, "cpu", 3) && w[3] && isdigit((unsigned char)w[3])) {
+		t->kind = Q_CPU;
+		t->value = atoi(w + 3);
+		return;
+	}
+	if (isdigit((unsigned char)w[0]) && (strtoull(w, &end, 0), *end == 0)) {
+		t->kind = Q_ID;
+		t->id = ix_id_find(ix, strtoull(w, NULL, 0));
+		return;
+	}
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if ((t->value = names[k].by_name(w)) >= 0) {
+			t->kind = names[k].kind;
+			return;
+		}
+	t->value = type_word(w);
+	t->kind = t->value >= 0 ? Q_TYPE : Q_TEXT;
+	snprintf(t->text, sizeof(t->text), "%s", w);
+}
+
 bool query_parse(struct query *q, const struct trace_index *ix, const char *s, char *err,
 		 size_t errlen)
 {
@@ -48,35 +83,7 @@ bool query_parse(struct query *q, const struct trace_index *ix, const char *s, c
 			q->cap = q->cap ? q->cap * 2 : 4;
 			q->t = xreallocarray(q->t, (size_t)q->cap, sizeof(*q->t));
 		}
-		struct query_term *t = &q->t[q->n++];
-		memset(t, 0, sizeof(*t));
-		int v;
-		char *end;
-		if (!strncmp(w, "ino=", 4))
-			w += 4;
-		if (!strncmp(w, "cpu", 3) && w[3] && isdigit((unsigned char)w[3])) {
-			t->kind = Q_CPU;
-			t->value = atoi(w + 3);
-		} else if (isdigit((unsigned char)w[0]) && (strtoull(w, &end, 0), *end == 0)) {
-			t->kind = Q_ID;
-			t->id = ix_id_find(ix, strtoull(w, NULL, 0));
-		} else if ((v = state_flag_by_name(w)) >= 0) {
-			t->kind = Q_FLAG;
-			t->value = v;
-		} else if ((v = lock_class_by_name(w)) >= 0) {
-			t->kind = Q_CLASS;
-			t->value = v;
-		} else if ((v = ev_type_by_name(w)) >= 0) {
-			t->kind = Q_TYPE;
-			t->value = v;
-		} else if ((v = site_by_name(w)) >= 0) {
-			t->kind = Q_SITE;
-			t->value = v;
-		} else {
-			t->value = type_word(w);
-			t->kind = t->value >= 0 ? Q_TYPE : Q_TEXT;
-			snprintf(t->text, sizeof(t->text), "%s", w);
-		}
+		term_parse(&q->t[q->n++], ix, w);
 	}
 	if (q->n == 0) {
 		snprintf(err, errlen, "empty search");

@@ -65,38 +65,21 @@ static const char *pick(const char *const *tab, int n, int v, const char *kind)
 	return unknown_name(kind, v);
 }
 
-const char *ev_type_name(int t)
-{
-	return pick(ev_names, NELEM(ev_names), t, "ev");
-}
-const char *lock_class_label(int c)
-{
-	return pick(class_names, NELEM(class_names), c, "cls");
-}
-const char *site_label(int s)
-{
-	return pick(site_names, NELEM(site_names), s, "site");
-}
-const char *list_label(int l)
-{
-	return pick(list_names, NELEM(list_names), l, "list");
-}
-const char *list_action_label(int a)
-{
-	return pick(lact_names, NELEM(lact_names), a, "act");
-}
-const char *op_label(int o)
-{
-	return pick(op_names, NELEM(op_names), o, "op");
-}
-const char *src_file_label(int s)
-{
-	return pick(src_names, NELEM(src_names), s, "src");
-}
-const char *violation_label(int k)
-{
-	return pick(viol_names, NELEM(viol_names), k, "viol");
-}
+/* A list's name for v (see pick()), one function a list. */
+#define LABEL_FN(fn, tab, kind)                        \
+	const char *fn(int v)                          \
+	{                                              \
+		return pick(tab, NELEM(tab), v, kind); \
+	}
+LABEL_FN(ev_type_name, ev_names, "ev")
+LABEL_FN(lock_class_label, class_names, "cls")
+LABEL_FN(site_label, site_names, "site")
+LABEL_FN(list_label, list_names, "list")
+LABEL_FN(list_action_label, lact_names, "act")
+LABEL_FN(op_label, op_names, "op")
+LABEL_FN(src_file_label, src_names, "src")
+LABEL_FN(violation_label, viol_names, "viol")
+#undef LABEL_FN
 
 int nr_lock_class_labels(void)
 {

@@ -145,7 +145,7 @@ void split_free(struct ix_split *sp)
 	free(sp);
 }
 
-/* Decoder k's directory for trace directory d (made by split_make). */
+/* Decoder k's directory for trace directory d (made by make_share). */
 static void share_dir(const struct ix_split *sp, int k, int d, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%d/%d", sp->root, k, d);

@@ -189,8 +189,11 @@ static void forget(struct pass *p, int slot, uint32_t obj, uint16_t life)
 	const struct ino_track *t = omap_get(&p->inodes, obj);
 	if (t && life && t->life && t->life != life)
 		return; /* an older life: the tracker is of a newer one */
+	/* (a CPU whose pointer is to another life of the number, one still
+	 * being evicted while this one came and went, keeps it) */
 	for (int k = 0; k < NSLOT; k++)
-		if (k != slot && p->cpu[k].cur == obj)
+		if (k != slot && p->cpu[k].cur == obj &&
+		    (!life || !p->cpu[k].cur_life || p->cpu[k].cur_life == life))
 			p->cpu[k].cur_freed = true;
 	omap_del(&p->inodes, obj);
 }
@@ -356,6 +359,8 @@ static void step(struct pass *p, uint64_t i)
 		bool prot = r->cur != UINT32_MAX && is_protected(p, slot_of(e), r->cur);
 		if (r->cur != UINT32_MAX && r->prot && !prot)
 			r->since = i;
+		if (prot) /* as in step's other events: protected again */
+			r->since = UINT64_MAX;
 		r->prot = prot;
 		return;
 	}

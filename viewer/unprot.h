@@ -21,6 +21,11 @@
  *     its i_lock, or a violation naming it), in the same operation; c
  *     allocating a new inode of the same number is not a use of the old
  *     pointer.
+ * Protection regained before that touch (a lock, a reference, an RCU
+ * section) ends it with no span: the trace cannot tell a pointer found
+ * afresh (a new walk of a list) from the old one, and the finder does not
+ * claim a race it cannot show.  A list move or lock of a new life of the
+ * number (every inode event names its life) is not a use of the old one.
  * A pointer dropped unused (the operation ends first) makes no span, and
  * sleeping on X's state bit is not a touch (the kernel's bit waitqueue is
  * found from the address, the inode is not read).  Simplification: any

@@ -43,6 +43,9 @@ static const char run_options_rest[] =
 	"                    `icache-sim calibrate` (default: the shipped one)\n"
 	"  --jitter PCT      --virtual: each step's work varies by up to PCT %% either\n"
 	"                    way (0..90, default 0), seeded by --seed\n"
+	"  --list-lines      --virtual: charge every cache line a list operation writes\n"
+	"                    (node, neighbours, head) by its last writer, not one line\n"
+	"                    per list kind\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5,\n"
 	"                    20 in a build with a sanitizer, which runs slower)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
@@ -172,9 +175,11 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 	char err[512];
 
 	if (!cfg->virtual_time) {
-		if (costs || cfg->jitter > 0) {
+		if (costs || cfg->jitter > 0 || cfg->list_lines) {
 			fprintf(stderr, "icache-sim %s: %s is for --virtual runs\n", cmd,
-				costs ? "--costs" : "--jitter");
+				costs           ? "--costs" :
+				cfg->jitter > 0 ? "--jitter" :
+						  "--list-lines");
 			return false;
 		}
 		return true;
@@ -322,6 +327,8 @@ static enum flag_took flag_switch(struct flag_parse *p, const char *a, const cha
 {
 	if (strcmp(a, "--virtual") == 0)
 		p->cfg->virtual_time = true;
+	else if (strcmp(a, "--list-lines") == 0)
+		p->cfg->list_lines = true;
 	else if (strcmp(a, "--no-pin") == 0)
 		p->cfg->pin = false;
 	else if (strcmp(a, "--quiet") == 0)

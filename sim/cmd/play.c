@@ -160,6 +160,7 @@ static enum op_kind op_trace_kind(enum scn_op_kind k)
 		return OP_umount;
 	case OPK_create:
 	case OPK_insert_locked:
+	case OPK_insert_locked4:
 		return OP_create;
 	case OPK_iunique:
 		return OP_iunique;
@@ -283,6 +284,32 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 	}
 }
 
+/*
+ * A filesystem's create with its own inode numbers (ext2's new_inode, or
+ * through iget5's insert with insert_inode_locked4): -EBUSY means a live
+ * inode has the number, and the new one is thrown away (make_bad_inode,
+ * iput).
+ */
+static bool exec_insert_locked(struct play *pl, int row, const struct scn_op *op,
+			       struct super_block *sb, uint64_t ino, int64_t *result)
+{
+	const struct scheme *S = pl->scn->scheme;
+	int (*insert)(struct inode *) = S->insert_inode_locked;
+	struct inode *inode;
+
+	if (op->kind == OPK_insert_locked4 && !(insert = S->insert_inode_locked4))
+		return fail_op(pl, op, "insert-locked4: scheme %s does not model it", S->name);
+	inode = S->new_inode(sb, ino);
+	*result = insert(inode);
+	if (*result == 0) {
+		S->unlock_new_inode(inode);
+		took_ref(pl, row, op->inode, inode);
+	} else {
+		S->iput(inode);
+	}
+	return true;
+}
+
 /* One operation on a scenario inode; *result is what the op returns. */
 static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int64_t *result)
 {
@@ -324,18 +351,8 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int
 			took_ref(pl, row, op->inode, inode);
 		return true;
 	case OPK_insert_locked:
-		/* A filesystem's create with its own inode numbers (ext2's
-		 * new_inode): -EBUSY means a live inode has the number, and
-		 * the new one is thrown away (make_bad_inode, iput). */
-		inode = S->new_inode(sb, ino);
-		*result = S->insert_inode_locked(inode);
-		if (*result == 0) {
-			S->unlock_new_inode(inode);
-			took_ref(pl, row, op->inode, inode);
-		} else {
-			S->iput(inode);
-		}
-		return true;
+	case OPK_insert_locked4:
+		return exec_insert_locked(pl, row, op, sb, ino, result);
 	case OPK_igrab:
 		inode = pl->refs[row][op->inode] ? pl->held[row][op->inode] : pl->last[op->inode];
 		if (!inode)

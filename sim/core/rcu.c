@@ -2,6 +2,8 @@
  * rcu.c - the schemes' RCU, on liburcu's urcu-memb flavour (see rcu.h).
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -76,12 +78,6 @@ static void rcu_setup(void)
 		fprintf(stderr, "icache: pthread_atfork failed\n");
 		exit(2);
 	}
-	/* Start liburcu's callback thread here, from the first thread to
-	 * register (a run's main thread, before any simulated CPU is
-	 * pinned): started by the first call_rcu, it inherits the affinity
-	 * of a worker pinned to one core and takes its time from that
-	 * worker alone, which a real run's figures would then include. */
-	(void)urcu_memb_get_default_call_rcu_data();
 }
 
 void rcu_register_sim_thread(void)
@@ -182,8 +178,28 @@ static void rcu_trampoline(struct rcu_head *head)
 	atomic_fetch_sub(&rcu_queued, 1);
 }
 
+/*
+ * liburcu starts its callback thread at the first call_rcu, from the
+ * calling thread (a simulated CPU pinned to one core), whose affinity it
+ * inherits: it would take its time from that CPU alone, and a real run's
+ * figures would include it.  Let it run on every core (best effort).
+ */
+static void rcu_thread_unpin(void)
+{
+	cpu_set_t all;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CPU_ZERO(&all);
+	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET((int)i, &all);
+	pthread_t t = urcu_memb_get_call_rcu_thread(urcu_memb_get_default_call_rcu_data());
+	(void)pthread_setaffinity_np(t, sizeof(all), &all);
+}
+
 void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 {
+	static atomic_bool unpinned;
+
 	if (!rcu_registered)
 		rcu_register_sim_thread();
 	h->fn = fn;
@@ -198,6 +214,8 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 	}
 	rcu_tsan_release();
 	urcu_memb_call_rcu(&h->head, rcu_trampoline);
+	if (!atomic_exchange_explicit(&unpinned, true, memory_order_relaxed))
+		rcu_thread_unpin();
 }
 
 void sim_rcu_barrier(void)

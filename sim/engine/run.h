@@ -70,6 +70,10 @@ struct run_config {
 	/* --jitter: each step's work varies by up to this fraction either
 	 * way (seeded, so still deterministic); 0 = every step costs the same. */
 	double jitter;
+	/* --list-lines: charge every line a list operation writes (node,
+	 * neighbours, the very head) by the CPU that wrote it last, instead
+	 * of one line per list kind. */
+	bool list_lines;
 };
 
 /* --locks not given: spin (ticket) if every simulated CPU has a core. */

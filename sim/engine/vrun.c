@@ -23,8 +23,10 @@
  *
  * Simplifications, each said once here: a list head's line is tracked per
  * list kind (not per superblock or hash bucket, and hash chains are taken
- * as local: a bucket is rarely shared); the flusher sleeps 500 us of
- * virtual time when it finds nothing to write, as the real one does.
+ * as local: a bucket is rarely shared), unless --list-lines, which follows
+ * every line a list operation writes (the node, its neighbours, the head);
+ * the flusher sleeps 500 us of virtual time when it finds nothing to
+ * write, as the real one does.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,6 +68,19 @@ struct vcpu {
 	uint64_t rng; /* --jitter: this CPU's xorshift state */
 };
 
+/*
+ * --list-lines: the simulated CPU that last wrote each cache line a list
+ * operation wrote, by the line's address (open addressing; a line is never
+ * forgotten, as a cache keeps it until another CPU takes it).  Only
+ * equality of addresses matters, so the result does not depend on where
+ * the host put the memory.
+ */
+struct line_map {
+	uintptr_t *line; /* address / 64 + 1; 0 = empty slot */
+	int *owner;
+	size_t cap, n;
+};
+
 struct vrun {
 	const struct run_config *cfg;
 	struct run_ctx *ctx;
@@ -79,6 +94,7 @@ struct vrun {
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
 	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
+	struct line_map lines;          /* --list-lines */
 };
 
 /* One virtual run at a time: the core's hooks carry no context. */
@@ -187,8 +203,69 @@ static uint64_t lock_line_cost(struct vrun *r, struct vcpu *v, const struct sim_
 	return 0;
 }
 
+static size_t line_hash(uintptr_t line, size_t cap)
+{
+	return (size_t)((line * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static void line_map_grow(struct line_map *m)
+{
+	struct line_map big = { .cap = m->cap ? 2 * m->cap : 1 << 16 };
+	big.line = xcalloc(big.cap, sizeof(*big.line));
+	big.owner = xcalloc(big.cap, sizeof(*big.owner));
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->line[i])
+			continue;
+		size_t h = line_hash(m->line[i], big.cap);
+		while (big.line[h])
+			h = (h + 1) & (big.cap - 1);
+		big.line[h] = m->line[i];
+		big.owner[h] = m->owner[i];
+	}
+	big.n = m->n;
+	free(m->line);
+	free(m->owner);
+	*m = big;
+}
+
+/* The owner of the line at addr (-1: never written yet). */
+static int *line_owner_of(struct line_map *m, const void *addr)
+{
+	if (2 * (m->n + 1) > m->cap)
+		line_map_grow(m);
+	uintptr_t line = (uintptr_t)addr / 64 + 1;
+	size_t h = line_hash(line, m->cap);
+	while (m->line[h] && m->line[h] != line)
+		h = (h + 1) & (m->cap - 1);
+	if (!m->line[h]) {
+		m->line[h] = line;
+		m->owner[h] = -1;
+		m->n++;
+	}
+	return &m->owner[h];
+}
+
+static struct vcpu *me(void);
+
+/* list.h's hook: a list operation of the running CPU writes link. */
+static void v_list_line(const void *link)
+{
+	struct vcpu *v = me();
+	if (!v)
+		return; /* the main thread, setting up or tearing down */
+	struct vrun *r = V;
+	int *owner = line_owner_of(&r->lines, link);
+	if (*owner >= 0 && *owner != v->cpu->id) {
+		r->xfers++;
+		set_clock(v, v->ps + r->xfer_ps);
+	}
+	*owner = v->cpu->id;
+}
+
 static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
 {
+	if (r->cfg->list_lines)
+		return 0; /* v_list_line has charged every line it wrote */
 	if (list < 0 || list >= NR_INODE_LISTS || list == LIST_hash)
 		return 0;
 	int was = r->line_owner[list];
@@ -537,7 +614,10 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	vclock_begin();     /* until run_end: the run ends at its virtual end */
 	if (cfg->trace_run) /* stamped at virtual time 0 */
 		trace_ev_virtual_time((uint16_t)cfg->ncpus, vclock_attached());
+	if (cfg->list_lines)
+		sim_list_line = v_list_line;
 	vrun_go(&r);
+	sim_list_line = NULL;
 	result->host_seconds = (double)(now_ns() - t0) / 1e9;
 	V = NULL;
 	result->seconds = (double)r.end_ps / 1e12;
@@ -558,6 +638,8 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	sim_virtual_time = false; /* run_begin_cpus set both */
 	for (int i = 0; i < r.nv; i++)
 		fiber_destroy(&r.v[i].fib);
+	free(r.lines.line);
+	free(r.lines.owner);
 	free(r.heap);
 	free(r.ctx);
 	free(r.v);

@@ -58,8 +58,9 @@
  *   I_CREATING   insert_inode_locked hashes a new inode with I_NEW and
  *                I_CREATING; a lookup that meets it fails (-ESTALE)
  *                instead of waiting, and a second insert gets -EBUSY at
- *                once; unlock_new_inode clears both.  (inode_insert5, for
- *                iget5_locked's test/set lookups, is not modelled.)
+ *                once; unlock_new_inode clears both.  insert_inode_locked4
+ *                sets it before inode_insert5 hashes the inode (iget5's
+ *                test callback is a number compare here).
  *   I_DONTCACHE  d_mark_dontcache: the last iput evicts the inode, through
  *                I_WILL_FREE and a write, instead of caching it.
  *   I_DIRTY_TIME lazytime: only the timestamps are dirty.  Such an inode
@@ -77,6 +78,8 @@
  * Simplified (tests/fidelity/ holds the paths step by step):
  *   - clear_inode's I_FREEING|I_CLEAR store takes i_lock (the release does
  *     it unlocked); the core's state checker wants every change locked.
+ *     So does insert_inode_locked4's I_CREATING store.
+ *   - d_mark_dontcache marks no dentries (there is no dcache here).
  *   - the page cache is a count of clean pages (no buffers, no dirty
  *     pages left after writeback), see i_nrpages in icache.h.
  *   - mapping_shrinkable() is always true, as on a CONFIG_HIGHMEM kernel:
@@ -344,6 +347,62 @@ static struct inode *iget_locked(struct super_block *sb, uint64_t ino)
 			return NULL;
 	} while (unhashed_after_wait(inode));
 	return inode;
+}
+
+/*
+ * inode_insert5: iget5_locked's insert, the test callback here a number
+ * compare.  Look under inode_hash_lock; an inode found still being created
+ * means NULL; a live one is waited for (I_NEW) and returned, or looked for
+ * again if it went away meanwhile.  Else hash ours with I_NEW.
+ */
+static struct inode *inode_insert5(struct inode *inode)
+{
+	SITE(inode_insert5);
+	struct inode *old;
+
+	for (;;) {
+		spin_lock(&icache.hash_lock);
+		old = find_inode_fast(inode->i_sb, inode->i_ino, true);
+		if (!old)
+			break;
+		spin_unlock(&icache.hash_lock);
+		if (old == INODE_STALE)
+			return NULL;
+		if (!unhashed_after_wait(old))
+			return old;
+	}
+	spin_lock(&inode->i_lock);
+	inode_state_set(inode, I_NEW, __site);
+	inode_hash_add(inode, __site);
+	spin_unlock(&inode->i_lock);
+	spin_unlock(&icache.hash_lock);
+	/* new_inode put it on the sb list already (I_NEW: no lock to test). */
+	if (!inode_on_sb_list(inode))
+		sb_inode_list_add(inode);
+	return inode;
+}
+
+/*
+ * insert_inode_locked4: I_CREATING first, while nobody else can find the
+ * inode (the kernel stores it with no lock; here under i_lock, for the
+ * state checker), then inode_insert5.  Anything but our own inode back
+ * means the number is taken: -EBUSY.
+ */
+static int insert_inode_locked4(struct inode *inode)
+{
+	SITE(insert_inode_locked4);
+	struct inode *old;
+
+	spin_lock(&inode->i_lock);
+	inode_state_set(inode, I_CREATING, __site);
+	spin_unlock(&inode->i_lock);
+	old = inode_insert5(inode);
+	if (old != inode) {
+		if (old)
+			iput(old);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 static void unlock_new_inode(struct inode *inode)
@@ -1021,6 +1080,7 @@ const struct scheme scheme_modern = {
 	.new_inode = new_inode,
 	.insert_inode_hash = insert_inode_hash,
 	.insert_inode_locked = insert_inode_locked,
+	.insert_inode_locked4 = insert_inode_locked4,
 	.iget_locked = iget_locked,
 	.unlock_new_inode = unlock_new_inode,
 	.ilookup = ilookup,

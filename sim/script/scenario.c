@@ -56,6 +56,7 @@ static const char *const opk_names[NR_OPKS] = {
 	[OPK_write_inode] = "write-inode-now",
 	[OPK_shrink] = "shrink",
 	[OPK_dontcache] = "dontcache",
+	[OPK_insert_locked4] = "insert-locked4",
 };
 
 const char *scn_op_name(enum scn_op_kind k)
@@ -66,7 +67,8 @@ const char *scn_op_name(enum scn_op_kind k)
 static bool op_takes_inode(enum scn_op_kind k)
 {
 	return k <= OPK_mark_dirty || k == OPK_create || k == OPK_insert_locked ||
-	       k == OPK_read_pages || k == OPK_write_inode || k == OPK_dontcache;
+	       k == OPK_read_pages || k == OPK_write_inode || k == OPK_dontcache ||
+	       k == OPK_insert_locked4;
 }
 
 static bool op_takes_sb(enum scn_op_kind k)

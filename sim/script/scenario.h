@@ -48,11 +48,12 @@ enum scn_op_kind {
 	OPK_iunique,
 	OPK_lock, /* test_lock_a / test_lock_b */
 	OPK_unlock,
-	OPK_insert_locked, /* new_inode(INO) + insert_inode_locked */
-	OPK_read_pages,    /* read N pages of a held inode into its page cache */
-	OPK_write_inode,   /* write_inode_now(inode, 1): WB_SYNC_ALL */
-	OPK_shrink,        /* shrink_icache_memory(N, GFP_KERNEL or GFP_NOFS) */
-	OPK_dontcache,     /* d_mark_dontcache on a held inode (modern) */
+	OPK_insert_locked,  /* new_inode(INO) + insert_inode_locked */
+	OPK_read_pages,     /* read N pages of a held inode into its page cache */
+	OPK_write_inode,    /* write_inode_now(inode, 1): WB_SYNC_ALL */
+	OPK_shrink,         /* shrink_icache_memory(N, GFP_KERNEL or GFP_NOFS) */
+	OPK_dontcache,      /* d_mark_dontcache on a held inode (modern) */
+	OPK_insert_locked4, /* new_inode(INO) + insert_inode_locked4 (modern) */
 	NR_OPKS
 };
 
