@@ -169,20 +169,14 @@ long sim_rcu_pending(void)
 	return atomic_load(&rcu_queued);
 }
 
-static void rcu_trampoline(struct rcu_head *head)
-{
-	struct sim_rcu_head *h = container_of(head, struct sim_rcu_head, head);
-
-	rcu_tsan_acquire();
-	h->fn(h);
-	atomic_fetch_sub(&rcu_queued, 1);
-}
-
 /*
  * liburcu starts its callback thread at the first call_rcu, from the
  * calling thread (a simulated CPU pinned to one core), whose affinity it
  * inherits: it would take its time from that CPU alone, and a real run's
- * figures would include it.  Let it run on every core (best effort).
+ * figures would include it.  The thread lets itself run on every core at
+ * its first callback (best effort).  It does so itself: another CPU's
+ * call_rcu may see liburcu's new call_rcu_data before pthread_create has
+ * filled in its thread id, and pthread_setaffinity_np on that 0 crashed.
  */
 static void rcu_thread_unpin(void)
 {
@@ -192,14 +186,23 @@ static void rcu_thread_unpin(void)
 	CPU_ZERO(&all);
 	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
 		CPU_SET((int)i, &all);
-	pthread_t t = urcu_memb_get_call_rcu_thread(urcu_memb_get_default_call_rcu_data());
-	(void)pthread_setaffinity_np(t, sizeof(all), &all);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+}
+
+static void rcu_trampoline(struct rcu_head *head)
+{
+	struct sim_rcu_head *h = container_of(head, struct sim_rcu_head, head);
+	static atomic_bool unpinned; /* liburcu's callback thread, once */
+
+	if (!atomic_exchange_explicit(&unpinned, true, memory_order_relaxed))
+		rcu_thread_unpin();
+	rcu_tsan_acquire();
+	h->fn(h);
+	atomic_fetch_sub(&rcu_queued, 1);
 }
 
 void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 {
-	static atomic_bool unpinned;
-
 	if (!rcu_registered)
 		rcu_register_sim_thread();
 	h->fn = fn;
@@ -214,8 +217,6 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 	}
 	rcu_tsan_release();
 	urcu_memb_call_rcu(&h->head, rcu_trampoline);
-	if (!atomic_exchange_explicit(&unpinned, true, memory_order_relaxed))
-		rcu_thread_unpin();
 }
 
 void sim_rcu_barrier(void)
