@@ -328,6 +328,42 @@ START_TEST(lesson_levels_without_daemon)
 }
 END_TEST
 
+/*
+ * A daemon that answers but does not record (broken, or being restarted):
+ * icache-lesson runs the simulator through a wrapper ($ICACHE_SIM) that
+ * fails every LTTng recording the way record.c does; the student's press
+ * is written directly all the same (lt_play_live), by the real simulator.
+ */
+START_TEST(lesson_level_when_recording_fails)
+{
+	char cwd[512], wrap[400];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(wrap, sizeof(wrap), "%s/broken-lttng", tmp);
+	FILE *f = fopen(wrap, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"#!/bin/sh\necho \"$*\" >> %s/calls\n"
+		"case \"$*\" in *--ctf-direct=auto*) echo 'icache-sim play: this process did not "
+		"register with the LTTng session daemon within 10 s' >&2; exit 2;; esac\n"
+		"exec %s/%s \"$@\"\n",
+		tmp, cwd, bin_path("icache-sim"));
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(wrap, 0755), 0);
+	int st;
+	char *out = run_cmd(&st,
+			    "XDG_STATE_HOME=%s/state ICACHE_SIM=%s %s "
+			    "lessons/08-lock-order-and-deadlock.lesson --step 5 --keys 0 "
+			    "--screen 150x45 2>&1",
+			    tmp, wrap, bin_path("icache-lesson"));
+	ck_assert_msg(st == 0 && strstr(out, "Last press: cpu0"), "exit %d:\n%s", st, out);
+	free(out);
+	out = run_cmd(&st, "cat %s/calls", tmp);
+	ck_assert_msg(strstr(out, "--ctf-direct=auto") && strstr(out, "--ctf-direct\n"),
+		      "LTTng was not tried first, or the run not written directly:\n%s", out);
+	free(out);
+}
+END_TEST
+
 static Suite *direct_suite(void)
 {
 	Suite *s = suite_create("direct");
@@ -339,6 +375,7 @@ static Suite *direct_suite(void)
 	tcase_add_test(tc, direct_errors_are_one_line);
 	tcase_add_test(tc, cut_direct_trace_is_incomplete);
 	tcase_add_test(tc, lesson_levels_without_daemon);
+	tcase_add_test(tc, lesson_level_when_recording_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -236,9 +236,27 @@ static void act_cpu_prev(struct app *a)
 	cpu_step(a, -1);
 }
 
+/* A row of the lanes looks this far for its visible event: a sparse
+ * filter draws blank rows rather than scan the whole trace each frame. */
+#define ROW_SCAN_MAX 65536
+
+/* scan() without pred, giving up (-1) after `limit` events. */
+static int64_t scan_near(const struct app *a, uint64_t from, int dir, uint64_t limit)
+{
+	int64_t i = (int64_t)from;
+	for (uint64_t n = 0; n < limit; n++) {
+		i += dir;
+		if (i < 0 || (uint64_t)i >= a->end)
+			return -1;
+		if (visible(a, (uint64_t)i))
+			return i;
+	}
+	return -1;
+}
+
 int64_t app_scan_visible(const struct app *a, int64_t from, int dir)
 {
-	return scan(a, (uint64_t)from, dir, NULL, NULL);
+	return scan_near(a, (uint64_t)from, dir, ROW_SCAN_MAX);
 }
 
 int64_t app_rows_top(const struct app *a, int rows, int *row)
@@ -246,7 +264,7 @@ int64_t app_rows_top(const struct app *a, int rows, int *row)
 	int64_t top = (int64_t)a->cur;
 	int above = 0;
 	for (; above < rows / 2; above++) {
-		int64_t i = scan(a, (uint64_t)top, -1, NULL, NULL);
+		int64_t i = scan_near(a, (uint64_t)top, -1, ROW_SCAN_MAX);
 		if (i < 0)
 			break;
 		top = i;
@@ -407,10 +425,26 @@ static void search_step(struct app *a, int dir)
 	job_start(a, JOB_SEARCH, dir, 1);
 }
 
+/* Is event i what the job looks for?  (A new filter is not in force until
+ * its first event is found: the frames drawn meanwhile stay cheap.) */
+static bool job_match(const struct app *a, uint64_t i)
+{
+	switch (a->job.kind) {
+	case JOB_SEARCH:
+		return visible(a, i) && search_pred(a, i, NULL);
+	case JOB_FILTER:
+		return query_match(&a->filter, a->ix, i);
+	default:
+		return visible(a, i);
+	}
+}
+
 /* The job's event j->at is what it looks for: go there; done? */
 static bool job_found(struct app *a)
 {
 	struct app_job *j = &a->job;
+	if (j->kind == JOB_FILTER)
+		a->has_filter = true; /* in force from its first event on */
 	app_goto(a, (uint64_t)j->at);
 	return j->kind != JOB_STEP || --j->left <= 0;
 }
@@ -454,8 +488,7 @@ bool app_work(struct app *a)
 		j->at += j->dir;
 		if (j->at < 0 || (uint64_t)j->at >= a->end)
 			j->on = !job_ran_out(a);
-		else if (visible(a, (uint64_t)j->at) &&
-			 (j->kind != JOB_SEARCH || search_pred(a, (uint64_t)j->at, NULL)))
+		else if (job_match(a, (uint64_t)j->at))
 			j->on = !job_found(a);
 	}
 	return j->on;
@@ -737,8 +770,8 @@ static void prompt_done(struct app *a)
 			snprintf(a->message, sizeof(a->message), "%s", err);
 			return;
 		}
-		a->has_filter = true;
-		if (!visible(a, a->cur)) /* its first event below, else above */
+		a->has_filter = query_match(&a->filter, a->ix, a->cur);
+		if (!a->has_filter) /* its first event below, else above */
 			job_start(a, JOB_FILTER, 1, 1);
 		break;
 	case P_LANES:

@@ -39,7 +39,9 @@ bool lt_shipped(const char *scn, struct lesson_trace *t);
  * A student's own run (a scheduler level's presses, an edited scenario):
  * recorded through LTTng if a session daemon answers, else written
  * directly by play (`--ctf-direct=auto`, sim/core/ctf_writer.h), so it
- * needs no daemon; never a shipped trace, which has no such run.
+ * needs no daemon; if the daemon answers but the recording fails, once
+ * more written directly (`--ctf-direct`).  Never a shipped trace, which
+ * has no such run.
  */
 bool lt_play_live(const char *scn, struct lesson_trace *t);
 void lt_free(struct lesson_trace *t);

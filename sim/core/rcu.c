@@ -2,8 +2,6 @@
  * rcu.c - the schemes' RCU, on liburcu's urcu-memb flavour (see rcu.h).
  */
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -169,33 +167,10 @@ long sim_rcu_pending(void)
 	return atomic_load(&rcu_queued);
 }
 
-/*
- * liburcu starts its callback thread at the first call_rcu, from the
- * calling thread (a simulated CPU pinned to one core), whose affinity it
- * inherits: it would take its time from that CPU alone, and a real run's
- * figures would include it.  The thread lets itself run on every core at
- * its first callback (best effort).  It does so itself: another CPU's
- * call_rcu may see liburcu's new call_rcu_data before pthread_create has
- * filled in its thread id, and pthread_setaffinity_np on that 0 crashed.
- */
-static void rcu_thread_unpin(void)
-{
-	cpu_set_t all;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	CPU_ZERO(&all);
-	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
-		CPU_SET((int)i, &all);
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
-}
-
 static void rcu_trampoline(struct rcu_head *head)
 {
 	struct sim_rcu_head *h = container_of(head, struct sim_rcu_head, head);
-	static atomic_bool unpinned; /* liburcu's callback thread, once */
 
-	if (!atomic_exchange_explicit(&unpinned, true, memory_order_relaxed))
-		rcu_thread_unpin();
 	rcu_tsan_acquire();
 	h->fn(h);
 	atomic_fetch_sub(&rcu_queued, 1);
