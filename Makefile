@@ -119,6 +119,9 @@ endif
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 # Helpers every suite links (tests/tmux.c: the real terminal).
 TEST_OBJS := $(BUILD)/obj/tests/tmux.o
+# Made only by a pattern rule, they would be intermediate files that make
+# deletes after each build, then remakes with every test binary next time.
+.SECONDARY: $(TEST_OBJS)
 
 BINS := $(SIM_BIN) $(VIEW_BIN) $(LESSON_BIN)
 

@@ -15,13 +15,30 @@ if [ "$SAN" = thread ]; then
 	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 second_deadlock_stack=1 $TSAN_OPTIONS"
 	export TSAN_OPTIONS
 fi
-# libbabeltrace2 2.0 leaks a few bytes of its own when a CTF decoder gives
-# up on corrupt metadata; LeakSanitizer is told to blame only our code.
-# The library has no frame pointers: without the slow unwinder the leak's
-# stack stops at an "<unknown module>" that no suppression can name.
+# Sanitizer builds run several times slower (ASan 2-5x, TSan 5-15x,
+# more on a loaded machine).  Check multiplies every case's timeout by
+# CK_TIMEOUT_MULTIPLIER, and the suites scale their own waits for a program
+# by it too (test_slowdown() in tests/testutil.h).  A value given wins.
+case "$SAN" in
+address | undefined) : "${CK_TIMEOUT_MULTIPLIER:=5}" ;;
+thread) : "${CK_TIMEOUT_MULTIPLIER:=10}" ;;
+esac
+[ -n "$CK_TIMEOUT_MULTIPLIER" ] && export CK_TIMEOUT_MULTIPLIER
+# Every ASan or LeakSanitizer report, from any process a suite starts (one
+# whose exit status or output a test ignores too), is written to
+# $sanlogs/SUITE.PID instead of stderr; a report there fails the suite.
+# Any user may write there: some tests run a program as another user.
+sanlogs=
 if [ "$SAN" = address ]; then
+	# libbabeltrace2 2.0 leaks a few bytes of its own when a CTF decoder
+	# gives up on corrupt metadata; LeakSanitizer is told to blame only
+	# our code.  The library has no frame pointers: without the slow
+	# unwinder the leak's stack stops at an "<unknown module>" that no
+	# suppression can name.
 	LSAN_OPTIONS="fast_unwind_on_malloc=0 suppressions=$(pwd)/tests/lsan.supp print_suppressions=0 $LSAN_OPTIONS"
 	export LSAN_OPTIONS
+	sanlogs=$(mktemp -d "${TMPDIR:-/tmp}/icache-test-asan.XXXXXX")
+	chmod 1777 "$sanlogs"
 fi
 # The viewer keeps an index cache in $XDG_CACHE_HOME: the suites get a
 # fresh one of their own, not the user's, removed at the end.
@@ -29,6 +46,20 @@ XDG_CACHE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/icache-test-cache.XXXXXX")
 export XDG_CACHE_HOME
 passed=0
 failed=0
+# A suite's sanitizer reports: each is printed and counts as one failure.
+# Files with no report in them hold LeakSanitizer's notes on the threads a
+# forked test inherited by name only ("was not suspended"): dropped.
+sanitizer_reports() {
+	for f in "$sanlogs/$1".*; do
+		[ -f "$f" ] || continue
+		if grep -q -E '^==[0-9]+==ERROR: ' "$f"; then
+			cat "$f"
+			echo "$1: sanitizer report from process ${f##*.}" | tee -a "$failures"
+			failed=$((failed + 1))
+		fi
+		rm -f "$f"
+	done
+}
 log=$(mktemp)
 # Every failing case's line is kept and printed again just above the total,
 # so the end of a long run (often all a CI log shows) names what failed.
@@ -44,9 +75,10 @@ for t in "$BUILD"/tests/test_*; do
 		esac
 	fi
 	echo "== $name"
-	"$t" >"$log" 2>&1
+	ASAN_OPTIONS="${sanlogs:+log_path=$sanlogs/$name }$ASAN_OPTIONS" "$t" >"$log" 2>&1
 	rc=$?
 	cat "$log"
+	[ -n "$sanlogs" ] && sanitizer_reports "$name"
 	grep -E ':[FE]:' "$log" | sed "s|^|$name: |" >>"$failures"
 	line=$(grep -E '^[0-9]+%: Checks: [0-9]+' "$log" | tail -1)
 	if [ -z "$line" ]; then
@@ -62,6 +94,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 rm -f "$log"
 rm -rf "$XDG_CACHE_HOME"
+[ -n "$sanlogs" ] && rm -rf "$sanlogs"
 if [ -s "$failures" ]; then
 	echo "== what failed"
 	cat "$failures"

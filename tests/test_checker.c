@@ -6,7 +6,8 @@
  * test-only icache-sim under BUILD/break/<name>/ by the Makefile; for the
  * RCU lookup, `vfs-scale` under BUILD/break-vfs-scale/<name>/) and
  * `icache-sim run` must report it, naming what went wrong, before a
- * 5-second timeout ends it.  Then the in-process checks: same-class nesting
+ * 5-second timeout ends it (scaled by test_slowdown() in a sanitizer
+ * build).  Then the in-process checks: same-class nesting
  * with and without its annotation, and de-duplication that keeps distinct
  * failures apart.
  */
@@ -69,10 +70,12 @@ START_TEST(broken_scheme_is_reported)
 			 b->name);
 	else
 		snprintf(bin, sizeof(bin), "%s/break/%s/icache-sim", build_dir(), b->name);
-	char *out = run_cmd(&status, "timeout 5 %s run --scheme %s --workload %s %s 2>&1", bin,
-			    break_scheme(b), b->workload, b->extra);
-	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within 5 s):\n%.2000s", b->name,
-		      status, out);
+	/* 5 s, scaled for a sanitizer build, which starts and runs slower */
+	int secs = (int)(5 * test_slowdown());
+	char *out = run_cmd(&status, "timeout %d %s run --scheme %s --workload %s %s 2>&1", secs,
+			    bin, break_scheme(b), b->workload, b->extra);
+	ck_assert_msg(status == 1, "%s: exit %d (124 = not reported within %d s):\n%.2000s",
+		      b->name, status, secs, out);
 	ck_assert_msg(strstr(out, b->expect), "%s: no \"%s\" in:\n%.2000s", b->name, b->expect,
 		      out);
 	free(out);
@@ -85,9 +88,9 @@ START_TEST(intact_scheme_is_quiet)
 	const struct breakage *b = &breaks[_i];
 	int status;
 
-	char *out =
-		run_cmd(&status, "timeout 10 %s run --scheme %s --workload %s --duration 1s 2>&1",
-			bin_path("icache-sim"), break_scheme(b), b->workload);
+	char *out = run_cmd(
+		&status, "timeout %d %s run --scheme %s --workload %s --duration 1s 2>&1",
+		(int)(10 * test_slowdown()), bin_path("icache-sim"), break_scheme(b), b->workload);
 	ck_assert_msg(status == 0, "intact %s, %s: exit %d:\n%.2000s", break_scheme(b), b->workload,
 		      status, out);
 	ck_assert_ptr_null(strstr(out, b->expect));

@@ -353,7 +353,8 @@ END_TEST
  * However the viewer ends, its temporary copy of a cut stream goes with
  * it: killed in a real terminal with SIGINT, SIGTERM, SIGHUP or SIGKILL
  * while it shows the trace, the copy under its private TMPDIR is removed
- * (by the guard process of viewer/health.c) within 10 s.
+ * (by the guard process of viewer/health.c) within 10 s (scaled by
+ * test_slowdown() in a sanitizer build).
  */
 static const int view_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGKILL };
 
@@ -380,7 +381,7 @@ START_TEST(viewer_copy_removed_on_signal)
 	ck_assert_int_eq(kill(atoi(pid), sig), 0);
 	free(pid);
 	int left = 1;
-	for (int i = 0; i < 100 && left; i++) {
+	for (int i = 0; i < 100 * test_slowdown() && left; i++) {
 		usleep(100000);
 		n = run_cmd(&st, "ls -A %s | wc -l", vtmp);
 		left = atoi(n);
@@ -423,6 +424,29 @@ START_TEST(stream_file_empty)
 	char *sum = view(&st, "--summary", d.dir);
 	ck_assert_msg(!strstr(sum, "lock holders overlap"), "%.600s", sum);
 	free(sum);
+}
+END_TEST
+
+/* SIGKILL before LTTng delivered a packet of any stream: the session had
+ * opened every stream file, all are empty.  One line, exit 2, the same
+ * words as when no stream file was made (not babeltrace2's "no data
+ * stream"). */
+START_TEST(every_stream_file_empty)
+{
+	struct damaged d;
+	int st;
+	damaged_copy("allempty", &d);
+	free(run_cmd(&st,
+		     "cd %s && for f in icache_*; do truncate -s 0 $f &&"
+		     " truncate -s 16 index/$f.idx || exit 1; done",
+		     d.sdir));
+	ck_assert_int_eq(st, 0);
+	char *out = view(&st, "--summary", d.dir);
+	ck_assert_msg(
+		st == 2 && strstr(out, "the recording was cut before its first event was written"),
+		"exit %d: %.600s", st, out);
+	ck_assert_msg(strchr(out, '\n') && !strchr(out, '\n')[1], "more than one line: %s", out);
+	free(out);
 }
 END_TEST
 
@@ -486,10 +510,17 @@ START_TEST(lost_events_make_no_violation)
 	char dir[512];
 	int st;
 	snprintf(dir, sizeof(dir), "%s/lossy", tmp);
-	free(run_cmd(&st,
-		     "%s record --scheme merged --workload mixed --cpus 2 --duration 300ms "
-		     "--subbuf-size 4K --quiet -o %s >/dev/null 2>&1",
-		     bin_path("icache-sim"), dir));
+	/* Events are lost when the program outruns LTTng's consumer: a slow
+	 * (sanitizer) build on a busy machine may need a longer run. */
+	static const char *const secs[] = { "300ms", "2s", "5s" };
+	for (int k = 0; k < 3; k++) {
+		free(run_cmd(&st,
+			     "rm -rf %s; %s record --scheme merged --workload mixed --cpus 2 "
+			     "--duration %s --subbuf-size 4K --quiet -o %s >/dev/null 2>&1",
+			     dir, bin_path("icache-sim"), secs[k], dir));
+		if (st != 0)
+			break;
+	}
 	ck_assert_msg(st == 1, "record with 4 KiB buffers lost nothing? exit %d", st);
 	expect_incomplete(dir, "events in");
 	char *json = view(&st, "--summary --json", dir);
@@ -534,10 +565,13 @@ static void killed_recorder(const char *name, int sig)
 {
 	char dir[512], cmd[1024];
 	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
+	/* The run is killed long before its end: its duration only bounds
+	 * it, and grows with a slower (sanitizer) build, as the wait does. */
+	int slow = (int)test_slowdown();
 	snprintf(cmd, sizeof(cmd),
-		 "exec %s record --scheme merged --workload mixed --cpus 2 --duration 20s "
+		 "exec %s record --scheme merged --workload mixed --cpus 2 --duration %ds "
 		 "--quiet -o %s >/dev/null 2>&1",
-		 bin_path("icache-sim"), dir);
+		 bin_path("icache-sim"), 20 * slow, dir);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -546,7 +580,7 @@ static void killed_recorder(const char *name, int sig)
 	}
 	/* Kill it once it is recording: its stream files grow. */
 	int st;
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 200 * slow; i++) {
 		char *sz = run_cmd(&st, "du -sk %s 2>/dev/null | cut -f1", dir);
 		long kb = atol(sz);
 		free(sz);
@@ -685,7 +719,8 @@ int main(void)
 					       NULL });
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
-	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, metadata_name_bit_flipped,
+	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, every_stream_file_empty,
+					       metadata_name_bit_flipped,
 					       metadata_field_missing_or_mistyped,
 					       lost_events_make_no_violation, recorder_killed,
 					       recorder_terminated, two_processes_never_one_story,

@@ -560,7 +560,7 @@ static char *capture(void)
 /* Wait until the screen shows `text`; false after `secs`. */
 static bool wait_for(const char *text, double secs)
 {
-	for (int i = 0; i < (int)(secs * 10); i++) {
+	for (int i = 0; i < (int)(secs * test_slowdown() * 10); i++) {
 		char *s = capture();
 		bool ok = strstr(s, text) != NULL;
 		free(s);

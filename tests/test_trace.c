@@ -855,23 +855,29 @@ static void check_interrupted(const char *dir, int i, int pid, int rc, int sig)
 /*
  * Killed the moment its session writes, before the program declared its
  * events: the trace holds only the metadata's preamble, and the viewer says
- * so in one line (exit 2) instead of babeltrace2's internals.
+ * so in one line (exit 2) instead of babeltrace2's internals.  The kill
+ * waits up to 30 s (scaled: sanitizer builds are slower) for the session's
+ * directory; a session that never came up is a failure of its own.
  */
 static void killed_as_it_starts(const char *dir)
 {
 	int st;
 	char sim[4096], view[4096];
+	int polls = (int)(3000 * test_slowdown()); /* of 10 ms */
 	ck_assert_ptr_nonnull(realpath(bin_path("icache-sim"), sim));
 	ck_assert_ptr_nonnull(realpath(bin_path("icache-view"), view));
 	char *out =
 		run_cmd(&st,
 			"cd %s && { %s record --cpus 2 --duration 30s --buffer-size 16M -o early"
 			" >/dev/null 2>early.err &"
-			" pid=$!; n=0; while [ ! -d early/ust ] && [ $n -lt 400 ]; do sleep 0.01;"
-			" n=$((n+1)); done; kill -9 $pid; wait $pid; } 2>/dev/null;"
-			" n=0; while [ ! -s early.err ] && [ $n -lt 100 ]; do sleep 0.1;"
+			" pid=$!; n=0; while [ ! -d early/ust ] && [ $n -lt %d ]; do sleep 0.01;"
+			" n=$((n+1)); done; [ -d early/ust ] || echo NO-SESSION;"
+			" kill -9 $pid; wait $pid; } 2>/dev/null;"
+			" n=0; while [ ! -s early.err ] && [ $n -lt %d ]; do sleep 0.1;"
 			" n=$((n+1)); done; %s --summary early 2>&1; echo rc=$?; cat early.err",
-			dir, sim, view);
+			dir, sim, polls, polls / 10, view);
+	ck_assert_msg(!strstr(out, "NO-SESSION"), "the session wrote nothing in %d s: %.500s",
+		      polls / 100, out);
 	/* (on a loaded machine the kill may even come before the session
 	 * wrote a file: the directories are there, empty, and said so) */
 	bool empty = (strstr(out, "cut before its first event") ||

@@ -26,6 +26,21 @@ static inline const char *build_dir(void)
 	return b && *b ? b : "build";
 }
 
+/*
+ * How many times slower than a plain build the programs under test may run:
+ * Check's own CK_TIMEOUT_MULTIPLIER, which tests/run-all.sh sets for the
+ * sanitizer builds (1 when unset).  A test's wait for a program to get
+ * somewhere (a screen, a file, a `timeout N`) is a bound on a hang, never
+ * a claim about speed: it is scaled by this, as Check scales each case's
+ * timeout.
+ */
+static inline double test_slowdown(void)
+{
+	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+	double f = m && *m ? strtod(m, NULL) : 1;
+	return f > 1 ? f : 1;
+}
+
 /* Path of a built program: bin_path("icache-sim"). Static buffer. */
 static inline const char *bin_path(const char *name)
 {

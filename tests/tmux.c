@@ -92,7 +92,7 @@ char *tmux_capture(const char *sess, bool escapes)
 
 char *tmux_wait_screen(const char *sess, const char *text, double secs)
 {
-	for (int i = 0; i < (int)(secs * 20); i++) {
+	for (int i = 0; i < (int)(secs * test_slowdown() * 20); i++) {
 		char *s = tmux_capture(sess, false);
 		if (strstr(s, text))
 			return s;
@@ -112,7 +112,7 @@ bool tmux_wait_for(const char *sess, const char *text, double secs)
 
 bool tmux_wait_gone(const char *sess, const char *text, double secs)
 {
-	for (int i = 0; i < (int)(secs * 20); i++) {
+	for (int i = 0; i < (int)(secs * test_slowdown() * 20); i++) {
 		char *s = tmux_capture(sess, false);
 		bool there = strstr(s, text) != NULL;
 		free(s);

@@ -39,7 +39,8 @@ void tmux_kill(const char *sess);
 
 /* The screen's text (escapes: with its SGR colour escapes); malloc'd. */
 char *tmux_capture(const char *sess, bool escapes);
-/* The screen once it shows text (malloc'd), NULL after secs. */
+/* The screen once it shows text (malloc'd), NULL after secs (each wait
+ * below is scaled by test_slowdown(): sanitizer builds are slower). */
 char *tmux_wait_screen(const char *sess, const char *text, double secs);
 /* Does the screen show text within secs? */
 bool tmux_wait_for(const char *sess, const char *text, double secs);

@@ -395,14 +395,15 @@ int health_scan(struct trace_index *ix, char **dirs, int ndirs, char *err, size_
 		bool cut = false, data = false;
 		for (uint32_t i = first; i < ix->nstreams; i++) {
 			cut |= ix->streams[i].cut_mid;
-			data |= ix->streams[i].path != NULL;
+			data |= ix->streams[i].path != NULL && !ix->streams[i].empty;
 		}
 		/* ... or killed before LTTng delivered one packet (it loses the
-		 * sub-buffers a killed program was writing). */
+		 * sub-buffers a killed program was writing): no stream file, or
+		 * only the empty ones the session had opened. */
 		if (!data && ndirs == 1 && metadata_has(dirs[d], "tracer_name = \"lttng-ust\"")) {
 			snprintf(err, len,
 				 "%s: the recording was cut before its first event was written"
-				 " (no data stream in %s): nothing to show",
+				 " (no data in the streams of %s): nothing to show",
 				 ix->path, dirs[d]);
 			return -1;
 		}

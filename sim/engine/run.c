@@ -93,7 +93,7 @@ void run_config_defaults(struct run_config *cfg)
 	cfg->hot = 256;
 	cfg->cache_limit = 512;
 	cfg->vfs_cache_pressure = 100; /* the kernel's default */
-	cfg->watchdog_s = 5.0;
+	cfg->watchdog_s = WATCHDOG_DEFAULT_S;
 	cfg->pin = true;
 	cfg->trace_run = true;
 	cfg->locks = LOCKS_AUTO;

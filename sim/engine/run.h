@@ -33,6 +33,18 @@ const struct workload *workload_find(const char *name);
 /* Test only: the workload, after cpu0 and cpu1 deadlock on two test locks. */
 const struct workload *workload_with_abba(const struct workload *inner);
 
+/*
+ * --watchdog's default, in seconds.  A sanitizer build runs 2 to 15 times
+ * slower, and on a busy machine its threads wait longer for a core: the
+ * bound on a hang grows with it, so that slowness is not called a deadlock
+ * (a real one is still reported, later).
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WATCHDOG_DEFAULT_S 20.0
+#else
+#define WATCHDOG_DEFAULT_S 5.0
+#endif
+
 struct run_config {
 	const struct scheme *scheme;
 	const struct workload *workload;
