@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "sim/core/list.h"
 
 #include "sim/core/rcu.h"
@@ -65,6 +66,28 @@ static void rcu_thread_exit(void *unused)
  * liburcu's call_rcu thread is half way through something: the library's
  * own handlers pause it and restart it on both sides.
  */
+static void *rcu_probe(void *arg)
+{
+	return arg;
+}
+
+/*
+ * liburcu starts its call_rcu thread at the first call_rcu and aborts the
+ * process if it cannot (urcu_die).  Start it here instead, from the first
+ * thread to register (a run's main thread, before any simulated CPU exists
+ * or is pinned, so it inherits no pinning), and only after a thread of our
+ * own has started and ended: under a process or memory limit the run then
+ * stops with one line, never liburcu's abort half way through the run.
+ */
+static void rcu_start_callback_thread(void)
+{
+	pthread_t t;
+
+	xpthread_create(&t, NULL, rcu_probe, NULL);
+	pthread_join(t, NULL);
+	(void)urcu_memb_get_default_call_rcu_data();
+}
+
 static void rcu_setup(void)
 {
 	if (pthread_key_create(&rcu_exit_key, rcu_thread_exit) != 0) {
@@ -76,6 +99,7 @@ static void rcu_setup(void)
 		fprintf(stderr, "icache: pthread_atfork failed\n");
 		exit(2);
 	}
+	rcu_start_callback_thread();
 }
 
 void rcu_register_sim_thread(void)
