@@ -505,4 +505,13 @@ void sched_abandon(struct sched *s)
 	sim_sched = NULL;
 	active = NULL;
 	pthread_mutex_unlock(&s->m);
+	/* A CPU whose program is done has returned (or is returning) from
+	 * cpu_main: join it, or its thread is leaked (TSan says so). */
+	for (int i = 0; i < s->ncpus; i++) {
+		pthread_mutex_lock(&s->m);
+		bool done = s->cpu[i].state == SCPU_DONE;
+		pthread_mutex_unlock(&s->m);
+		if (done)
+			pthread_join(s->cpu[i].tid, NULL);
+	}
 }

@@ -119,7 +119,8 @@ bool sched_stuck(const struct sched *s);
 
 /* Join the threads (all DONE) and remove the hooks. */
 void sched_finish(struct sched *s);
-/* Remove the hooks and leave parked threads parked (the process exits). */
+/* Remove the hooks, join the CPUs that are done and leave parked threads
+ * parked (the process exits). */
 void sched_abandon(struct sched *s);
 
 /* A program hit a scenario error: park for good, the controller reports. */
