@@ -2485,8 +2485,8 @@ SIDE_TEST(judge_refuses_a_cut_trace)
 			    "--screen 130x40 2>&1",
 			    wrap, state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(!strstr(out, "Well done") && !strstr(out, "Not yet."),
-		      "a verdict from a cut trace:\n%s", out);
-	ck_assert_msg(strstr(out, "incomplete"), "the cut is not said:\n%s", out);
+		      "a verdict from a cut trace:\n%.1500s", out);
+	ck_assert_msg(strstr(out, "incomplete"), "the cut is not said:\n%.1500s", out);
 	free(out);
 	free(run_cmd(&st, "rm -rf %s", state_dir));
 }

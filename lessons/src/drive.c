@@ -625,10 +625,16 @@ static int64_t boundary_of(const struct drive *d, const struct lesson_trace *t,
 			}
 		return b;
 	}
-	/* no press: the state the setup left, before the first step */
+	/* no press: the state the setup left, before the first step.  That
+	 * step's own events come before its sched_step record (see
+	 * step_end_event): the CPU's events just before the record are its. */
 	for (uint64_t i = 0; i < n; i++)
-		if (t->ix->ev[i].type == EV_sched_step)
-			return (int64_t)i - 1;
+		if (t->ix->ev[i].type == EV_sched_step) {
+			int64_t b = (int64_t)i - 1;
+			while (b >= 0 && t->ix->ev[b].cpu == t->ix->ev[i].cpu)
+				b--;
+			return b;
+		}
 	return (int64_t)n - 1;
 }
 

@@ -182,6 +182,16 @@ int exercise_judge(const struct step *s, const char *scn, struct lesson_trace *t
 	bool ok = lt_play_live(copy, t);
 	unlink(copy);
 	free(copy);
+	if (!ok && (t->play.status == 0 || t->play.status == 1)) {
+		/* it played, but its recording cannot be read whole (a stream
+		 * cut inside its only packet leaves nothing to load) */
+		snprintf(
+			msg, len,
+			"The recording of your scenario is incomplete (%s): no verdict drawn from it. Check it again.",
+			t->err);
+		lt_free(t);
+		return -1;
+	}
 	if (!ok) {
 		snprintf(msg, len, "Your scenario does not play: %s", t->err);
 		lt_free(t);
