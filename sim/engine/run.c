@@ -297,6 +297,11 @@ static void dump_waiting(FILE *f, struct run_ctx *ctx, const struct sim_cpu *c,
 		fprintf(f, "held by nobody: its own turn, not yet seen");
 	else
 		fprintf(f, "held by nobody");
+	/* A free ticket lock that nobody takes: its turn went to a waiter
+	 * the host has not run since (a starved thread). */
+	if (w->kind == LOCK_TICKET)
+		fprintf(f, " (ticket %u served, %u handed out)", atomic_load(&w->tk_owner),
+			atomic_load(&w->tk_next));
 }
 
 static void dump_cpu(FILE *f, struct run_ctx *ctx, const struct sim_cpu *c)
