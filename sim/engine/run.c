@@ -233,10 +233,18 @@ static void *worker_main(void *p)
 	return NULL;
 }
 
+/* Does the calling thread run under a real-time policy (chrt -f, -r)? */
+static bool real_time(void)
+{
+	int policy = sched_getscheduler(0);
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
 static void *flusher_main(void *p)
 {
 	struct worker_arg *a = p;
 	struct run_ctx *ctx = a->ctx;
+	bool rt = real_time();
 
 	this_cpu = a->cpu;
 	rcu_register_sim_thread();
@@ -246,15 +254,16 @@ static void *flusher_main(void *p)
 		maybe_park(ctx);
 		/*
 		 * writeback_sb_inodes calls cond_resched() after each inode
-		 * (fs/fs-writeback.c at v2.6.39); a pass that wrote something
-		 * gives the core away the same way.  Under a real-time policy
-		 * (chrt -f) nothing else would: a pass that finds only an
-		 * I_NEW inode (its creator preempted, waiting for this very
-		 * core) counts it, returns at once and starts again, for ever.
+		 * (fs/fs-writeback.c at v2.6.39).  Under a real-time policy
+		 * (chrt -f) nothing else takes the core from us: a pass that
+		 * finds only an I_NEW inode (its creator preempted, waiting
+		 * for this very core) counts it, returns at once and starts
+		 * again, for ever.  So there a pass that wrote something gives
+		 * the core away; the host's ordinary scheduler preempts us.
 		 */
 		if (n == 0)
 			usleep(500);
-		else
+		else if (rt)
 			sched_yield();
 	}
 	rcu_unregister_sim_thread();
