@@ -732,17 +732,17 @@ static int unexpected_violations(struct play *pl)
 enum outcome { GO_ON, STOP_DEADLOCK, STOP_ERROR };
 
 /*
- * The schedule cannot go on.  When no CPU can run at all and one sleeps on
- * an inode whose state changed after it fell asleep, with no wake since,
- * nobody is left to wake it: the change came without its wake_up_inode(),
- * a missed wakeup (what the free-running watchdog reports after a while,
- * found here exactly).  Anything else is a deadlock.
+ * The schedule cannot go on.  When every CPU with work left sleeps on an
+ * inode, unwoken, and one inode's state changed after its sleeper fell
+ * asleep, nobody is left to wake it: the change came without its
+ * wake_up_inode(), a missed wakeup (what the free-running watchdog reports
+ * after a while, found here exactly).  Anything else is a deadlock.
  */
 static enum outcome report_deadlock(struct play *pl, const char *why, int line)
 {
 	char text[4096];
 	char all[4600];
-	const struct sched_cpu *sl = sched_stuck(&pl->s) ? sched_unwoken_sleeper(&pl->s) : NULL;
+	const struct sched_cpu *sl = sched_missed_wakeup(&pl->s);
 	enum violation_kind kind = sl ? VIOL_missed_wakeup : VIOL_deadlock;
 	char what[128];
 

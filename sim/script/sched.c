@@ -478,12 +478,20 @@ bool sched_all_done(const struct sched *s)
 	return true;
 }
 
-const struct sched_cpu *sched_unwoken_sleeper(const struct sched *s)
+const struct sched_cpu *sched_missed_wakeup(const struct sched *s)
 {
-	for (int i = 0; i < s->ncpus; i++)
-		if (s->cpu[i].state == SCPU_SLEEPING && s->cpu[i].sleep_changed && !s->cpu[i].woken)
-			return &s->cpu[i];
-	return NULL;
+	const struct sched_cpu *missed = NULL;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		const struct sched_cpu *sc = &s->cpu[i];
+		if (sc->state == SCPU_DONE)
+			continue;
+		if (sc->state != SCPU_SLEEPING || sc->woken)
+			return NULL; /* someone could still run, or wake it */
+		if (sc->sleep_changed && !missed)
+			missed = sc;
+	}
+	return missed;
 }
 
 bool sched_stuck(const struct sched *s)

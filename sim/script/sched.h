@@ -120,9 +120,10 @@ bool sched_runnable(const struct sched *s, int idx);
 bool sched_all_done(const struct sched *s);
 /* Some CPU has work left, and none of them can go on. */
 bool sched_stuck(const struct sched *s);
-/* A sleeping CPU whose inode changed state after it fell asleep and that
- * nobody woke since (a state change without its wake_up_inode), or NULL. */
-const struct sched_cpu *sched_unwoken_sleeper(const struct sched *s);
+/* Every CPU with work left sleeps, unwoken, and one of them sleeps on an
+ * inode whose state changed after it fell asleep: nobody is left to wake
+ * it, the change came without its wake_up_inode().  That CPU, or NULL. */
+const struct sched_cpu *sched_missed_wakeup(const struct sched *s);
 
 /* Join the threads (all DONE) and remove the hooks. */
 void sched_finish(struct sched *s);
