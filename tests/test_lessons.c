@@ -2550,47 +2550,27 @@ END_TEST
 static Suite *lessons_suite(void)
 {
 	Suite *s = suite_create("lessons");
-	TCase *tc = tcase_create("check");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, ten_lessons_in_order);
-	tcase_add_test(tc, shipped_lessons_pass_check);
-	tcase_add_test(tc, every_level_has_a_contrast);
-	suite_add_tcase(s, tc);
+	suite_case(s, "check", 120,
+		   (const TTest *[]){ ten_lessons_in_order, shipped_lessons_pass_check,
+				      every_level_has_a_contrast, NULL });
 
-	tc = tcase_create("malformed");
-	tcase_set_timeout(tc, 30);
+	TCase *tc = suite_case(s, "malformed", 30, NULL);
 	tcase_add_loop_test(tc, bad_lesson_cases, 0,
 			    (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
-	tcase_add_test(tc, missing_scenario);
-	tcase_add_test(tc, truncated_file);
-	tcase_add_test(tc, credit_outside_repository);
-	tcase_add_test(tc, credit_not_in_sources);
-	tcase_add_test(tc, moment_grammar);
-	tcase_add_test(tc, check_time_and_references);
-	suite_add_tcase(s, tc);
+	tcase_add_tests(tc, (const TTest *[]){ missing_scenario, truncated_file,
+					       credit_outside_repository, credit_not_in_sources,
+					       moment_grammar, check_time_and_references, NULL });
 
 	/* the slow cases, each group side by side (side_by_side) */
-	tc = tcase_create("run");
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, run_cases);
-	suite_add_tcase(s, tc);
+	suite_case(s, "run", 240, (const TTest *[]){ run_cases, NULL });
 
 	/* a guard against a hang, not a measure: 1 000 drawn sequences take
 	 * ~30 s of CPU, and minutes on a loaded 2-core machine */
-	tc = tcase_create("scheduler");
-	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, sched_cases);
-	suite_add_tcase(s, tc);
+	suite_case(s, "scheduler", 600, (const TTest *[]){ sched_cases, NULL });
 
-	tc = tcase_create("offline");
-	tcase_set_timeout(tc, 180);
-	tcase_add_test(tc, offline_cases);
-	suite_add_tcase(s, tc);
+	suite_case(s, "offline", 180, (const TTest *[]){ offline_cases, NULL });
 
-	tc = tcase_create("walk");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, every_lesson_in_tmux);
-	suite_add_tcase(s, tc);
+	suite_case(s, "walk", 300, (const TTest *[]){ every_lesson_in_tmux, NULL });
 	return s;
 }
 

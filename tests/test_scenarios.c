@@ -515,31 +515,24 @@ START_TEST(failed_expectations_exit_1)
 }
 END_TEST
 
-static Suite *scenarios_suite(void)
-{
-	Suite *s = suite_create("scenarios");
-	TCase *tc = tcase_create("play");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, every_shipped_scenario_passes);
-	tcase_add_test(tc, v4_race_shows_the_window_and_the_freed_inode);
-	tcase_add_test(tc, merged_blocks_the_lookup_on_i_lock);
-	tcase_add_test(tc, modern_lru_isolating_window_is_accepted_and_said);
-	tcase_add_test(tc, umount_waits_for_prune_on_iprune_sem);
-	tcase_add_test(tc, umount_without_iprune_sem_leaves_busy_inodes);
-	tcase_add_test(tc, abba_reports_cycle_and_deadlock_lockdep_style);
-	tcase_add_test(tc, replay_gives_the_same_steps);
-	tcase_add_test(tc, replay_gives_the_same_trace);
-	tcase_add_test(tc, explore_finds_the_v4_race_and_its_file_replays_it);
-	tcase_add_loop_test(tc, explore_finds_nothing, 0,
-			    (int)(sizeof(explored_clean) / sizeof(explored_clean[0])));
-	tcase_add_test(tc, explore_bad_usage);
-	tcase_add_test(tc, malformed_scenarios_say_file_and_line);
-	tcase_add_test(tc, failed_expectations_exit_1);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return run_suite(scenarios_suite());
+	Suite *s = suite_create("scenarios");
+	TCase *tc = suite_case(
+		s, "play", 120,
+		(const TTest *[]){ every_shipped_scenario_passes,
+				   v4_race_shows_the_window_and_the_freed_inode,
+				   merged_blocks_the_lookup_on_i_lock,
+				   modern_lru_isolating_window_is_accepted_and_said,
+				   umount_waits_for_prune_on_iprune_sem,
+				   umount_without_iprune_sem_leaves_busy_inodes,
+				   abba_reports_cycle_and_deadlock_lockdep_style,
+				   replay_gives_the_same_steps, replay_gives_the_same_trace,
+				   explore_finds_the_v4_race_and_its_file_replays_it, NULL });
+	tcase_add_loop_test(tc, explore_finds_nothing, 0,
+			    (int)(sizeof(explored_clean) / sizeof(explored_clean[0])));
+	tcase_add_tests(tc,
+			(const TTest *[]){ explore_bad_usage, malformed_scenarios_say_file_and_line,
+					   failed_expectations_exit_1, NULL });
+	return run_suite(s);
 }

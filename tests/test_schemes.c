@@ -447,32 +447,24 @@ Suite *schemes_suite(void)
 {
 	Suite *s = suite_create("schemes");
 
-	TCase *tc = tcase_create("invariants");
-	tcase_set_timeout(tc, 60);
+	TCase *tc = suite_case(s, "invariants", 60, NULL);
 	tcase_add_loop_test(tc, scheme_passes_every_workload, 0, nr_schemes());
 	tcase_add_loop_test(tc, modern_clean_at_every_cpu_count, 0, 4);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("validator");
-	tcase_set_timeout(tc, 60);
+	tc = suite_case(s, "validator", 60, NULL);
 	tcase_add_loop_test(tc, validator_silent_for_global_and_merged, 0, 2);
-	tcase_add_test(tc, vfs_scale_trylock_inversions_not_reported);
-	tcase_add_test(tc, vfs_scale_inversion_by_lock_is_reported);
+	tcase_add_tests(tc, (const TTest *[]){ vfs_scale_trylock_inversions_not_reported,
+					       vfs_scale_inversion_by_lock_is_reported, NULL });
 	tcase_add_loop_test(tc, abba_deadlock_reported_not_hung, 0, nr_schemes());
-	tcase_add_test(tc, abba_on_one_cpu_in_json_and_graph);
-	tcase_add_test(tc, graph_marks_documented_order_violation);
-	suite_add_tcase(s, tc);
+	tcase_add_tests(tc, (const TTest *[]){ abba_on_one_cpu_in_json_and_graph,
+					       graph_marks_documented_order_violation, NULL });
 
-	tc = tcase_create("race");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, v4_iput_race_caught_by_handoff_checker);
-	tcase_add_test(tc, merged_survives_iput_race);
-	suite_add_tcase(s, tc);
+	suite_case(s, "race", 60,
+		   (const TTest *[]){ v4_iput_race_caught_by_handoff_checker,
+				      merged_survives_iput_race, NULL });
 
-	tc = tcase_create("helgrind");
-	tcase_set_timeout(tc, 150);
+	tc = suite_case(s, "helgrind", 150, NULL);
 	tcase_add_loop_test(tc, helgrind_finds_no_lock_order_violation, 0, 2);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -254,28 +254,21 @@ START_TEST(tmux_panes_and_help)
 	need_trace();
 	const char *s = "icview-panes";
 	tmux_view(s, 120, 40, "", trace);
-	tmux_keys(s, "/ lock_acquired Enter");
-	ck_assert_msg(tmux_wait_for(s, "search: lock_acquired", 5), "search did not run");
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "/ lock_acquired Enter", "search: lock_acquired", 5);
 	ck_assert_msg(strstr(scr, "\xe2\x97\x8f"
 				  "1 "),
 		      "no held lock shown:\n%s", scr); /* ●1 */
 	ck_assert_ptr_nonnull(strstr(scr, "Held locks"));
 	free(scr);
-	tmux_keys(s, "/ I_FREEING Enter");
-	ck_assert_msg(tmux_wait_for(s, "I_FREEING set by cpu", 5), "no handoff in the inode pane");
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, "/ I_FREEING Enter", "I_FREEING set by cpu", 5);
 	ck_assert(line_has(scr, "i_state ", "I_FREEING"));
 	ck_assert_ptr_nonnull(strstr(scr, "handoff: cpu"));
 	ck_assert_ptr_nonnull(strstr(scr, "Lock order"));
 	ck_assert_ptr_nonnull(strstr(scr, "\xe2\x86\x92 i_lock")); /* → i_lock */
 	ck_assert_ptr_nonnull(strstr(scr, "lock_stat"));
 	free(scr);
-	tmux_keys(s, "Tab");
-	ck_assert(tmux_wait_for(s, "[ Held locks ]", 5));
-	tmux_keys(s, "h");
-	ck_assert(tmux_wait_for(s, "Help 1/", 5));
-	scr = tmux_capture(s, false);
+	tmux_expect(s, "Tab", "[ Held locks ]", 5);
+	scr = tmux_expect_screen(s, "h", "Help 1/", 5);
 	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
 	free(scr);
 	tmux_keys(s, "q"); /* closes the help */

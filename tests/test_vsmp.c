@@ -634,29 +634,20 @@ END_TEST
 Suite *vsmp_suite(void)
 {
 	Suite *s = suite_create("vsmp");
-	TCase *tc = tcase_create("kinds");
-	tcase_set_timeout(tc, 120);
+	TCase *tc = suite_case(s, "kinds", 120, NULL);
 	tcase_add_loop_test(tc, each_kind_excludes_and_counts, 0, NR_LOCK_KINDS);
 	tcase_add_loop_test(tc, ticket_and_mcs_serve_in_arrival_order, 0, 2);
 	tcase_add_loop_test(tc, every_kind_runs_every_scheme_clean, 0, NKINDS);
-	tcase_add_test(tc, counters_agree_across_kinds);
-	tcase_add_test(tc, default_kind_is_said_in_the_header);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("virtual");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, virtual_runs_every_scheme_clean);
-	tcase_add_test(tc, virtual_is_deterministic);
-	tcase_add_test(tc, virtual_jitter_is_seeded);
-	tcase_add_test(tc, virtual_catches_the_v4_race);
-	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
-	tcase_add_test(tc, cost_files_are_checked);
-	tcase_add_test(tc, virtual_charges_each_lock_its_cost);
-	tcase_add_test(tc, virtual_list_lines_are_followed);
-	tcase_add_test(tc, real_run_reports_its_cpu_time);
-	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
-	tcase_add_test(tc, record_virtual_16_cpus);
-	tcase_add_test(tc, record_virtual_stamps_virtual_time);
-	suite_add_tcase(s, tc);
+	tcase_add_tests(tc, (const TTest *[]){ counters_agree_across_kinds,
+					       default_kind_is_said_in_the_header, NULL });
+	suite_case(s, "virtual", 120,
+		   (const TTest *[]){
+			   virtual_runs_every_scheme_clean, virtual_is_deterministic,
+			   virtual_jitter_is_seeded, virtual_catches_the_v4_race,
+			   virtual_mcs_removes_the_ticket_collapse, cost_files_are_checked,
+			   virtual_charges_each_lock_its_cost, virtual_list_lines_are_followed,
+			   real_run_reports_its_cpu_time, calibrate_writes_what_virtual_reads,
+			   record_virtual_16_cpus, record_virtual_stamps_virtual_time, NULL });
 	return s;
 }
 

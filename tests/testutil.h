@@ -151,10 +151,10 @@ static inline double json_num(const char *json, const char *after, const char *k
 }
 
 /* Add the tests of a NULL-terminated list to tc, in order:
- * tcase_add_tests(tc, (const TTest *[]){ first, second, NULL }). */
+ * tcase_add_tests(tc, (const TTest *[]){ first, second, NULL }); NULL: none. */
 static inline void tcase_add_tests(TCase *tc, const TTest *const *t)
 {
-	for (; *t; t++)
+	for (; t && *t; t++)
 		tcase_add_test(tc, *t);
 }
 
@@ -168,6 +168,19 @@ static inline int run_suite(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* A case named name of suite s: its timeout in seconds and its tests, in
+ * order (NULL-terminated; NULL: none yet); returned for loop tests and
+ * fixtures. */
+static inline TCase *suite_case(Suite *s, const char *name, double timeout,
+				const TTest *const *tests)
+{
+	TCase *tc = tcase_create(name);
+	tcase_set_timeout(tc, timeout);
+	tcase_add_tests(tc, tests);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 /* Run a suite of one case named name: its fixture (run once, before Check
  * forks the tests; NULL, NULL: none), its timeout in seconds and its
  * tests, in order. */
@@ -175,12 +188,9 @@ static inline int run_tests(const char *name, SFun setup, SFun teardown, double 
 			    const TTest *const *tests)
 {
 	Suite *s = suite_create(name);
-	TCase *tc = tcase_create(name);
+	TCase *tc = suite_case(s, name, timeout, tests);
 	if (setup || teardown)
 		tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, timeout);
-	tcase_add_tests(tc, tests);
-	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
 
