@@ -85,9 +85,8 @@ START_TEST(v4_race_shows_the_window_and_the_freed_inode)
 	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock inode 42 in "
 					  "iput_final\n   cpu0 stops"));
 	/* ... cpu1 frees it, and cpu0 then puts it on the LRU. */
-	ck_assert_ptr_nonnull(strstr(out, "cpu1 free inode 42"));
-	ck_assert_ptr_nonnull(strstr(out, "!! violation freed_on_list"));
-	ck_assert_ptr_nonnull(strstr(out, "cpu0 puts inode 42 on the lru list"));
+	assert_has(out, "cpu1 free inode 42", "!! violation freed_on_list",
+		   "cpu0 puts inode 42 on the lru list");
 	free(out);
 }
 END_TEST
@@ -114,9 +113,9 @@ START_TEST(modern_lru_isolating_window_is_accepted_and_said)
 	int st;
 	char *out = play(&st, SCN_DIR "/modern-lru-isolating-window.scn", NULL);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "cpu1 del lru inode 42 in inode_lru_isolate"));
-	ck_assert_ptr_nonnull(strstr(out, "I_LRU_ISOLATING -> 0 in inode_lru_isolate"));
-	ck_assert_ptr_nonnull(strstr(out, "accepted: 1 unused clean inode off the LRU"));
+	assert_has(out, "cpu1 del lru inode 42 in inode_lru_isolate",
+		   "I_LRU_ISOLATING -> 0 in inode_lru_isolate",
+		   "accepted: 1 unused clean inode off the LRU");
 	ck_assert_ptr_null(strstr(out, "!! violation"));
 	free(out);
 }
@@ -200,8 +199,7 @@ START_TEST(abba_reports_cycle_and_deadlock_lockdep_style)
 	int st;
 	char *out = play(&st, SCN_DIR "/abba-deadlock.scn", NULL);
 	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "possible circular locking dependency"));
-	ck_assert_ptr_nonnull(strstr(out, "Chain exists of"));
+	assert_has(out, "possible circular locking dependency", "Chain exists of");
 	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a in test_abba, "
 					  "held by cpu0"));
 	ck_assert_ptr_nonnull(strstr(out, "waits-for cycle: cpu0 --> cpu1 --> cpu0"));
@@ -507,8 +505,7 @@ START_TEST(failed_expectations_exit_1)
 		      "expect inode 42 not on lru\ncpu0 to end\nexpect no violation\n");
 	out = play(&st, f, "--json");
 	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "{\"line\":5,\"ok\":false"));
-	ck_assert_ptr_nonnull(strstr(out, "{\"line\":7,\"ok\":true"));
+	assert_has(out, "{\"line\":5,\"ok\":false", "{\"line\":7,\"ok\":true");
 	ck_assert_int_eq((int)json_num(out, NULL, "failed"), 1);
 	free(out);
 	remove_tmpdir();

@@ -238,15 +238,11 @@ START_TEST(abba_deadlock_reported_not_hung)
 
 	ck_assert_msg(status == 1, "%s: exit %d (124 = hung):\n%s", s->name, status, out);
 	/* The validator, lockdep style, with both chains... */
-	ck_assert_ptr_nonnull(strstr(out, "possible circular locking dependency"));
-	ck_assert_ptr_nonnull(strstr(out, "test_lock_a --> test_lock_b"));
-	ck_assert_ptr_nonnull(strstr(out, "Chain exists of"));
+	assert_has(out, "possible circular locking dependency", "test_lock_a --> test_lock_b",
+		   "Chain exists of");
 	/* ...then the watchdog, naming what each CPU holds and waits for. */
-	ck_assert_ptr_nonnull(strstr(out, "deadlock: no CPU took a lock"));
-	ck_assert_ptr_nonnull(strstr(out, "cpu0: holds test_lock_a"));
-	ck_assert_ptr_nonnull(strstr(out, "cpu1: holds test_lock_b"));
-	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_b"));
-	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a"));
+	assert_has(out, "deadlock: no CPU took a lock", "cpu0: holds test_lock_a",
+		   "cpu1: holds test_lock_b", "waits for test_lock_b", "waits for test_lock_a");
 	free(out);
 }
 END_TEST
@@ -292,10 +288,8 @@ START_TEST(abba_on_one_cpu_in_json_and_graph)
 			    bin_path("icache-sim"), dot_path);
 
 	ck_assert_int_eq(status, 1);
-	ck_assert_ptr_nonnull(strstr(out, "\"kind\":\"lock_cycle\""));
-	ck_assert_ptr_nonnull(strstr(out, "\"classes\":[\"test_lock_b\",\"test_lock_a\"]"));
-	ck_assert_ptr_nonnull(strstr(out, "\"sites\":[\"test_abba\",\"test_abba\"]"));
-	ck_assert_ptr_nonnull(strstr(out, "\"cpus\":[0,0]"));
+	assert_has(out, "\"kind\":\"lock_cycle\"", "\"classes\":[\"test_lock_b\",\"test_lock_a\"]",
+		   "\"sites\":[\"test_abba\",\"test_abba\"]", "\"cpus\":[0,0]");
 	ck_assert_int_ge((int)json_num(out, NULL, "violations_total"), 1);
 
 	char *dot = slurp(dot_path);

@@ -691,10 +691,7 @@ START_TEST(record_starts_and_stops_its_own_daemon)
 	char dir[200];
 	int st;
 
-	if (!can_unshare()) {
-		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
-		return;
-	}
+	SKIP_UNLESS(can_unshare(), "no private mount namespace (not root?)");
 	make_tmpdir(dir, sizeof(dir), "nodaemon");
 	char *out = record_in_namespace(&st, dir, "", "");
 	ck_assert_msg(st == 0, "record exited %d: %.300s", st, out);
@@ -713,10 +710,7 @@ START_TEST(record_uses_a_running_daemon)
 	char dir[200], pre[512];
 	int st;
 
-	if (!can_unshare()) {
-		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
-		return;
-	}
+	SKIP_UNLESS(can_unshare(), "no private mount namespace (not root?)");
 	make_tmpdir(dir, sizeof(dir), "daemon");
 	snprintf(pre, sizeof(pre), "lttng-sessiond --daemonize --no-kernel --pidfile=%s/d.pid &&",
 		 dir);
@@ -746,10 +740,7 @@ START_TEST(record_killed_cleans_up)
 	struct trace_counts c;
 	int st;
 
-	if (!can_unshare()) {
-		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
-		return;
-	}
+	SKIP_UNLESS(can_unshare(), "no private mount namespace (not root?)");
 	make_tmpdir(dir, sizeof(dir), "killed");
 	char *out = run_cmd(
 		&st,
@@ -938,10 +929,7 @@ START_TEST(record_full_or_readonly_disk_says_so)
 	char dir[200];
 	int st;
 
-	if (!is_root()) {
-		fprintf(stderr, "test_trace: not root, cannot mount a tmpfs: skipped\n");
-		return;
-	}
+	SKIP_UNLESS(is_root(), "not root, cannot mount a tmpfs");
 	make_tmpdir(dir, sizeof(dir), "full");
 	char *out = run_cmd(&st,
 			    "mount -t tmpfs -o size=2m none %s && { %s record --duration 1s --quiet"
@@ -992,15 +980,9 @@ START_TEST(record_as_user_gets_private_daemon)
 	char dir[200];
 	int st;
 
-	if (!is_root()) {
-		fprintf(stderr, "test_trace: not root, cannot switch user: skipped\n");
-		return;
-	}
+	SKIP_UNLESS(is_root(), "not root, cannot switch user");
 	free(run_cmd(&st, "command -v setpriv >/dev/null"));
-	if (st != 0) {
-		fprintf(stderr, "test_trace: no setpriv: skipped\n");
-		return;
-	}
+	SKIP_UNLESS(st == 0, "no setpriv");
 	make_tmpdir(dir, sizeof(dir), "user");
 	ck_assert_int_eq(chown(dir, 4242, 4242), 0);
 	char sim[4096];
@@ -1022,39 +1004,33 @@ END_TEST
 
 /* ---- bad input ----------------------------------------------------------- */
 
-static void bad_record(const char *args, const char *needle)
-{
-	int st;
-	char *out = run_cmd(&st, "%s record %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
-	ck_assert_msg(st == 2, "'record %s' exited %d, not 2: %s", args, st, out);
-	ck_assert_msg(strstr(out, needle), "'record %s' said '%s', not '%s'", args, out, needle);
-	char *nl = strchr(out, '\n');
-	ck_assert_msg(nl && nl[1] == 0, "'record %s' printed more than one line: %s", args, out);
-	free(out);
-}
+/* Bad record command lines and what the one line says: %s stands for a
+ * directory that holds a file x. */
+static const struct {
+	const char *args, *needle;
+} bad_records[] = {
+	{ "--ops 10", "-o DIR is required" },
+	{ "--ops 10 -o", "-o needs a value" },
+	{ "--ops 10 -o %s", "is not empty" },
+	{ "--ops 10 -o %s/x", "is not a directory" },
+	{ "--frobnicate -o %s/new", "unknown option '--frobnicate'" },
+	{ "--cpus 0 -o %s/new", "--cpus: '0'" },
+	{ "--subbuf-size 3M -o %s/new", "--subbuf-size: '3M'" },
+	{ "--subbuf-size -o %s/new", "--subbuf-size" },
+};
 
 START_TEST(record_bad_input_exits_2)
 {
-	char dir[200], args[400];
+	char dir[200], args[400], cmd[600];
+	int st;
 
 	make_tmpdir(dir, sizeof(dir), "bad");
-	bad_record("--ops 10", "-o DIR is required");
-	bad_record("--ops 10 -o", "-o needs a value");
-	snprintf(args, sizeof(args), "touch %s/x", dir);
-	int st;
-	free(run_cmd(&st, "%s", args));
-	snprintf(args, sizeof(args), "--ops 10 -o %s", dir);
-	bad_record(args, "is not empty");
-	snprintf(args, sizeof(args), "--ops 10 -o %s/x", dir);
-	bad_record(args, "is not a directory");
-	snprintf(args, sizeof(args), "--frobnicate -o %s/new", dir);
-	bad_record(args, "unknown option '--frobnicate'");
-	snprintf(args, sizeof(args), "--cpus 0 -o %s/new", dir);
-	bad_record(args, "--cpus: '0'");
-	snprintf(args, sizeof(args), "--subbuf-size 3M -o %s/new", dir);
-	bad_record(args, "--subbuf-size: '3M'");
-	snprintf(args, sizeof(args), "--subbuf-size -o %s/new", dir);
-	bad_record(args, "--subbuf-size");
+	free(run_cmd(&st, "touch %s/x", dir));
+	for (size_t k = 0; k < sizeof(bad_records) / sizeof(bad_records[0]); k++) {
+		snprintf(args, sizeof(args), bad_records[k].args, dir);
+		snprintf(cmd, sizeof(cmd), "record %s", args);
+		sim_bad_usage(cmd, bad_records[k].needle);
+	}
 	rm_rf(dir);
 }
 END_TEST
@@ -1064,8 +1040,7 @@ START_TEST(record_help)
 	int st;
 	char *out = run_cmd(&st, "%s record --help", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "-o, --output DIR"));
-	ck_assert_ptr_nonnull(strstr(out, "--blocking"));
+	assert_has(out, "-o, --output DIR", "--blocking");
 	free(out);
 }
 END_TEST
@@ -1073,7 +1048,7 @@ END_TEST
 /* A TRACE=0 build has no tracepoints: record must say so, not pretend. */
 START_TEST(record_refuses_without_tracepoints)
 {
-	bad_record("--ops 10 -o /tmp/icache-never", "TRACE=0");
+	sim_bad_usage("record --ops 10 -o /tmp/icache-never", "TRACE=0");
 }
 END_TEST
 

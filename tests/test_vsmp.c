@@ -302,12 +302,8 @@ START_TEST(virtual_jitter_is_seeded)
 	free(b);
 	free(c);
 	free(d);
-	a = run_cmd(&st, "%s run --jitter 10 --ops 10 2>&1", bin_path("icache-sim"));
-	ck_assert_msg(st == 2 && strstr(a, "--jitter is for --virtual runs"), "%s", a);
-	free(a);
-	a = run_cmd(&st, "%s run --virtual --jitter nan --ops 10 2>&1", bin_path("icache-sim"));
-	ck_assert_msg(st == 2 && strstr(a, "not a percentage"), "%s", a);
-	free(a);
+	sim_bad_usage("run --jitter 10 --ops 10", "--jitter is for --virtual runs");
+	sim_bad_usage("run --virtual --jitter nan --ops 10", "not a percentage");
 }
 END_TEST
 
@@ -470,9 +466,7 @@ START_TEST(virtual_list_lines_are_followed)
 	free(a);
 	free(b);
 	free(c);
-	a = run_cmd(&st, "%s run --list-lines --ops 10 2>&1", bin_path("icache-sim"));
-	ck_assert_msg(st == 2 && strstr(a, "--list-lines is for --virtual runs"), "%s", a);
-	free(a);
+	sim_bad_usage("run --list-lines --ops 10", "--list-lines is for --virtual runs");
 }
 END_TEST
 

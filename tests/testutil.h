@@ -9,6 +9,7 @@
 #define TESTUTIL_H
 
 #include <check.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -192,6 +193,42 @@ static inline int run_tests(const char *name, SFun setup, SFun teardown, double 
 	if (setup || teardown)
 		tcase_add_unchecked_fixture(tc, setup, teardown);
 	return run_suite(s);
+}
+
+/*
+ * End the test here, passing, unless cond: what it needs (root, a tool) is
+ * not there, and it says so on stderr: "test_trace: not root: skipped".
+ */
+#define SKIP_UNLESS(cond, why)                                                                    \
+	do {                                                                                      \
+		if (!(cond)) {                                                                    \
+			fprintf(stderr, "%s: %s: skipped\n", program_invocation_short_name, why); \
+			return;                                                                   \
+		}                                                                                 \
+	} while (0)
+
+/*
+ * Does text hold each of the strings?  A test failure names the first it
+ * lacks and shows the text: assert_has(out, "exit 2", "one line").
+ */
+static inline void assert_has_list(const char *text, const char *const *want)
+{
+	for (; *want; want++)
+		ck_assert_msg(strstr(text, *want), "no '%s' in:\n%.3000s", *want, text);
+}
+#define assert_has(text, ...) assert_has_list(text, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Run icache-sim ARGS; expect status 2 and one line mentioning `needle`. */
+static inline void sim_bad_usage(const char *args, const char *needle)
+{
+	int st;
+	char *out = run_cmd(&st, "%s %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
+	ck_assert_msg(st == 2, "'%s' exited %d, not 2: %s", args, st, out);
+	ck_assert_msg(strstr(out, needle) != NULL, "'%s' said '%s', not '%s'", args, out, needle);
+	/* Exactly one line. */
+	char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && nl[1] == 0, "'%s' printed more than one line: %s", args, out);
+	free(out);
 }
 
 /* Does some line of s contain both a and b? */
