@@ -606,6 +606,47 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 END_TEST
 
 /*
+ * An RCU walker takes the i_lock of an inode whose free event is already
+ * in the trace (modern: the memory waits for a grace period).  That
+ * acquisition is a bounce from the evicting CPU in the simulator's
+ * lock_stat, and must be one in the viewer's too: once it was lost when
+ * the walker came between the free and its inode_rcu_free event.
+ */
+START_TEST(lock_after_free_keeps_its_bounce)
+{
+	char dir[200], tdir[256];
+	int st, vst;
+
+	make_tmpdir(dir, sizeof(dir), "afterfree");
+	snprintf(tdir, sizeof(tdir), "%s/t", dir);
+	char *sim = run_cmd(&st,
+			    "%s play lessons/scenarios/modern-rcu-lock-after-free.scn --json -o %s"
+			    " 2>/dev/null",
+			    bin_path("icache-sim"), tdir);
+	ck_assert_msg(st == 0, "play exited %d: %.300s", st, sim);
+	/* The order this test is about, read back with babeltrace2. */
+	char *seq = run_cmd(&vst,
+			    "babeltrace2 %s | grep -E 'icache:inode_free:|icache:inode_rcu_free:"
+			    "|lock_acquired.*i_lock.*inst = 42,' | sed -E 's/.*icache:([a-z_]+):"
+			    ".*\\{ cpu = ([0-9]+).*/\\1@\\2/' | tr '\\n' ' '",
+			    tdir);
+	ck_assert_msg(strstr(seq, "inode_free@0 lock_acquired@1 inode_rcu_free@0"),
+		      "cpu1 does not lock 42 between its free and rcu_free: %.400s", seq);
+	ck_assert_msg(class_col(sim, "i_lock", "bounces") >= 1, "no i_lock bounce: %.400s", sim);
+	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
+	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
+	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
+	for (size_t k = 0; k < NCLASSES; k++)
+		if (class_col(sim, class_names[k], "acquisitions") > 0)
+			compare_class(sim, view, class_names[k], "modern-rcu-lock-after-free.scn");
+	free(seq);
+	free(sim);
+	free(view);
+	rm_rf(dir);
+}
+END_TEST
+
+/*
  * Two lives of one inode number, at once, every time: a scenario in which
  * cpu1 holds the new inode 42's i_lock while cpu0 takes the old one's in
  * evict.  The trace's life ids make them two locks (no overlap), and the
@@ -1078,6 +1119,7 @@ int main(void)
 		nsch++;
 	tcase_add_loop_test(ta, lock_stat_agrees_for_every_scheme, 0, nsch);
 	tcase_add_test(ta, two_lives_are_two_locks);
+	tcase_add_test(ta, lock_after_free_keeps_its_bounce);
 	suite_add_tcase(s, ta);
 
 	TCase *td = tcase_create("daemons");

@@ -31,7 +31,7 @@
 #include "viewer/index.h"
 
 /* Bump when anything written to the cache changes meaning. */
-#define IX_CACHE_VERSION 7 /* 7: unprotected spans: owners per flag, lives */
+#define IX_CACHE_VERSION 8 /* 8: an i_lock taken after its free keeps its bounces */
 
 enum ix_cache_mode {
 	IX_CACHE_ON,  /* reuse a valid cache, write one after a load */

@@ -258,6 +258,29 @@ bool model_conflicts(const struct model *m, const struct ix_event *e)
 	return li && li->holder >= 0 && li->holder != me;
 }
 
+/*
+ * A lock instance seen for the first time, or again: an RCU walker may
+ * take the i_lock of an inode whose free is already in the trace, before
+ * the freeing CPU's inode_rcu_free puts the lock back (rcu_free_event).
+ * Its lock_stat state (the last CPU) then comes from that CPU's slot.
+ */
+static struct lock_inst *lock_inst_new(struct model *m, uint64_t key)
+{
+	struct lock_inst *li = omap_put(&m->locks, key);
+	li->holder = -1;
+	li->last_cpu = -1;
+	li->old_last_cpu = -1;
+	for (unsigned i = 0; i < m->ncpu; i++) {
+		struct cpu_state *c = &m->cpu[i];
+		if (key && c->freed_key == key) {
+			li->last_cpu = c->freed_last_cpu;
+			c->freed_key = 0;
+			break;
+		}
+	}
+	return li;
+}
+
 /* lock_acquired: the lock changes hands (a second holder is a bad
  * trace, unless the numbers were reused); the CPU holds it now. */
 static void lock_acquired(struct model *m, const struct trace_index *ix, const struct ix_event *e,
@@ -268,12 +291,8 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 	int16_t me = holder_id(e->cpu);
 
 	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj, e->life));
-	if (!li) {
-		li = omap_put(&m->locks, lock_key(cls, e->obj, e->life));
-		li->holder = -1;
-		li->last_cpu = -1;
-		li->old_last_cpu = -1;
-	}
+	if (!li)
+		li = lock_inst_new(m, lock_key(cls, e->obj, e->life));
 	/* Without life ids, two lives of one number share an instance. */
 	const struct inode_state *two =
 		cls == i_lock_class && !e->life ? model_inode(m, e->obj) : NULL;
