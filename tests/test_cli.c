@@ -50,8 +50,7 @@ END_TEST
 START_TEST(help_and_listings)
 {
 	int st;
-	char *out = run_cmd(&st, "%s --help", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s --help", bin_path("icache-sim"));
 	ck_assert_ptr_nonnull(strstr(out, "usage: icache-sim COMMAND"));
 	free(out);
 	out = run_cmd(&st, "%s run --help", bin_path("icache-sim"));
@@ -97,9 +96,7 @@ START_TEST(vfs_cache_pressure_flag)
 	long never = lru_after_pressure("0"), normal = lru_after_pressure("100");
 	ck_assert_msg(never > 4 * 64, "pressure 0 pruned: LRU %ld", never);
 	ck_assert_msg(normal <= 2 * 64, "pressure 100 did not prune: LRU %ld", normal);
-	int st;
-	char *out = run_cmd(&st, "%s run --vfs-cache-pressure 10001 2>&1", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 2);
+	char *out = run_expect(2, "%s run --vfs-cache-pressure 10001 2>&1", bin_path("icache-sim"));
 	ck_assert_ptr_nonnull(strstr(out, "--vfs-cache-pressure: '10001' is out of range"));
 	free(out);
 }
@@ -108,9 +105,8 @@ END_TEST
 START_TEST(run_text_and_json)
 {
 	int st;
-	char *out =
-		run_cmd(&st, "%s run --workload mixed --cpus 2 --ops 5000", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s run --workload mixed --cpus 2 --ops 5000",
+			       bin_path("icache-sim"));
 	assert_has(out, "ops/s", "acquisitions", "invariants: 1 check, 0 failures",
 		   "violations: none");
 	free(out);
@@ -151,10 +147,8 @@ END_TEST
 
 START_TEST(cpus_all_uses_every_core)
 {
-	int st;
-	char *out = run_cmd(&st, "%s run --cpus all --workload lookup --ops 2000 --json",
-			    bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s run --cpus all --workload lookup --ops 2000 --json",
+			       bin_path("icache-sim"));
 	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), (int)json_num(out, NULL, "host_cpus"));
 	free(out);
 }

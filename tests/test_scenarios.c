@@ -233,14 +233,12 @@ END_TEST
 /* The trace's events without timestamps, durations, thread ids or real CPUs. */
 static char *trace_events(const char *dir)
 {
-	int st;
-	char *out = run_cmd(&st,
-			    "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
-			    "'s/^\\[[^]]*\\] \\([^)]*\\) [^ ]+ //; "
-			    "s/cpu_id = [0-9]+/cpu_id/; s/vtid = [0-9]+/vtid/; "
-			    "s/(hold|wait)_ns = [0-9]+/\\1_ns/g'",
-			    dir);
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0,
+			       "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
+			       "'s/^\\[[^]]*\\] \\([^)]*\\) [^ ]+ //; "
+			       "s/cpu_id = [0-9]+/cpu_id/; s/vtid = [0-9]+/vtid/; "
+			       "s/(hold|wait)_ns = [0-9]+/\\1_ns/g'",
+			       dir);
 	return out;
 }
 
@@ -369,8 +367,7 @@ START_TEST(explore_bad_usage)
 {
 	int st;
 	char *out =
-		run_cmd(&st, "timeout 10 %s explore --workload nope 2>&1", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 2);
+		run_expect(2, "timeout 10 %s explore --workload nope 2>&1", bin_path("icache-sim"));
 	free(out);
 	out = run_cmd(&st, "timeout 10 %s explore --schedules 0 2>&1", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 2);

@@ -605,6 +605,20 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 }
 END_TEST
 
+/* The viewer reads tdir whole, and its lock_stat equals the simulator's
+ * (sim: play --json) for every class the run took (what: the scenario). */
+static void view_equals_sim(const char *sim, const char *tdir, const char *what)
+{
+	int vst;
+	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
+	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
+	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
+	for (size_t k = 0; k < NCLASSES; k++)
+		if (class_col(sim, class_names[k], "acquisitions") > 0)
+			compare_class(sim, view, class_names[k], what);
+	free(view);
+}
+
 /*
  * An RCU walker takes the i_lock of an inode whose free event is already
  * in the trace (modern: the memory waits for a grace period).  That
@@ -633,15 +647,9 @@ START_TEST(lock_after_free_keeps_its_bounce)
 	ck_assert_msg(strstr(seq, "inode_free@0 lock_acquired@1 inode_rcu_free@0"),
 		      "cpu1 does not lock 42 between its free and rcu_free: %.400s", seq);
 	ck_assert_msg(class_col(sim, "i_lock", "bounces") >= 1, "no i_lock bounce: %.400s", sim);
-	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
-	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
-	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
-	for (size_t k = 0; k < NCLASSES; k++)
-		if (class_col(sim, class_names[k], "acquisitions") > 0)
-			compare_class(sim, view, class_names[k], "modern-rcu-lock-after-free.scn");
+	view_equals_sim(sim, tdir, "modern-rcu-lock-after-free.scn");
 	free(seq);
 	free(sim);
-	free(view);
 	rm_rf(dir);
 }
 END_TEST
@@ -655,7 +663,7 @@ END_TEST
 START_TEST(two_lives_are_two_locks)
 {
 	char dir[200], tdir[256];
-	int st, vst;
+	int st;
 	struct trace_counts c;
 
 	make_tmpdir(dir, sizeof(dir), "lives");
@@ -667,14 +675,8 @@ START_TEST(two_lives_are_two_locks)
 	ck_assert_msg(w->ambiguous > 0, "no i_lock acquisition while 42 had two lives");
 	ck_assert_msg(w->overlaps == 0 && w->bad_releases == 0, "%s", w->first_error);
 	ck_assert_uint_eq(w->lifeless, 0);
-	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
-	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
-	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
-	for (size_t k = 0; k < NCLASSES; k++)
-		if (class_col(sim, class_names[k], "acquisitions") > 0)
-			compare_class(sim, view, class_names[k], "two-lives.scn");
+	view_equals_sim(sim, tdir, "two-lives.scn");
 	free(sim);
-	free(view);
 	walk_free(w);
 	rm_rf(dir);
 }
@@ -1078,9 +1080,7 @@ END_TEST
 
 START_TEST(record_help)
 {
-	int st;
-	char *out = run_cmd(&st, "%s record --help", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s record --help", bin_path("icache-sim"));
 	assert_has(out, "-o, --output DIR", "--blocking");
 	free(out);
 }

@@ -69,9 +69,7 @@ static char *inode_obj(const char *json, const char *ino_field)
 START_TEST(summary_json_equals_simulator)
 {
 	need_trace();
-	int st;
-	char *v = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
+	char *v = run_expect(0, "%s --summary --json %s", bin_path("icache-view"), trace);
 	/* Every class the simulator reports, figure by figure. */
 	int classes = 0;
 	const char *locks = strstr(sim_json, "\"locks\":[");
@@ -124,8 +122,7 @@ START_TEST(summary_text_and_dot)
 {
 	need_trace();
 	int st;
-	char *s = run_cmd(&st, "%s --summary %s", bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
+	char *s = run_expect(0, "%s --summary %s", bin_path("icache-view"), trace);
 	assert_has(s, "events ", "discarded  0 events", "acquisitions",
 		   "inode_hash_lock      -> i_lock", "violations: 0");
 	free(s);
@@ -141,9 +138,8 @@ START_TEST(screen_after_keys)
 {
 	need_trace();
 	int st;
-	char *s = run_cmd(&st, "LANG=C.UTF-8 %s --keys '/I_FREEING<Enter>' --screen 120x40 %s",
-			  bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
+	char *s = run_expect(0, "LANG=C.UTF-8 %s --keys '/I_FREEING<Enter>' --screen 120x40 %s",
+			     bin_path("icache-view"), trace);
 	assert_has(s, "Events by CPU", "Held locks", "I_FREEING set by cpu");
 	ck_assert(line_has(s, "i_state ", "I_FREEING"));
 	ck_assert_ptr_nonnull(strstr(s, "search: I_FREEING"));
@@ -437,9 +433,7 @@ END_TEST
 START_TEST(bench_hook)
 {
 	need_trace();
-	int st;
-	char *out = run_cmd(&st, "%s --bench %s", bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s --bench %s", bin_path("icache-view"), trace);
 	ck_assert(json_num(out, NULL, "events_per_s") > 0);
 	ck_assert(json_num(out, NULL, "event_bytes") == 32);
 	ck_assert(json_num(out, NULL, "jump_end_ms") >= 0);

@@ -315,11 +315,10 @@ END_TEST
 START_TEST(virtual_catches_the_v4_race)
 {
 	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --costs %s --locks mutex --scheme inode-scale-v4 "
-			    "--workload iput-race --ops 20000 --cpus 4 --quiet",
-			    bin_path("icache-sim"), test_costs());
-	ck_assert_int_eq(status, 1);
+	char *out = run_expect(1,
+			       "%s run --virtual --costs %s --locks mutex --scheme inode-scale-v4 "
+			       "--workload iput-race --ops 20000 --cpus 4 --quiet",
+			       bin_path("icache-sim"), test_costs());
 	ck_assert_msg(strstr(out, "freed_on_list"), "%.2000s", out);
 	ck_assert_msg(strstr(out, "puts inode") && strstr(out, "inode_lru_list_add"), "%.2000s",
 		      out);
@@ -336,12 +335,10 @@ END_TEST
 static double vrun_figure(const char *scheme, const char *locks, int cpus, const char *key,
 			  double *contentions_per_op)
 {
-	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --costs %s --locks %s --scheme %s "
-			    "--workload create-unlink --ops 20000 --cpus %d --json",
-			    bin_path("icache-sim"), test_costs(), locks, scheme, cpus);
-	ck_assert_int_eq(status, 0);
+	char *out = run_expect(0,
+			       "%s run --virtual --costs %s --locks %s --scheme %s "
+			       "--workload create-unlink --ops 20000 --cpus %d --json",
+			       bin_path("icache-sim"), test_costs(), locks, scheme, cpus);
 	double v = json_num(out, NULL, key), con = 0;
 	for (const char *p = strstr(out, "\"contentions\":"); p;
 	     p = strstr(p + 1, "\"contentions\":"))
@@ -385,10 +382,8 @@ START_TEST(cost_files_are_checked)
 	ck_assert_msg(strstr(err, "g:1: incomplete"), "%s", err);
 	ck_assert(!cost_model_parse("colour 3\n", "h", &m, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "h:1: unknown key"), "%s", err);
-	int status;
-	char *out = run_cmd(&status, "%s run --virtual --costs /nonexistent/c 2>&1",
-			    bin_path("icache-sim"));
-	ck_assert_int_eq(status, 2);
+	char *out = run_expect(2, "%s run --virtual --costs /nonexistent/c 2>&1",
+			       bin_path("icache-sim"));
 	ck_assert_msg(strstr(out, "icache-sim run: --costs: /nonexistent/c: "), "%s", out);
 	free(out);
 }

@@ -57,16 +57,39 @@ static inline const char *bin_path(const char *name)
  * its exit status in *status (-1 if it died of a signal).  stderr is
  * captured too when the command says 2>&1.  stdin is /dev/null.
  */
-static inline char *run_cmd(int *status, const char *fmt, ...)
+static inline char *vrun_cmd(int *status, const char *fmt, va_list ap)
 {
 	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	char *argv[] = { "sh", "-c", cmd, NULL };
 	char *out;
 	*status = spawn_capture(argv, false, &out);
+	return out;
+}
+
+static inline char *run_cmd(int *status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline char *run_cmd(int *status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *out = vrun_cmd(status, fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+/* run_cmd for a command that must exit with status want: its output, or a
+ * test failure that shows it. */
+static inline char *run_expect(int want, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline char *run_expect(int want, const char *fmt, ...)
+{
+	int st;
+	va_list ap;
+	va_start(ap, fmt);
+	char *out = vrun_cmd(&st, fmt, ap);
+	va_end(ap);
+	ck_assert_msg(st == want, "exit %d, not %d:\n%.3000s", st, want, out);
 	return out;
 }
 
