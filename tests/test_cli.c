@@ -128,9 +128,7 @@ START_TEST(run_writes_the_lock_order_graph)
 {
 	int st;
 	char path[] = "/tmp/icache-graph-XXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	scratch_file(path, NULL);
 	char *out = run_cmd(&st, "%s run --workload mixed --ops 3000 --graph %s",
 			    bin_path("icache-sim"), path);
 	ck_assert_int_eq(st, 0);

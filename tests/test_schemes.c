@@ -278,9 +278,7 @@ static char *dot_edge(const char *dot, const char *from, const char *to)
 START_TEST(abba_on_one_cpu_in_json_and_graph)
 {
 	char dot_path[] = "/tmp/icache-test-graph-XXXXXX";
-	int fd = mkstemp(dot_path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	scratch_file(dot_path, NULL);
 	int status;
 	char *out = run_cmd(&status,
 			    "timeout 30 %s run --scheme merged --workload lookup --ops 2000 "

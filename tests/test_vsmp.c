@@ -213,13 +213,9 @@ static const char *test_costs(void)
 	static char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
 	static bool made;
 	if (!made) {
-		int fd = mkstemp(path);
-		ck_assert_int_ge(fd, 0);
-		const char text[] = "source a test's figures\nxfer_ns 80\nwake_ns 4000\n"
-				    "wake_call_ns 150\nstep_default_ns 60\n"
-				    "step_ns create-unlink 50.5\n";
-		ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (int)sizeof(text) - 1);
-		close(fd);
+		scratch_file(path, "source a test's figures\nxfer_ns 80\nwake_ns 4000\n"
+				   "wake_call_ns 150\nstep_default_ns 60\n"
+				   "step_ns create-unlink 50.5\n");
 		made = true;
 	}
 	return path;
@@ -394,10 +390,7 @@ END_TEST
 static void lookup_on_one_cpu(const char *costs_text, double *ns, double *acq)
 {
 	char path[] = "/tmp/icache-vsmp-lock.XXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, costs_text, strlen(costs_text)), (int)strlen(costs_text));
-	close(fd);
+	scratch_file(path, costs_text);
 	int status;
 	char *out = run_cmd(&status,
 			    "%s run --virtual --costs %s --scheme merged --workload lookup "
@@ -486,9 +479,7 @@ END_TEST
 START_TEST(calibrate_writes_what_virtual_reads)
 {
 	char path[] = "/tmp/icache-vsmp-cal.XXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	scratch_file(path, NULL);
 	int status;
 	char *out =
 		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);

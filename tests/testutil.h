@@ -109,6 +109,17 @@ static inline bool has_colour_sgr(const char *s)
 	return false;
 }
 
+/* A file of text (NULL: empty) made from the mkstemp template tmpl, which
+ * becomes its name. */
+static inline void scratch_file(char *tmpl, const char *text)
+{
+	int fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	size_t n = text ? strlen(text) : 0;
+	ck_assert_int_eq(write(fd, text ? text : "", n), (ssize_t)n);
+	close(fd);
+}
+
 /* A suite's scratch directory /tmp/TAG.XXXXXX into dir (dir[0] = 0 if
  * it cannot be made), and its removal with all it holds. */
 static inline void scratch_make(char *dir, size_t len, const char *tag)
