@@ -15,6 +15,7 @@
  * without "unreliable" once events were lost.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -388,6 +389,59 @@ START_TEST(viewer_copy_removed_on_signal)
 }
 END_TEST
 
+/* Entries of dir whose names start with prefix ("" for all). */
+static int entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    !strncmp(e->d_name, prefix, strlen(prefix)))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * The decoders' packet shares (symbolic links and index files in an
+ * icache-view-split.* directory) go with a viewer killed by SIGKILL while
+ * it indexes: the guard process of lib/dirguard.c removes them.  The
+ * trace is large enough (some 2.5 M events) that indexing takes seconds.
+ */
+START_TEST(split_shares_removed_on_sigkill)
+{
+	char dir[600], vtmp[600];
+	int st;
+	snprintf(dir, sizeof(dir), "%s/bigsplit", tmp);
+	snprintf(vtmp, sizeof(vtmp), "%s/vtmp-split", tmp);
+	free(run_cmd(&st,
+		     "mkdir -p %s && %s record --scheme merged --workload mixed --cpus 2"
+		     " --ops 20000 --blocking --quiet -o %s >/dev/null 2>&1",
+		     vtmp, bin_path("icache-sim"), dir));
+	ck_assert_int_eq(st, 0);
+	char *pid = run_cmd(&st,
+			    "{ ICACHE_VIEW_DECODERS=2 TMPDIR=%s %s --no-cache --summary"
+			    " %s >/dev/null 2>&1 & echo $!; }",
+			    vtmp, bin_path("icache-view"), dir);
+	int seen = 0;
+	for (int i = 0; i < 6000 && !seen; i++) {
+		usleep(10000);
+		seen = entries(vtmp, "icache-view-split");
+	}
+	ck_assert_msg(seen == 1, "no decoder shares appeared in %s", vtmp);
+	ck_assert_int_eq(kill(atoi(pid), SIGKILL), 0);
+	free(pid);
+	int left = 1;
+	for (int i = 0; i < 200 * test_slowdown() && left; i++) {
+		usleep(100000);
+		left = entries(vtmp, "");
+	}
+	ck_assert_msg(left == 0, "the decoders' shares are still in %s", vtmp);
+	free(run_cmd(&st, "rm -rf %s", dir));
+}
+END_TEST
+
 START_TEST(stream_file_deleted)
 {
 	struct damaged d;
@@ -714,6 +768,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, record_good, cleanup);
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
+	tcase_add_test(tc, split_shares_removed_on_sigkill);
 	tcase_add_tests(tc, (const TTest *[]){ stream_file_empty, every_stream_file_empty,
 					       metadata_name_bit_flipped,
 					       metadata_field_missing_or_mistyped,

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/dirguard.h"
 #include "lib/rmtree.h"
 #include "lib/xalloc.h"
 #include "viewer/health.h"
@@ -281,51 +282,6 @@ static int copy_prefix(const char *from, const char *to, uint64_t n)
 	return rc;
 }
 
-/*
- * The temporary copy outlives no viewer, however it ends: a child process
- * holds the read end of a pipe whose write end only the viewer has; when
- * the viewer goes (exit, SIGINT, SIGTERM, SIGHUP, even SIGKILL) the pipe
- * reads EOF and the child removes the copy.  The child ignores the
- * terminal's signals and leaves its session, so a closing terminal does
- * not take it first, and calls only async-signal-safe functions before
- * exec (the viewer may have threads).  If it cannot be started, a normal
- * exit still removes the copy (health_free).
- */
-static void guard_shadow(struct trace_index *ix)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return;
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct sigaction ign = { .sa_handler = SIG_IGN };
-		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-		for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
-			sigaction(sigs[k], &ign, NULL);
-		setsid();
-		int null = open("/dev/null", O_RDWR);
-		for (int fd = 0; fd < 3; fd++)
-			dup2(null, fd);
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != p[0])
-				close(fd);
-		char c;
-		ssize_t r;
-		do
-			r = read(p[0], &c, 1);
-		while (r > 0 || (r < 0 && errno == EINTR));
-		execl("/bin/rm", "rm", "-rf", "--", ix->shadow, (char *)NULL);
-		_exit(127);
-	}
-	close(p[0]);
-	if (pid < 0) {
-		close(p[1]);
-		return;
-	}
-	ix->shadow_guard = p[1];
-	ix->shadow_guard_pid = (int)pid;
-}
-
 /* A copy of dir where each stream cut mid-packet ends at its last whole
  * packet (babeltrace2 refuses the whole directory otherwise). */
 static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err, size_t len)
@@ -342,7 +298,9 @@ static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err, siz
 			return -1;
 		}
 		ix->shadow = xstrdup(sub);
-		guard_shadow(ix);
+		/* It outlives no viewer, however the viewer ends; if no guard
+		 * can be started, a normal exit still removes it (health_free). */
+		dir_guard_start(&ix->shadow_guard, ix->shadow);
 	}
 	snprintf(sub, sizeof(sub), "%s/%d", ix->shadow, d);
 	char meta[4096], link[8192];
@@ -620,10 +578,5 @@ void health_free(struct trace_index *ix)
 		rm_tree(ix->shadow);
 	free(ix->shadow);
 	ix->shadow = NULL;
-	if (ix->shadow_guard_pid > 0) {
-		/* Our copy is gone: the guard reads EOF, finds nothing, exits. */
-		close(ix->shadow_guard);
-		waitpid(ix->shadow_guard_pid, NULL, 0);
-		ix->shadow_guard_pid = 0;
-	}
+	dir_guard_end(&ix->shadow_guard);
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/dirguard.h"
 #include "viewer/names.h"
 
 /*
@@ -204,11 +205,10 @@ struct trace_index {
 	int64_t pids[16]; /* distinct vpids seen (if recorded) */
 	unsigned npids;
 	bool has_vpid;
-	char *shadow;              /* temp copy of cut streams, or NULL */
-	int shadow_guard;          /* pipe to the process that removes it */
-	int shadow_guard_pid;      /* that process, 0 none */
-	uint64_t classes_seen;     /* bit per EV_ type the metadata has */
-	char unknown_classes[256]; /* icache:* names we do not know */
+	char *shadow;                  /* temp copy of cut streams, or NULL */
+	struct dir_guard shadow_guard; /* the process that removes it */
+	uint64_t classes_seen;         /* bit per EV_ type the metadata has */
+	char unknown_classes[256];     /* icache:* names we do not know */
 
 	unsigned ncpus;        /* 1 + highest simulated CPU seen */
 	uint64_t other_events; /* events of other providers */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "lib/ctf.h"
+#include "lib/dirguard.h"
 #include "lib/xalloc.h"
 #include "viewer/decode.h"
 
@@ -51,6 +52,7 @@ struct split_pkt {
 struct ix_split {
 	int n;                  /* decoders */
 	char root[256];         /* their directories, removed by split_free */
+	struct dir_guard guard; /* ...or by this, if the viewer is killed */
 	struct split_pkt *pkts; /* every packet, in time order */
 	uint32_t npkts;
 	uint8_t idx_head[16]; /* an index file's header (the first one read) */
@@ -135,6 +137,7 @@ void split_free(struct ix_split *sp)
 		return;
 	if (sp->root[0]) /* symbolic links and small index files only */
 		nftw(sp->root, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	dir_guard_end(&sp->guard);
 	for (size_t c = 0; sp->seqs && c < (size_t)sp->n * sp->nstreams; c++)
 		free(sp->seqs[c]);
 	free(sp->seqs);
@@ -292,6 +295,7 @@ struct ix_split *split_plan(const struct trace_index *ix, const struct ctf_dirs 
 		split_free(sp);
 		return NULL;
 	}
+	dir_guard_start(&sp->guard, sp->root);
 	for (int k = 0; k < n; k++)
 		if (make_share(sp, ix, dirs, k)) {
 			split_free(sp);

@@ -721,21 +721,36 @@ static int unexpected_violations(struct play *pl)
 
 enum outcome { GO_ON, STOP_DEADLOCK, STOP_ERROR };
 
+/*
+ * The schedule cannot go on.  When every CPU with work left sleeps on an
+ * inode, unwoken, and one inode's state changed after its sleeper fell
+ * asleep, nobody is left to wake it: the change came without its
+ * wake_up_inode(), a missed wakeup (what the free-running watchdog reports
+ * after a while, found here exactly).  Anything else is a deadlock.
+ */
 static enum outcome report_deadlock(struct play *pl, const char *why, int line)
 {
 	char text[4096];
 	char all[4600];
+	const struct sched_cpu *sl = sched_missed_wakeup(&pl->s);
+	enum violation_kind kind = sl ? VIOL_missed_wakeup : VIOL_deadlock;
+	char what[128];
 
+	if (sl)
+		snprintf(what, sizeof(what), "missed wakeup: %s sleeps on inode %llu",
+			 sl->cpu->name, (unsigned long long)sl->sleep_ino);
+	else
+		snprintf(what, sizeof(what), "deadlock");
 	sched_cpus_text(&pl->s, text, sizeof(text));
 	if (line)
 		snprintf(all, sizeof(all),
-			 "deadlock: %s (schedule line %d, "
+			 "%s: %s (schedule line %d, "
 			 "step %llu)\n%s",
-			 why, line, (unsigned long long)pl->s.step, text);
+			 what, why, line, (unsigned long long)pl->s.step, text);
 	else
-		snprintf(all, sizeof(all), "deadlock: %s (step %llu)\n%s", why,
+		snprintf(all, sizeof(all), "%s: %s (step %llu)\n%s", what, why,
 			 (unsigned long long)pl->s.step, text);
-	report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", all);
+	report_violation(kind, -1, -1, -1, -1, -1, -1, sl ? sl->sleep_ino : 0, "%s", all);
 	flush_violations(pl);
 	pl->deadlock = true;
 	return STOP_DEADLOCK;

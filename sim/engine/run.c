@@ -268,17 +268,10 @@ static void dump_cpu(FILE *f, const struct sim_cpu *c)
 			(unsigned long long)c->held[i].lock->inst, site_name(c->held[i].site));
 	if (w) {
 		int holder = atomic_load(&w->holder);
-		fprintf(f, "; waits for %s (instance %llu) in %s, ", lock_class_name(w->cls),
-			(unsigned long long)w->inst, site_name(atomic_load(&c->waiting_site)));
-		if (holder >= 0)
-			fprintf(f, "held by cpu%d", holder);
-		else
-			fprintf(f, "held by nobody");
-		/* A free ticket lock that nobody takes: its turn went to a
-		 * waiter the host has not run since (a starved thread). */
-		if (w->kind == LOCK_TICKET)
-			fprintf(f, " (ticket %u served, %u handed out)", atomic_load(&w->tk_owner),
-				atomic_load(&w->tk_next));
+		fprintf(f, "; waits for %s (instance %llu) in %s, held by %s%d",
+			lock_class_name(w->cls), (unsigned long long)w->inst,
+			site_name(atomic_load(&c->waiting_site)), holder >= 0 ? "cpu" : "nobody",
+			holder >= 0 ? holder : 0);
 	}
 	fprintf(f, "\n");
 }

@@ -169,11 +169,18 @@ void sched_park_text(const struct sched *s, const struct sched_cpu *sc, char *bu
 			 sim_lock_busy(sc->blocked_on) ? "readers" :
 							 "nobody now");
 	} else if (sc->state == SCPU_SLEEPING) {
+		char from[96], to[96], missed[256] = "";
+		if (sc->sleep_changed && !sc->woken) {
+			inode_flags_text(sc->sleep_from, from, sizeof(from));
+			inode_flags_text(sc->sleep_to, to, sizeof(to));
+			snprintf(missed, sizeof(missed),
+				 " (its state went %s -> %s since, and nobody woke it)", from, to);
+		}
 		snprintf(buf, len,
 			 "%s sleeps on inode %llu in %s until it is "
-			 "woken%s",
+			 "woken%s%s",
 			 sc->cpu->name, (unsigned long long)sc->sleep_ino,
-			 site_name(sc->sleep_site), sc->woken ? " (it has been)" : "");
+			 site_name(sc->sleep_site), sc->woken ? " (it has been)" : "", missed);
 	} else {
 		snprintf(buf, len, "%s is %s", sc->cpu->name,
 			 sc->state == SCPU_DONE ? "done" : "ready");
@@ -277,6 +284,19 @@ static void wait_turn(struct sched *s, struct sched_cpu *sc)
 	sc->state = SCPU_RUNNING;
 }
 
+/* A state change of inode ino: its sleepers not woken yet must be, later. */
+static void note_state_change(struct sched *s, const struct sched_event *ev)
+{
+	for (int i = 0; i < s->ncpus; i++) {
+		struct sched_cpu *w = &s->cpu[i];
+		if (w->state != SCPU_SLEEPING || w->sleep_ino != ev->ino || w->woken)
+			continue;
+		w->sleep_changed = true;
+		w->sleep_from = (unsigned)ev->a;
+		w->sleep_to = (unsigned)ev->b;
+	}
+}
+
 static void hook_point(const struct sched_event *ev)
 {
 	struct sched *s = active;
@@ -284,6 +304,8 @@ static void hook_point(const struct sched_event *ev)
 
 	if (!sc)
 		return;
+	if (ev->kind == SEV_state)
+		note_state_change(s, ev);
 	s->step++;
 	sc->steps++;
 	s->seg_steps++;
@@ -337,6 +359,7 @@ static void park_waiting(struct sim_lock *l, uint64_t ino, enum site site)
 	sc->sleep_ino = ino;
 	sc->sleep_site = site;
 	sc->woken = false;
+	sc->sleep_changed = false;
 	park(s, sc, SCPU_SLEEPING, SEG_SLEEPING);
 }
 
@@ -453,6 +476,22 @@ bool sched_all_done(const struct sched *s)
 		if (s->cpu[i].state != SCPU_DONE)
 			return false;
 	return true;
+}
+
+const struct sched_cpu *sched_missed_wakeup(const struct sched *s)
+{
+	const struct sched_cpu *missed = NULL;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		const struct sched_cpu *sc = &s->cpu[i];
+		if (sc->state == SCPU_DONE)
+			continue;
+		if (sc->state != SCPU_SLEEPING || sc->woken)
+			return NULL; /* someone could still run, or wake it */
+		if (sc->sleep_changed && !missed)
+			missed = sc;
+	}
+	return missed;
 }
 
 bool sched_stuck(const struct sched *s)

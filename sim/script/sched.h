@@ -66,6 +66,10 @@ struct sched_cpu {
 	uint64_t sleep_ino; /* SCPU_SLEEPING */
 	enum site sleep_site;
 	bool woken;
+	/* The inode's state changed since it fell asleep (from, to: the last
+	 * change): with no wake after it, the wakeup was missed. */
+	bool sleep_changed;
+	unsigned sleep_from, sleep_to;
 	uint64_t steps;    /* this CPU's steps so far */
 	uint64_t ops_done; /* op_end steps so far */
 	/* The program, run on the CPU's thread. */
@@ -116,6 +120,10 @@ bool sched_runnable(const struct sched *s, int idx);
 bool sched_all_done(const struct sched *s);
 /* Some CPU has work left, and none of them can go on. */
 bool sched_stuck(const struct sched *s);
+/* Every CPU with work left sleeps, unwoken, and one of them sleeps on an
+ * inode whose state changed after it fell asleep: nobody is left to wake
+ * it, the change came without its wake_up_inode().  That CPU, or NULL. */
+const struct sched_cpu *sched_missed_wakeup(const struct sched *s);
 
 /* Join the threads (all DONE) and remove the hooks. */
 void sched_finish(struct sched *s);
