@@ -21,7 +21,10 @@
 #                 second
 #
 # Environment: BUILD, OUT, QUICK, JSON (write the section's figures there),
-# TMPDIR.  Exit status 0, or 1 if a run failed.
+# TMPDIR; RT=1 runs the real validation runs under `chrt -f 5` (real-time,
+# so that the host's other work cannot preempt them; needs the right to,
+# else they run as usual and the header says so); VALIDATE_ONLY=1 stops
+# after the validation.  Exit status 0, or 1 if a run failed.
 set -u
 
 BUILD=${BUILD:-build}
@@ -56,6 +59,16 @@ WORKLOADS="create-unlink mixed"
 SCHEMES=$("$SIM" schemes | awk '/^[^ \t]/ { print $1 }')
 SCHEMES=$(echo $SCHEMES)
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+RTRUN=
+RTSAY="as ordinary processes"
+if [ "${RT:-0}" = 1 ]; then
+	if chrt -f 5 true 2>/dev/null; then
+		RTRUN="chrt -f 5"
+		RTSAY="under chrt -f 5"
+	else
+		RTSAY="as ordinary processes (RT=1, but chrt -f 5 is not allowed here)"
+	fi
+fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/icache-vbench.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT" "$TMP/plot"
@@ -70,7 +83,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 run() { # OUTFILE ARGS...: one icache-sim run, its JSON kept
 	f=$1
 	shift
-	"$SIM" run "$@" --quiet --json >"$f" 2>"$f.err"
+	${PREFIX:-} "$SIM" run "$@" --quiet --json >"$f" 2>"$f.err"
 	rc=$?
 	if [ "$rc" -gt 1 ] || ! head -c1 "$f" | grep -q '{'; then
 		echo "bench: icache-sim run $* failed ($rc):" >&2
@@ -101,6 +114,7 @@ echo
 # ---- 2. validation ------------------------------------------------------------
 
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
+echo "   real runs $RTSAY; load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s\n' workload scheme cpus \
 	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lines"
 : >"$TMP/validation"
@@ -115,8 +129,10 @@ while [ "$c" -le "$cores" ]; do
 			rep=1
 			while [ "$rep" -le "$REPS" ]; do
 				f=$TMP/real.$w.$s.$c.$rep.json
+				PREFIX=$RTRUN
 				run "$f" --locks ticket --scheme "$s" --workload "$w" --cpus "$c" \
 					--duration "$REALDUR" --seed "$rep"
+				PREFIX=
 				jnum "$f" ops_per_s >>"$TMP/r.ops"
 				awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
 					'BEGIN { print (b > 0) ? a / b : 0 }' >>"$TMP/r.con"
@@ -171,6 +187,7 @@ echo "   +lines: virtual with --list-lines (every list line followed) / real."
 echo "   At 1 CPU merged's per-point work is fitted to a real run by calibrate;"
 echo "   every other row is a prediction.)"
 echo
+[ "${VALIDATE_ONLY:-0}" = 1 ] && exit $status
 
 # ---- 3. curves ------------------------------------------------------------------
 

@@ -29,35 +29,81 @@
 
 struct icache icache;
 
-/* ---- the allocator (models the slab; its lock is not an icache lock) -- */
+/* ---- the allocator (models the slab; its locks are not icache locks) -- */
 
-#define QUARANTINE 4096
+/*
+ * Like a slab, the pool has a part per CPU and a shared part.  A CPU
+ * frees into its own quarantine and allocates from it, so an inode's
+ * memory stays with the CPU that used it (the slab's per-CPU caches), and
+ * two CPUs share no allocator line: one global mutex made every real
+ * 2-CPU operation bounce the allocator's lock and lists between the cores,
+ * a cost the kernel does not have.  An RCU free goes back to the CPU that
+ * queued it (the kernel runs a callback on the CPU that queued it).
+ *
+ * The quarantine: an inode freed on a CPU is handed out again only after
+ * QUARANTINE later frees on that CPU, so a late touch finds it dead
+ * (INODE_FREED) instead of reused.  A CPU holding more than 2 x QUARANTINE
+ * moves its oldest QUARANTINE to the shared FIFO (they have served their
+ * time), where a CPU short of memory takes them before it callocs more.
+ * Simplified: no batching of the shared part, no object colouring.
+ */
+#define QUARANTINE 1024
+#define POOL_SLOTS (MAX_SIM_CPUS + 3) /* CPUs, flusher, main, no CPU */
 
+struct pool_cpu {
+	union {
+		struct {
+			/* Taken by its CPU, and by liburcu's callback thread
+			 * for the RCU frees that CPU queued: nearly always
+			 * uncontended. */
+			pthread_mutex_t lock;
+			struct list_head free; /* FIFO, oldest first */
+			size_t nfree;
+		};
+		char line[128]; /* no two CPUs' parts on one cache line */
+	};
+};
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static struct pool_cpu pool_cpus[POOL_SLOTS];
+/* The shared part, and the list of every inode ever made (for the end). */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list_head pool_free = LIST_HEAD_INIT(pool_free); /* FIFO */
-static struct list_head pool_all = LIST_HEAD_INIT(pool_all);   /* unused */
-static size_t pool_nfree;
 static uint64_t pool_allocated; /* distinct inode structures ever made */
-/* Life ids (the i_lock's `life` in the trace): one per alloc_inode in a run. */
-static atomic_uint_fast64_t next_life;
 static struct inode **pool_blocks;
 static size_t pool_nblocks, pool_capblocks;
+/* Life ids (the i_lock's `life` in the trace): one per alloc_inode in a run. */
+static atomic_uint_fast64_t next_life;
 
-static struct inode *pool_get(void)
+static void pool_cpus_init(void)
 {
-	struct inode *inode = NULL;
-
-	pthread_mutex_lock(&pool_lock);
-	if (pool_nfree > QUARANTINE) {
-		inode = list_first_entry(&pool_free, struct inode, i_pool);
-		list_del_init(&inode->i_pool);
-		pool_nfree--;
+	for (int i = 0; i < POOL_SLOTS; i++) {
+		pthread_mutex_init(&pool_cpus[i].lock, NULL);
+		INIT_LIST_HEAD(&pool_cpus[i].free);
+		pool_cpus[i].nfree = 0;
 	}
-	pthread_mutex_unlock(&pool_lock);
-	if (inode)
-		return inode;
+}
 
-	inode = xcalloc(1, sizeof(*inode));
+static struct pool_cpu *pool_slot(int cpu)
+{
+	pthread_once(&pool_once, pool_cpus_init);
+	return &pool_cpus[cpu >= 0 && cpu < POOL_SLOTS - 1 ? cpu : POOL_SLOTS - 1];
+}
+
+/* The oldest inode of a FIFO that holds more than keep, or NULL. */
+static struct inode *pool_take(struct list_head *fifo, size_t *n, size_t keep)
+{
+	if (*n <= keep)
+		return NULL;
+	struct inode *inode = list_first_entry(fifo, struct inode, i_pool);
+	list_del_init(&inode->i_pool);
+	(*n)--;
+	return inode;
+}
+
+static struct inode *pool_new(void)
+{
+	struct inode *inode = xcalloc(1, sizeof(*inode));
 	INIT_LIST_HEAD(&inode->i_pool);
 	sim_lock_init(&inode->i_lock, LC_i_lock, 0);
 	pthread_mutex_lock(&pool_lock);
@@ -71,6 +117,50 @@ static struct inode *pool_get(void)
 	return inode;
 }
 
+static size_t pool_shared_n; /* under pool_lock */
+
+static struct inode *pool_get(void)
+{
+	struct pool_cpu *pc = pool_slot(this_cpu ? this_cpu->id : -1);
+	struct inode *inode;
+
+	pthread_mutex_lock(&pc->lock);
+	inode = pool_take(&pc->free, &pc->nfree, QUARANTINE);
+	pthread_mutex_unlock(&pc->lock);
+	if (inode)
+		return inode;
+	pthread_mutex_lock(&pool_lock);
+	inode = pool_take(&pool_free, &pool_shared_n, 0);
+	pthread_mutex_unlock(&pool_lock);
+	return inode ? inode : pool_new();
+}
+
+/* Back to the quarantine of CPU cpu; its oldest to the shared part if it
+ * holds too many (a CPU that frees more than it allocates). */
+static void pool_put(struct inode *inode, int cpu)
+{
+	struct pool_cpu *pc = pool_slot(cpu);
+	struct list_head spill = LIST_HEAD_INIT(spill);
+	size_t nspill = 0;
+
+	pthread_mutex_lock(&pc->lock);
+	list_add_tail(&inode->i_pool, &pc->free);
+	if (++pc->nfree > 2 * QUARANTINE) {
+		while (pc->nfree > QUARANTINE) {
+			struct inode *old = pool_take(&pc->free, &pc->nfree, 0);
+			list_add_tail(&old->i_pool, &spill);
+			nspill++;
+		}
+	}
+	pthread_mutex_unlock(&pc->lock);
+	if (!nspill)
+		return;
+	pthread_mutex_lock(&pool_lock);
+	list_splice_init(&spill, pool_free.prev); /* after the last: FIFO */
+	pool_shared_n += nspill;
+	pthread_mutex_unlock(&pool_lock);
+}
+
 uint64_t inodes_allocated(void)
 {
 	pthread_mutex_lock(&pool_lock);
@@ -81,6 +171,13 @@ uint64_t inodes_allocated(void)
 
 static void pool_release_all(void)
 {
+	for (int i = 0; i < POOL_SLOTS; i++) {
+		struct pool_cpu *pc = pool_slot(i);
+		pthread_mutex_lock(&pc->lock);
+		INIT_LIST_HEAD(&pc->free);
+		pc->nfree = 0;
+		pthread_mutex_unlock(&pc->lock);
+	}
 	pthread_mutex_lock(&pool_lock);
 	for (size_t i = 0; i < pool_nblocks; i++) {
 		sim_lock_destroy(&pool_blocks[i]->i_lock);
@@ -90,9 +187,8 @@ static void pool_release_all(void)
 	pool_blocks = NULL;
 	pool_nblocks = pool_capblocks = 0;
 	pool_allocated = 0;
-	pool_nfree = 0;
+	pool_shared_n = 0;
 	INIT_LIST_HEAD(&pool_free);
-	INIT_LIST_HEAD(&pool_all);
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -282,15 +378,6 @@ void inode_publish(struct inode *inode)
 			  inode->i_lock.life);
 }
 
-/* Back to the allocator's quarantine. */
-static void pool_put(struct inode *inode)
-{
-	pthread_mutex_lock(&pool_lock);
-	list_add_tail(&inode->i_pool, &pool_free);
-	pool_nfree++;
-	pthread_mutex_unlock(&pool_lock);
-}
-
 /*
  * The part of freeing that is the same with or without RCU: checks, the
  * trace, the counters, the magic.  Returns whether the memory may be
@@ -323,7 +410,7 @@ static bool inode_kill(struct inode *inode, enum site site)
 void destroy_inode(struct inode *inode, enum site site)
 {
 	if (inode_kill(inode, site))
-		pool_put(inode);
+		pool_put(inode, cpu_id());
 }
 
 /*
@@ -355,7 +442,7 @@ static void i_callback(struct sim_rcu_head *head)
 	trace_inode_rcu_freed(inode->i_ino,
 			      now > inode->i_rcu_queued_ns ? now - inode->i_rcu_queued_ns : 0,
 			      inode->i_lock.life);
-	pool_put(inode);
+	pool_put(inode, inode->i_rcu_cpu);
 }
 
 void destroy_inode_rcu(struct inode *inode, enum site site)
@@ -368,6 +455,7 @@ void destroy_inode_rcu(struct inode *inode, enum site site)
 	if (published)
 		trace_inode_rcu_free(this_cpu, ino, inode->i_sb->s_id, site);
 	inode->i_rcu_queued_ns = rcu_clock();
+	inode->i_rcu_cpu = cpu_id();
 	atomic_fetch_add(&rcu_pending, 1);
 	sim_call_rcu(&inode->i_rcu, i_callback);
 }

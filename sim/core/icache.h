@@ -86,10 +86,12 @@ struct inode {
 	atomic_long i_nrpages;
 	bool i_published;        /* its birth is in the trace */
 	uint32_t i_check;        /* scratch for the invariant checker */
-	struct list_head i_pool; /* allocator's quarantine (pool lock) */
-	/* destroy_inode_rcu(): the callback, and when it was queued. */
+	struct list_head i_pool; /* allocator's quarantine (its part's lock) */
+	/* destroy_inode_rcu(): the callback, when and by which CPU it was
+	 * queued (its memory goes back to that CPU's part of the pool). */
 	struct sim_rcu_head i_rcu;
 	uint64_t i_rcu_queued_ns;
+	int i_rcu_cpu;
 };
 
 struct super_block {

@@ -15,10 +15,15 @@
  * and looks again when it is resumed.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sim/core/clock.h"
 #include "sim/core/lock.h"
@@ -100,6 +105,7 @@ void sim_lock_init(struct sim_lock *l, enum lock_class cls, uint64_t inst)
 	pthread_mutex_init(&l->mu, NULL);
 	atomic_init(&l->tk_next, 0);
 	atomic_init(&l->tk_owner, 0);
+	atomic_init(&l->tk_sleepers, 0);
 	atomic_init(&l->mcs_tail, NULL);
 	l->mcs_mine = NULL;
 	l->cls = cls;
@@ -279,6 +285,56 @@ bool sim_lock_turn(struct sim_cpu *c, const struct sim_lock *l)
 	return kind_ready(c, (struct sim_lock *)l);
 }
 
+/*
+ * Spin, then sleep.  A kernel CPU spinning for a lock is never
+ * preempted; a host thread is.  A ticket or MCS queue hands the lock to
+ * one waiter, and if the host is not running that one, every later
+ * waiter stalls behind it while the spinners burn the cores it needs:
+ * with four busy loops beside it, global's mixed workload fell from some
+ * 500 000 to 123 operations a second, and the watchdog called it a
+ * deadlock.  So a waiter that has spun SPIN_BEFORE_SLEEP times sleeps on
+ * the word it watches (a futex) and the unlock that changes the word
+ * wakes it, as the kernel's paravirt spinlocks do under a hypervisor
+ * (pv_wait / pv_kick).  An idle host never gets that far: no lock is
+ * held for the 100 us or more it takes.  The sleep has a 1 ms bound, so
+ * a wake-up that crosses the sleeper's last look costs a millisecond at
+ * worst (the unlock path has no fence to close that window).
+ */
+#define SPIN_BEFORE_SLEEP 4096
+
+static void futex_sleep(atomic_int *word, int seen, atomic_int *sleepers)
+{
+	struct timespec bound = { 0, 1000000 };
+
+	atomic_fetch_add(sleepers, 1);
+	if (atomic_load(word) == seen)
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &bound, NULL, 0);
+	atomic_fetch_sub(sleepers, 1);
+}
+
+static void futex_wake(atomic_int *word, atomic_int *sleepers)
+{
+	if (atomic_load_explicit(sleepers, memory_order_relaxed))
+		syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The ticket word as the futex's int (the same 32 bits). */
+static atomic_int *tk_word(struct sim_lock *l)
+{
+	return (atomic_int *)&l->tk_owner;
+}
+
+static void kind_sleep(struct sim_cpu *c, struct sim_lock *l)
+{
+	if (l->kind == LOCK_TICKET) {
+		int seen = atomic_load(tk_word(l));
+		if ((unsigned)seen != c->wait_ticket)
+			futex_sleep(tk_word(l), seen, &l->tk_sleepers);
+	} else {
+		futex_sleep(&c->wait_node->locked, 1, &c->wait_node->sleepers);
+	}
+}
+
 /* Wait in line: park under a scheduler, else spin (or sleep: mutex). */
 static void kind_wait(struct sim_cpu *c, struct sim_lock *l, enum site site)
 {
@@ -290,8 +346,12 @@ static void kind_wait(struct sim_cpu *c, struct sim_lock *l, enum site site)
 	} else if (l->kind == LOCK_MUTEX) {
 		pthread_mutex_lock(&l->mu);
 	} else {
-		while (!kind_ready(c, l))
-			cpu_pause(&spins);
+		while (!kind_ready(c, l)) {
+			if (spins < SPIN_BEFORE_SLEEP)
+				cpu_pause(&spins);
+			else
+				kind_sleep(c, l);
+		}
 	}
 }
 
@@ -332,6 +392,7 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 		atomic_store_explicit(&l->tk_owner,
 				      atomic_load_explicit(&l->tk_owner, memory_order_relaxed) + 1,
 				      memory_order_release);
+		futex_wake(tk_word(l), &l->tk_sleepers);
 		break;
 	case LOCK_MCS: {
 		struct mcs_node *n = l->mcs_mine, *next, *self = n;
@@ -351,6 +412,7 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 				cpu_pause(&spins);
 		}
 		atomic_store_explicit(&next->locked, 0, memory_order_release);
+		futex_wake(&next->locked, &next->sleepers);
 		mcs_node_put(c, n);
 		break;
 	}

@@ -54,13 +54,15 @@ bool lock_kind_parse(const char *s, enum lock_kind *out);
 /* An MCS waiter's node: it spins on its own line, not the lock's. */
 struct mcs_node {
 	_Atomic(struct mcs_node *) next;
-	atomic_int locked; /* 1 until the previous holder hands over */
+	atomic_int locked;   /* 1 until the previous holder hands over */
+	atomic_int sleepers; /* its waiter sleeps on `locked` (lock.c) */
 } __attribute__((aligned(64)));
 
 struct sim_lock {
 	enum lock_kind kind;
 	pthread_mutex_t mu;                  /* LOCK_MUTEX */
 	atomic_uint tk_next, tk_owner;       /* LOCK_TICKET: next ticket, now served */
+	atomic_int tk_sleepers;              /* LOCK_TICKET: waiters asleep on tk_owner */
 	_Atomic(struct mcs_node *) mcs_tail; /* LOCK_MCS: last in the queue */
 	pthread_rwlock_t rw;                 /* sleeping rw-locks (sim_rwsem_init) */
 	bool is_rwsem;

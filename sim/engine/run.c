@@ -233,10 +233,18 @@ static void *worker_main(void *p)
 	return NULL;
 }
 
+/* Does the calling thread run under a real-time policy (chrt -f, -r)? */
+static bool real_time(void)
+{
+	int policy = sched_getscheduler(0);
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
 static void *flusher_main(void *p)
 {
 	struct worker_arg *a = p;
 	struct run_ctx *ctx = a->ctx;
+	bool rt = real_time();
 
 	this_cpu = a->cpu;
 	rcu_register_sim_thread();
@@ -244,8 +252,19 @@ static void *flusher_main(void *p)
 		long n = ctx->cfg->scheme->writeback_inodes(&icache.wb, 64);
 		atomic_fetch_add_explicit(&a->cpu->ops_done, 1, memory_order_relaxed);
 		maybe_park(ctx);
+		/*
+		 * writeback_sb_inodes calls cond_resched() after each inode
+		 * (fs/fs-writeback.c at v2.6.39).  Under a real-time policy
+		 * (chrt -f) nothing else takes the core from us: a pass that
+		 * finds only an I_NEW inode (its creator preempted, waiting
+		 * for this very core) counts it, returns at once and starts
+		 * again, for ever.  So there a pass that wrote something gives
+		 * the core away; the host's ordinary scheduler preempts us.
+		 */
 		if (n == 0)
 			usleep(500);
+		else if (rt)
+			sched_yield();
 	}
 	rcu_unregister_sim_thread();
 	thread_finished(ctx, a->cpu);
@@ -254,7 +273,47 @@ static void *flusher_main(void *p)
 
 /* ---- the watchdog --------------------------------------------------------- */
 
-static void dump_cpu(FILE *f, const struct sim_cpu *c)
+/*
+ * A ticket lock nobody holds may still be spoken for: the CPU whose
+ * ticket is being served has not seen it yet (it is not running).
+ */
+static const struct sim_cpu *wd_turn_of(struct run_ctx *ctx, const struct sim_lock *w)
+{
+	if (w->kind != LOCK_TICKET)
+		return NULL;
+	unsigned served = atomic_load(&w->tk_owner);
+	for (int i = 0; i < ctx->nthreads - 1; i++) {
+		const struct sim_cpu *o = &ctx->cpus[i];
+		if (atomic_load(&o->waiting_for) == w && o->wait_ticket == served)
+			return o;
+	}
+	return NULL;
+}
+
+static void dump_waiting(FILE *f, struct run_ctx *ctx, const struct sim_cpu *c,
+			 const struct sim_lock *w)
+{
+	int holder = atomic_load(&w->holder);
+	const struct sim_cpu *turn = holder < 0 ? wd_turn_of(ctx, w) : NULL;
+
+	fprintf(f, "; waits for %s (instance %llu) in %s, ", lock_class_name(w->cls),
+		(unsigned long long)w->inst, site_name(atomic_load(&c->waiting_site)));
+	if (holder >= 0)
+		fprintf(f, "held by cpu%d", holder);
+	else if (turn && turn != c)
+		fprintf(f, "held by nobody: %s's turn, which has not taken it", turn->name);
+	else if (turn)
+		fprintf(f, "held by nobody: its own turn, not yet seen");
+	else
+		fprintf(f, "held by nobody");
+	/* A free ticket lock that nobody takes: its turn went to a waiter
+	 * the host has not run since (a starved thread). */
+	if (w->kind == LOCK_TICKET)
+		fprintf(f, " (ticket %u served, %u handed out)", atomic_load(&w->tk_owner),
+			atomic_load(&w->tk_next));
+}
+
+static void dump_cpu(FILE *f, struct run_ctx *ctx, const struct sim_cpu *c)
 {
 	int n = atomic_load(&c->nheld);
 	struct sim_lock *w = atomic_load(&c->waiting_for);
@@ -266,13 +325,8 @@ static void dump_cpu(FILE *f, const struct sim_cpu *c)
 		fprintf(f, "%s holds %s (instance %llu, taken in %s)", i ? ";" : "",
 			lock_class_name(c->held[i].lock->cls),
 			(unsigned long long)c->held[i].lock->inst, site_name(c->held[i].site));
-	if (w) {
-		int holder = atomic_load(&w->holder);
-		fprintf(f, "; waits for %s (instance %llu) in %s, held by %s%d",
-			lock_class_name(w->cls), (unsigned long long)w->inst,
-			site_name(atomic_load(&c->waiting_site)), holder >= 0 ? "cpu" : "nobody",
-			holder >= 0 ? holder : 0);
-	}
+	if (w)
+		dump_waiting(f, ctx, c, w);
 	fprintf(f, "\n");
 }
 
@@ -313,7 +367,7 @@ static void wd_report(struct run_ctx *ctx, const char *headline)
 	}
 	fprintf(m, "%s\n", headline);
 	for (int i = 0; i < ctx->nthreads - 1; i++)
-		dump_cpu(m, &ctx->cpus[i]);
+		dump_cpu(m, ctx, &ctx->cpus[i]);
 	fclose(m);
 	buf[sizeof(buf) - 1] = 0;
 	report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
@@ -324,6 +378,26 @@ static void wd_report(struct run_ctx *ctx, const char *headline)
 	_exit(1);
 }
 
+/*
+ * Under a real-time policy (chrt -f) every thread of the run has the
+ * same priority, and a spinning CPU keeps the watchdog off its core for
+ * as long as it spins: the watchdog outranks them by one, so that a hang
+ * is reported, not waited out.  Best effort: without the right to raise
+ * it, it stays where it is.
+ */
+static void watchdog_outrank(void)
+{
+	struct sched_param sp;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0 ||
+	    (policy != SCHED_FIFO && policy != SCHED_RR) ||
+	    sp.sched_priority >= sched_get_priority_max(policy))
+		return;
+	sp.sched_priority++;
+	(void)pthread_setschedparam(pthread_self(), policy, &sp);
+}
+
 static void *watchdog_main(void *p)
 {
 	struct run_ctx *ctx = p;
@@ -332,6 +406,7 @@ static void *watchdog_main(void *p)
 	uint64_t limit = (uint64_t)(ctx->cfg->watchdog_s * 1e9);
 	char head[160];
 
+	watchdog_outrank();
 	for (int i = 0; i < ctx->nthreads - 1; i++)
 		w->since[i] = still_since;
 	while (!atomic_load(&ctx->watchdog_stop)) {
