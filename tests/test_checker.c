@@ -7,9 +7,11 @@
  * RCU lookup, `vfs-scale` under BUILD/break-vfs-scale/<name>/) and
  * `icache-sim run` must report it, naming what went wrong, before a
  * 5-second timeout ends it (scaled by test_slowdown() in a sanitizer
- * build).  Then the in-process checks: same-class nesting
- * with and without its annotation, and de-duplication that keeps distinct
- * failures apart.
+ * build); the missed wakeup, whose window a free run meets only by chance,
+ * is played on a schedule instead (`icache-sim play`).  Then the
+ * in-process checks: same-class nesting with and without its annotation,
+ * the free-running missed-wakeup watchdog, and de-duplication that keeps
+ * distinct failures apart.
  */
 #include <stdio.h>
 

@@ -1137,8 +1137,11 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
  * zero or dereferences garbage on some corrupt metadata (the fuzzer found
  * both), and can spin on others.  Its calls run between bt_arm() and
  * bt_disarm(): SIGABRT, SIGFPE, SIGSEGV, SIGBUS, or SIGALRM after
- * BT_WATCHDOG_S seconds inside one call, jumps back here and the load
- * fails with one line.  The library's state is then unknown, so the loader
+ * BT_WATCHDOG_S seconds of this thread's CPU time inside one call, jumps
+ * back here and the load fails with one line.  CPU time, not wall time: a
+ * spin burns it, while a loader merely starved of the CPU on a busy machine
+ * (a sanitizer build, a dozen lessons side by side on two cores) burns
+ * none and must not be called corrupt.  The library's state is then unknown, so the loader
  * is "poisoned": nothing of it is freed or called again.  Its stderr noise
  * (assertion banners) goes to /dev/null while it runs, unless
  * ix_keep_stderr is set (the fuzzer sets it so sanitizer reports show).
@@ -1150,6 +1153,35 @@ static sigjmp_buf bt_jmp;
 static volatile sig_atomic_t bt_inside, bt_why;
 static struct sigaction old_abrt, old_alrm, old_fpe, old_segv, old_bus;
 static int saved_stderr = -1;
+static timer_t bt_timer;
+static bool bt_timer_made;
+static pid_t bt_timer_tid; /* the thread it counts and signals */
+
+/* SIGALRM to this thread after secs of its CPU time (0: disarm); where no
+ * such timer can be made, alarm() and wall time.  A decoder process
+ * fork()ed from the loader inherits no timer: it makes its own. */
+static void bt_watchdog(unsigned secs)
+{
+	if (bt_timer_made && bt_timer_tid != gettid()) {
+		timer_delete(bt_timer); /* another thread's, or not ours at all */
+		bt_timer_made = false;
+	}
+	if (!bt_timer_made && secs) {
+		struct sigevent sev;
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = SIGALRM;
+		sev._sigev_un._tid = gettid();
+		bt_timer_made = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &bt_timer) == 0;
+		bt_timer_tid = gettid();
+	}
+	if (!bt_timer_made) {
+		alarm(secs);
+		return;
+	}
+	struct itimerspec its = { .it_value = { .tv_sec = secs } };
+	timer_settime(bt_timer, 0, &its, NULL);
+}
 
 static void bt_signal(int sig)
 {
@@ -1182,14 +1214,14 @@ static void bt_arm(void)
 			close(fd);
 		}
 	}
-	alarm(BT_WATCHDOG_S);
+	bt_watchdog(BT_WATCHDOG_S);
 	bt_inside = 1;
 }
 
 static void bt_disarm(void)
 {
 	bt_inside = 0;
-	alarm(0);
+	bt_watchdog(0);
 	if (saved_stderr >= 0) {
 		fflush(stderr);
 		dup2(saved_stderr, 2);
@@ -1208,7 +1240,7 @@ static void crash_text(const struct trace_index *ix, int sig, char *err, size_t 
 {
 	if (sig == SIGALRM)
 		errf(err, len,
-		     "%s: corrupt trace: babeltrace2 made no progress for %d s "
+		     "%s: corrupt trace: babeltrace2 made no progress in %d s of CPU "
 		     "after %" PRIu64 " events",
 		     ix->path, BT_WATCHDOG_S, ix->nev);
 	else if (sig == SIGABRT)
