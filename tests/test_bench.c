@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include "sim/core/scheme.h"
 #include "tests/testutil.h"
 
 /* ---- a small JSON reader (the whole of RFC 8259, no extensions) -------- */
@@ -340,15 +341,45 @@ static void rm_outdir(void)
 
 /* ---- the tests ------------------------------------------------------------ */
 
+/*
+ * SCHEMES=... for bench/run.sh into buf ("" : every registered scheme).
+ * Under ThreadSanitizer a known_racy scheme is left out, said in one line:
+ * its race is real (inode-scale-v4's iput_final puts an inode on the LRU
+ * after dropping i_lock), and TSan ends a run that hits it with exit 66,
+ * which the bench counts as a failed run (2 of 16 quick runs, on a loaded
+ * machine).  test_schemes proves that race; .ci/run has TSan flag it.
+ */
+static void bench_schemes(char *buf, size_t len)
+{
+	buf[0] = 0;
+#ifdef __SANITIZE_THREAD__
+	size_t off = snprintf(buf, len, "SCHEMES='");
+	for (int i = 0; all_schemes[i] && off < len; i++) {
+		if (all_schemes[i]->known_racy) {
+			fprintf(stderr,
+				"bench under ThreadSanitizer: %s left out (known_racy: TSan "
+				"stops a run that hits its race)\n",
+				all_schemes[i]->name);
+			continue;
+		}
+		off += snprintf(buf + off, len - off, "%s ", all_schemes[i]->name);
+	}
+	ck_assert_msg(off < len, "the scheme list is too long");
+	buf[off - 1] = '\''; /* for the last space */
+#endif
+}
+
 START_TEST(quick_bench_runs_and_is_sane)
 {
 	ck_assert_ptr_nonnull(mkdtemp(outdir));
 	int st;
+	char only[512];
+	bench_schemes(only, sizeof(only));
 	/* The QUICK defaults, on 1 and 2 simulated CPUs whatever the host has. */
 	char *out = run_cmd(&st,
-			    "unset REPS DURATION SCHEMES WORKLOADS; BUILD='%s' QUICK=1 "
+			    "unset REPS DURATION SCHEMES WORKLOADS; %s BUILD='%s' QUICK=1 "
 			    "CPUS='1 2' OUT='%s' sh bench/run.sh 2>&1",
-			    build_dir(), outdir);
+			    only, build_dir(), outdir);
 	ck_assert_msg(st == 0, "bench/run.sh QUICK=1 exited %d:\n%s", st, out);
 	ck_assert_msg(strstr(out, "Scaling") && strstr(out, "bench: done"),
 		      "no scaling table or no end line:\n%s", out);
