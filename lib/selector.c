@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/num.h"
 #include "lib/selector.h"
 #include "tracepoints/icache_enums.h"
 #include "tracepoints/icache_events.h"
@@ -198,14 +199,7 @@ static bool fail(char *err, size_t len, const char *fmt, ...)
 
 bool sel_parse_u64(const char *s, uint64_t *v)
 {
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	char *end;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (*end)
-		return false;
-	*v = x;
-	return true;
+	return parse_u64_in(s, 0, UINT64_MAX, v);
 }
 
 /* first ... tenth, last, 1st 2nd 3rd 4th ... */

@@ -186,6 +186,47 @@ static struct jval *jcontainer(struct jparser *jp, int depth, bool obj)
 	return NULL;
 }
 
+/* One or more digits at q: what follows them, or NULL if there is none. */
+static const char *jdigits(const char *q)
+{
+	if (!(*q >= '0' && *q <= '9'))
+		return NULL;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	return q;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static struct jval *jnumber(struct jparser *jp)
+{
+	const char *p = jp->p, *q = p;
+	if (*q == '-')
+		q++;
+	if (*q == '0')
+		q++;
+	else if (!(*q >= '1' && *q <= '9' && (q = jdigits(q)))) {
+		jp->err = "expected a value";
+		return NULL;
+	}
+	if (*q == '.' && !(q = jdigits(q + 1))) {
+		jp->err = "bad number";
+		return NULL;
+	}
+	if (*q == 'e' || *q == 'E') {
+		q++;
+		if (*q == '+' || *q == '-')
+			q++;
+		if (!(q = jdigits(q))) {
+			jp->err = "bad exponent";
+			return NULL;
+		}
+	}
+	struct jval *v = jnew(J_NUM);
+	v->num = strtod(p, NULL);
+	jp->p = q;
+	return v;
+}
+
 static struct jval *jvalue(struct jparser *jp, int depth)
 {
 	if (depth > 64) {
@@ -214,43 +255,7 @@ static struct jval *jvalue(struct jparser *jp, int depth)
 		jp->p += *p == 't' ? 4 : 5;
 		return v;
 	}
-	/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-	const char *q = p;
-	if (*q == '-')
-		q++;
-	if (*q == '0')
-		q++;
-	else if (*q >= '1' && *q <= '9')
-		while (*q >= '0' && *q <= '9')
-			q++;
-	else {
-		jp->err = "expected a value";
-		return NULL;
-	}
-	if (*q == '.') {
-		q++;
-		if (!(*q >= '0' && *q <= '9')) {
-			jp->err = "bad number";
-			return NULL;
-		}
-		while (*q >= '0' && *q <= '9')
-			q++;
-	}
-	if (*q == 'e' || *q == 'E') {
-		q++;
-		if (*q == '+' || *q == '-')
-			q++;
-		if (!(*q >= '0' && *q <= '9')) {
-			jp->err = "bad exponent";
-			return NULL;
-		}
-		while (*q >= '0' && *q <= '9')
-			q++;
-	}
-	struct jval *v = jnew(J_NUM);
-	v->num = strtod(p, NULL);
-	jp->p = q;
-	return v;
+	return jnumber(jp);
 }
 
 static struct jval *jparse(const char *text, const char **err)

@@ -24,11 +24,9 @@ static int record_status = -1;
 
 static void record_trace(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/icview-cache.XXXXXX");
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	scratch_make(tmp, sizeof(tmp), "icview-cache");
+	if (!tmp[0])
 		return;
-	}
 	snprintf(trace, sizeof(trace), "%s/trace", tmp);
 	snprintf(cdir, sizeof(cdir), "%s/xdg", tmp);
 	setenv("XDG_CACHE_HOME", cdir, 1);
@@ -41,9 +39,7 @@ static void record_trace(void)
 
 static void cleanup(void)
 {
-	int st;
-	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s", tmp));
+	scratch_remove(tmp);
 	tmux_done();
 }
 
@@ -384,9 +380,7 @@ START_TEST(filter_in_slices_with_cancel)
 		      "a stopped filter stays on:\n%s", scr);
 	free(scr);
 	/* One event only (the last): found far below, after progress. */
-	tmux_keys(s, "f run_end Enter");
-	ck_assert_msg(tmux_wait_for(s, "filter: first event of 'run_end' below", 10),
-		      "no progress looking for run_end");
+	tmux_expect(s, "f run_end Enter", "filter: first event of 'run_end' below", 10);
 	scr = tmux_wait_screen(s, "filter: run_end", 40);
 	ck_assert_msg(scr, "the filter did not reach run_end");
 	free(scr);
@@ -405,9 +399,7 @@ START_TEST(filter_in_slices_with_cancel)
 	/* At full speed, a filter that matches nothing says so. */
 	snprintf(env, sizeof(env), "XDG_CACHE_HOME=%s", cdir);
 	tmux_view(s, 120, 40, env, trace);
-	tmux_keys(s, "f zzzz Enter");
-	ck_assert_msg(tmux_wait_for(s, "filter 'zzzz' matches nothing", 20),
-		      "the filter never ended");
+	tmux_expect(s, "f zzzz Enter", "filter 'zzzz' matches nothing", 20);
 	tmux_keys(s, "q");
 	tmux_kill(s);
 }

@@ -6,65 +6,51 @@
 
 #include "tests/testutil.h"
 
-/* Run icache-sim ARGS; expect status 2 and one line mentioning `needle`. */
-static void bad_usage(const char *args, const char *needle)
-{
-	int st;
-	char *out = run_cmd(&st, "%s %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
-	ck_assert_msg(st == 2, "'%s' exited %d, not 2: %s", args, st, out);
-	ck_assert_msg(strstr(out, needle) != NULL, "'%s' said '%s', not '%s'", args, out, needle);
-	/* Exactly one line. */
-	char *nl = strchr(out, '\n');
-	ck_assert_msg(nl && nl[1] == 0, "'%s' printed more than one line: %s", args, out);
-	free(out);
-}
-
 START_TEST(bad_flags_exit_2_with_one_line)
 {
-	bad_usage("run --cpus 0", "--cpus: '0'");
-	bad_usage("run --cpus -3", "--cpus: '-3'");
-	bad_usage("run --cpus lots", "--cpus: 'lots'");
-	bad_usage("run --cpus 100000", "--cpus: '100000'");
-	bad_usage("run --scheme nosuch", "--scheme: 'nosuch' is not a scheme");
-	bad_usage("run --workload nosuch", "--workload: 'nosuch'");
-	bad_usage("run --ops 0", "--ops: '0'");
-	bad_usage("run --ops 99999999999999999999", "--ops");
-	bad_usage("run --duration forever", "--duration: 'forever'");
-	bad_usage("run --duration 10h", "--duration: '10h'");
-	bad_usage("run --hash-bits 40", "--hash-bits: '40'");
-	bad_usage("run --hot 0", "--hot: '0'");
-	bad_usage("run --sbs 1000", "--sbs: '1000'");
-	bad_usage("run --watchdog 0", "--watchdog: '0'");
+	sim_bad_usage("run --cpus 0", "--cpus: '0'");
+	sim_bad_usage("run --cpus -3", "--cpus: '-3'");
+	sim_bad_usage("run --cpus lots", "--cpus: 'lots'");
+	sim_bad_usage("run --cpus 100000", "--cpus: '100000'");
+	sim_bad_usage("run --scheme nosuch", "--scheme: 'nosuch' is not a scheme");
+	sim_bad_usage("run --workload nosuch", "--workload: 'nosuch'");
+	sim_bad_usage("run --ops 0", "--ops: '0'");
+	sim_bad_usage("run --ops 99999999999999999999", "--ops");
+	sim_bad_usage("run --duration forever", "--duration: 'forever'");
+	sim_bad_usage("run --duration 10h", "--duration: '10h'");
+	sim_bad_usage("run --hash-bits 40", "--hash-bits: '40'");
+	sim_bad_usage("run --hot 0", "--hot: '0'");
+	sim_bad_usage("run --sbs 1000", "--sbs: '1000'");
+	sim_bad_usage("run --watchdog 0", "--watchdog: '0'");
 	/* strtod reads these; none is a number the flags can use. */
-	bad_usage("run --duration nan", "--duration: 'nan'");
-	bad_usage("run --duration inf", "--duration: 'inf'");
-	bad_usage("run --duration -inf", "--duration: '-inf'");
-	bad_usage("run --check-every nan", "--check-every: 'nan'");
-	bad_usage("run --check-every infinity", "--check-every: 'infinity'");
-	bad_usage("run --watchdog nan", "--watchdog: 'nan'");
-	bad_usage("run --watchdog inf", "--watchdog: 'inf'");
-	bad_usage("run --ops nan", "--ops: 'nan'");
-	bad_usage("run --seed inf", "--seed: 'inf'");
+	sim_bad_usage("run --duration nan", "--duration: 'nan'");
+	sim_bad_usage("run --duration inf", "--duration: 'inf'");
+	sim_bad_usage("run --duration -inf", "--duration: '-inf'");
+	sim_bad_usage("run --check-every nan", "--check-every: 'nan'");
+	sim_bad_usage("run --check-every infinity", "--check-every: 'infinity'");
+	sim_bad_usage("run --watchdog nan", "--watchdog: 'nan'");
+	sim_bad_usage("run --watchdog inf", "--watchdog: 'inf'");
+	sim_bad_usage("run --ops nan", "--ops: 'nan'");
+	sim_bad_usage("run --seed inf", "--seed: 'inf'");
 	/* Output paths are checked before the run, not after it. */
-	bad_usage("run --duration 1m --graph /nonexistent-dir/g.dot",
-		  "--graph: '/nonexistent-dir/g.dot' is in a directory that does not exist");
-	bad_usage("run --duration 1m --graph /tmp", "--graph: '/tmp' is a directory");
-	bad_usage("explore --scheme merged -o /nonexistent-dir/x.scn",
-		  "-o: '/nonexistent-dir/x.scn' is in a directory that does not exist");
-	bad_usage("run --frobnicate", "unknown option '--frobnicate'");
-	bad_usage("run --scheme", "--scheme needs a value");
-	bad_usage("run --ops 10 --duration 1s", "not both");
-	bad_usage("frobnicate", "unknown command 'frobnicate'");
-	bad_usage("schemes extra", "unexpected argument 'extra'");
-	bad_usage("", "usage: icache-sim");
+	sim_bad_usage("run --duration 1m --graph /nonexistent-dir/g.dot",
+		      "--graph: '/nonexistent-dir/g.dot' is in a directory that does not exist");
+	sim_bad_usage("run --duration 1m --graph /tmp", "--graph: '/tmp' is a directory");
+	sim_bad_usage("explore --scheme merged -o /nonexistent-dir/x.scn",
+		      "-o: '/nonexistent-dir/x.scn' is in a directory that does not exist");
+	sim_bad_usage("run --frobnicate", "unknown option '--frobnicate'");
+	sim_bad_usage("run --scheme", "--scheme needs a value");
+	sim_bad_usage("run --ops 10 --duration 1s", "not both");
+	sim_bad_usage("frobnicate", "unknown command 'frobnicate'");
+	sim_bad_usage("schemes extra", "unexpected argument 'extra'");
+	sim_bad_usage("", "usage: icache-sim");
 }
 END_TEST
 
 START_TEST(help_and_listings)
 {
 	int st;
-	char *out = run_cmd(&st, "%s --help", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s --help", bin_path("icache-sim"));
 	ck_assert_ptr_nonnull(strstr(out, "usage: icache-sim COMMAND"));
 	free(out);
 	out = run_cmd(&st, "%s run --help", bin_path("icache-sim"));
@@ -73,8 +59,7 @@ START_TEST(help_and_listings)
 	free(out);
 	out = run_cmd(&st, "%s schemes", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "merged"));
-	ck_assert_ptr_nonnull(strstr(out, "i_lock > inode_lru_lock"));
+	assert_has(out, "merged", "i_lock > inode_lru_lock");
 	free(out);
 	out = run_cmd(&st, "%s workloads", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 0);
@@ -111,9 +96,7 @@ START_TEST(vfs_cache_pressure_flag)
 	long never = lru_after_pressure("0"), normal = lru_after_pressure("100");
 	ck_assert_msg(never > 4 * 64, "pressure 0 pruned: LRU %ld", never);
 	ck_assert_msg(normal <= 2 * 64, "pressure 100 did not prune: LRU %ld", normal);
-	int st;
-	char *out = run_cmd(&st, "%s run --vfs-cache-pressure 10001 2>&1", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 2);
+	char *out = run_expect(2, "%s run --vfs-cache-pressure 10001 2>&1", bin_path("icache-sim"));
 	ck_assert_ptr_nonnull(strstr(out, "--vfs-cache-pressure: '10001' is out of range"));
 	free(out);
 }
@@ -122,13 +105,10 @@ END_TEST
 START_TEST(run_text_and_json)
 {
 	int st;
-	char *out =
-		run_cmd(&st, "%s run --workload mixed --cpus 2 --ops 5000", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "ops/s"));
-	ck_assert_ptr_nonnull(strstr(out, "acquisitions"));
-	ck_assert_ptr_nonnull(strstr(out, "invariants: 1 check, 0 failures"));
-	ck_assert_ptr_nonnull(strstr(out, "violations: none"));
+	char *out = run_expect(0, "%s run --workload mixed --cpus 2 --ops 5000",
+			       bin_path("icache-sim"));
+	assert_has(out, "ops/s", "acquisitions", "invariants: 1 check, 0 failures",
+		   "violations: none");
 	free(out);
 
 	out = run_cmd(&st, "%s run --workload lookup --cpus 2 --ops 4000 --json",
@@ -139,8 +119,7 @@ START_TEST(run_text_and_json)
 	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 2);
 	ck_assert(json_num(out, NULL, "ops_per_s") > 0);
 	ck_assert(json_num(out, "\"class\":\"i_lock\"", "acquisitions") > 0);
-	ck_assert_ptr_nonnull(strstr(out, "\"violations\":[]"));
-	ck_assert_ptr_nonnull(strstr(out, "\"ok\":true"));
+	assert_has(out, "\"violations\":[]", "\"ok\":true");
 	free(out);
 }
 END_TEST
@@ -149,9 +128,7 @@ START_TEST(run_writes_the_lock_order_graph)
 {
 	int st;
 	char path[] = "/tmp/icache-graph-XXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	scratch_file(path, NULL);
 	char *out = run_cmd(&st, "%s run --workload mixed --ops 3000 --graph %s",
 			    bin_path("icache-sim"), path);
 	ck_assert_int_eq(st, 0);
@@ -168,10 +145,8 @@ END_TEST
 
 START_TEST(cpus_all_uses_every_core)
 {
-	int st;
-	char *out = run_cmd(&st, "%s run --cpus all --workload lookup --ops 2000 --json",
-			    bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s run --cpus all --workload lookup --ops 2000 --json",
+			       bin_path("icache-sim"));
 	ck_assert_int_eq((int)json_num(out, NULL, "cpus"), (int)json_num(out, NULL, "host_cpus"));
 	free(out);
 }
@@ -236,9 +211,9 @@ START_TEST(readers_cap_lines)
 	ck_assert_int_eq(st, 0);
 	char args[200];
 	snprintf(args, sizeof(args), "play %s/long.scn", dir);
-	bad_usage(args, "/long.scn:3: line too long (more than 4096 bytes)");
+	sim_bad_usage(args, "/long.scn:3: line too long (more than 4096 bytes)");
 	snprintf(args, sizeof(args), "play %s/many.scn", dir);
-	bad_usage(args, "/many.scn:100001: too many lines (more than 100000)");
+	sim_bad_usage(args, "/many.scn:100001: too many lines (more than 100000)");
 	char *out = run_cmd(&st, "%s --check %s/long.lesson 2>&1", bin_path("icache-lesson"), dir);
 	ck_assert_msg(st == 2 && strstr(out, "/long.lesson:3: line too long") &&
 			      !strchr(out, '\n')[1],
@@ -257,10 +232,10 @@ START_TEST(readers_refuse_non_regular_files)
 	char path[64];
 	snprintf(path, sizeof(path), "%s/f", fifo);
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	bad_usage("play /dev/zero", "/dev/zero: cannot read: it is not a regular file");
+	sim_bad_usage("play /dev/zero", "/dev/zero: cannot read: it is not a regular file");
 	char args[128];
 	snprintf(args, sizeof(args), "play %s", path);
-	bad_usage(args, "cannot read: it is not a regular file");
+	sim_bad_usage(args, "cannot read: it is not a regular file");
 	/* A lesson on /dev/zero, and a lesson whose scenario is /dev/zero. */
 	char *out = run_cmd(&st, "timeout 20 %s --check /dev/zero 2>&1", bin_path("icache-lesson"));
 	ck_assert_msg(st == 2 && strstr(out, "it is not a regular file"), "exit %d: %s", st, out);

@@ -867,45 +867,37 @@ START_TEST(modern_shrinker_skips_sb_being_unmounted)
 }
 END_TEST
 
-Suite *core_suite(void)
-{
-	Suite *s = suite_create("core");
-	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, list_add_del_move);
-	tcase_add_test(tc, rcu_sections_nest_per_cpu);
-	tcase_add_test(tc, rcu_free_waits_for_readers);
-	tcase_add_test(tc, global_frees_without_rcu);
-	tcase_add_test(tc, hlist_add_del);
-	tcase_add_test(tc, lock_counts_and_held_stack);
-	tcase_add_test(tc, lock_contention_and_trylock_failure);
-	tcase_add_test(tc, lockdep_reports_abba_with_both_chains);
-	tcase_add_test(tc, lockdep_trylock_adds_no_edge);
-	tcase_add_test(tc, lockdep_documented_order_violation);
-	tcase_add_test(tc, get_next_ino_is_unique_across_cpus);
-	tcase_add_test(tc, nr_inodes_is_summed_over_cpus);
-	tcase_add_test(tc, iget_miss_then_hit);
-	tcase_add_test(tc, unlink_and_last_iput_evicts);
-	tcase_add_test(tc, writeback_cleans_and_lru_catches_it);
-	tcase_add_test(tc, prune_second_chance_then_free);
-	tcase_add_test(tc, prune_trylock_failure_rotates);
-	tcase_add_test(tc, umount_iput_goes_through_i_will_free);
-	tcase_add_test(tc, iunique_skips_used_numbers);
-	tcase_add_test(tc, handoff_checker_catches_grab_of_freeing_inode);
-	tcase_add_test(tc, freed_inode_on_lru_is_reported_not_linked);
-	tcase_add_test(tc, lru_add_leaves_a_dispose_list_alone);
-	tcase_add_test(tc, modern_lru_list_per_node);
-	tcase_add_test(tc, modern_second_chance_only_when_reused);
-	tcase_add_test(tc, modern_busy_inode_is_skipped);
-	tcase_add_test(tc, modern_page_strip_under_lru_isolating);
-	tcase_add_test(tc, lru_window_is_the_only_excuse);
-	tcase_add_test(tc, modern_shrinker_skips_sb_being_unmounted);
-	tcase_add_test(tc, queue_io_and_redirty_tail_keep_the_order);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return run_suite(core_suite());
+	return run_tests("core", NULL, NULL, 30,
+			 (const TTest *[]){ list_add_del_move,
+					    rcu_sections_nest_per_cpu,
+					    rcu_free_waits_for_readers,
+					    global_frees_without_rcu,
+					    hlist_add_del,
+					    lock_counts_and_held_stack,
+					    lock_contention_and_trylock_failure,
+					    lockdep_reports_abba_with_both_chains,
+					    lockdep_trylock_adds_no_edge,
+					    lockdep_documented_order_violation,
+					    get_next_ino_is_unique_across_cpus,
+					    nr_inodes_is_summed_over_cpus,
+					    iget_miss_then_hit,
+					    unlink_and_last_iput_evicts,
+					    writeback_cleans_and_lru_catches_it,
+					    prune_second_chance_then_free,
+					    prune_trylock_failure_rotates,
+					    umount_iput_goes_through_i_will_free,
+					    iunique_skips_used_numbers,
+					    handoff_checker_catches_grab_of_freeing_inode,
+					    freed_inode_on_lru_is_reported_not_linked,
+					    lru_add_leaves_a_dispose_list_alone,
+					    modern_lru_list_per_node,
+					    modern_second_chance_only_when_reused,
+					    modern_busy_inode_is_skipped,
+					    modern_page_strip_under_lru_isolating,
+					    lru_window_is_the_only_excuse,
+					    modern_shrinker_skips_sb_being_unmounted,
+					    queue_io_and_redirty_tail_keep_the_order,
+					    NULL });
 }

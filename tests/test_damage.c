@@ -45,9 +45,7 @@ static void record_good(void)
 
 static void cleanup(void)
 {
-	int st;
-	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s", tmp));
+	scratch_remove(tmp);
 	tmux_done();
 }
 
@@ -337,9 +335,7 @@ START_TEST(interactive_says_incomplete)
 	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 %s %s", bin_path("icache-view"), d.dir);
 	tmux_start("dmg", 160, 40, cmd);
 	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE (", 15), "no INCOMPLETE in the header");
-	tmux_keys("dmg", "'!'");
-	ck_assert_msg(tmux_wait_for("dmg", "INCOMPLETE TRACE: why", 15), "'!' shows no reasons");
-	char *scr = tmux_capture("dmg", false);
+	char *scr = tmux_expect_screen("dmg", "'!'", "INCOMPLETE TRACE: why", 15);
 	ck_assert_msg(strstr(scr, "is cut mid-packet"), "%.2000s", scr);
 	free(scr);
 	/* Quit, and let the viewer remove its temporary copy of the cut
@@ -764,13 +760,12 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("damage");
-	TCase *tc = tcase_create("damaged traces");
-	tcase_set_timeout(tc, 300);
+	TCase *tc = suite_case(s, "damaged traces", 300,
+			       (const TTest *[]){ complete_trace_is_complete,
+						  release_without_acquire, cut_at_packet_boundary,
+						  cut_mid_packet, stream_file_deleted,
+						  interactive_says_incomplete, NULL });
 	tcase_add_unchecked_fixture(tc, record_good, cleanup);
-	tcase_add_tests(tc, (const TTest *[]){ complete_trace_is_complete, release_without_acquire,
-					       cut_at_packet_boundary, cut_mid_packet,
-					       stream_file_deleted, interactive_says_incomplete,
-					       NULL });
 	tcase_add_loop_test(tc, viewer_copy_removed_on_signal, 0,
 			    (int)(sizeof(view_signals) / sizeof(view_signals[0])));
 	tcase_add_test(tc, split_shares_removed_on_sigkill);
@@ -780,6 +775,5 @@ int main(void)
 					       lost_events_make_no_violation, recorder_killed,
 					       recorder_terminated, two_processes_never_one_story,
 					       two_runs_without_vpid, NULL });
-	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

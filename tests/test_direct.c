@@ -364,23 +364,12 @@ START_TEST(lesson_level_when_recording_fails)
 }
 END_TEST
 
-static Suite *direct_suite(void)
-{
-	Suite *s = suite_create("direct");
-	TCase *tc = tcase_create("direct");
-	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, direct_and_lttng_agree);
-	tcase_add_test(tc, auto_uses_the_daemon_when_it_answers);
-	tcase_add_test(tc, direct_errors_are_one_line);
-	tcase_add_test(tc, cut_direct_trace_is_incomplete);
-	tcase_add_test(tc, lesson_levels_without_daemon);
-	tcase_add_test(tc, lesson_level_when_recording_fails);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return run_suite(direct_suite());
+	return run_tests(
+		"direct", setup, teardown, 120,
+		(const TTest *[]){ direct_and_lttng_agree, auto_uses_the_daemon_when_it_answers,
+				   direct_errors_are_one_line, cut_direct_trace_is_incomplete,
+				   lesson_levels_without_daemon, lesson_level_when_recording_fails,
+				   NULL });
 }

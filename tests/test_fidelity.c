@@ -465,13 +465,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("fidelity");
-	TCase *tc = tcase_create("paths");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, every_path_follows_its_kernel);
-	tcase_add_test(tc, a_changed_path_is_reported);
-	tcase_add_test(tc, every_scheme_covers_every_path);
-	tcase_add_test(tc, every_source_is_listed);
-	tcase_add_test(tc, the_shrinker_counts_as_its_era_did);
-	suite_add_tcase(s, tc);
+	suite_case(s, "paths", 120,
+		   (const TTest *[]){ every_path_follows_its_kernel, a_changed_path_is_reported,
+				      every_scheme_covers_every_path, every_source_is_listed,
+				      the_shrinker_counts_as_its_era_did, NULL });
 	return run_suite(s);
 }

@@ -326,9 +326,7 @@ START_TEST(truncated_file)
 	bad_lesson("truncated.lesson", text, 10, "step 'Two' has no text", false);
 	/* and the same cut mid-line is reported as such */
 	const char *path = write_lesson("truncated2.lesson", text);
-	int st;
-	char *out = run_cmd(&st, "%s --check --static %s 2>&1", bin_path("icache-lesson"), path);
-	ck_assert_int_eq(st, 2);
+	char *out = run_expect(2, "%s --check --static %s 2>&1", bin_path("icache-lesson"), path);
 	char want[600];
 	snprintf(want, sizeof(want), "%s:12: the file ends in the middle of a line: truncated?",
 		 path);
@@ -496,8 +494,7 @@ SIDE_TEST(list_and_help)
 {
 	fresh_state();
 	int st;
-	char *out = run_cmd(&st, "%s --help", bin_path("icache-lesson"));
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s --help", bin_path("icache-lesson"));
 	ck_assert(strstr(out, "--check"));
 	free(out);
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
@@ -546,15 +543,23 @@ static void keys(const char *k)
 	free(run_cmd(&st, "tmux -L %s send-keys -t lesson %s", sock, k));
 }
 
-SIDE_TEST(tmux_walk_lesson_01)
+/*
+ * A lesson in a terminal of its own, from a fresh state: the tmux socket
+ * "TAGPID" (sock), the current directory into cwd[512] and the lesson
+ * runner's absolute path into exe[1024].
+ */
+static void lesson_terminal(const char *tag, char *cwd, char *exe)
 {
 	fresh_state();
-	snprintf(sock, sizeof(sock), "lessontest%d", (int)getpid());
-	char cwd[512];
-	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-	char exe[1024];
-	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
-		 bin_path("icache-lesson"));
+	snprintf(sock, sizeof(sock), "%s%d", tag, (int)getpid());
+	ck_assert_ptr_nonnull(getcwd(cwd, 512));
+	snprintf(exe, 1024, "%s/%s", build_dir()[0] == '/' ? "" : cwd, bin_path("icache-lesson"));
+}
+
+SIDE_TEST(tmux_walk_lesson_01)
+{
+	char cwd[512], exe[1024];
+	lesson_terminal("lessontest", cwd, exe);
 	int st;
 	free(run_cmd(&st,
 		     "cd %s && tmux -L %s new-session -d -s lesson -x 140 -y 45 "
@@ -1696,16 +1701,11 @@ END_TEST
 
 SIDE_TEST(bad_terminals_and_cleanup)
 {
-	fresh_state();
-	snprintf(sock, sizeof(sock), "lessonterm%d", (int)getpid());
-	char cwd[512], tmp[300];
-	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	char cwd[512], exe[1024], tmp[300];
+	lesson_terminal("lessonterm", cwd, exe);
 	snprintf(tmp, sizeof(tmp), "%s/tmp", state_dir);
 	int st;
 	free(run_cmd(&st, "mkdir -p %s", tmp));
-	char exe[1024];
-	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
-		 bin_path("icache-lesson"));
 	/* dumb, unknown and unset TERM: a sentence and exit 2, in a tty */
 	free(run_cmd(
 		&st,
@@ -2278,12 +2278,8 @@ END_TEST
 /* In a terminal a lesson resumes where the student left it. */
 SIDE_TEST(tmux_resume)
 {
-	fresh_state();
-	snprintf(sock, sizeof(sock), "lessonresume%d", (int)getpid());
 	char cwd[512], exe[1024];
-	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-	snprintf(exe, sizeof(exe), "%s/%s", build_dir()[0] == '/' ? "" : cwd,
-		 bin_path("icache-lesson"));
+	lesson_terminal("lessonresume", cwd, exe);
 	int st;
 	for (int run = 0; run < 2; run++) {
 		free(run_cmd(&st,
@@ -2550,47 +2546,27 @@ END_TEST
 static Suite *lessons_suite(void)
 {
 	Suite *s = suite_create("lessons");
-	TCase *tc = tcase_create("check");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, ten_lessons_in_order);
-	tcase_add_test(tc, shipped_lessons_pass_check);
-	tcase_add_test(tc, every_level_has_a_contrast);
-	suite_add_tcase(s, tc);
+	suite_case(s, "check", 120,
+		   (const TTest *[]){ ten_lessons_in_order, shipped_lessons_pass_check,
+				      every_level_has_a_contrast, NULL });
 
-	tc = tcase_create("malformed");
-	tcase_set_timeout(tc, 30);
+	TCase *tc = suite_case(s, "malformed", 30, NULL);
 	tcase_add_loop_test(tc, bad_lesson_cases, 0,
 			    (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
-	tcase_add_test(tc, missing_scenario);
-	tcase_add_test(tc, truncated_file);
-	tcase_add_test(tc, credit_outside_repository);
-	tcase_add_test(tc, credit_not_in_sources);
-	tcase_add_test(tc, moment_grammar);
-	tcase_add_test(tc, check_time_and_references);
-	suite_add_tcase(s, tc);
+	tcase_add_tests(tc, (const TTest *[]){ missing_scenario, truncated_file,
+					       credit_outside_repository, credit_not_in_sources,
+					       moment_grammar, check_time_and_references, NULL });
 
 	/* the slow cases, each group side by side (side_by_side) */
-	tc = tcase_create("run");
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, run_cases);
-	suite_add_tcase(s, tc);
+	suite_case(s, "run", 240, (const TTest *[]){ run_cases, NULL });
 
 	/* a guard against a hang, not a measure: 1 000 drawn sequences take
 	 * ~30 s of CPU, and minutes on a loaded 2-core machine */
-	tc = tcase_create("scheduler");
-	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, sched_cases);
-	suite_add_tcase(s, tc);
+	suite_case(s, "scheduler", 600, (const TTest *[]){ sched_cases, NULL });
 
-	tc = tcase_create("offline");
-	tcase_set_timeout(tc, 180);
-	tcase_add_test(tc, offline_cases);
-	suite_add_tcase(s, tc);
+	suite_case(s, "offline", 180, (const TTest *[]){ offline_cases, NULL });
 
-	tc = tcase_create("walk");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, every_lesson_in_tmux);
-	suite_add_tcase(s, tc);
+	suite_case(s, "walk", 300, (const TTest *[]){ every_lesson_in_tmux, NULL });
 	return s;
 }
 

@@ -1,8 +1,9 @@
 /*
  * test_lib.c - lib/, the code every program shares: the fatal path of
  * checked allocation (hook first, one line, status 2), the JSON string
- * writer, the --keys notation, fork/exec with capture, the CTF directory
- * scan, the lock_stat table and the palette's NO_COLOR rule.
+ * writer, the --keys notation, whole numbers, fork/exec with capture, the CTF directory
+ * scan, the tree remover, the lock_stat table and the palette's NO_COLOR
+ * rule.
  */
 #include <curses.h>
 #include <signal.h>
@@ -14,6 +15,8 @@
 #include "lib/json.h"
 #include "lib/keys.h"
 #include "lib/lockstat.h"
+#include "lib/num.h"
+#include "lib/rmtree.h"
 #include "lib/spawn.h"
 #include "lib/term.h"
 #include "lib/xalloc.h"
@@ -130,6 +133,26 @@ START_TEST(keys_notation)
 }
 END_TEST
 
+/* ---- num ---------------------------------------------------------------------- */
+
+START_TEST(numbers_are_whole_unsigned_and_in_range)
+{
+	uint64_t v = 99;
+	ck_assert(parse_u64_in("0", 0, 10, &v) && v == 0);
+	ck_assert(parse_u64_in("10", 0, 10, &v) && v == 10);
+	ck_assert(parse_u64_in("18446744073709551615", 0, UINT64_MAX, &v) && v == UINT64_MAX);
+	static const char *const bad[] = {
+		"", "-1", "+1", " 1", "1 ", "1x", "0x10", "11", "18446744073709551616", NULL
+	};
+	for (int i = 0; bad[i]; i++) {
+		v = 99;
+		ck_assert_msg(!parse_u64_in(bad[i], 0, 10, &v) && v == 99, "'%s' taken", bad[i]);
+	}
+	ck_assert(!parse_u64_in(NULL, 0, 10, &v));
+	ck_assert(!parse_u64_in("0", 1, 10, &v));
+}
+END_TEST
+
 /* ---- spawn -------------------------------------------------------------------- */
 
 START_TEST(spawn_captures_output_and_status)
@@ -162,26 +185,28 @@ static void touch(const char *path, const char *text)
 	fclose(f);
 }
 
+/* root/rel, in a static buffer. */
+static const char *under(const char *root, const char *rel)
+{
+	static char p[512];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	return p;
+}
+
 START_TEST(ctf_dirs_found_at_any_depth)
 {
-	char root[] = "/tmp/icache-test-lib.XXXXXX", p[512];
+	char root[] = "/tmp/icache-test-lib.XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(root));
-	snprintf(p, sizeof(p), "%s/ust", root);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/ust/uid", root);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/ust/uid/metadata", root);
-	touch(p, "/* CTF 1.8 */");
-	snprintf(p, sizeof(p), "%s/ust/uid/chan_0", root);
-	touch(p, "12345");
-	snprintf(p, sizeof(p), "%s/notes", root);
-	touch(p, "x");
+	mkdir(under(root, "ust"), 0700);
+	mkdir(under(root, "ust/uid"), 0700);
+	touch(under(root, "ust/uid/metadata"), "/* CTF 1.8 */");
+	touch(under(root, "ust/uid/chan_0"), "12345");
+	touch(under(root, "notes"), "x");
 
 	struct ctf_dirs d = { 0 };
 	ctf_dirs_scan(&d, root);
 	ck_assert_int_eq(d.n, 1);
-	snprintf(p, sizeof(p), "%s/ust/uid", root);
-	ck_assert_str_eq(d.dirs[0], p);
+	ck_assert_str_eq(d.dirs[0], under(root, "ust/uid"));
 	ck_assert_int_eq(d.nfiles, 3);
 	ck_assert_uint_eq(d.bytes, 5); /* the stream file, not the metadata */
 	ctf_dirs_free(&d);
@@ -189,6 +214,29 @@ START_TEST(ctf_dirs_found_at_any_depth)
 	char *rm[] = { "rm", "-rf", root, NULL }, *out;
 	ck_assert_int_eq(spawn_capture(rm, true, &out), 0);
 	free(out);
+}
+END_TEST
+
+/* ---- rmtree ---------------------------------------------------------------- */
+
+/* Everything below goes; a link to a directory elsewhere is removed, and
+ * what it points to stays. */
+START_TEST(rm_tree_removes_all_and_follows_no_link)
+{
+	char root[] = "/tmp/icache-test-rmtree.XXXXXX", keep[] = "/tmp/icache-test-keep.XXXXXX";
+	struct stat st;
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	ck_assert_ptr_nonnull(mkdtemp(keep));
+	mkdir(under(root, "a"), 0700);
+	mkdir(under(root, "a/b"), 0700);
+	touch(under(root, "a/b/file"), "x");
+	touch(under(keep, "kept"), "y");
+	ck_assert_int_eq(symlink(keep, under(root, "a/link")), 0);
+	rm_tree(root);
+	ck_assert_int_ne(lstat(root, &st), 0);
+	ck_assert_int_eq(stat(under(keep, "kept"), &st), 0);
+	rm_tree(keep);
+	ck_assert_int_ne(lstat(keep, &st), 0);
 }
 END_TEST
 
@@ -203,8 +251,8 @@ START_TEST(lockstat_row_layout)
 	lockstat_header(f);
 	lockstat_print(f, "i_lock", v);
 	fclose(f);
-	ck_assert_ptr_nonnull(strstr(buf, "class                 acquisitions  contentions"));
-	ck_assert_ptr_nonnull(strstr(buf, "\ni_lock                           1            2 "));
+	assert_has(buf, "class                 acquisitions  contentions",
+		   "\ni_lock                           1            2 ");
 	free(buf);
 }
 END_TEST
@@ -226,11 +274,12 @@ END_TEST
 
 int main(void)
 {
-	return run_tests("lib", NULL, NULL, 30,
-			 (const TTest *[]){ fatal_runs_the_hook_then_one_line_exit_2,
-					    x_functions_return_what_they_copy,
-					    json_strings_are_escaped_once_for_all, keys_notation,
-					    spawn_captures_output_and_status,
-					    ctf_dirs_found_at_any_depth, lockstat_row_layout,
-					    no_color_is_honoured, NULL });
+	return run_tests(
+		"lib", NULL, NULL, 30,
+		(const TTest *[]){
+			fatal_runs_the_hook_then_one_line_exit_2, x_functions_return_what_they_copy,
+			json_strings_are_escaped_once_for_all, keys_notation,
+			numbers_are_whole_unsigned_and_in_range, spawn_captures_output_and_status,
+			ctf_dirs_found_at_any_depth, rm_tree_removes_all_and_follows_no_link,
+			lockstat_row_layout, no_color_is_honoured, NULL });
 }

@@ -85,9 +85,8 @@ START_TEST(v4_race_shows_the_window_and_the_freed_inode)
 	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock inode 42 in "
 					  "iput_final\n   cpu0 stops"));
 	/* ... cpu1 frees it, and cpu0 then puts it on the LRU. */
-	ck_assert_ptr_nonnull(strstr(out, "cpu1 free inode 42"));
-	ck_assert_ptr_nonnull(strstr(out, "!! violation freed_on_list"));
-	ck_assert_ptr_nonnull(strstr(out, "cpu0 puts inode 42 on the lru list"));
+	assert_has(out, "cpu1 free inode 42", "!! violation freed_on_list",
+		   "cpu0 puts inode 42 on the lru list");
 	free(out);
 }
 END_TEST
@@ -114,9 +113,9 @@ START_TEST(modern_lru_isolating_window_is_accepted_and_said)
 	int st;
 	char *out = play(&st, SCN_DIR "/modern-lru-isolating-window.scn", NULL);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "cpu1 del lru inode 42 in inode_lru_isolate"));
-	ck_assert_ptr_nonnull(strstr(out, "I_LRU_ISOLATING -> 0 in inode_lru_isolate"));
-	ck_assert_ptr_nonnull(strstr(out, "accepted: 1 unused clean inode off the LRU"));
+	assert_has(out, "cpu1 del lru inode 42 in inode_lru_isolate",
+		   "I_LRU_ISOLATING -> 0 in inode_lru_isolate",
+		   "accepted: 1 unused clean inode off the LRU");
 	ck_assert_ptr_null(strstr(out, "!! violation"));
 	free(out);
 }
@@ -200,8 +199,7 @@ START_TEST(abba_reports_cycle_and_deadlock_lockdep_style)
 	int st;
 	char *out = play(&st, SCN_DIR "/abba-deadlock.scn", NULL);
 	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "possible circular locking dependency"));
-	ck_assert_ptr_nonnull(strstr(out, "Chain exists of"));
+	assert_has(out, "possible circular locking dependency", "Chain exists of");
 	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a in test_abba, "
 					  "held by cpu0"));
 	ck_assert_ptr_nonnull(strstr(out, "waits-for cycle: cpu0 --> cpu1 --> cpu0"));
@@ -235,14 +233,12 @@ END_TEST
 /* The trace's events without timestamps, durations, thread ids or real CPUs. */
 static char *trace_events(const char *dir)
 {
-	int st;
-	char *out = run_cmd(&st,
-			    "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
-			    "'s/^\\[[^]]*\\] \\([^)]*\\) [^ ]+ //; "
-			    "s/cpu_id = [0-9]+/cpu_id/; s/vtid = [0-9]+/vtid/; "
-			    "s/(hold|wait)_ns = [0-9]+/\\1_ns/g'",
-			    dir);
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0,
+			       "timeout 30 babeltrace2 '%s' 2>&1 | sed -E "
+			       "'s/^\\[[^]]*\\] \\([^)]*\\) [^ ]+ //; "
+			       "s/cpu_id = [0-9]+/cpu_id/; s/vtid = [0-9]+/vtid/; "
+			       "s/(hold|wait)_ns = [0-9]+/\\1_ns/g'",
+			       dir);
 	return out;
 }
 
@@ -371,8 +367,7 @@ START_TEST(explore_bad_usage)
 {
 	int st;
 	char *out =
-		run_cmd(&st, "timeout 10 %s explore --workload nope 2>&1", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 2);
+		run_expect(2, "timeout 10 %s explore --workload nope 2>&1", bin_path("icache-sim"));
 	free(out);
 	out = run_cmd(&st, "timeout 10 %s explore --schedules 0 2>&1", bin_path("icache-sim"));
 	ck_assert_int_eq(st, 2);
@@ -507,39 +502,31 @@ START_TEST(failed_expectations_exit_1)
 		      "expect inode 42 not on lru\ncpu0 to end\nexpect no violation\n");
 	out = play(&st, f, "--json");
 	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "{\"line\":5,\"ok\":false"));
-	ck_assert_ptr_nonnull(strstr(out, "{\"line\":7,\"ok\":true"));
+	assert_has(out, "{\"line\":5,\"ok\":false", "{\"line\":7,\"ok\":true");
 	ck_assert_int_eq((int)json_num(out, NULL, "failed"), 1);
 	free(out);
 	remove_tmpdir();
 }
 END_TEST
 
-static Suite *scenarios_suite(void)
-{
-	Suite *s = suite_create("scenarios");
-	TCase *tc = tcase_create("play");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, every_shipped_scenario_passes);
-	tcase_add_test(tc, v4_race_shows_the_window_and_the_freed_inode);
-	tcase_add_test(tc, merged_blocks_the_lookup_on_i_lock);
-	tcase_add_test(tc, modern_lru_isolating_window_is_accepted_and_said);
-	tcase_add_test(tc, umount_waits_for_prune_on_iprune_sem);
-	tcase_add_test(tc, umount_without_iprune_sem_leaves_busy_inodes);
-	tcase_add_test(tc, abba_reports_cycle_and_deadlock_lockdep_style);
-	tcase_add_test(tc, replay_gives_the_same_steps);
-	tcase_add_test(tc, replay_gives_the_same_trace);
-	tcase_add_test(tc, explore_finds_the_v4_race_and_its_file_replays_it);
-	tcase_add_loop_test(tc, explore_finds_nothing, 0,
-			    (int)(sizeof(explored_clean) / sizeof(explored_clean[0])));
-	tcase_add_test(tc, explore_bad_usage);
-	tcase_add_test(tc, malformed_scenarios_say_file_and_line);
-	tcase_add_test(tc, failed_expectations_exit_1);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return run_suite(scenarios_suite());
+	Suite *s = suite_create("scenarios");
+	TCase *tc = suite_case(
+		s, "play", 120,
+		(const TTest *[]){ every_shipped_scenario_passes,
+				   v4_race_shows_the_window_and_the_freed_inode,
+				   merged_blocks_the_lookup_on_i_lock,
+				   modern_lru_isolating_window_is_accepted_and_said,
+				   umount_waits_for_prune_on_iprune_sem,
+				   umount_without_iprune_sem_leaves_busy_inodes,
+				   abba_reports_cycle_and_deadlock_lockdep_style,
+				   replay_gives_the_same_steps, replay_gives_the_same_trace,
+				   explore_finds_the_v4_race_and_its_file_replays_it, NULL });
+	tcase_add_loop_test(tc, explore_finds_nothing, 0,
+			    (int)(sizeof(explored_clean) / sizeof(explored_clean[0])));
+	tcase_add_tests(tc,
+			(const TTest *[]){ explore_bad_usage, malformed_scenarios_say_file_and_line,
+					   failed_expectations_exit_1, NULL });
+	return run_suite(s);
 }

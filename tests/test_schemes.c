@@ -238,15 +238,11 @@ START_TEST(abba_deadlock_reported_not_hung)
 
 	ck_assert_msg(status == 1, "%s: exit %d (124 = hung):\n%s", s->name, status, out);
 	/* The validator, lockdep style, with both chains... */
-	ck_assert_ptr_nonnull(strstr(out, "possible circular locking dependency"));
-	ck_assert_ptr_nonnull(strstr(out, "test_lock_a --> test_lock_b"));
-	ck_assert_ptr_nonnull(strstr(out, "Chain exists of"));
+	assert_has(out, "possible circular locking dependency", "test_lock_a --> test_lock_b",
+		   "Chain exists of");
 	/* ...then the watchdog, naming what each CPU holds and waits for. */
-	ck_assert_ptr_nonnull(strstr(out, "deadlock: no CPU took a lock"));
-	ck_assert_ptr_nonnull(strstr(out, "cpu0: holds test_lock_a"));
-	ck_assert_ptr_nonnull(strstr(out, "cpu1: holds test_lock_b"));
-	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_b"));
-	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a"));
+	assert_has(out, "deadlock: no CPU took a lock", "cpu0: holds test_lock_a",
+		   "cpu1: holds test_lock_b", "waits for test_lock_b", "waits for test_lock_a");
 	free(out);
 }
 END_TEST
@@ -282,9 +278,7 @@ static char *dot_edge(const char *dot, const char *from, const char *to)
 START_TEST(abba_on_one_cpu_in_json_and_graph)
 {
 	char dot_path[] = "/tmp/icache-test-graph-XXXXXX";
-	int fd = mkstemp(dot_path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	scratch_file(dot_path, NULL);
 	int status;
 	char *out = run_cmd(&status,
 			    "timeout 30 %s run --scheme merged --workload lookup --ops 2000 "
@@ -292,10 +286,8 @@ START_TEST(abba_on_one_cpu_in_json_and_graph)
 			    bin_path("icache-sim"), dot_path);
 
 	ck_assert_int_eq(status, 1);
-	ck_assert_ptr_nonnull(strstr(out, "\"kind\":\"lock_cycle\""));
-	ck_assert_ptr_nonnull(strstr(out, "\"classes\":[\"test_lock_b\",\"test_lock_a\"]"));
-	ck_assert_ptr_nonnull(strstr(out, "\"sites\":[\"test_abba\",\"test_abba\"]"));
-	ck_assert_ptr_nonnull(strstr(out, "\"cpus\":[0,0]"));
+	assert_has(out, "\"kind\":\"lock_cycle\"", "\"classes\":[\"test_lock_b\",\"test_lock_a\"]",
+		   "\"sites\":[\"test_abba\",\"test_abba\"]", "\"cpus\":[0,0]");
 	ck_assert_int_ge((int)json_num(out, NULL, "violations_total"), 1);
 
 	char *dot = slurp(dot_path);
@@ -447,32 +439,24 @@ Suite *schemes_suite(void)
 {
 	Suite *s = suite_create("schemes");
 
-	TCase *tc = tcase_create("invariants");
-	tcase_set_timeout(tc, 60);
+	TCase *tc = suite_case(s, "invariants", 60, NULL);
 	tcase_add_loop_test(tc, scheme_passes_every_workload, 0, nr_schemes());
 	tcase_add_loop_test(tc, modern_clean_at_every_cpu_count, 0, 4);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("validator");
-	tcase_set_timeout(tc, 60);
+	tc = suite_case(s, "validator", 60, NULL);
 	tcase_add_loop_test(tc, validator_silent_for_global_and_merged, 0, 2);
-	tcase_add_test(tc, vfs_scale_trylock_inversions_not_reported);
-	tcase_add_test(tc, vfs_scale_inversion_by_lock_is_reported);
+	tcase_add_tests(tc, (const TTest *[]){ vfs_scale_trylock_inversions_not_reported,
+					       vfs_scale_inversion_by_lock_is_reported, NULL });
 	tcase_add_loop_test(tc, abba_deadlock_reported_not_hung, 0, nr_schemes());
-	tcase_add_test(tc, abba_on_one_cpu_in_json_and_graph);
-	tcase_add_test(tc, graph_marks_documented_order_violation);
-	suite_add_tcase(s, tc);
+	tcase_add_tests(tc, (const TTest *[]){ abba_on_one_cpu_in_json_and_graph,
+					       graph_marks_documented_order_violation, NULL });
 
-	tc = tcase_create("race");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, v4_iput_race_caught_by_handoff_checker);
-	tcase_add_test(tc, merged_survives_iput_race);
-	suite_add_tcase(s, tc);
+	suite_case(s, "race", 60,
+		   (const TTest *[]){ v4_iput_race_caught_by_handoff_checker,
+				      merged_survives_iput_race, NULL });
 
-	tc = tcase_create("helgrind");
-	tcase_set_timeout(tc, 150);
+	tc = suite_case(s, "helgrind", 150, NULL);
 	tcase_add_loop_test(tc, helgrind_finds_no_lock_order_violation, 0, 2);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -164,9 +164,7 @@ START_TEST(small_screen_two_lanes)
 	ck_assert_msg(st2 == 0, "record failed: see %s/t2.log", tmp);
 	const char *s = "scr-80x24";
 	tmux_view(s, 80, 24, "", t2);
-	tmux_keys(s, ": 3 0 0 0 Enter");
-	ck_assert(tmux_wait_for(s, "#3000/", 5));
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, ": 3 0 0 0 Enter", "#3000/", 5);
 	const char *title = line_of(scr, 2);
 	ck_assert_msg(strstr(title, "cpu0") && strstr(title, "cpu1"),
 		      "80x24 should show the lanes of cpu0 and cpu1:\n%.1500s", scr);
@@ -197,9 +195,7 @@ START_TEST(sixteen_cpus_compact)
 	ck_assert_msg(st16 == 0, "record --virtual failed: see %s/t16.log", tmp);
 	const char *s = "scr-16";
 	tmux_view(s, 160, 45, "", t16);
-	tmux_keys(s, ": 1 5 0 0 Enter");
-	ck_assert(tmux_wait_for(s, "#1500/", 5));
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, ": 1 5 0 0 Enter", "#1500/", 5);
 	/* The compact view: a column per CPU, every one of them in view. */
 	const char *head = line_of(scr, 2);
 	char want[8];
@@ -216,18 +212,13 @@ START_TEST(sixteen_cpus_compact)
 	ck_assert_msg(!strstr(scr, "cpu-1"), "a thread named cpu-1:\n%.1500s", scr);
 	free(scr);
 	/* Held locks: the idle CPUs on one line, not one line each. */
-	tmux_keys(s, "G");
-	ck_assert_msg(tmux_wait_for(s, "no lock held: cpu0-", 5), "idle CPUs not summarised");
+	tmux_expect(s, "G", "no lock held: cpu0-", 5);
 	/* C: the text lanes, with the CPUs out of view in a column of their own. */
-	tmux_keys(s, ": 1 5 0 0 Enter C");
-	ck_assert(tmux_wait_for(s, "text lanes", 5));
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, ": 1 5 0 0 Enter C", "text lanes", 5);
 	ck_assert_msg(strstr(line_of(scr, 2), " cpus"), "no others column:\n%.1500s", scr);
 	free(scr);
 	/* p: pick the lanes. */
-	tmux_keys(s, "p 1 2 - 1 3 Enter");
-	ck_assert(tmux_wait_for(s, "cpu13", 5));
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, "p 1 2 - 1 3 Enter", "cpu13", 5);
 	char lanes[1024];
 	snprintf(lanes, sizeof(lanes), "%s", line_of(scr, 2));
 	if (strstr(lanes, BAR BAR))
@@ -247,11 +238,8 @@ START_TEST(details_of_a_violation)
 	ck_assert_msg(stabba == 0, "play failed (%d): see %s/abba.log", stabba, tmp);
 	const char *s = "scr-details";
 	tmux_view(s, 120, 40, "", tabba);
-	tmux_keys(s, "v");
-	ck_assert_msg(tmux_wait_for(s, "!! lock_cycle", 5), "v did not reach the lock cycle");
-	tmux_keys(s, "Enter");
-	ck_assert_msg(tmux_wait_for(s, "Event details", 5), "Enter opened no details");
-	char *scr = tmux_capture(s, false);
+	tmux_expect(s, "v", "!! lock_cycle", 5);
+	char *scr = tmux_expect_screen(s, "Enter", "Event details", 5);
 	ck_assert_msg(strstr(scr, "Both chains"), "no chains:\n%.1500s", scr);
 	ck_assert_msg(strstr(scr, "existing: test_lock_a (taken in test_abba) -> test_lock_b"),
 		      "no existing chain:\n%.1500s", scr);
@@ -261,9 +249,7 @@ START_TEST(details_of_a_violation)
 		      scr);
 	free(scr);
 	/* v in the details: the next violation (the deadlock), its details. */
-	tmux_keys(s, "v");
-	ck_assert_msg(tmux_wait_for(s, "waits-for cycle", 5),
-		      "v in the details: no deadlock report");
+	tmux_expect(s, "v", "waits-for cycle", 5);
 	tmux_keys(s, "Escape");
 	for (int i = 0; i < 40; i++) {
 		scr = tmux_capture(s, false);
@@ -276,10 +262,8 @@ START_TEST(details_of_a_violation)
 	scr = tmux_capture(s, false);
 	ck_assert_msg(!strstr(scr, "Event details"), "Esc did not close the details");
 	free(scr);
-	tmux_keys(s, "V");
-	ck_assert_msg(tmux_wait_for(s, "!! lock_cycle", 5), "V did not go back to the lock cycle");
-	tmux_keys(s, "V");
-	ck_assert_msg(tmux_wait_for(s, "no violation above", 5), "V past the first: no message");
+	tmux_expect(s, "V", "!! lock_cycle", 5);
+	tmux_expect(s, "V", "no violation above", 5);
 	tmux_kill(s);
 }
 END_TEST
@@ -289,14 +273,11 @@ START_TEST(marks_measure)
 	ck_assert_msg(st2 == 0, "record failed");
 	const char *s = "scr-marks";
 	tmux_view(s, 120, 40, "", t2);
-	tmux_keys(s, ": 1 0 0 Enter m a : 3 5 0 Enter");
-	ck_assert_msg(tmux_wait_for(s, " #350/", 5), "go to 350 failed");
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, ": 1 0 0 Enter m a : 3 5 0 Enter", " #350/", 5);
 	ck_assert_msg(strstr(scr, "mark a->cursor +") && strstr(scr, ", 250 events"),
 		      "no measure, or a wrong one, on the status line:\n%.1500s", scr);
 	free(scr);
-	tmux_keys(s, ": 5 0 Enter");
-	ck_assert_msg(tmux_wait_for(s, "mark a->cursor -", 5), "no negative measure");
+	tmux_expect(s, ": 5 0 Enter", "mark a->cursor -", 5);
 	ck_assert(tmux_wait_for(s, ", 50 events", 5));
 	tmux_kill(s);
 }
@@ -309,25 +290,17 @@ START_TEST(notes_and_losses)
 	ck_assert_msg(stv4 == 0, "play -o failed: see %s/v4.log", tmp);
 	const char *s = "scr-notes";
 	tmux_view(s, 120, 40, "", tv4);
-	tmux_keys(s, "a");
-	ck_assert_msg(tmux_wait_for(s, " note text=", 5), "a did not reach a note");
-	tmux_keys(s, "G A");
-	ck_assert_msg(tmux_wait_for(s, "note text=cpu1 has freed the inode", 5),
-		      "A did not go back to the last note");
+	tmux_expect(s, "a", " note text=", 5);
+	tmux_expect(s, "G A", "note text=cpu1 has freed the inode", 5);
 	tmux_kill(s);
 
 	ck_assert_msg(stlossy == 1,
 		      "record with 4K sub-buffers should lose events (see %s/lossy.log)", tmp);
 	s = "scr-loss";
 	tmux_view(s, 160, 45, "", tlossy);
-	tmux_keys(s, "x");
-	ck_assert_msg(tmux_wait_for(s, "LOST ", 5), "x did not reach a loss");
-	tmux_keys(s, "Enter");
-	ck_assert_msg(tmux_wait_for(s, "every figure across it is a lower bound", 5),
-		      "no loss window in the details");
-	tmux_keys(s, "Escape");
-	ck_assert(tmux_wait_for(s, "Timeline", 5));
-	char *scr = tmux_capture(s, false);
+	tmux_expect(s, "x", "LOST ", 5);
+	tmux_expect(s, "Enter", "every figure across it is a lower bound", 5);
+	char *scr = tmux_expect_screen(s, "Escape", "Timeline", 5);
 	ck_assert_msg(strstr(scr, "LOWER BOUNDS") && strstr(scr, "lost events"),
 		      "the strip does not mark an incomplete trace:\n%.1500s", scr);
 	ck_assert_msg(strstr(scr, "LOWER BOUNDS, events lost"), "hot locks not marked:\n%.1500s",
@@ -367,9 +340,8 @@ START_TEST(timeline_strip)
 	tmux_view(s, 160, 45, "", t2);
 	ck_assert(tmux_wait_for(s, "Timeline", 5));
 	/* A slice where the global hash lock was contended. */
-	tmux_keys(s, "/ lock_contended Space inode_hash_lock Enter");
-	ck_assert(tmux_wait_for(s, "search: lock_contended inode_hash_lock", 5));
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "/ lock_contended Space inode_hash_lock Enter",
+				       "search: lock_contended inode_hash_lock", 5);
 	/* The recording is a free run: the first contention on the hash
 	 * lock may fall in a slice where other locks waited longer and fill
 	 * the hot list.  Go on to the next match until hash 0 is among them. */
@@ -398,9 +370,7 @@ START_TEST(timeline_strip)
 	ck_assert_msg(agree, "hot hash 0 waited %s, not on the strip's hash row:\n%.1500s", waited,
 		      scr);
 	free(scr);
-	tmux_keys(s, "g");
-	ck_assert(tmux_wait_for(s, " #0/", 5));
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, "g", " #0/", 5);
 	int c0 = cursor_col(scr);
 	free(scr);
 	tmux_keys(s, "G");
@@ -419,9 +389,7 @@ START_TEST(timeline_strip)
 			      (strstr(scr, "\xe2\x96\x81") || strstr(scr, "\xe2\x96\x88")),
 		      "no sparkline:\n%.1500s", scr);
 	free(scr);
-	tmux_keys(s, "T");
-	ck_assert_msg(tmux_wait_for(s, "time waited ", 5),
-		      "T did not switch the strip to time waited");
+	tmux_expect(s, "T", "time waited ", 5);
 	tmux_kill(s);
 }
 END_TEST

@@ -77,14 +77,12 @@ int main(void)
 {
 	int nschemes = nr_clean_schemes();
 	Suite *s = suite_create("stress");
-	TCase *tc = tcase_create("schemes");
-	tcase_set_timeout(tc, 90);
+	TCase *tc = suite_case(s, "schemes", 90, NULL);
 	tcase_add_loop_test(tc, create_unlink, 0, nschemes);
 	tcase_add_loop_test(tc, lookup, 0, nschemes);
 	tcase_add_loop_test(tc, writeback, 0, nschemes);
 	tcase_add_loop_test(tc, pressure, 0, nschemes);
 	tcase_add_loop_test(tc, umount, 0, nschemes);
 	tcase_add_loop_test(tc, mixed, 0, nschemes);
-	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -32,11 +32,9 @@ static int play(const char *scn, char *out, size_t len)
 static void record_traces(void)
 {
 	tmux_init("icteach-test");
-	snprintf(tmp, sizeof(tmp), "/tmp/icteach-test.XXXXXX");
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	scratch_make(tmp, sizeof(tmp), "icteach-test");
+	if (!tmp[0])
 		return;
-	}
 	play_status = play("iput-lru-race-v4", v4, sizeof(v4)) |
 		      play("iput-lru-race-merged", merged_race, sizeof(merged_race)) |
 		      play("umount-without-iprune-sem", umount_nosem, sizeof(umount_nosem)) |
@@ -48,9 +46,7 @@ static void record_traces(void)
 
 static void cleanup(void)
 {
-	int st;
-	if (tmp[0])
-		free(run_cmd(&st, "rm -rf %s", tmp));
+	scratch_remove(tmp);
 	tmux_done();
 }
 
@@ -132,13 +128,10 @@ START_TEST(source_marks_both_cpus_in_iput_final)
 	ck_assert(line[0] > 0 && line[1] > 0);
 	const char *s = "teach-src";
 	tmux_view(s, 200, 60, "", v4);
-	tmux_keys(s, "/ I_FREEING Enter");
-	ck_assert(tmux_wait_for(s, "search: I_FREEING", 5));
-	tmux_keys(s, "s");
-	ck_assert_msg(tmux_wait_for(s, "Source", 5), "no source pane after s");
-	tmux_keys(s, "Tab Tab Tab z"); /* focus it, then zoom it */
-	ck_assert(tmux_wait_for(s, "[ Source ]", 5));
-	char *scr = tmux_capture(s, false);
+	tmux_expect(s, "/ I_FREEING Enter", "search: I_FREEING", 5);
+	tmux_expect(s, "s", "Source", 5);
+	/* focus it, then zoom it */
+	char *scr = tmux_expect_screen(s, "Tab Tab Tab z", "[ Source ]", 5);
 	ck_assert_msg(strstr(scr, "cpu0 iput_final line:") && strstr(scr, "cpu1 iput_final line:"),
 		      "both CPUs are not shown in iput_final:\n%.1500s", scr);
 	for (int c = 0; c < 2; c++) {
@@ -171,9 +164,8 @@ START_TEST(unprotected_span)
 	need_traces();
 	const char *s = "teach-unprot";
 	tmux_view(s, 200, 50, "", v4);
-	tmux_keys(s, "/ note Enter"); /* the first narration line: "the window" */
-	ck_assert_msg(tmux_wait_for(s, "-- cpu0 has dropped i_lock", 5),
-		      "no narration in the lanes");
+	/* the first narration line: "the window" */
+	tmux_expect(s, "/ note Enter", "-- cpu0 has dropped i_lock", 5);
 	ck_assert_msg(
 		tmux_wait_for(s, "UNPROTECTED: holds inode 42 with no reference and no lock", 5),
 		"the held-locks pane does not say cpu0 is unprotected");
@@ -251,14 +243,11 @@ START_TEST(inode_history)
 	need_traces();
 	const char *s = "teach-inode";
 	tmux_view(s, 200, 60, "", umount_nosem);
-	tmux_keys(s, "G"); /* after a jump the pane still follows an inode */
-	ck_assert(tmux_wait_for(s, "(the last one touched; i pins)", 5));
-	tmux_keys(s, ": 0 Enter / busy_inodes Enter i");
-	ck_assert_msg(tmux_wait_for(s, "[pinned: i unpins]", 5),
-		      "i did not pin the violation's inode");
-	tmux_keys(s, "z"); /* i focused the inode pane */
-	ck_assert(tmux_wait_for(s, "[ Inode ]", 5));
-	char *scr = tmux_capture(s, false);
+	/* after a jump the pane still follows an inode */
+	tmux_expect(s, "G", "(the last one touched; i pins)", 5);
+	tmux_expect(s, ": 0 Enter / busy_inodes Enter i", "[pinned: i unpins]", 5);
+	/* i focused the inode pane */
+	char *scr = tmux_expect_screen(s, "z", "[ Inode ]", 5);
 	ck_assert_msg(line_has(scr, "add lru", "iput_final") &&
 			      line_has(scr, "add dispose", "prune_icache") &&
 			      strstr(scr, "!! busy_inodes"),
@@ -276,11 +265,7 @@ START_TEST(inode_history)
 	long viol = st ? strtol(st + 3, NULL, 10) : 0;
 	ck_assert(viol > 0);
 	free(scr);
-	char k[64];
-	snprintf(k, sizeof(k), ": %ld Enter", viol - 1);
-	tmux_keys(s, k);
-	snprintf(k, sizeof(k), "#%ld/", viol - 1);
-	ck_assert(tmux_wait_for(s, k, 5));
+	tmux_goto(s, viol - 1);
 	scr = tmux_capture(s, false);
 	ck_assert_msg(!strstr(scr, "!! busy_inodes") && strstr(scr, "add dispose"),
 		      "the future leaks into the history:\n%.1500s", scr);
@@ -295,18 +280,12 @@ START_TEST(new_edge_highlight)
 	need_traces();
 	const char *s = "teach-edge";
 	tmux_view(s, 200, 50, "", v4);
-	tmux_keys(s, "G");
-	ck_assert(tmux_wait_for(s, "run_end", 5));
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "G", "run_end", 5);
 	const char *e = strstr(scr, "hash_bucket \xe2\x86\x92 i_lock x");
 	ck_assert_msg(e && strstr(e, "first #"), "no hash_bucket -> i_lock edge:\n%.1500s", scr);
 	long first = strtol(strstr(e, "first #") + 7, NULL, 10);
 	free(scr);
-	char k[64];
-	snprintf(k, sizeof(k), ": %ld Enter", first);
-	tmux_keys(s, k);
-	snprintf(k, sizeof(k), "#%ld/", first);
-	ck_assert(tmux_wait_for(s, k, 5));
+	tmux_goto(s, first);
 	scr = tmux_capture(s, false);
 	ck_assert_msg(line_has(scr, "NEW, this event: hash_bucket", "\xe2\x86\x92 i_lock"),
 		      "the new edge is not highlighted:\n%.1500s", scr);
@@ -480,13 +459,10 @@ START_TEST(named_threads)
 	/* The narration is the player's main thread; a grace period's end
 	 * is liburcu's call_rcu thread (never "cpu-1" or "cpu2"). */
 	tmux_view(s, 200, 50, "", v4);
-	tmux_keys(s, "/ note Enter");
-	ck_assert_msg(tmux_wait_for(s, "  main  search: note", 5), "a note is not main's");
+	tmux_expect(s, "/ note Enter", "  main  search: note", 5);
 	tmux_kill(s);
 	tmux_view(s, 200, 50, "", life);
-	tmux_keys(s, "/ inode_rcu_freed Enter");
-	ck_assert_msg(tmux_wait_for(s, "  call_rcu  search: inode_rcu_freed", 5),
-		      "a grace period's end is not call_rcu's");
+	tmux_expect(s, "/ inode_rcu_freed Enter", "  call_rcu  search: inode_rcu_freed", 5);
 	tmux_kill(s);
 }
 END_TEST
@@ -519,9 +495,7 @@ START_TEST(small_screen_v4)
 	need_traces();
 	const char *s = "teach-80x24";
 	tmux_view(s, 80, 24, "", v4);
-	tmux_keys(s, "/ I_FREEING Enter");
-	ck_assert(tmux_wait_for(s, "search: I_FREEING", 5));
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "/ I_FREEING Enter", "search: I_FREEING", 5);
 	ck_assert_msg(line_has(scr, "event cpu0 ", "cpu1 "), "not two CPU lanes:\n%s", scr);
 	/* cpu0 in its window, cpu1 holding the inode's lock: whole values */
 	ck_assert_msg(line_has(scr, "UNPROTECTED 42 ", "HOLD i_lock 42 "),
@@ -542,17 +516,14 @@ START_TEST(hot_locks_and_reports_on_v4)
 	need_traces();
 	const char *s = "teach-hot";
 	tmux_view(s, 200, 50, "", v4);
-	tmux_keys(s, "/ lock_acquired Space inode_lru_lock Enter");
-	ck_assert(tmux_wait_for(s, "search: lock_acquired inode_lru_lock", 5));
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "/ lock_acquired Space inode_lru_lock Enter",
+				       "search: lock_acquired inode_lru_lock", 5);
 	ck_assert_msg(strstr(scr, "Hot locks") && strstr(scr, "lru 0 ") &&
 			      !strstr(scr, "no lock taken in this slice") &&
 			      !strstr(scr, "slice +0 ns..+0 ns"),
 		      "the slice of an LRU acquire does not show it:\n%s", scr);
 	free(scr);
-	tmux_keys(s, "G");
-	ck_assert(tmux_wait_for(s, "run_end", 5));
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, "G", "run_end", 5);
 	ck_assert_msg(strstr(scr, "validator reports so far: 1") &&
 			      strstr(scr, "but that inode has already been freed"),
 		      "lock_stat cuts the report:\n%s", scr);
@@ -567,25 +538,18 @@ START_TEST(sleep_on_i_freeing)
 	need_traces();
 	const char *s = "teach-sleep";
 	tmux_view(s, 200, 50, "", wait_freeing);
-	tmux_keys(s, "/ inode_wait Enter");
-	ck_assert_msg(tmux_wait_for(s, "SLEEPS on inode 42 (I_FREEING), waits for cpu0", 5),
-		      "the sleep is not shown with whom it waits for");
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "/ inode_wait Enter",
+				       "SLEEPS on inode 42 (I_FREEING), waits for cpu0", 5);
 	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
 	ck_assert(strstr(scr, "SLEEP on 42 FREEING"));
 	free(scr);
 	tmux_kill(s);
 	/* The two other bits one sleeps on: I_NEW, I_WILL_FREE. */
 	tmux_view(s, 200, 50, "", new_wait);
-	tmux_keys(s, "/ inode_wait Enter");
-	ck_assert_msg(tmux_wait_for(s, "SLEEPS on inode 42 (I_NEW), waits for cpu0", 5),
-		      "a sleep on I_NEW is not shown with whom it waits for");
+	tmux_expect(s, "/ inode_wait Enter", "SLEEPS on inode 42 (I_NEW), waits for cpu0", 5);
 	tmux_kill(s);
 	tmux_view(s, 200, 50, "", will_free);
-	tmux_keys(s, "/ inode_wait Enter");
-	ck_assert_msg(tmux_wait_for(s, "I_WILL_FREE), waits for cpu0", 5),
-		      "a sleep on I_WILL_FREE is not shown with whom it waits for");
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, "/ inode_wait Enter", "I_WILL_FREE), waits for cpu0", 5);
 	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
 	free(scr);
 	tmux_kill(s);

@@ -605,6 +605,20 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 }
 END_TEST
 
+/* The viewer reads tdir whole, and its lock_stat equals the simulator's
+ * (sim: play --json) for every class the run took (what: the scenario). */
+static void view_equals_sim(const char *sim, const char *tdir, const char *what)
+{
+	int vst;
+	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
+	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
+	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
+	for (size_t k = 0; k < NCLASSES; k++)
+		if (class_col(sim, class_names[k], "acquisitions") > 0)
+			compare_class(sim, view, class_names[k], what);
+	free(view);
+}
+
 /*
  * An RCU walker takes the i_lock of an inode whose free event is already
  * in the trace (modern: the memory waits for a grace period).  That
@@ -633,15 +647,9 @@ START_TEST(lock_after_free_keeps_its_bounce)
 	ck_assert_msg(strstr(seq, "inode_free@0 lock_acquired@1 inode_rcu_free@0"),
 		      "cpu1 does not lock 42 between its free and rcu_free: %.400s", seq);
 	ck_assert_msg(class_col(sim, "i_lock", "bounces") >= 1, "no i_lock bounce: %.400s", sim);
-	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
-	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
-	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
-	for (size_t k = 0; k < NCLASSES; k++)
-		if (class_col(sim, class_names[k], "acquisitions") > 0)
-			compare_class(sim, view, class_names[k], "modern-rcu-lock-after-free.scn");
+	view_equals_sim(sim, tdir, "modern-rcu-lock-after-free.scn");
 	free(seq);
 	free(sim);
-	free(view);
 	rm_rf(dir);
 }
 END_TEST
@@ -655,7 +663,7 @@ END_TEST
 START_TEST(two_lives_are_two_locks)
 {
 	char dir[200], tdir[256];
-	int st, vst;
+	int st;
 	struct trace_counts c;
 
 	make_tmpdir(dir, sizeof(dir), "lives");
@@ -667,14 +675,8 @@ START_TEST(two_lives_are_two_locks)
 	ck_assert_msg(w->ambiguous > 0, "no i_lock acquisition while 42 had two lives");
 	ck_assert_msg(w->overlaps == 0 && w->bad_releases == 0, "%s", w->first_error);
 	ck_assert_uint_eq(w->lifeless, 0);
-	char *view = run_cmd(&vst, "%s --summary --json %s", bin_path("icache-view"), tdir);
-	ck_assert_msg(vst == 0, "icache-view exited %d: %.300s", vst, view);
-	ck_assert_msg(strstr(view, "\"complete\":true"), "not complete: %.400s", view);
-	for (size_t k = 0; k < NCLASSES; k++)
-		if (class_col(sim, class_names[k], "acquisitions") > 0)
-			compare_class(sim, view, class_names[k], "two-lives.scn");
+	view_equals_sim(sim, tdir, "two-lives.scn");
 	free(sim);
-	free(view);
 	walk_free(w);
 	rm_rf(dir);
 }
@@ -732,10 +734,7 @@ START_TEST(record_starts_and_stops_its_own_daemon)
 	char dir[200];
 	int st;
 
-	if (!can_unshare()) {
-		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
-		return;
-	}
+	SKIP_UNLESS(can_unshare(), "no private mount namespace (not root?)");
 	make_tmpdir(dir, sizeof(dir), "nodaemon");
 	char *out = record_in_namespace(&st, dir, "", "");
 	ck_assert_msg(st == 0, "record exited %d: %.300s", st, out);
@@ -754,10 +753,7 @@ START_TEST(record_uses_a_running_daemon)
 	char dir[200], pre[512];
 	int st;
 
-	if (!can_unshare()) {
-		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
-		return;
-	}
+	SKIP_UNLESS(can_unshare(), "no private mount namespace (not root?)");
 	make_tmpdir(dir, sizeof(dir), "daemon");
 	snprintf(pre, sizeof(pre), "lttng-sessiond --daemonize --no-kernel --pidfile=%s/d.pid &&",
 		 dir);
@@ -787,10 +783,7 @@ START_TEST(record_killed_cleans_up)
 	struct trace_counts c;
 	int st;
 
-	if (!can_unshare()) {
-		fprintf(stderr, "test_trace: no private mount namespace (not root?): skipped\n");
-		return;
-	}
+	SKIP_UNLESS(can_unshare(), "no private mount namespace (not root?)");
 	make_tmpdir(dir, sizeof(dir), "killed");
 	char *out = run_cmd(
 		&st,
@@ -979,10 +972,7 @@ START_TEST(record_full_or_readonly_disk_says_so)
 	char dir[200];
 	int st;
 
-	if (!is_root()) {
-		fprintf(stderr, "test_trace: not root, cannot mount a tmpfs: skipped\n");
-		return;
-	}
+	SKIP_UNLESS(is_root(), "not root, cannot mount a tmpfs");
 	make_tmpdir(dir, sizeof(dir), "full");
 	char *out = run_cmd(&st,
 			    "mount -t tmpfs -o size=2m none %s && { %s record --duration 1s --quiet"
@@ -1033,15 +1023,9 @@ START_TEST(record_as_user_gets_private_daemon)
 	char dir[200];
 	int st;
 
-	if (!is_root()) {
-		fprintf(stderr, "test_trace: not root, cannot switch user: skipped\n");
-		return;
-	}
+	SKIP_UNLESS(is_root(), "not root, cannot switch user");
 	free(run_cmd(&st, "command -v setpriv >/dev/null"));
-	if (st != 0) {
-		fprintf(stderr, "test_trace: no setpriv: skipped\n");
-		return;
-	}
+	SKIP_UNLESS(st == 0, "no setpriv");
 	make_tmpdir(dir, sizeof(dir), "user");
 	ck_assert_int_eq(chown(dir, 4242, 4242), 0);
 	char sim[4096];
@@ -1063,50 +1047,41 @@ END_TEST
 
 /* ---- bad input ----------------------------------------------------------- */
 
-static void bad_record(const char *args, const char *needle)
-{
-	int st;
-	char *out = run_cmd(&st, "%s record %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
-	ck_assert_msg(st == 2, "'record %s' exited %d, not 2: %s", args, st, out);
-	ck_assert_msg(strstr(out, needle), "'record %s' said '%s', not '%s'", args, out, needle);
-	char *nl = strchr(out, '\n');
-	ck_assert_msg(nl && nl[1] == 0, "'record %s' printed more than one line: %s", args, out);
-	free(out);
-}
+/* Bad record command lines and what the one line says: %s stands for a
+ * directory that holds a file x. */
+static const struct {
+	const char *args, *needle;
+} bad_records[] = {
+	{ "--ops 10", "-o DIR is required" },
+	{ "--ops 10 -o", "-o needs a value" },
+	{ "--ops 10 -o %s", "is not empty" },
+	{ "--ops 10 -o %s/x", "is not a directory" },
+	{ "--frobnicate -o %s/new", "unknown option '--frobnicate'" },
+	{ "--cpus 0 -o %s/new", "--cpus: '0'" },
+	{ "--subbuf-size 3M -o %s/new", "--subbuf-size: '3M'" },
+	{ "--subbuf-size -o %s/new", "--subbuf-size" },
+};
 
 START_TEST(record_bad_input_exits_2)
 {
-	char dir[200], args[400];
+	char dir[200], args[400], cmd[600];
+	int st;
 
 	make_tmpdir(dir, sizeof(dir), "bad");
-	bad_record("--ops 10", "-o DIR is required");
-	bad_record("--ops 10 -o", "-o needs a value");
-	snprintf(args, sizeof(args), "touch %s/x", dir);
-	int st;
-	free(run_cmd(&st, "%s", args));
-	snprintf(args, sizeof(args), "--ops 10 -o %s", dir);
-	bad_record(args, "is not empty");
-	snprintf(args, sizeof(args), "--ops 10 -o %s/x", dir);
-	bad_record(args, "is not a directory");
-	snprintf(args, sizeof(args), "--frobnicate -o %s/new", dir);
-	bad_record(args, "unknown option '--frobnicate'");
-	snprintf(args, sizeof(args), "--cpus 0 -o %s/new", dir);
-	bad_record(args, "--cpus: '0'");
-	snprintf(args, sizeof(args), "--subbuf-size 3M -o %s/new", dir);
-	bad_record(args, "--subbuf-size: '3M'");
-	snprintf(args, sizeof(args), "--subbuf-size -o %s/new", dir);
-	bad_record(args, "--subbuf-size");
+	free(run_cmd(&st, "touch %s/x", dir));
+	for (size_t k = 0; k < sizeof(bad_records) / sizeof(bad_records[0]); k++) {
+		snprintf(args, sizeof(args), bad_records[k].args, dir);
+		snprintf(cmd, sizeof(cmd), "record %s", args);
+		sim_bad_usage(cmd, bad_records[k].needle);
+	}
 	rm_rf(dir);
 }
 END_TEST
 
 START_TEST(record_help)
 {
-	int st;
-	char *out = run_cmd(&st, "%s record --help", bin_path("icache-sim"));
-	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "-o, --output DIR"));
-	ck_assert_ptr_nonnull(strstr(out, "--blocking"));
+	char *out = run_expect(0, "%s record --help", bin_path("icache-sim"));
+	assert_has(out, "-o, --output DIR", "--blocking");
 	free(out);
 }
 END_TEST
@@ -1114,7 +1089,7 @@ END_TEST
 /* A TRACE=0 build has no tracepoints: record must say so, not pretend. */
 START_TEST(record_refuses_without_tracepoints)
 {
-	bad_record("--ops 10 -o /tmp/icache-never", "TRACE=0");
+	sim_bad_usage("record --ops 10 -o /tmp/icache-never", "TRACE=0");
 }
 END_TEST
 

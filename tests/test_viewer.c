@@ -69,9 +69,7 @@ static char *inode_obj(const char *json, const char *ino_field)
 START_TEST(summary_json_equals_simulator)
 {
 	need_trace();
-	int st;
-	char *v = run_cmd(&st, "%s --summary --json %s", bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
+	char *v = run_expect(0, "%s --summary --json %s", bin_path("icache-view"), trace);
 	/* Every class the simulator reports, figure by figure. */
 	int classes = 0;
 	const char *locks = strstr(sim_json, "\"locks\":[");
@@ -124,18 +122,13 @@ START_TEST(summary_text_and_dot)
 {
 	need_trace();
 	int st;
-	char *s = run_cmd(&st, "%s --summary %s", bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(s, "events "));
-	ck_assert_ptr_nonnull(strstr(s, "discarded  0 events"));
-	ck_assert_ptr_nonnull(strstr(s, "acquisitions"));
-	ck_assert_ptr_nonnull(strstr(s, "inode_hash_lock      -> i_lock"));
-	ck_assert_ptr_nonnull(strstr(s, "violations: 0"));
+	char *s = run_expect(0, "%s --summary %s", bin_path("icache-view"), trace);
+	assert_has(s, "events ", "discarded  0 events", "acquisitions",
+		   "inode_hash_lock      -> i_lock", "violations: 0");
 	free(s);
 	char *d = run_cmd(&st, "%s --dot %s", bin_path("icache-view"), trace);
 	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(d, "digraph lock_order {"));
-	ck_assert_ptr_nonnull(strstr(d, "\"inode_hash_lock\" -> \"i_lock\""));
+	assert_has(d, "digraph lock_order {", "\"inode_hash_lock\" -> \"i_lock\"");
 	ck_assert_ptr_null(strstr(d, "color=red")); /* merged keeps its order */
 	free(d);
 }
@@ -145,12 +138,9 @@ START_TEST(screen_after_keys)
 {
 	need_trace();
 	int st;
-	char *s = run_cmd(&st, "LANG=C.UTF-8 %s --keys '/I_FREEING<Enter>' --screen 120x40 %s",
-			  bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(s, "Events by CPU"));
-	ck_assert_ptr_nonnull(strstr(s, "Held locks"));
-	ck_assert_ptr_nonnull(strstr(s, "I_FREEING set by cpu"));
+	char *s = run_expect(0, "LANG=C.UTF-8 %s --keys '/I_FREEING<Enter>' --screen 120x40 %s",
+			     bin_path("icache-view"), trace);
+	assert_has(s, "Events by CPU", "Held locks", "I_FREEING set by cpu");
 	ck_assert(line_has(s, "i_state ", "I_FREEING"));
 	ck_assert_ptr_nonnull(strstr(s, "search: I_FREEING"));
 	int lines = 0;
@@ -161,9 +151,7 @@ START_TEST(screen_after_keys)
 	/* Help is generated from the key table; ASCII mode has no box drawing. */
 	s = run_cmd(&st, "%s --ascii --keys 'jjh' --screen 100x36 %s", bin_path("icache-view"),
 		    trace);
-	ck_assert_ptr_nonnull(strstr(s, "Help 1/"));
-	ck_assert_ptr_nonnull(strstr(s, "next event on this CPU"));
-	ck_assert_ptr_nonnull(strstr(s, "+-"));
+	assert_has(s, "Help 1/", "next event on this CPU", "+-");
 	ck_assert_ptr_null(strstr(s, "\xe2\x94\x80")); /* U+2500 */
 	free(s);
 	/* Go to an event number, mark it, go elsewhere, jump back. */
@@ -254,28 +242,20 @@ START_TEST(tmux_panes_and_help)
 	need_trace();
 	const char *s = "icview-panes";
 	tmux_view(s, 120, 40, "", trace);
-	tmux_keys(s, "/ lock_acquired Enter");
-	ck_assert_msg(tmux_wait_for(s, "search: lock_acquired", 5), "search did not run");
-	char *scr = tmux_capture(s, false);
+	char *scr = tmux_expect_screen(s, "/ lock_acquired Enter", "search: lock_acquired", 5);
 	ck_assert_msg(strstr(scr, "\xe2\x97\x8f"
 				  "1 "),
 		      "no held lock shown:\n%s", scr); /* ●1 */
 	ck_assert_ptr_nonnull(strstr(scr, "Held locks"));
 	free(scr);
-	tmux_keys(s, "/ I_FREEING Enter");
-	ck_assert_msg(tmux_wait_for(s, "I_FREEING set by cpu", 5), "no handoff in the inode pane");
-	scr = tmux_capture(s, false);
+	scr = tmux_expect_screen(s, "/ I_FREEING Enter", "I_FREEING set by cpu", 5);
 	ck_assert(line_has(scr, "i_state ", "I_FREEING"));
-	ck_assert_ptr_nonnull(strstr(scr, "handoff: cpu"));
-	ck_assert_ptr_nonnull(strstr(scr, "Lock order"));
+	assert_has(scr, "handoff: cpu", "Lock order");
 	ck_assert_ptr_nonnull(strstr(scr, "\xe2\x86\x92 i_lock")); /* → i_lock */
 	ck_assert_ptr_nonnull(strstr(scr, "lock_stat"));
 	free(scr);
-	tmux_keys(s, "Tab");
-	ck_assert(tmux_wait_for(s, "[ Held locks ]", 5));
-	tmux_keys(s, "h");
-	ck_assert(tmux_wait_for(s, "Help 1/", 5));
-	scr = tmux_capture(s, false);
+	tmux_expect(s, "Tab", "[ Held locks ]", 5);
+	scr = tmux_expect_screen(s, "h", "Help 1/", 5);
 	ck_assert_ptr_nonnull(strstr(scr, "previous match of the search"));
 	free(scr);
 	tmux_keys(s, "q"); /* closes the help */
@@ -453,9 +433,7 @@ END_TEST
 START_TEST(bench_hook)
 {
 	need_trace();
-	int st;
-	char *out = run_cmd(&st, "%s --bench %s", bin_path("icache-view"), trace);
-	ck_assert_int_eq(st, 0);
+	char *out = run_expect(0, "%s --bench %s", bin_path("icache-view"), trace);
 	ck_assert(json_num(out, NULL, "events_per_s") > 0);
 	ck_assert(json_num(out, NULL, "event_bytes") == 32);
 	ck_assert(json_num(out, NULL, "jump_end_ms") >= 0);

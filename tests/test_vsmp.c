@@ -213,13 +213,9 @@ static const char *test_costs(void)
 	static char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
 	static bool made;
 	if (!made) {
-		int fd = mkstemp(path);
-		ck_assert_int_ge(fd, 0);
-		const char text[] = "source a test's figures\nxfer_ns 80\nwake_ns 4000\n"
-				    "wake_call_ns 150\nstep_default_ns 60\n"
-				    "step_ns create-unlink 50.5\n";
-		ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (int)sizeof(text) - 1);
-		close(fd);
+		scratch_file(path, "source a test's figures\nxfer_ns 80\nwake_ns 4000\n"
+				   "wake_call_ns 150\nstep_default_ns 60\n"
+				   "step_ns create-unlink 50.5\n");
 		made = true;
 	}
 	return path;
@@ -302,12 +298,8 @@ START_TEST(virtual_jitter_is_seeded)
 	free(b);
 	free(c);
 	free(d);
-	a = run_cmd(&st, "%s run --jitter 10 --ops 10 2>&1", bin_path("icache-sim"));
-	ck_assert_msg(st == 2 && strstr(a, "--jitter is for --virtual runs"), "%s", a);
-	free(a);
-	a = run_cmd(&st, "%s run --virtual --jitter nan --ops 10 2>&1", bin_path("icache-sim"));
-	ck_assert_msg(st == 2 && strstr(a, "not a percentage"), "%s", a);
-	free(a);
+	sim_bad_usage("run --jitter 10 --ops 10", "--jitter is for --virtual runs");
+	sim_bad_usage("run --virtual --jitter nan --ops 10", "not a percentage");
 }
 END_TEST
 
@@ -319,11 +311,10 @@ END_TEST
 START_TEST(virtual_catches_the_v4_race)
 {
 	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --costs %s --locks mutex --scheme inode-scale-v4 "
-			    "--workload iput-race --ops 20000 --cpus 4 --quiet",
-			    bin_path("icache-sim"), test_costs());
-	ck_assert_int_eq(status, 1);
+	char *out = run_expect(1,
+			       "%s run --virtual --costs %s --locks mutex --scheme inode-scale-v4 "
+			       "--workload iput-race --ops 20000 --cpus 4 --quiet",
+			       bin_path("icache-sim"), test_costs());
 	ck_assert_msg(strstr(out, "freed_on_list"), "%.2000s", out);
 	ck_assert_msg(strstr(out, "puts inode") && strstr(out, "inode_lru_list_add"), "%.2000s",
 		      out);
@@ -340,12 +331,10 @@ END_TEST
 static double vrun_figure(const char *scheme, const char *locks, int cpus, const char *key,
 			  double *contentions_per_op)
 {
-	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --costs %s --locks %s --scheme %s "
-			    "--workload create-unlink --ops 20000 --cpus %d --json",
-			    bin_path("icache-sim"), test_costs(), locks, scheme, cpus);
-	ck_assert_int_eq(status, 0);
+	char *out = run_expect(0,
+			       "%s run --virtual --costs %s --locks %s --scheme %s "
+			       "--workload create-unlink --ops 20000 --cpus %d --json",
+			       bin_path("icache-sim"), test_costs(), locks, scheme, cpus);
 	double v = json_num(out, NULL, key), con = 0;
 	for (const char *p = strstr(out, "\"contentions\":"); p;
 	     p = strstr(p + 1, "\"contentions\":"))
@@ -389,10 +378,8 @@ START_TEST(cost_files_are_checked)
 	ck_assert_msg(strstr(err, "g:1: incomplete"), "%s", err);
 	ck_assert(!cost_model_parse("colour 3\n", "h", &m, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "h:1: unknown key"), "%s", err);
-	int status;
-	char *out = run_cmd(&status, "%s run --virtual --costs /nonexistent/c 2>&1",
-			    bin_path("icache-sim"));
-	ck_assert_int_eq(status, 2);
+	char *out = run_expect(2, "%s run --virtual --costs /nonexistent/c 2>&1",
+			       bin_path("icache-sim"));
 	ck_assert_msg(strstr(out, "icache-sim run: --costs: /nonexistent/c: "), "%s", out);
 	free(out);
 }
@@ -403,10 +390,7 @@ END_TEST
 static void lookup_on_one_cpu(const char *costs_text, double *ns, double *acq)
 {
 	char path[] = "/tmp/icache-vsmp-lock.XXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, costs_text, strlen(costs_text)), (int)strlen(costs_text));
-	close(fd);
+	scratch_file(path, costs_text);
 	int status;
 	char *out = run_cmd(&status,
 			    "%s run --virtual --costs %s --scheme merged --workload lookup "
@@ -470,9 +454,7 @@ START_TEST(virtual_list_lines_are_followed)
 	free(a);
 	free(b);
 	free(c);
-	a = run_cmd(&st, "%s run --list-lines --ops 10 2>&1", bin_path("icache-sim"));
-	ck_assert_msg(st == 2 && strstr(a, "--list-lines is for --virtual runs"), "%s", a);
-	free(a);
+	sim_bad_usage("run --list-lines --ops 10", "--list-lines is for --virtual runs");
 }
 END_TEST
 
@@ -534,9 +516,7 @@ END_TEST
 START_TEST(calibrate_writes_what_virtual_reads)
 {
 	char path[] = "/tmp/icache-vsmp-cal.XXXXXX";
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	scratch_file(path, NULL);
 	int status;
 	char *out =
 		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);
@@ -671,30 +651,21 @@ END_TEST
 Suite *vsmp_suite(void)
 {
 	Suite *s = suite_create("vsmp");
-	TCase *tc = tcase_create("kinds");
-	tcase_set_timeout(tc, 120);
+	TCase *tc = suite_case(s, "kinds", 120, NULL);
 	tcase_add_loop_test(tc, each_kind_excludes_and_counts, 0, NR_LOCK_KINDS);
 	tcase_add_loop_test(tc, ticket_and_mcs_serve_in_arrival_order, 0, 2);
 	tcase_add_loop_test(tc, every_kind_runs_every_scheme_clean, 0, NKINDS);
-	tcase_add_test(tc, counters_agree_across_kinds);
-	tcase_add_test(tc, default_kind_is_said_in_the_header);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("virtual");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, virtual_runs_every_scheme_clean);
-	tcase_add_test(tc, virtual_is_deterministic);
-	tcase_add_test(tc, virtual_jitter_is_seeded);
-	tcase_add_test(tc, virtual_catches_the_v4_race);
-	tcase_add_test(tc, virtual_mcs_removes_the_ticket_collapse);
-	tcase_add_test(tc, cost_files_are_checked);
-	tcase_add_test(tc, virtual_charges_each_lock_its_cost);
-	tcase_add_test(tc, virtual_list_lines_are_followed);
-	tcase_add_test(tc, real_run_reports_its_cpu_time);
-	tcase_add_test(tc, real_time_runs_finish);
-	tcase_add_test(tc, calibrate_writes_what_virtual_reads);
-	tcase_add_test(tc, record_virtual_16_cpus);
-	tcase_add_test(tc, record_virtual_stamps_virtual_time);
-	suite_add_tcase(s, tc);
+	tcase_add_tests(tc, (const TTest *[]){ counters_agree_across_kinds,
+					       default_kind_is_said_in_the_header, NULL });
+	suite_case(s, "virtual", 120,
+		   (const TTest *[]){ virtual_runs_every_scheme_clean, virtual_is_deterministic,
+				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
+				      virtual_mcs_removes_the_ticket_collapse,
+				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
+				      virtual_list_lines_are_followed,
+				      real_run_reports_its_cpu_time, real_time_runs_finish,
+				      calibrate_writes_what_virtual_reads, record_virtual_16_cpus,
+				      record_virtual_stamps_virtual_time, NULL });
 	return s;
 }
 

@@ -119,20 +119,12 @@ START_TEST(repository_cites_no_internal_material)
 }
 END_TEST
 
-static Suite *workshop_suite(void)
-{
-	Suite *s = suite_create("workshop");
-	TCase *tc = tcase_create("guide");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, guide_matches_tools_and_lessons);
-	tcase_add_test(tc, missing_answer_is_reported);
-	tcase_add_test(tc, wide_verbatim_line_is_reported);
-	tcase_add_test(tc, repository_cites_no_internal_material);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return run_suite(workshop_suite());
+	Suite *s = suite_create("workshop");
+	suite_case(s, "guide", 60,
+		   (const TTest *[]){ guide_matches_tools_and_lessons, missing_answer_is_reported,
+				      wide_verbatim_line_is_reported,
+				      repository_cites_no_internal_material, NULL });
+	return run_suite(s);
 }

@@ -9,6 +9,7 @@
 #define TESTUTIL_H
 
 #include <check.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,16 +57,39 @@ static inline const char *bin_path(const char *name)
  * its exit status in *status (-1 if it died of a signal).  stderr is
  * captured too when the command says 2>&1.  stdin is /dev/null.
  */
-static inline char *run_cmd(int *status, const char *fmt, ...)
+static inline char *vrun_cmd(int *status, const char *fmt, va_list ap)
 {
 	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	char *argv[] = { "sh", "-c", cmd, NULL };
 	char *out;
 	*status = spawn_capture(argv, false, &out);
+	return out;
+}
+
+static inline char *run_cmd(int *status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline char *run_cmd(int *status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *out = vrun_cmd(status, fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+/* run_cmd for a command that must exit with status want: its output, or a
+ * test failure that shows it. */
+static inline char *run_expect(int want, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline char *run_expect(int want, const char *fmt, ...)
+{
+	int st;
+	va_list ap;
+	va_start(ap, fmt);
+	char *out = vrun_cmd(&st, fmt, ap);
+	va_end(ap);
+	ck_assert_msg(st == want, "exit %d, not %d:\n%.3000s", st, want, out);
 	return out;
 }
 
@@ -83,6 +107,17 @@ static inline bool has_colour_sgr(const char *s)
 		}
 	}
 	return false;
+}
+
+/* A file of text (NULL: empty) made from the mkstemp template tmpl, which
+ * becomes its name. */
+static inline void scratch_file(char *tmpl, const char *text)
+{
+	int fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	size_t n = text ? strlen(text) : 0;
+	ck_assert_int_eq(write(fd, text ? text : "", n), (ssize_t)n);
+	close(fd);
 }
 
 /* A suite's scratch directory /tmp/TAG.XXXXXX into dir (dir[0] = 0 if
@@ -151,10 +186,10 @@ static inline double json_num(const char *json, const char *after, const char *k
 }
 
 /* Add the tests of a NULL-terminated list to tc, in order:
- * tcase_add_tests(tc, (const TTest *[]){ first, second, NULL }). */
+ * tcase_add_tests(tc, (const TTest *[]){ first, second, NULL }); NULL: none. */
 static inline void tcase_add_tests(TCase *tc, const TTest *const *t)
 {
-	for (; *t; t++)
+	for (; t && *t; t++)
 		tcase_add_test(tc, *t);
 }
 
@@ -168,6 +203,19 @@ static inline int run_suite(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* A case named name of suite s: its timeout in seconds and its tests, in
+ * order (NULL-terminated; NULL: none yet); returned for loop tests and
+ * fixtures. */
+static inline TCase *suite_case(Suite *s, const char *name, double timeout,
+				const TTest *const *tests)
+{
+	TCase *tc = tcase_create(name);
+	tcase_set_timeout(tc, timeout);
+	tcase_add_tests(tc, tests);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 /* Run a suite of one case named name: its fixture (run once, before Check
  * forks the tests; NULL, NULL: none), its timeout in seconds and its
  * tests, in order. */
@@ -175,13 +223,46 @@ static inline int run_tests(const char *name, SFun setup, SFun teardown, double 
 			    const TTest *const *tests)
 {
 	Suite *s = suite_create(name);
-	TCase *tc = tcase_create(name);
+	TCase *tc = suite_case(s, name, timeout, tests);
 	if (setup || teardown)
 		tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, timeout);
-	tcase_add_tests(tc, tests);
-	suite_add_tcase(s, tc);
 	return run_suite(s);
+}
+
+/*
+ * End the test here, passing, unless cond: what it needs (root, a tool) is
+ * not there, and it says so on stderr: "test_trace: not root: skipped".
+ */
+#define SKIP_UNLESS(cond, why)                                                                    \
+	do {                                                                                      \
+		if (!(cond)) {                                                                    \
+			fprintf(stderr, "%s: %s: skipped\n", program_invocation_short_name, why); \
+			return;                                                                   \
+		}                                                                                 \
+	} while (0)
+
+/*
+ * Does text hold each of the strings?  A test failure names the first it
+ * lacks and shows the text: assert_has(out, "exit 2", "one line").
+ */
+static inline void assert_has_list(const char *text, const char *const *want)
+{
+	for (; *want; want++)
+		ck_assert_msg(strstr(text, *want), "no '%s' in:\n%.3000s", *want, text);
+}
+#define assert_has(text, ...) assert_has_list(text, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Run icache-sim ARGS; expect status 2 and one line mentioning `needle`. */
+static inline void sim_bad_usage(const char *args, const char *needle)
+{
+	int st;
+	char *out = run_cmd(&st, "%s %s 2>&1 >/dev/null", bin_path("icache-sim"), args);
+	ck_assert_msg(st == 2, "'%s' exited %d, not 2: %s", args, st, out);
+	ck_assert_msg(strstr(out, needle) != NULL, "'%s' said '%s', not '%s'", args, out, needle);
+	/* Exactly one line. */
+	char *nl = strchr(out, '\n');
+	ck_assert_msg(nl && nl[1] == 0, "'%s' printed more than one line: %s", args, out);
+	free(out);
 }
 
 /* Does some line of s contain both a and b? */

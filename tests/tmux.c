@@ -122,3 +122,24 @@ bool tmux_wait_gone(const char *sess, const char *text, double secs)
 	}
 	return false;
 }
+
+void tmux_expect(const char *sess, const char *k, const char *text, double secs)
+{
+	tmux_keys(sess, k);
+	ck_assert_msg(tmux_wait_for(sess, text, secs), "%s: after keys %s, no '%s' on the screen",
+		      sess, k, text);
+}
+
+char *tmux_expect_screen(const char *sess, const char *k, const char *text, double secs)
+{
+	tmux_expect(sess, k, text, secs);
+	return tmux_capture(sess, false);
+}
+
+void tmux_goto(const char *sess, long n)
+{
+	char k[64], status[32];
+	snprintf(k, sizeof(k), ": %ld Enter", n);
+	snprintf(status, sizeof(status), "#%ld/", n);
+	tmux_expect(sess, k, status, 5);
+}

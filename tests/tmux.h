@@ -46,6 +46,15 @@ char *tmux_wait_screen(const char *sess, const char *text, double secs);
 bool tmux_wait_for(const char *sess, const char *text, double secs);
 /* Is text off the screen within secs? */
 bool tmux_wait_gone(const char *sess, const char *text, double secs);
+/*
+ * Type k, then wait up to secs for text on the screen: a test failure
+ * naming the keys and the text if it does not show.  The _screen form
+ * returns the screen captured after it (malloc'd).
+ */
+void tmux_expect(const char *sess, const char *k, const char *text, double secs);
+char *tmux_expect_screen(const char *sess, const char *k, const char *text, double secs);
+/* Go to event n (": n Enter") and wait for the status line's "#n/". */
+void tmux_goto(const char *sess, long n);
 
 void sleep_ms(int ms);
 

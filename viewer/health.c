@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/dirguard.h"
+#include "lib/rmtree.h"
 #include "lib/xalloc.h"
 #include "viewer/health.h"
 
@@ -561,26 +562,6 @@ void health_runs_text(const struct trace_index *ix, char *buf, size_t len)
 unsigned health_nstories(const struct trace_index *ix)
 {
 	return ix->nruns > ix->npids ? ix->nruns : ix->npids;
-}
-
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char p[4096];
-	while (d && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		struct stat st;
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			rm_tree(p);
-		else
-			unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
 }
 
 void health_free(struct trace_index *ix)

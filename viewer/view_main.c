@@ -165,85 +165,122 @@ static int tty_mode(const char *path, const struct tty_opts *o)
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
-	bool summary = false, json = false, dot = false, bench = false;
-	bool ascii = false, no_color = false, clear = false;
-	const char *keys = NULL, *screen = NULL, *path = NULL;
+/* What the command line asks for. */
+struct view_args {
+	bool summary, json, dot, bench, ascii, no_color, clear, no_cache;
+	const char *keys, *screen, *path;
+};
 
-	setlocale(LC_ALL, "");
+/* The options that only switch something on: the flag they set, or NULL. */
+static bool *switch_of(struct view_args *va, const char *a)
+{
+	const struct {
+		const char *name;
+		bool *flag;
+	} tab[] = {
+		{ "--summary", &va->summary },
+		{ "--json", &va->json },
+		{ "--dot", &va->dot },
+		{ "--bench", &va->bench },
+		{ "--no-cache", &va->no_cache },
+		{ "--clear-cache", &va->clear },
+		{ "--ascii", &va->ascii },
+		{ "--no-color", &va->no_color },
+		{ "--no-colour", &va->no_color },
+	};
+	for (size_t k = 0; k < sizeof(tab) / sizeof(tab[0]); k++)
+		if (!strcmp(a, tab[k].name))
+			return tab[k].flag;
+	return NULL;
+}
+
+/* --run N or --pid N into sel; false (said) if N is not one. */
+static bool select_arg(const char *a, const char *v)
+{
+	bool run = a[2] == 'r';
+	char *end;
+	long long n = strtoll(v, &end, 10);
+	if (*end || end == v || n < (run ? 1 : 0) || n > INT32_MAX) {
+		fprintf(stderr, "icache-view: %s wants a %s number (got %s)\n", a,
+			run ? "run (1, 2, ...)" : "process", v);
+		return false;
+	}
+	if (run)
+		sel.run = (unsigned)n;
+	else
+		sel.pid = n;
+	return true;
+}
+
+/* Read the command line into va: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct view_args *va)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		bool *sw = switch_of(va, a);
+		if (sw) {
+			*sw = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--summary")) {
-			summary = true;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--dot")) {
-			dot = true;
-		} else if (!strcmp(a, "--bench")) {
-			bench = true;
-		} else if (!strcmp(a, "--no-cache")) {
-			ix_cache_mode = IX_CACHE_OFF;
-		} else if (!strcmp(a, "--clear-cache")) {
-			clear = true;
-		} else if (!strcmp(a, "--ascii")) {
-			ascii = true;
-		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
-			no_color = true;
 		} else if ((!strcmp(a, "--run") || !strcmp(a, "--pid")) && i + 1 < argc) {
-			char *end;
-			long long v = strtoll(argv[++i], &end, 10);
-			if (*end || end == argv[i] || v < (a[2] == 'r' ? 1 : 0) || v > INT32_MAX) {
-				fprintf(stderr, "icache-view: %s wants a %s number (got %s)\n", a,
-					a[2] == 'r' ? "run (1, 2, ...)" : "process", argv[i]);
+			if (!select_arg(a, argv[++i]))
 				return 1;
-			}
-			if (a[2] == 'r')
-				sel.run = (unsigned)v;
-			else
-				sel.pid = v;
 		} else if (!strcmp(a, "--keys") && i + 1 < argc) {
-			keys = argv[++i];
+			va->keys = argv[++i];
 		} else if (!strcmp(a, "--screen") && i + 1 < argc) {
-			screen = argv[++i];
+			va->screen = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "icache-view: unknown option %s (try --help)\n", a);
 			return 1;
-		} else if (!path) {
-			path = a;
+		} else if (!va->path) {
+			va->path = a;
 		} else {
 			fprintf(stderr, "icache-view: one trace directory only (got %s and %s)\n",
-				path, a);
+				va->path, a);
 			return 1;
 		}
 	}
-	if (clear) {
-		char err[300];
-		int n = ix_cache_clear(err, sizeof(err));
-		if (n < 0) {
-			fprintf(stderr, "icache-view: --clear-cache: %s\n", err);
-			return 2;
-		}
-		if (!path) {
-			printf("icache-view: %d cache file%s deleted\n", n, n == 1 ? "" : "s");
-			return 0;
-		}
+	return -1;
+}
+
+/* --clear-cache: -1 to go on with the trace named too, else the exit status. */
+static int clear_cache(const char *path)
+{
+	char err[300];
+	int n = ix_cache_clear(err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "icache-view: --clear-cache: %s\n", err);
+		return 2;
 	}
-	if (!path) {
+	if (path)
+		return -1;
+	printf("icache-view: %d cache file%s deleted\n", n, n == 1 ? "" : "s");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct view_args va = { 0 };
+
+	setlocale(LC_ALL, "");
+	int rc = parse_args(argc, argv, &va);
+	if (rc >= 0)
+		return rc;
+	if (va.no_cache)
+		ix_cache_mode = IX_CACHE_OFF;
+	if (va.clear && (rc = clear_cache(va.path)) >= 0)
+		return rc;
+	if (!va.path) {
 		usage(stderr);
 		return 1;
 	}
-	if (json && !summary)
-		summary = true;
-	if (bench)
-		return report_bench(stdout, path);
-	if (summary || dot)
-		return report_mode(path, summary, json, dot);
-	if (keys || screen)
-		return screen_mode(path, keys, screen, ascii);
-	struct tty_opts o = { .no_color = no_color, .ascii = ascii };
-	return tty_mode(path, &o);
+	if (va.bench)
+		return report_bench(stdout, va.path);
+	if (va.summary || va.json || va.dot)
+		return report_mode(va.path, va.summary || va.json, va.json, va.dot);
+	if (va.keys || va.screen)
+		return screen_mode(va.path, va.keys, va.screen, va.ascii);
+	struct tty_opts o = { .no_color = va.no_color, .ascii = va.ascii };
+	return tty_mode(va.path, &o);
 }

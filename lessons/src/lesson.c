@@ -283,6 +283,51 @@ static void check_field(struct parser *p, struct step *s, bool require, char *v,
 	(*n)++;
 }
 
+/* Keep v as step s's text for key n, with the line it is on, if n is a key
+ * that keeps its text as written; at: and reach: are moments too. */
+static bool text_field(struct parser *p, struct step *s, const char *n, char *v, int line)
+{
+	int no_line;
+	const struct {
+		const char *name;
+		char **text;
+		int *line;
+	} fields[] = {
+		{ "rewind", &s->rewind, &s->rewind_line },
+		{ "text", &s->text, &s->text_line },
+		{ "ask", &s->ask, &s->ask_line },
+		{ "answer", &s->answer_text, &s->answer_line },
+		{ "explain", &s->explain, &no_line },
+		{ "solution", &s->solution, &s->solution_line },
+		{ "compare", &s->compare, &s->compare_line },
+		{ "at", &s->at_text, &s->at_line },
+		{ "reach", &s->reach_text, &s->reach_line },
+	};
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		if (strcmp(n, fields[k].name) != 0)
+			continue;
+		*fields[k].text = v;
+		*fields[k].line = line;
+		if (strcmp(n, "at") == 0 || strcmp(n, "reach") == 0)
+			set_moment(p, n[0] == 'a' ? &s->at : &s->reach, n, v, line);
+		return true;
+	}
+	return false;
+}
+
+/* A repeated key's next value into list (of max, *count used); a line
+ * that says so (what) past the limit. */
+static void list_field(struct parser *p, char **list, int *count, int max, char *v, int line,
+		       const char *what)
+{
+	if (*count == max) {
+		ldiag_add(p->d, p->file, line, what, max);
+		free(v);
+	} else {
+		list[(*count)++] = v;
+	}
+}
+
 static void step_field(struct parser *p, const struct key_def *k, struct field *f)
 {
 	struct step *s = p->cur;
@@ -290,44 +335,19 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 	char *v = f->value;
 	f->value = NULL;
 
-	if (strcmp(n, "at") == 0) {
-		s->at_text = v;
-		s->at_line = f->line;
-		set_moment(p, &s->at, "at", v, f->line);
-	} else if (strcmp(n, "rewind") == 0) {
-		s->rewind = v;
-		s->rewind_line = f->line;
+	if (text_field(p, s, n, v, f->line)) {
+		return;
 	} else if (strcmp(n, "show") == 0) {
 		char *copy = xstrdup(v);
 		parse_show(p, s, copy, f->line);
 		free(copy);
 		free(v);
-	} else if (strcmp(n, "text") == 0) {
-		s->text = v;
-		s->text_line = f->line;
-	} else if (strcmp(n, "ask") == 0) {
-		s->ask = v;
-		s->ask_line = f->line;
 	} else if (strcmp(n, "choice") == 0) {
-		if (s->nchoice == LESSON_MAX_CHOICES) {
-			ldiag_add(p->d, p->file, f->line, "at most %d choices", LESSON_MAX_CHOICES);
-			free(v);
-		} else {
-			s->choice[s->nchoice++] = v;
-		}
-	} else if (strcmp(n, "answer") == 0) {
-		s->answer_text = v;
-		s->answer_line = f->line;
-	} else if (strcmp(n, "explain") == 0) {
-		s->explain = v;
+		list_field(p, s->choice, &s->nchoice, LESSON_MAX_CHOICES, v, f->line,
+			   "at most %d choices");
 	} else if (strcmp(n, "hint") == 0) {
-		if (s->nhint == LESSON_MAX_HINTS) {
-			ldiag_add(p->d, p->file, f->line,
-				  "at most %d hint: lines (each one stronger)", LESSON_MAX_HINTS);
-			free(v);
-		} else {
-			s->hint[s->nhint++] = v;
-		}
+		list_field(p, s->hint, &s->nhint, LESSON_MAX_HINTS, v, f->line,
+			   "at most %d hint: lines (each one stronger)");
 	} else if (strcmp(n, "drive") == 0 || strcmp(n, "edit") == 0) {
 		if (s->kind != STEP_NARRATE) {
 			ldiag_add(p->d, p->file, f->line,
@@ -338,16 +358,6 @@ static void step_field(struct parser *p, const struct key_def *k, struct field *
 		s->kind = n[0] == 'd' ? STEP_DRIVE : STEP_EDIT;
 		s->scenario = v;
 		s->scenario_line = f->line;
-	} else if (strcmp(n, "reach") == 0) {
-		s->reach_text = v;
-		s->reach_line = f->line;
-		set_moment(p, &s->reach, "reach", v, f->line);
-	} else if (strcmp(n, "solution") == 0) {
-		s->solution = v;
-		s->solution_line = f->line;
-	} else if (strcmp(n, "compare") == 0) {
-		s->compare = v;
-		s->compare_line = f->line;
 	} else if (strcmp(n, "require") == 0 || strcmp(n, "forbid") == 0) {
 		check_field(p, s, n[0] == 'r', v, f->line);
 	} else {

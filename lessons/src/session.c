@@ -11,6 +11,7 @@
 
 #include "lessons/src/session.h"
 #include "lessons/src/simexec.h"
+#include "lib/rmtree.h"
 
 static char dir[PATH_MAX];
 static pid_t owner; /* children inherit the handlers: not theirs */
@@ -113,7 +114,7 @@ void session_end(void)
 {
 	if (!dir[0])
 		return;
-	lp_remove_tree(dir);
+	rm_tree(dir);
 	dir[0] = 0;
 }
 

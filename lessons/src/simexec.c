@@ -2,7 +2,6 @@
  * simexec.c - `icache-sim play` run through lib/spawn.h, output captured,
  * into a fresh temporary directory under $TMPDIR.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "lessons/src/simexec.h"
+#include "lib/rmtree.h"
 #include "lib/spawn.h"
 #include "lib/xalloc.h"
 
@@ -99,33 +99,10 @@ bool lp_run_args(const char *scn, bool record, const char *extra, struct play_re
 	return r->status >= 0 && r->status != 127;
 }
 
-void lp_remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			size_t n = strlen(path) + strlen(e->d_name) + 2;
-			char *p = xmalloc(n);
-			snprintf(p, n, "%s/%s", path, e->d_name);
-			struct stat st;
-			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-				lp_remove_tree(p);
-			else
-				unlink(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(path);
-}
-
 void lp_result_free(struct play_result *r)
 {
 	if (r->trace_dir) {
-		lp_remove_tree(r->trace_dir);
+		rm_tree(r->trace_dir);
 		char *slash = strrchr(r->trace_dir, '/');
 		if (slash) {
 			*slash = 0;

@@ -32,7 +32,4 @@ bool lp_run_args(const char *scn, bool record, const char *extra, struct play_re
 /* Remove the trace directory and free the strings. */
 void lp_result_free(struct play_result *r);
 
-/* rm -r, for the temporary directories only. */
-void lp_remove_tree(const char *path);
-
 #endif

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/num.h"
 #include "sim/cmd/cli.h"
 #include "sim/engine/costs.h"
 #include "sim/core/list_lru.h"
@@ -128,19 +129,6 @@ static bool bad(const char *cmd, const char *flag, const char *value, const char
 	return false;
 }
 
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 bool parse_duration(const char *s, uint64_t *ns)
 {
 	char *end;
@@ -235,7 +223,7 @@ static enum flag_took flag_cpus(struct flag_parse *p, const char *a, const char 
 
 	if (strcmp(v, "all") == 0)
 		p->cfg->ncpus = host_cpus();
-	else if (parse_u64(v, 1, MAX_SIM_CPUS, &n))
+	else if (parse_u64_in(v, 1, MAX_SIM_CPUS, &n))
 		p->cfg->ncpus = (int)n;
 	else
 		return refuse(p, a, v, "is not a CPU count (1..256 or 'all')");
@@ -266,7 +254,7 @@ static enum flag_took flag_what(struct flag_parse *p, const char *a, const char 
 	} else if (strcmp(a, "--cpus") == 0) {
 		return flag_cpus(p, a, v);
 	} else if (strcmp(a, "--ops") == 0) {
-		if (!parse_u64(v, 1, 10000000000ull, &n))
+		if (!parse_u64_in(v, 1, 10000000000ull, &n))
 			return refuse(p, a, v, "is not an operation count (1..10000000000)");
 		cfg->ops = n;
 		p->have_ops = true;
@@ -275,7 +263,7 @@ static enum flag_took flag_what(struct flag_parse *p, const char *a, const char 
 			return refuse(p, a, v,
 				      "is not a duration (like 500ms, 5s, 1m; at most 1 hour)");
 		p->have_duration = true;
-	} else if (!parse_u64(v, 0, UINT64_MAX, &cfg->seed)) {
+	} else if (!parse_u64_in(v, 0, UINT64_MAX, &cfg->seed)) {
 		return refuse(p, a, v, "is not a seed (a non-negative integer)");
 	}
 	return TOOK_VALUE;
@@ -303,7 +291,7 @@ static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char
 			continue;
 		if (!v)
 			return missing(p, a);
-		if (!parse_u64(v, range[k].lo, range[k].hi, &n))
+		if (!parse_u64_in(v, range[k].lo, range[k].hi, &n))
 			return refuse(p, a, v, range[k].why);
 		if (k == 0)
 			p->cfg->nsbs = (int)n;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/num.h"
 #include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/violation.h"
@@ -574,18 +575,15 @@ static const char explore_help[] =
 
 static bool arg_num(const char *flag, const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
 	if (!v || !*v || *v == '-') {
 		fprintf(stderr, "icache-sim explore: %s needs a number\n", flag);
 		return false;
 	}
-	unsigned long long n = strtoull(v, &end, 10);
-	if (*end || n < lo || n > hi) {
+	if (!parse_u64_in(v, lo, hi, out)) {
 		fprintf(stderr, "icache-sim explore: %s: '%s' is not in %llu..%llu\n", flag, v,
 			(unsigned long long)lo, (unsigned long long)hi);
 		return false;
 	}
-	*out = n;
 	return true;
 }
 

@@ -73,26 +73,16 @@ static int row_of(const struct play *pl, int cpu)
 	return cpu < 0 ? pl->scn->ncpus : cpu;
 }
 
-static void say(struct play *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say_log(struct play *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(struct play *pl, const char *fmt, ...)
+/* A line to pl->out (the steps) or pl->log, either of which may be off
+ * (NULL). */
+static void say_to(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_to(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
-	if (!pl->out)
+	if (!f)
 		return;
 	va_start(ap, fmt);
-	vfprintf(pl->out, fmt, ap);
-	va_end(ap);
-}
-
-static void say_log(struct play *pl, const char *fmt, ...)
-{
-	va_list ap;
-	if (!pl->log)
-		return;
-	va_start(ap, fmt);
-	vfprintf(pl->log, fmt, ap);
+	vfprintf(f, fmt, ap);
 	va_end(ap);
 }
 
@@ -472,7 +462,7 @@ static void on_park(struct sched *s, struct sched_cpu *sc, void *arg)
 
 	flush_violations(pl);
 	sched_park_text(s, sc, text, sizeof(text));
-	say_log(pl, "   %s\n", text);
+	say_to(pl->log, "   %s\n", text);
 }
 
 /* ---- stop rules ------------------------------------------------------------- */
@@ -692,8 +682,8 @@ static void check_expect(struct play *pl, int i)
 		pl->passed++;
 	else
 		pl->failed++;
-	say(pl, "%s line %d: expect %s  [%s]\n", ok ? "ok  " : "FAIL", e->line,
-	    e->text + (strncmp(e->text, "expect ", 7) == 0 ? 7 : 0), why);
+	say_to(pl->out, "%s line %d: expect %s  [%s]\n", ok ? "ok  " : "FAIL", e->line,
+	       e->text + (strncmp(e->text, "expect ", 7) == 0 ? 7 : 0), why);
 	if (pl->nchecked == pl->capchecked) {
 		pl->capchecked = pl->capchecked ? 2 * pl->capchecked : 16;
 		pl->checked = xreallocarray(pl->checked, (size_t)pl->capchecked, sizeof(int));
@@ -716,11 +706,11 @@ static int unexpected_violations(struct play *pl)
 				expected = true;
 		}
 		if (!expected) {
-			say(pl,
-			    "FAIL unexpected violation: %s (%llu reported; "
-			    "add 'expect violation %s' if it is the point)\n",
-			    violation_kind_name(k), (unsigned long long)violations_of_kind(k),
-			    violation_kind_name(k));
+			say_to(pl->out,
+			       "FAIL unexpected violation: %s (%llu reported; "
+			       "add 'expect violation %s' if it is the point)\n",
+			       violation_kind_name(k), (unsigned long long)violations_of_kind(k),
+			       violation_kind_name(k));
 			bad++;
 		}
 	}
@@ -792,10 +782,10 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 	struct seg g = { pl, it, sc->ops_done, 0 };
 	char park[256];
 
-	say_log(pl, "-- line %d: %s\n", it->line, it->text);
+	say_to(pl->log, "-- line %d: %s\n", it->line, it->text);
 	if (sc->state == SCPU_DONE) {
 		if (it->kind == SI_end) {
-			say_log(pl, "   %s is already done\n", sc->cpu->name);
+			say_to(pl->log, "   %s is already done\n", sc->cpu->name);
 			return GO_ON;
 		}
 		return runtime_error(pl, it->line,
@@ -811,7 +801,7 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 	flush_violations(pl);
 	switch (end) {
 	case SEG_STOPPED:
-		say_log(pl, "   %s stops\n", sc->cpu->name);
+		say_to(pl->log, "   %s stops\n", sc->cpu->name);
 		break;
 	case SEG_BLOCKED:
 	case SEG_SLEEPING:
@@ -835,7 +825,7 @@ static enum outcome run_item(struct play *pl, const struct scn_item *it)
 					     sc->cpu->name,
 					     (unsigned long long)(sc->ops_done - g.start_ops),
 					     (unsigned long long)it->n);
-		say_log(pl, "   %s is done\n", sc->cpu->name);
+		say_to(pl->log, "   %s is done\n", sc->cpu->name);
 		break;
 	case SEG_LIMIT: {
 		char why[200];
@@ -875,8 +865,8 @@ static enum outcome run_rest(struct play *pl)
 					       "blocked",
 					       0);
 		if (!said)
-			say_log(pl, "-- the schedule is over: the rest runs to the "
-				    "end\n");
+			say_to(pl->log, "-- the schedule is over: the rest runs to the "
+					"end\n");
 		said = true;
 		struct scn_item it = { .kind = SI_end, .cpu = next };
 		struct seg g = { pl, &it, 0, 0 };
@@ -893,7 +883,7 @@ static enum outcome run_rest(struct play *pl)
 			return report_deadlock(pl, why, 0);
 		}
 		if (end == SEG_DONE)
-			say_log(pl, "   %s is done\n", s->cpu[next].cpu->name);
+			say_to(pl->log, "   %s is done\n", s->cpu[next].cpu->name);
 	}
 	return GO_ON;
 }
@@ -921,7 +911,7 @@ static enum outcome run_schedule(struct play *pl)
 		const struct scn_item *it = &scn->items[i];
 		switch (it->kind) {
 		case SI_say:
-			say_log(pl, "-- %s\n", it->text);
+			say_to(pl->log, "-- %s\n", it->text);
 			trace_note(it->text, it->line);
 			break;
 		case SI_check:
@@ -1022,20 +1012,20 @@ static bool run_setup(struct play *pl)
 static void print_header(struct play *pl)
 {
 	const struct scenario *scn = pl->scn;
-	say_log(pl, "scenario %s%s%s\n", scn->file, scn->title[0] ? ": " : "", scn->title);
-	say_log(pl, "scheme %s (%s); %d CPU%s\n", scn->scheme->name, scn->scheme->era, scn->ncpus,
-		scn->ncpus == 1 ? "" : "s");
+	say_to(pl->log, "scenario %s%s%s\n", scn->file, scn->title[0] ? ": " : "", scn->title);
+	say_to(pl->log, "scheme %s (%s); %d CPU%s\n", scn->scheme->name, scn->scheme->era,
+	       scn->ncpus, scn->ncpus == 1 ? "" : "s");
 	if (scn->no_iprune_sem)
-		say_log(pl, "variant no-iprune-sem: iprune_sem is switched "
-			    "off (a test variant, not the kernel)\n");
+		say_to(pl->log, "variant no-iprune-sem: iprune_sem is switched "
+				"off (a test variant, not the kernel)\n");
 	for (int c = 0; c < scn->ncpus; c++) {
-		say_log(pl, "%s:", pl->names[c]);
+		say_to(pl->log, "%s:", pl->names[c]);
 		for (int i = 0; i < scn->prog[c].nops; i++) {
 			char t[96];
 			scn_op_text(scn, &scn->prog[c].ops[i], t, sizeof(t));
-			say_log(pl, "%s %s", i ? ";" : "", t);
+			say_to(pl->log, "%s %s", i ? ";" : "", t);
 		}
-		say_log(pl, "\n");
+		say_to(pl->log, "\n");
 	}
 }
 
@@ -1150,7 +1140,7 @@ static int play_verdict(struct play *pl, enum outcome r)
 				none_held &= pl->refs[c][i] == 0;
 		check_invariants(none_held);
 		if (invariants_lru_window() > 0)
-			say_log(pl, "%s", lru_window_note(invariants_lru_window()));
+			say_to(pl->log, "%s", lru_window_note(invariants_lru_window()));
 		flush_violations(pl);
 		/* Every inode freed by call_rcu is given back, and traced,
 		 * before run_end: the trace is the same at every replay. */
@@ -1158,14 +1148,15 @@ static int play_verdict(struct play *pl, enum outcome r)
 	} else {
 		sched_abandon(&pl->s);
 	}
-	say_log(pl, "-- %llu steps; expectations:\n", (unsigned long long)pl->s.step);
+	say_to(pl->log, "-- %llu steps; expectations:\n", (unsigned long long)pl->s.step);
 	for (int i = 0; i < scn->nexpects; i++)
 		if (scn->expects[i].at_end)
 			check_expect(pl, i);
 	int bad = unexpected_violations(pl);
 	int status = pl->failed || bad ? 1 : 0;
-	say(pl, "%s: %d of %d expectations hold%s\n", status ? "FAILED" : "PASS", pl->passed,
-	    pl->passed + pl->failed, bad ? ", and something nobody expected happened" : "");
+	say_to(pl->out, "%s: %d of %d expectations hold%s\n", status ? "FAILED" : "PASS",
+	       pl->passed, pl->passed + pl->failed,
+	       bad ? ", and something nobody expected happened" : "");
 	/* Every op_end in the trace: the setup's operations and the CPUs'. */
 	uint64_t ops = (uint64_t)scn->nsetup;
 	for (int i = 0; i < pl->s.ncpus; i++)

@@ -49,6 +49,7 @@
 
 #include <lttng/lttng.h>
 
+#include "lib/rmtree.h"
 #include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/clock.h"
@@ -177,28 +178,6 @@ static void show_log(const char *dir)
 	fclose(f);
 }
 
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			remove_dir(path);
-		else
-			unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 static void kill_sessiond(int pid, const char *dir)
 {
 	if (pid > 0 && pid_alive(pid)) {
@@ -210,7 +189,7 @@ static void kill_sessiond(int pid, const char *dir)
 			kill(pid, SIGKILL);
 	}
 	if (dir && *dir)
-		remove_dir(dir);
+		rm_tree(dir);
 }
 
 /*
@@ -250,7 +229,7 @@ static void stop_own_sessiond(int pid, const char *dir, int watcher)
 	if (!sessiond_in_use(watcher))
 		kill_sessiond(pid, dir);
 	else if (geteuid() == 0)
-		remove_dir(dir);
+		rm_tree(dir);
 }
 
 void recorder_stop_sessiond(struct recorder *r)
@@ -297,7 +276,7 @@ static int start_private_sessiond(const struct recorder_opts *o, char **argv)
 	int pid = spawn_sessiond(dir);
 	if (pid < 0) {
 		show_log(dir);
-		remove_dir(dir);
+		rm_tree(dir);
 		return fail(
 			"no LTTng session daemon runs and lttng-sessiond could not be started (is lttng-tools installed?)");
 	}

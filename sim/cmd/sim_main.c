@@ -49,16 +49,29 @@ static int cmd_run(int argc, char **argv)
 	return status;
 }
 
-static int cmd_schemes(int argc, char **argv)
+/*
+ * A listing command takes no argument: its usage for --help (0), a one-line
+ * error for anything else (2); -1 when it should go on and list.
+ */
+static int listing_args(const char *cmd, const char *what, int argc, char **argv)
 {
 	if (wants_help(argc, argv)) {
-		printf("usage: icache-sim schemes\n\nList the locking schemes and their documented lock order.\n");
+		printf("usage: icache-sim %s\n\n%s\n", cmd, what);
 		return 0;
 	}
 	if (argc > 0) {
-		fprintf(stderr, "icache-sim schemes: unexpected argument '%s'\n", argv[0]);
+		fprintf(stderr, "icache-sim %s: unexpected argument '%s'\n", cmd, argv[0]);
 		return 2;
 	}
+	return -1;
+}
+
+static int cmd_schemes(int argc, char **argv)
+{
+	int done = listing_args(
+		"schemes", "List the locking schemes and their documented lock order.", argc, argv);
+	if (done >= 0)
+		return done;
 	for (int i = 0; all_schemes[i]; i++) {
 		const struct scheme *s = all_schemes[i];
 		printf("%-15s %s\n", s->name, s->era);
@@ -70,14 +83,9 @@ static int cmd_schemes(int argc, char **argv)
 
 static int cmd_workloads(int argc, char **argv)
 {
-	if (wants_help(argc, argv)) {
-		printf("usage: icache-sim workloads\n\nList the workloads.\n");
-		return 0;
-	}
-	if (argc > 0) {
-		fprintf(stderr, "icache-sim workloads: unexpected argument '%s'\n", argv[0]);
-		return 2;
-	}
+	int done = listing_args("workloads", "List the workloads.", argc, argv);
+	if (done >= 0)
+		return done;
 	for (int i = 0; all_workloads[i]; i++)
 		printf("%-14s %s\n", all_workloads[i]->name, all_workloads[i]->summary);
 	return 0;

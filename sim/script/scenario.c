@@ -8,12 +8,12 @@
  * one thing or is refused.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/num.h"
 #include "lib/regfile.h"
 #include "lib/xalloc.h"
 #include "sim/core/violation.h"
@@ -128,25 +128,12 @@ static bool need(struct parser *p, const char *what, const char **out)
 	return true;
 }
 
-static bool parse_num(const char *t, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	if (!t || !isdigit((unsigned char)t[0]))
-		return false;
-	errno = 0;
-	unsigned long long v = strtoull(t, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 static bool num_arg(struct parser *p, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	const char *t;
 	if (!need(p, what, &t))
 		return false;
-	if (!parse_num(t, lo, hi, out))
+	if (!parse_u64_in(t, lo, hi, out))
 		return perr(p, "'%s' is not a valid %s (%llu..%llu)", t, what,
 			    (unsigned long long)lo, (unsigned long long)hi);
 	return true;
@@ -176,7 +163,7 @@ static int cpu_token(const char *t, bool *colon)
 	*colon = buf[len - 1] == ':';
 	if (*colon)
 		buf[len - 1] = 0;
-	if (!parse_num(buf, 0, 1000, &n))
+	if (!parse_u64_in(buf, 0, 1000, &n))
 		return -1;
 	return (int)n;
 }
@@ -307,7 +294,7 @@ static bool resolve_inode(struct parser *p, const struct inode_tok *it, bool bin
 	uint64_t ino;
 	struct scenario *scn = p->scn;
 
-	if (parse_num(it->t, 1, UINT64_MAX >> 1, &ino)) {
+	if (parse_u64_in(it->t, 1, UINT64_MAX >> 1, &ino)) {
 		if (binding)
 			return perr(p, "create needs a name for its inode, not a "
 				       "number: the number comes from get_next_ino()");
@@ -419,9 +406,9 @@ static bool parse_op(struct parser *p, struct scn_op *op)
 			op->flags = I_DIRTY_TIME; /* lazytime: only the timestamps */
 		} else if ((op->kind == OPK_writeback || op->kind == OPK_prune ||
 			    op->kind == OPK_read_pages) &&
-			   parse_num(t, 1, 1000000, &n)) {
+			   parse_u64_in(t, 1, 1000000, &n)) {
 			op->n = (long)n;
-		} else if (op->kind == OPK_shrink && parse_num(t, 0, 1000000, &n)) {
+		} else if (op->kind == OPK_shrink && parse_u64_in(t, 0, 1000000, &n)) {
 			op->n = (long)n; /* 0: only ask how much there is */
 		} else if (op->kind == OPK_shrink && strcmp(t, "nofs") == 0) {
 			op->flags = 1; /* GFP_NOFS: no __GFP_FS */
@@ -591,7 +578,7 @@ static bool parse_inode_line(struct parser *p)
 		return false;
 	if (!inode_line_words(p, &il))
 		return false;
-	if (!parse_num(il.it.t, 1, UINT64_MAX >> 1, &n))
+	if (!parse_u64_in(il.it.t, 1, UINT64_MAX >> 1, &n))
 		return perr(p, "bad inode '%s': setup inodes are numbers", il.it.t);
 	if (!resolve_inode(p, &il.it, false, &idx))
 		return false;
