@@ -10,10 +10,6 @@
  *                 if one CPU finishes no operation (the flusher no pass)
  *                 for twice as long, it reports that CPU the same way
  *                 (a livelock, or a deadlock if it waits for a lock).
- *                 A quiet spell the host causes (a thread of the run could
- *                 run but gets no core) is waited out, up to 20 times the
- *                 limit, then called "stalled by the host"; CPUs waiting
- *                 for each other in a circle are a deadlock at once.
  *
  * With --check-every, the main thread stops the world now and then (each
  * CPU parks between two operations) and runs the invariant checker.
@@ -54,8 +50,6 @@ struct run_ctx {
 	atomic_bool finished[MAX_SIM_CPUS + 2];
 	/* Its CPU time when it left (written by it before it is joined). */
 	uint64_t cpu_ns[MAX_SIM_CPUS + 2];
-	/* Its kernel thread id, for the watchdog's look at the host. */
-	atomic_int tid[MAX_SIM_CPUS + 2];
 };
 
 const struct run_config *run_cfg(struct run_ctx *ctx)
@@ -225,7 +219,6 @@ static void *worker_main(void *p)
 	uint64_t done = 0;
 
 	this_cpu = a->cpu;
-	atomic_store(&ctx->tid[a->cpu - ctx->cpus], (int)gettid());
 	rcu_register_sim_thread();
 	if (ctx->cfg->pin)
 		pin_to_core(a->cpu->id);
@@ -254,7 +247,6 @@ static void *flusher_main(void *p)
 	bool rt = real_time();
 
 	this_cpu = a->cpu;
-	atomic_store(&ctx->tid[a->cpu - ctx->cpus], (int)gettid());
 	rcu_register_sim_thread();
 	while (!atomic_load(&ctx->stop_flusher)) {
 		long n = ctx->cfg->scheme->writeback_inodes(&icache.wb, 64);
@@ -339,158 +331,25 @@ static void dump_cpu(FILE *f, struct run_ctx *ctx, const struct sim_cpu *c)
 }
 
 /*
- * A quiet window: since when a thread (or the whole run) has made no
- * progress.  When it reaches its limit, the verdict waits while the host
- * is to blame (wd_sample: a thread of the run could run but gets no
- * core, or the watchdog itself was kept waiting); not when the CPUs wait
- * for each other in a circle (wd_cycle), a deadlock whatever the host
- * does; and not for ever: a window quiet for HOST_STALL_CAP limits is
- * reported, as a stall if the host was to blame.
- */
-#define HOST_STALL_CAP 20
-
-struct wd_window {
-	uint64_t since, first; /* quiet since; since before any restart */
-	bool host;             /* restarted because the host stalled the run */
-};
-
-struct wd_watch {
-	uint64_t ops[MAX_SIM_CPUS + 2];
-	struct wd_window win[MAX_SIM_CPUS + 2];
-	/* Each thread's CPU time and run-queue wait at the last sample. */
-	uint64_t ran[MAX_SIM_CPUS + 2], waited[MAX_SIM_CPUS + 2];
-	uint64_t sample_t;
-	bool host_busy; /* what the last sample found */
-};
-
-static void wd_reset(struct wd_window *win, uint64_t t)
-{
-	*win = (struct wd_window){ .since = t, .first = t };
-}
-
-/* A thread's state letter (R runnable or running, S sleeping...) and its
- * CPU time and run-queue wait in ns, from /proc; false if unknown. */
-static bool thread_sched(int tid, char *state, uint64_t *ran, uint64_t *waited)
-{
-	char path[64], buf[512];
-	unsigned long long r, w;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
-	FILE *f = fopen(path, "r");
-	bool ok = f && fscanf(f, "%llu %llu", &r, &w) == 2;
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	ok = ok && f && fgets(buf, sizeof(buf), f);
-	if (f)
-		fclose(f);
-	const char *paren = ok ? strrchr(buf, ')') : NULL;
-	if (!paren || paren[1] != ' ')
-		return false;
-	*state = paren[2];
-	*ran = r;
-	*waited = w;
-	return true;
-}
-
-/*
- * Is the host holding the run back right now?  A thread not yet started,
- * a runnable thread that got under an eighth of the interval on a core,
- * one that waited for a core half of it, or a watchdog that itself woke
- * far too late (its 50 ms sleep took 200 ms or more).
- */
-static void wd_sample(struct run_ctx *ctx, struct wd_watch *w, uint64_t t)
-{
-	uint64_t dt = t - w->sample_t;
-	bool busy = w->sample_t && dt >= 200 * 1000 * 1000ull;
-	for (int i = 0; i < ctx->nthreads; i++) {
-		int tid = atomic_load(&ctx->tid[i]);
-		char state;
-		uint64_t ran, waited;
-		if (atomic_load(&ctx->finished[i]))
-			continue;
-		if (tid <= 0) {
-			busy = true;
-			continue;
-		}
-		if (!thread_sched(tid, &state, &ran, &waited))
-			continue;
-		if (w->sample_t && ((state == 'R' && (ran - w->ran[i]) * 8 < dt) ||
-				    (waited - w->waited[i]) * 2 >= dt))
-			busy = true;
-		w->ran[i] = ran;
-		w->waited[i] = waited;
-	}
-	w->sample_t = t;
-	w->host_busy = busy;
-}
-
-/* The simulated CPU with this id, or NULL. */
-static const struct sim_cpu *wd_cpu(struct run_ctx *ctx, int id)
-{
-	for (int i = 0; i < ctx->nthreads; i++)
-		if (ctx->cpus[i].id == id)
-			return &ctx->cpus[i];
-	return NULL;
-}
-
-/* Does some CPU wait for a lock held by a CPU that waits, and so on,
- * back to itself? */
-static bool wd_cycle(struct run_ctx *ctx)
-{
-	for (int i = 0; i < ctx->nthreads - 1; i++) {
-		const struct sim_cpu *c = &ctx->cpus[i];
-		for (int step = 0; c && step < ctx->nthreads; step++) {
-			const struct sim_lock *l = atomic_load(&c->waiting_for);
-			c = l ? wd_cpu(ctx, atomic_load(&l->holder)) : NULL;
-			if (c == &ctx->cpus[i])
-				return true;
-		}
-	}
-	return false;
-}
-
-/* Has the window been quiet past limit, and not because of the host? */
-static bool wd_expired(struct run_ctx *ctx, struct wd_watch *w, struct wd_window *win, uint64_t t,
-		       uint64_t limit)
-{
-	if (t - win->since <= limit)
-		return false;
-	if (t - win->first > HOST_STALL_CAP * limit || wd_cycle(ctx))
-		return true;
-	if (w->host_busy) {
-		uint64_t first = win->first;
-		wd_reset(win, t);
-		win->first = first;
-		win->host = true;
-		return false;
-	}
-	win->host = false;
-	return true;
-}
-
-/* The verdict's first word. */
-static const char *wd_verdict(const struct wd_window *win, bool waits)
-{
-	return win->host ? "stalled by the host" : waits ? "deadlock" : "livelock";
-}
-
-/*
  * Progress is per CPU: each worker must finish an operation, and the
  * flusher a pass, within twice --watchdog.  Counting everyone together
  * let one CPU spin for ever on a freed inode while the others (or the
  * flusher) kept the sum moving.
- *
- * The first watched thread idle for longer than limit, or -1.
  */
+struct wd_watch {
+	uint64_t ops[MAX_SIM_CPUS + 2];
+	uint64_t since[MAX_SIM_CPUS + 2];
+};
+
+/* The first watched thread idle for longer than limit, or -1. */
 static int wd_stuck_cpu(struct run_ctx *ctx, struct wd_watch *w, uint64_t t, uint64_t limit)
 {
 	for (int i = 0; i < ctx->nthreads - 1; i++) {
 		uint64_t ops = atomic_load(&ctx->cpus[i].ops_done);
 		if (atomic_load(&ctx->finished[i]) || ops != w->ops[i]) {
 			w->ops[i] = ops;
-			wd_reset(&w->win[i], t);
-		} else if (wd_expired(ctx, w, &w->win[i], t, limit)) {
+			w->since[i] = t;
+		} else if (t - w->since[i] > limit) {
 			return i;
 		}
 	}
@@ -543,44 +402,40 @@ static void *watchdog_main(void *p)
 {
 	struct run_ctx *ctx = p;
 	struct wd_watch *w = xcalloc(1, sizeof(*w));
-	struct wd_window still; /* the whole run: no lock taken by anyone */
-	uint64_t last_progress = 0, t = now_ns();
+	uint64_t last_progress = 0, still_since = now_ns();
 	uint64_t limit = (uint64_t)(ctx->cfg->watchdog_s * 1e9);
 	char head[160];
 
 	watchdog_outrank();
-	wd_reset(&still, t);
 	for (int i = 0; i < ctx->nthreads - 1; i++)
-		wd_reset(&w->win[i], t);
+		w->since[i] = still_since;
 	while (!atomic_load(&ctx->watchdog_stop)) {
 		usleep(50 * 1000);
-		uint64_t prog = 0;
-		t = now_ns();
-		wd_sample(ctx, w, t);
+		uint64_t t = now_ns(), prog = 0;
 		if (atomic_load(&ctx->pause_req)) {
-			wd_reset(&still, t);
+			still_since = t;
 			for (int i = 0; i < ctx->nthreads - 1; i++)
-				wd_reset(&w->win[i], t);
+				w->since[i] = t;
 			continue;
 		}
 		for (int i = 0; i < ctx->nthreads - 1; i++)
 			prog += atomic_load(&ctx->cpus[i].progress);
 		if (prog != last_progress) {
 			last_progress = prog;
-			wd_reset(&still, t);
+			still_since = t;
 		}
-		if (wd_expired(ctx, w, &still, t, limit)) {
-			snprintf(head, sizeof(head), "%s: no CPU took a lock for %.1f s",
-				 wd_verdict(&still, true), (double)(t - still.first) / 1e9);
+		if (t - still_since > limit) {
+			snprintf(head, sizeof(head), "deadlock: no CPU took a lock for %.1f s",
+				 (double)(t - still_since) / 1e9);
 			wd_report(ctx, head);
 		}
 		int stuck = wd_stuck_cpu(ctx, w, t, 2 * limit);
 		if (stuck >= 0) {
 			const struct sim_cpu *c = &ctx->cpus[stuck];
 			snprintf(head, sizeof(head), "%s: %s finished no %s for %.1f s",
-				 wd_verdict(&w->win[stuck], atomic_load(&c->waiting_for)), c->name,
+				 atomic_load(&c->waiting_for) ? "deadlock" : "livelock", c->name,
 				 stuck < ctx->cfg->ncpus ? "operation" : "writeback pass",
-				 (double)(t - w->win[stuck].first) / 1e9);
+				 (double)(t - w->since[stuck]) / 1e9);
 			wd_report(ctx, head);
 		}
 	}
@@ -793,7 +648,6 @@ int run_workload(const struct run_config *cfg, struct run_result *result, bool k
 	ctx.workers_running = nworkers + (flusher ? 1 : 0);
 	set_missed_wakeup_ns((uint64_t)(cfg->watchdog_s * 1e9));
 	atomic_store(&ctx.finished[nworkers], !flusher);
-	atomic_store(&ctx.tid[nthreads - 1], (int)gettid());
 	xpthread_create(&wd, NULL, watchdog_main, &ctx);
 	for (int i = 0; i < nworkers; i++) {
 		args[i].ctx = &ctx;
