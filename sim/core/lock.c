@@ -291,9 +291,10 @@ bool sim_lock_turn(struct sim_cpu *c, const struct sim_lock *l)
  * one waiter, and if the host is not running that one, every later
  * waiter stalls behind it while the spinners burn the cores it needs:
  * with four busy loops beside it, global's mixed workload fell from some
- * 500 000 to 123 operations a second (the watchdog's own look at the
- * host, in run.c, keeps such a crawl from being called a deadlock).  So
- * a waiter that has spun SPIN_BEFORE_SLEEP times sleeps on
+ * 500 000 to 123 operations a second.  (Starved hard enough, a run may
+ * still be called a deadlock by the watchdog: it cannot tell a thread the
+ * host does not run from one that waits.)  So a waiter that has spun
+ * SPIN_BEFORE_SLEEP times sleeps on
  * the word it watches (a futex) and the unlock that changes the word
  * wakes it, as the kernel's paravirt spinlocks do under a hypervisor
  * (pv_wait / pv_kick).  An idle host never gets that far: no lock is
