@@ -465,6 +465,33 @@ START_TEST(parallel_decode_same_index)
 }
 END_TEST
 
+/*
+ * A trace named relative to the viewer's directory: the decoders' shares
+ * link to it by its absolute path (they live in TMPDIR), so two decoders
+ * read it as one does.  Once they linked the relative name and failed
+ * with "Path is not a CTF trace" on every relative path.
+ */
+START_TEST(relative_path_parallel_decode)
+{
+	need_trace();
+	int st;
+	char rel[64];
+	snprintf(rel, sizeof(rel), "build/rel-trace-%d", (int)getpid());
+	unlink(rel);
+	ck_assert_int_eq(symlink(trace, rel), 0);
+	char *whole = figures(trace, 2, &st);
+	ck_assert_int_eq(st, 0);
+	char *relf = figures(rel, 2, &st);
+	unlink(rel);
+	ck_assert_msg(st == 0, "%s: exit %d: %.600s", rel, st, relf);
+	const char *a = strstr(whole, "\"events\":"), *b = strstr(relf, "\"events\":");
+	ck_assert_msg(a && b && !strcmp(a, b), "relative and absolute differ:\n%.1500s\n%.1500s",
+		      whole, relf);
+	free(whole);
+	free(relf);
+}
+END_TEST
+
 /* How the work was dealt (--bench's "split"), with ICACHE_VIEW_DECODERS=2. */
 static bool dealt(const char *dir, const char *kind)
 {
@@ -566,6 +593,6 @@ int main(void)
 				   stale_cache_rebuilt, corrupt_cache_rebuilt, clear_cache_flag,
 				   progress_moves, first_screen_while_indexing,
 				   search_in_slices_with_cancel, filter_in_slices_with_cancel,
-				   parallel_decode_same_index, packets_dealt_or_streams,
-				   parallel_decode_damage, NULL });
+				   parallel_decode_same_index, relative_path_parallel_decode,
+				   packets_dealt_or_streams, parallel_decode_damage, NULL });
 }
