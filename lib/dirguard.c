@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,14 @@ void dir_guard_start(struct dir_guard *g, const char *path)
 	}
 	g->fd = p[1];
 	g->pid = (int)pid;
+}
+
+int dir_link_abs(const char *target, const char *path)
+{
+	char *abs = realpath(target, NULL);
+	int rc = abs ? symlink(abs, path) : -1;
+	free(abs);
+	return rc;
 }
 
 void dir_guard_end(struct dir_guard *g)

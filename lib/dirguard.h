@@ -21,4 +21,9 @@ void dir_guard_start(struct dir_guard *g, const char *path);
 /* The caller has removed the directory itself: let the guard go. */
 void dir_guard_end(struct dir_guard *g);
 
+/* A link at path, inside such a directory, to target by its absolute
+ * path (a trace may be named relative to the caller's directory, not the
+ * temporary one's); 0, or -1 if target cannot be resolved or linked. */
+int dir_link_abs(const char *target, const char *path);
+
 #endif /* LIB_DIRGUARD_H */

@@ -306,18 +306,15 @@ static int shadow_dir(struct trace_index *ix, int d, char **dirp, char *err, siz
 	char meta[4096], link[8192];
 	snprintf(meta, sizeof(meta), "%s/metadata", *dirp);
 	snprintf(link, sizeof(link), "%s/metadata", sub);
-	char *abs = realpath(meta, NULL), *real = realpath(*dirp, NULL);
-	int rc = mkdir(sub, 0700) || !abs || !real || symlink(abs, link) ? -1 : 0;
-	free(abs);
+	char *real = realpath(*dirp, NULL);
+	int rc = mkdir(sub, 0700) || !real || dir_link_abs(meta, link) ? -1 : 0;
 	for (uint32_t i = 0; i < ix->nstreams && rc == 0; i++) {
 		struct ix_stream *s = &ix->streams[i];
 		if (!s->path || strcmp(s->read_dir, real))
 			continue;
 		snprintf(link, sizeof(link), "%s/%s", sub, s->name);
-		char *src = realpath(s->path, NULL);
 		rc = s->cut_mid ? copy_prefix(s->path, link, s->whole) :
-				  (!src || symlink(src, link) ? -1 : 0);
-		free(src);
+				  dir_link_abs(s->path, link);
 		free(s->read_dir);
 		s->read_dir = realpath(sub, NULL);
 		if (!s->read_dir)

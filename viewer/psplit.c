@@ -166,16 +166,6 @@ static int trace_dir_of(const struct ctf_dirs *dirs, const struct ix_stream *s)
 	return -1;
 }
 
-/* A link at path to target, by its absolute path: the trace may have
- * been named relative to the viewer's directory, not the share's. */
-static int link_abs(const char *target, const char *path)
-{
-	char *abs = realpath(target, NULL);
-	int rc = abs ? symlink(abs, path) : -1;
-	free(abs);
-	return rc;
-}
-
 /* Decoder k's directory for every trace directory: its index directory
  * and the metadata (a link). */
 static int make_dirs(const struct ix_split *sp, const struct ctf_dirs *dirs, int k)
@@ -192,7 +182,7 @@ static int make_dirs(const struct ix_split *sp, const struct ctf_dirs *dirs, int
 		char meta[4200];
 		snprintf(meta, sizeof(meta), "%s/metadata", dirs->dirs[d]);
 		snprintf(p, sizeof(p), "%s/metadata", dir);
-		if (link_abs(meta, p))
+		if (dir_link_abs(meta, p))
 			return -1;
 	}
 	return 0;
@@ -220,7 +210,7 @@ static int write_share(const struct ix_split *sp, const struct ix_stream *s, int
 			continue;
 		if (!f) {
 			snprintf(p, sizeof(p), "%s/%s", dir, s->name);
-			ok = link_abs(s->path, p) == 0;
+			ok = dir_link_abs(s->path, p) == 0;
 			snprintf(p, sizeof(p), "%s/index/%s.idx", dir, s->name);
 			ok = ok && (f = fopen(p, "wb")) && fwrite(sp->idx_head, 16, 1, f) == 1;
 			first = be64(pk->entry);
