@@ -432,10 +432,19 @@ START_TEST(split_shares_removed_on_sigkill)
 			    "{ ICACHE_VIEW_DECODERS=2 TMPDIR=%s %s --no-cache --summary"
 			    " %s >/dev/null 2>&1 & echo $!; }",
 			    vtmp, bin_path("icache-view"), dir);
+	/* Wait for a decoder's share inside the directory: it is made after
+	 * the guard starts, so the kill cannot fall between mkdtemp and it. */
+	char split[900] = "";
 	int seen = 0;
 	for (int i = 0; i < 6000 && !seen; i++) {
 		usleep(10000);
-		seen = entries(vtmp, "icache-view-split");
+		DIR *d = opendir(vtmp);
+		for (struct dirent *e; d && (e = readdir(d));)
+			if (!strncmp(e->d_name, "icache-view-split", 17))
+				snprintf(split, sizeof(split), "%s/%s", vtmp, e->d_name);
+		if (d)
+			closedir(d);
+		seen = split[0] && entries(split, "0");
 	}
 	ck_assert_msg(seen == 1, "no decoder shares appeared in %s", vtmp);
 	ck_assert_int_eq(kill(atoi(pid), SIGKILL), 0);
