@@ -490,8 +490,8 @@ START_TEST(virtual_lines_are_followed)
 	ck_assert_msg(strstr(a, "\"lines\":true") && !strstr(k, "\"lines\""), "%.400s", a);
 	double xa = json_num(a, NULL, "line_xfers"), xl = json_num(l, NULL, "line_xfers"),
 	       xk = json_num(k, NULL, "line_xfers");
-	ck_assert_msg(xa > xl && xl > xk, "transfers: lines %.0f, list lines %.0f, kinds %.0f",
-		      xa, xl, xk);
+	ck_assert_msg(xa > xl && xl > xk, "transfers: lines %.0f, list lines %.0f, kinds %.0f", xa,
+		      xl, xk);
 	ck_assert_msg(json_num(a, il, "hold_ns_total") > json_num(k, il, "hold_ns_total"),
 		      "inode_lock held %.0f ns with --lines, %.0f without",
 		      json_num(a, il, "hold_ns_total"), json_num(k, il, "hold_ns_total"));

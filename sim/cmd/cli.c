@@ -167,8 +167,8 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 	if (!cfg->virtual_time) {
 		if (costs || cfg->jitter > 0 || cfg->list_lines || cfg->lines) {
 			fprintf(stderr, "icache-sim %s: %s is for --virtual runs\n", cmd,
-				costs            ? "--costs" :
-				cfg->jitter > 0  ? "--jitter" :
+				costs           ? "--costs" :
+				cfg->jitter > 0 ? "--jitter" :
 				cfg->list_lines ? "--list-lines" :
 						  "--lines");
 			return false;

@@ -54,7 +54,7 @@ static void print_header(FILE *f, const struct run_config *cfg, const struct run
 	fprintf(f, "locks %s%s\n", lock_kind_name(run_lock_kind(cfg)), lock_kind_why(cfg));
 	if (cfg->virtual_time) {
 		fprintf(f, "virtual time: costs measured on %s%s\n", cfg->costs->source,
-			cfg->lines	    ? "; every shared line followed" :
+			cfg->lines      ? "; every shared line followed" :
 			cfg->list_lines ? "; every list line followed" :
 					  "");
 		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",

@@ -35,7 +35,7 @@
 __thread struct sim_cpu *this_cpu;
 __thread struct src_mark sim_src_nocpu;
 const struct sched_hooks *sim_sched;
-void (*sim_list_line)(const void *link); /* list.h: --virtual --list-lines, --lines */
+void (*sim_list_line)(const void *link);  /* list.h: --virtual --list-lines, --lines */
 void (*sim_line_write)(const void *addr); /* list.h: --virtual --lines */
 enum lock_kind sim_lock_kind = LOCK_MUTEX;
 bool sim_virtual_time;

@@ -348,7 +348,7 @@ static uint64_t event_cost(struct vrun *r, struct vcpu *v, const struct sched_ev
 	case SEV_trylock_failed:
 		if (r->cfg->lines)
 			return 0; /* its write of the lock word was charged (v_line) */
-		r->xfers++; /* it read a line another CPU holds */
+		r->xfers++;       /* it read a line another CPU holds */
 		return r->xfer_ps;
 	case SEV_list:
 		return list_line_cost(r, v, (int)ev->a);
