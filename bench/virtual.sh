@@ -115,8 +115,8 @@ echo
 
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
 echo "   real runs $RTSAY; load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s %7s %7s\n' workload scheme cpus \
-	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lists" "+lines" "c/op"
+printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s %7s %7s %7s\n' workload scheme cpus \
+	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lists" "+lines" on-cpu "c/op"
 : >"$TMP/validation"
 c=1
 while [ "$c" -le "$cores" ]; do
@@ -169,10 +169,10 @@ while [ "$c" -le "$cores" ]; do
 			aops=$(jnum "$fa" ops_per_s)
 			acon=$(awk -v a="$(jsum "$fa" contentions)" -v b="$(jnum "$fa" ops)" \
 				'BEGIN { print (b > 0) ? a / b : 0 }')
-			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s %7s %7s %7s\n' "$w" "$s" "$c" \
+			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s %7s %7s %7s %7s\n' "$w" "$s" "$c" \
 				"$rops" "$rshare" "$vops" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
 				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")" \
-				"$(ratio "$aops" "$rops")" "$(ratio "$acon" "$rcon")"
+				"$(ratio "$aops" "$rops")" "$(ratio "$aops" "$ronc")" "$(ratio "$acon" "$rcon")"
 			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon" >>"$TMP/validation"
 		done
 	done
@@ -182,9 +182,13 @@ awk '{ o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
        if (o >= 0.7 && o <= 1.3) okops++
        if ($6 == 0 && $7 == 0 || (k >= 0.5 && k <= 2)) okcon++
        if ($8 >= 0.9) { full++; if (o >= 0.7 && o <= 1.3) fullok++ }
+       a = ($4 > 0) ? $11 / $4 : 0; ak = ($6 > 0) ? $12 / $6 : 0
+       if (a >= 0.7 && a <= 1.3) okaops++
+       if ($6 == 0 && $12 == 0 || (ak >= 0.5 && ak <= 2)) okacon++
        n++ }
      END { printf "  within target: ops/s %d of %d rows (+-30 %%), contentions/op %d of %d (2x)\n",
 		   okops, n, okcon, n
+	   printf "  with --lines: ops/s %d of %d rows, contentions/op %d of %d\n", okaops, n, okacon, n
 	   printf "  rows whose real runs had their CPUs (share >= 0.90): %d, of them %d within 30 %%\n",
 		   full, fullok }' "$TMP/validation"
 echo "  (share: the workers' CPU time over cpus x wall time; below 1 the host ran"
@@ -192,8 +196,8 @@ echo "   something else meanwhile: other processes, or the run's own flusher whe
 echo "   cpus = cores, and a ticket-lock holder preempted makes its waiters spin."
 echo "   on-cpu: virtual / the ops the real workers made per CPU-second they got."
 echo "   +lists: virtual with --list-lines (every list line followed) / real;"
-echo "   +lines, c/op: virtual with --lines (every shared line the core writes"
-echo "   followed: lists, inode fields, counters, lock words) / real."
+echo "   +lines, on-cpu, c/op: virtual with --lines (every shared line the core"
+echo "   writes followed: lists, inode fields, counters, lock words) / real."
 echo "   At 1 CPU merged's per-point work is fitted to a real run by calibrate;"
 echo "   every other row is a prediction.)"
 echo

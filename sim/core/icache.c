@@ -1231,6 +1231,8 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 void wake_up_inode(struct inode *inode)
 {
 	struct wait_slot *w = wait_slot(inode);
+	/* The slot's mutex and sequence: a table every CPU's wakes share. */
+	SIM_LINE(&w->m);
 	pthread_mutex_lock(&w->m);
 	SIM_LINE(&inode->i_wakes);
 	atomic_fetch_add_explicit(&inode->i_wakes, 1, memory_order_acq_rel);
