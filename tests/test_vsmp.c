@@ -126,29 +126,39 @@ START_TEST(ticket_and_mcs_serve_in_arrival_order)
 }
 END_TEST
 
+/*
+ * icache-sim run --scheme NAME ARGS --quiet --json for the scheme sc: its
+ * JSON.  Its invariants hold ("ok":true) and, unless sc is known to be
+ * racy, it exits 0 with no violation; a failure names the scheme and what
+ * the run was (label) and shows the output.
+ */
+static char *run_scheme_clean(const struct scheme *sc, const char *label, const char *args)
+{
+	int status;
+	char *out = run_cmd(&status, "%s run --scheme %s %s --quiet --json", bin_path("icache-sim"),
+			    sc->name, args);
+	ck_assert_msg(strstr(out, "\"ok\":true"), "%s %s invariants: %.800s", sc->name, label, out);
+	ck_assert_msg(sc->known_racy ||
+			      (status == 0 && json_num(out, NULL, "violations_total") == 0),
+		      "%s %s: exit %d\n%.800s", sc->name, label, status, out);
+	return out;
+}
+
 /* ---- the kinds in whole runs ------------------------------------------------ */
 
 START_TEST(every_kind_runs_every_scheme_clean)
 {
 	const char *kind = kinds[_i];
+	char args[128], label[64];
+	snprintf(args, sizeof(args),
+		 "--locks %s --workload mixed --ops 1500 --cpus 2 --watchdog 30", kind);
+	snprintf(label, sizeof(label), "under --locks %s", kind);
 	for (int s = 0; all_schemes[s]; s++) {
-		const char *name = all_schemes[s]->name;
-		int status;
-		char *out = run_cmd(&status,
-				    "%s run --locks %s --scheme %s --workload mixed --ops 1500 "
-				    "--cpus 2 --quiet --json --watchdog 30",
-				    bin_path("icache-sim"), kind, name);
+		char *out = run_scheme_clean(all_schemes[s], label, args);
 		char want[64];
 		snprintf(want, sizeof(want), "\"lock_kind\":\"%s\"", kind);
-		ck_assert_msg(strstr(out, want), "%s/%s: %.400s", kind, name, out);
+		ck_assert_msg(strstr(out, want), "%s/%s: %.400s", kind, all_schemes[s]->name, out);
 		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 1500);
-		ck_assert_msg(strstr(out, "\"ok\":true"), "%s/%s invariants: %.600s", kind, name,
-			      out);
-		if (!all_schemes[s]->known_racy) {
-			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
-				      "%s under --locks %s: exit %d\n%.800s", name, kind, status,
-				      out);
-		}
 		free(out);
 	}
 }
@@ -223,22 +233,17 @@ static const char *test_costs(void)
 
 START_TEST(virtual_runs_every_scheme_clean)
 {
+	char args[600];
+	snprintf(args, sizeof(args), "--virtual --costs %s --workload mixed --ops 4000 --cpus 16",
+		 test_costs());
 	for (int s = 0; all_schemes[s]; s++) {
-		const char *name = all_schemes[s]->name;
-		int status;
-		char *out = run_cmd(&status,
-				    "%s run --virtual --costs %s --scheme %s --workload mixed "
-				    "--ops 4000 --cpus 16 --quiet --json",
-				    bin_path("icache-sim"), test_costs(), name);
-		ck_assert_msg(strstr(out, "\"virtual\":true"), "%s: %.500s", name, out);
+		char *out = run_scheme_clean(all_schemes[s], "virtual", args);
+		ck_assert_msg(strstr(out, "\"virtual\":true"), "%s: %.500s", all_schemes[s]->name,
+			      out);
 		ck_assert_msg(strstr(out, "\"costs_source\":\"a test's figures\""), "%.500s", out);
 		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 4000);
 		ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 16);
 		ck_assert(json_num(out, NULL, "points") > 4000);
-		ck_assert_msg(strstr(out, "\"ok\":true"), "%s: %.800s", name, out);
-		if (!all_schemes[s]->known_racy)
-			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
-				      "%s virtual: exit %d\n%.800s", name, status, out);
 		free(out);
 	}
 }
