@@ -10,6 +10,16 @@
 #include "tests/simenv.h"
 #include "tests/testutil.h"
 
+/* The first superblock of the test's cache. */
+static struct super_block *sb;
+
+/* The cache is consistent, and nothing was reported on the way. */
+static void assert_sound(void)
+{
+	ck_assert_int_eq(check_invariants(true), 0);
+	ck_assert_int_eq(violations_distinct(), 0);
+}
+
 /* ---- lists ----------------------------------------------------------- */
 
 struct item {
@@ -64,7 +74,6 @@ END_TEST
 
 START_TEST(lock_counts_and_held_stack)
 {
-	env_start(&scheme_merged, 1);
 	struct sim_lock l;
 	sim_lock_init(&l, LC_test_lock_a, 7);
 	SITE(test_abba);
@@ -87,47 +96,82 @@ START_TEST(lock_counts_and_held_stack)
 	ck_assert_uint_eq(violations_of_kind(VIOL_double_unlock), 1);
 	this_cpu = &env_cpus[0];
 	sim_lock_destroy(&l);
-	env_stop();
 }
 END_TEST
 
-static struct sim_lock contended;
-static atomic_int holder_ready, holder_release;
+/*
+ * A lock held on another simulated CPU, by a thread of its own:
+ * holder_start() returns once lock(true) has taken it; after
+ * holder_release() the thread drops it with lock(false), and
+ * holder_join() waits for that.
+ */
+struct holder {
+	pthread_t thread;
+	int cpu;
+	void (*lock)(bool take);
+	atomic_int ready, release;
+};
 
-static void *hold_lock(void *p)
+static void *holder_main(void *p)
+{
+	struct holder *h = p;
+
+	this_cpu = &env_cpus[h->cpu];
+	h->lock(true);
+	atomic_store(&h->ready, 1);
+	while (!atomic_load(&h->release))
+		usleep(1000);
+	h->lock(false);
+	return NULL;
+}
+
+static void holder_start(struct holder *h)
+{
+	atomic_store(&h->ready, 0);
+	atomic_store(&h->release, 0);
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, holder_main, h), 0);
+	while (!atomic_load(&h->ready))
+		usleep(1000);
+}
+
+static void holder_release(struct holder *h)
+{
+	atomic_store(&h->release, 1);
+}
+
+static void holder_join(struct holder *h)
+{
+	holder_release(h);
+	pthread_join(h->thread, NULL);
+}
+
+static struct sim_lock contended;
+
+static void contended_lock(bool take)
 {
 	SITE(test_abba);
-	this_cpu = &env_cpus[1];
-	spin_lock(&contended);
-	atomic_store(&holder_ready, 1);
-	while (!atomic_load(&holder_release))
-		usleep(1000);
-	spin_unlock(&contended);
-	return p;
+	if (take)
+		spin_lock(&contended);
+	else
+		spin_unlock(&contended);
 }
 
 START_TEST(lock_contention_and_trylock_failure)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
-	pthread_t t;
+	struct holder cpu1 = { .cpu = 1, .lock = contended_lock };
 	sim_lock_init(&contended, LC_test_lock_b, 1);
-	atomic_store(&holder_ready, 0);
-	atomic_store(&holder_release, 0);
-	pthread_create(&t, NULL, hold_lock, NULL);
-	while (!atomic_load(&holder_ready))
-		usleep(1000);
+	holder_start(&cpu1);
 	ck_assert(!spin_trylock(&contended));
 	ck_assert_uint_eq(this_cpu->stats[LC_test_lock_b].trylock_failures, 1);
-	atomic_store(&holder_release, 1);
+	holder_release(&cpu1);
 	spin_lock(&contended); /* waits for cpu1 */
 	spin_unlock(&contended);
-	pthread_join(t, NULL);
+	holder_join(&cpu1);
 	const struct lock_class_stats *s = &this_cpu->stats[LC_test_lock_b];
 	ck_assert_uint_eq(s->acquisitions, 1);
 	ck_assert_uint_le(s->contentions, 1);
 	sim_lock_destroy(&contended);
-	env_stop();
 }
 END_TEST
 
@@ -148,7 +192,6 @@ static void learn_a_before_b(struct sim_lock *a, struct sim_lock *b)
 
 START_TEST(lockdep_reports_abba_with_both_chains)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct sim_lock a, b;
 	learn_a_before_b(&a, &b);
@@ -167,13 +210,11 @@ START_TEST(lockdep_reports_abba_with_both_chains)
 	this_cpu = &env_cpus[0];
 	sim_lock_destroy(&a);
 	sim_lock_destroy(&b);
-	env_stop();
 }
 END_TEST
 
 START_TEST(lockdep_trylock_adds_no_edge)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	struct sim_lock a, b;
 	learn_a_before_b(&a, &b);
@@ -185,13 +226,11 @@ START_TEST(lockdep_trylock_adds_no_edge)
 	ck_assert_ptr_null(lockdep_edge(LC_test_lock_b, LC_test_lock_a));
 	sim_lock_destroy(&a);
 	sim_lock_destroy(&b);
-	env_stop();
 }
 END_TEST
 
 START_TEST(lockdep_documented_order_violation)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
 	/* merged documents i_lock > inode_lru_lock; take them the other way. */
 	struct sim_lock lru, ilock;
@@ -206,7 +245,6 @@ START_TEST(lockdep_documented_order_violation)
 	ck_assert_uint_eq(violations_of_kind(VIOL_lock_cycle), 0);
 	sim_lock_destroy(&lru);
 	sim_lock_destroy(&ilock);
-	env_stop();
 }
 END_TEST
 
@@ -220,7 +258,6 @@ static int cmp_u64(const void *a, const void *b)
 
 START_TEST(get_next_ino_is_unique_across_cpus)
 {
-	env_start(&scheme_merged, 1);
 	uint64_t seen[4096];
 	int n = 0;
 	for (int round = 0; round < 2; round++)
@@ -237,14 +274,11 @@ START_TEST(get_next_ino_is_unique_across_cpus)
 		if (seen[i] == seen[i - 1])
 			ck_abort_msg("get_next_ino gave %llu twice", (unsigned long long)seen[i]);
 	this_cpu = &env_cpus[0];
-	env_stop();
 }
 END_TEST
 
 START_TEST(nr_inodes_is_summed_over_cpus)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	this_cpu = &env_cpus[1];
 	struct inode *a = scheme_merged.new_inode(sb, 0);
 	this_cpu = &env_cpus[2];
@@ -259,7 +293,6 @@ START_TEST(nr_inodes_is_summed_over_cpus)
 	ck_assert_int_eq(get_nr_inodes(), 0);
 	this_cpu = &env_cpus[0];
 	ck_assert_int_eq(check_invariants(true), 0);
-	env_stop();
 }
 END_TEST
 
@@ -267,8 +300,6 @@ END_TEST
 
 START_TEST(iget_miss_then_hit)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = scheme_merged.iget_locked(sb, 100);
 	ck_assert(inode_state(a) & I_NEW);
 	ck_assert(inode_hashed(a));
@@ -289,16 +320,12 @@ START_TEST(iget_miss_then_hit)
 	ck_assert(inode_on_lru(a));
 	ck_assert(inode_state(a) & I_REFERENCED);
 	ck_assert_int_eq(get_nr_unused(), 1);
-	ck_assert_int_eq(check_invariants(true), 0);
-	ck_assert_int_eq(violations_distinct(), 0);
-	env_stop();
+	assert_sound();
 }
 END_TEST
 
 START_TEST(unlink_and_last_iput_evicts)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = scheme_merged.new_inode(sb, 0);
 	scheme_merged.insert_inode_hash(a);
 	scheme_merged.mark_inode_dirty(a, I_DIRTY_SYNC);
@@ -310,16 +337,12 @@ START_TEST(unlink_and_last_iput_evicts)
 	ck_assert(list_empty(&icache.wb.b_dirty));
 	ck_assert(list_empty(&sb->s_inodes));
 	ck_assert_int_eq(get_nr_inodes(), 0);
-	ck_assert_int_eq(check_invariants(true), 0);
-	ck_assert_int_eq(violations_distinct(), 0);
-	env_stop();
+	assert_sound();
 }
 END_TEST
 
 START_TEST(writeback_cleans_and_lru_catches_it)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 7);
 	scheme_merged.mark_inode_dirty(a, I_DIRTY_PAGES);
 	scheme_merged.iput(a);
@@ -333,7 +356,6 @@ START_TEST(writeback_cleans_and_lru_catches_it)
 	ck_assert(!(inode_state(a) & (I_DIRTY | I_SYNC)));
 	ck_assert(inode_on_lru(a)); /* the flusher's iput put it there */
 	ck_assert_int_eq(check_invariants(true), 0);
-	env_stop();
 }
 END_TEST
 
@@ -348,8 +370,6 @@ END_TEST
 START_TEST(queue_io_and_redirty_tail_keep_the_order)
 {
 	SITE(queue_io);
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct bdi_writeback *wb = &icache.wb;
 	struct inode *in[4];
 	for (int i = 0; i < 4; i++)
@@ -392,14 +412,11 @@ START_TEST(queue_io_and_redirty_tail_keep_the_order)
 	for (int i = 0; i < 4; i++)
 		scheme_merged.iput(in[i]);
 	ck_assert_int_eq(violations_distinct(), 0);
-	env_stop();
 }
 END_TEST
 
 START_TEST(prune_second_chance_then_free)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	for (uint64_t i = 1; i <= 8; i++)
 		scheme_merged.iput(env_iget(sb, i));
 	ck_assert_int_eq(get_nr_unused(), 8);
@@ -410,58 +427,43 @@ START_TEST(prune_second_chance_then_free)
 	ck_assert_int_eq(scheme_merged.prune_icache(8), 8);
 	ck_assert_int_eq(get_nr_unused(), 0);
 	ck_assert_int_eq(get_nr_inodes(), 0);
-	ck_assert_int_eq(check_invariants(true), 0);
-	ck_assert_int_eq(violations_distinct(), 0);
-	env_stop();
+	assert_sound();
 }
 END_TEST
 
+/* locked_inode's i_lock, held by cpu2. */
 static struct inode *locked_inode;
-static atomic_int il_ready, il_release;
 
-static void *hold_i_lock(void *p)
+static void i_lock_of_locked_inode(bool take)
 {
 	SITE(test_abba);
-	this_cpu = &env_cpus[2];
-	spin_lock(&locked_inode->i_lock);
-	atomic_store(&il_ready, 1);
-	while (!atomic_load(&il_release))
-		usleep(1000);
-	spin_unlock(&locked_inode->i_lock);
-	return p;
+	if (take)
+		spin_lock(&locked_inode->i_lock);
+	else
+		spin_unlock(&locked_inode->i_lock);
 }
 
 START_TEST(prune_trylock_failure_rotates)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 1);
 	struct inode *b = env_iget(sb, 2);
 	scheme_merged.iput(a); /* LRU: a */
 	scheme_merged.iput(b); /* LRU: b a (a is oldest) */
 	ck_assert_ptr_eq(inode_lru_oldest(), a);
+	struct holder cpu2 = { .cpu = 2, .lock = i_lock_of_locked_inode };
 	locked_inode = a;
-	atomic_store(&il_ready, 0);
-	atomic_store(&il_release, 0);
-	pthread_t t;
-	pthread_create(&t, NULL, hold_i_lock, NULL);
-	while (!atomic_load(&il_ready))
-		usleep(1000);
+	holder_start(&cpu2);
 	/* a's i_lock is busy: prune must not wait, it rotates a. */
 	scheme_merged.prune_icache(1);
 	ck_assert_uint_eq(this_cpu->stats[LC_i_lock].trylock_failures, 1);
 	ck_assert_ptr_eq(inode_lru_oldest(), b);
-	atomic_store(&il_release, 1);
-	pthread_join(t, NULL);
+	holder_join(&cpu2);
 	ck_assert_int_eq(check_invariants(true), 0);
-	env_stop();
 }
 END_TEST
 
 START_TEST(umount_iput_goes_through_i_will_free)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *kept = env_iget(sb, 1);
 	struct inode *cached = env_iget(sb, 2);
 	scheme_merged.mark_inode_dirty(kept, I_DIRTY_PAGES);
@@ -475,28 +477,22 @@ START_TEST(umount_iput_goes_through_i_will_free)
 	ck_assert_int_eq(get_nr_unused(), 0);
 	ck_assert_int_eq(violations_distinct(), 0);
 	ck_assert_int_eq(check_invariants(true), 0);
-	env_stop();
 }
 END_TEST
 
 START_TEST(iunique_skips_used_numbers)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 11);
 	uint64_t n = scheme_merged.iunique(sb, 10);
 	ck_assert_uint_eq(n, 12); /* 11 is taken */
 	ck_assert_uint_eq(scheme_merged.iunique(sb, 10), 13);
 	scheme_merged.iput(a);
-	env_stop();
 }
 END_TEST
 
 START_TEST(handoff_checker_catches_grab_of_freeing_inode)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 5);
 	spin_lock(&a->i_lock);
 	inode_state_set(a, I_FREEING, __site);
@@ -507,15 +503,12 @@ START_TEST(handoff_checker_catches_grab_of_freeing_inode)
 	struct inode *b = env_iget(sb, 6);
 	inode_state_set(b, I_FREEING, __site);
 	ck_assert_uint_eq(violations_of_kind(VIOL_freeing_unlocked), 1);
-	env_stop();
 }
 END_TEST
 
 START_TEST(freed_inode_on_lru_is_reported_not_linked)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = scheme_merged.new_inode(sb, 0);
 	inode_drop_nlink(a, SITE_unlink);
 	scheme_merged.iput(a); /* freed */
@@ -524,7 +517,6 @@ START_TEST(freed_inode_on_lru_is_reported_not_linked)
 	spin_unlock(&icache.lru_lock);
 	ck_assert_uint_eq(violations_of_kind(VIOL_freed_on_list), 1);
 	ck_assert(list_empty(&icache.inode_lru));
-	env_stop();
 }
 END_TEST
 
@@ -536,9 +528,7 @@ END_TEST
  */
 START_TEST(lru_add_leaves_a_dispose_list_alone)
 {
-	env_start(&scheme_merged, 1);
 	SITE(test_abba);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 7);
 	struct list_head dispose;
 
@@ -557,7 +547,6 @@ START_TEST(lru_add_leaves_a_dispose_list_alone)
 	ck_assert_ptr_eq(inode_dispose_pop(&dispose, __site), a);
 	ck_assert(list_empty(&dispose));
 	spin_unlock(&icache.lru_lock);
-	env_stop();
 }
 END_TEST
 
@@ -565,7 +554,6 @@ END_TEST
 
 START_TEST(rcu_sections_nest_per_cpu)
 {
-	env_start(&scheme_merged, 1);
 	SITE(find_inode_fast);
 	ck_assert(!sim_rcu_read_lock_held());
 	rcu_read_lock();
@@ -583,7 +571,6 @@ START_TEST(rcu_sections_nest_per_cpu)
 	rcu_read_unlock();
 	ck_assert_int_eq(this_cpu->rcu_nesting, 0);
 	ck_assert_uint_eq(violations_of_kind(VIOL_invariant), 1);
-	env_stop();
 }
 END_TEST
 
@@ -628,8 +615,6 @@ static void *reader_main(void *p)
 /* merged frees by call_rcu: nothing goes back while a reader is inside. */
 START_TEST(rcu_free_waits_for_readers)
 {
-	env_start(&scheme_merged, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct reader r = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
 	pthread_t t;
 
@@ -648,7 +633,6 @@ START_TEST(rcu_free_waits_for_readers)
 	ck_assert_int_eq(inodes_rcu_pending(), 0);
 	pthread_join(t, NULL);
 	ck_assert_uint_eq(violations_total(), 0);
-	env_stop();
 }
 END_TEST
 
@@ -656,7 +640,7 @@ END_TEST
 START_TEST(global_frees_without_rcu)
 {
 	env_start(&scheme_global, 1);
-	struct super_block *sb = &icache.sbs[0];
+	sb = &icache.sbs[0];
 	struct inode *a = scheme_global.new_inode(sb, 0);
 	inode_drop_nlink(a, SITE_unlink);
 	scheme_global.iput(a);
@@ -671,7 +655,7 @@ END_TEST
 START_TEST(modern_lru_list_per_node)
 {
 	env_start_nodes(&scheme_modern, 1, 2);
-	struct super_block *sb = &icache.sbs[0];
+	sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 1);
 	this_cpu = &env_cpus[2]; /* node 1 */
 	struct inode *b = env_iget(sb, 2);
@@ -702,8 +686,6 @@ END_TEST
  */
 START_TEST(modern_second_chance_only_when_reused)
 {
-	env_start(&scheme_modern, 1);
-	struct super_block *sb = &icache.sbs[0];
 	for (uint64_t i = 1; i <= 8; i++)
 		scheme_modern.iput(env_iget(sb, i));
 	for (uint64_t i = 1; i <= 3; i++)
@@ -713,39 +695,29 @@ START_TEST(modern_second_chance_only_when_reused)
 	ck_assert_int_eq(get_nr_unused(), 3);
 	ck_assert_int_eq(scheme_modern.prune_icache(8), 3);
 	ck_assert_int_eq(get_nr_inodes(), 0);
-	ck_assert_int_eq(check_invariants(true), 0);
-	ck_assert_int_eq(violations_distinct(), 0);
-	env_stop();
+	assert_sound();
 }
 END_TEST
 
 /* A busy i_lock: LRU_SKIP leaves the inode where it is (2.6.39 rotated it). */
 START_TEST(modern_busy_inode_is_skipped)
 {
-	env_start(&scheme_modern, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 1);
 	struct inode *b = env_iget(sb, 2);
 	scheme_modern.iput(a); /* node list: a b, a oldest */
 	scheme_modern.iput(b);
 	struct list_head *head = &sb->s_inode_lru.node[0].list;
 	ck_assert_ptr_eq(list_first_entry(head, struct inode, i_lru), a);
+	struct holder cpu2 = { .cpu = 2, .lock = i_lock_of_locked_inode };
 	locked_inode = a;
-	atomic_store(&il_ready, 0);
-	atomic_store(&il_release, 0);
-	pthread_t t;
-	ck_assert_int_eq(pthread_create(&t, NULL, hold_i_lock, NULL), 0);
-	while (!atomic_load(&il_ready))
-		usleep(1000);
+	holder_start(&cpu2);
 	/* Walk both: a is skipped, b is freed. */
 	ck_assert_int_eq(scheme_modern.prune_icache(2), 1);
 	ck_assert_uint_eq(this_cpu->stats[LC_i_lock].trylock_failures, 1);
 	ck_assert_ptr_eq(list_first_entry(head, struct inode, i_lru), a);
 	ck_assert_int_eq(get_nr_unused(), 1);
-	atomic_store(&il_release, 1);
-	pthread_join(t, NULL);
+	holder_join(&cpu2);
 	ck_assert_int_eq(check_invariants(true), 0);
-	env_stop();
 }
 END_TEST
 
@@ -753,8 +725,6 @@ END_TEST
  * LRU (LRU_RETRY); the next pass frees it. */
 START_TEST(modern_page_strip_under_lru_isolating)
 {
-	env_start(&scheme_modern, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 7);
 	inode_add_pages(a, 3, SITE_workload); /* a write: 3 pages, dirty */
 	scheme_modern.mark_inode_dirty(a, I_DIRTY_PAGES);
@@ -771,9 +741,7 @@ START_TEST(modern_page_strip_under_lru_isolating)
 	ck_assert_uint_eq(inode_state(a), 0);
 	ck_assert_int_eq(scheme_modern.prune_icache(1), 1);
 	ck_assert_int_eq(get_nr_inodes(), 0);
-	ck_assert_int_eq(check_invariants(true), 0);
-	ck_assert_int_eq(violations_distinct(), 0);
-	env_stop();
+	assert_sound();
 }
 END_TEST
 
@@ -788,8 +756,6 @@ END_TEST
 START_TEST(lru_window_is_the_only_excuse)
 {
 	SITE(inode_lru_isolate);
-	env_start(&scheme_modern, 1);
-	struct super_block *sb = &icache.sbs[0];
 	struct inode *a = env_iget(sb, 1);
 	struct inode *b = env_iget(sb, 2);
 	scheme_modern.iput(a);
@@ -823,22 +789,17 @@ START_TEST(lru_window_is_the_only_excuse)
 	ck_assert(!a->i_lru_dropped_pinned);
 	ck_assert_int_eq(check_invariants(true), 0);
 	ck_assert_int_eq(invariants_lru_window(), 0);
-	env_stop();
 }
 END_TEST
 
-static atomic_int um_ready, um_release;
-
-static void *hold_s_umount(void *p)
+/* The first superblock's s_umount, held for writing as umount does. */
+static void s_umount_of_sb0(bool take)
 {
 	SITE(umount);
-	this_cpu = &env_cpus[3];
-	down_write(&icache.sbs[0].s_umount);
-	atomic_store(&um_ready, 1);
-	while (!atomic_load(&um_release))
-		usleep(1000);
-	up_write(&icache.sbs[0].s_umount);
-	return p;
+	if (take)
+		down_write(&icache.sbs[0].s_umount);
+	else
+		up_write(&icache.sbs[0].s_umount);
 }
 
 /* No iprune_sem: the shrinker leaves alone an sb whose umount holds s_umount. */
@@ -848,56 +809,69 @@ START_TEST(modern_shrinker_skips_sb_being_unmounted)
 	for (int s = 0; s < 2; s++)
 		for (uint64_t i = 1; i <= 4; i++)
 			scheme_modern.iput(env_iget(&icache.sbs[s], i));
-	atomic_store(&um_ready, 0);
-	atomic_store(&um_release, 0);
-	pthread_t t;
-	ck_assert_int_eq(pthread_create(&t, NULL, hold_s_umount, NULL), 0);
-	while (!atomic_load(&um_ready))
-		usleep(1000);
+	struct holder cpu3 = { .cpu = 3, .lock = s_umount_of_sb0 };
+	holder_start(&cpu3);
 	ck_assert_int_eq(scheme_modern.prune_icache(8), 4);
 	ck_assert_int_eq(list_lru_count(&icache.sbs[0].s_inode_lru), 4);
 	ck_assert_int_eq(list_lru_count(&icache.sbs[1].s_inode_lru), 0);
 	ck_assert_uint_eq(this_cpu->stats[LC_s_umount].trylock_failures, 1);
-	atomic_store(&um_release, 1);
-	pthread_join(t, NULL);
+	holder_join(&cpu3);
 	ck_assert_int_eq(scheme_modern.prune_icache(8), 4);
-	ck_assert_int_eq(check_invariants(true), 0);
-	ck_assert_int_eq(violations_distinct(), 0);
+	assert_sound();
 	env_stop();
 }
 END_TEST
 
+/* Check fixtures: each test of the case gets a fresh cache of this scheme
+ * with one superblock, the calling thread as cpu0, and loses it after. */
+static void env_merged(void)
+{
+	env_start(&scheme_merged, 1);
+	sb = &icache.sbs[0];
+}
+
+static void env_modern(void)
+{
+	env_start(&scheme_modern, 1);
+	sb = &icache.sbs[0];
+}
+
 int main(void)
 {
-	return run_tests("core", NULL, NULL, 30,
-			 (const TTest *[]){ list_add_del_move,
-					    rcu_sections_nest_per_cpu,
-					    rcu_free_waits_for_readers,
-					    global_frees_without_rcu,
-					    hlist_add_del,
-					    lock_counts_and_held_stack,
-					    lock_contention_and_trylock_failure,
-					    lockdep_reports_abba_with_both_chains,
-					    lockdep_trylock_adds_no_edge,
-					    lockdep_documented_order_violation,
-					    get_next_ino_is_unique_across_cpus,
-					    nr_inodes_is_summed_over_cpus,
-					    iget_miss_then_hit,
-					    unlink_and_last_iput_evicts,
-					    writeback_cleans_and_lru_catches_it,
-					    prune_second_chance_then_free,
-					    prune_trylock_failure_rotates,
-					    umount_iput_goes_through_i_will_free,
-					    iunique_skips_used_numbers,
-					    handoff_checker_catches_grab_of_freeing_inode,
-					    freed_inode_on_lru_is_reported_not_linked,
-					    lru_add_leaves_a_dispose_list_alone,
-					    modern_lru_list_per_node,
-					    modern_second_chance_only_when_reused,
-					    modern_busy_inode_is_skipped,
-					    modern_page_strip_under_lru_isolating,
-					    lru_window_is_the_only_excuse,
-					    modern_shrinker_skips_sb_being_unmounted,
-					    queue_io_and_redirty_tail_keep_the_order,
-					    NULL });
+	Suite *s = suite_create("core");
+	suite_case(s, "lists", 30, (const TTest *[]){ list_add_del_move, hlist_add_del, NULL });
+	TCase *merged = suite_case(s, "merged", 30,
+				   (const TTest *[]){ rcu_sections_nest_per_cpu,
+						      rcu_free_waits_for_readers,
+						      lock_counts_and_held_stack,
+						      lock_contention_and_trylock_failure,
+						      lockdep_reports_abba_with_both_chains,
+						      lockdep_trylock_adds_no_edge,
+						      lockdep_documented_order_violation,
+						      get_next_ino_is_unique_across_cpus,
+						      nr_inodes_is_summed_over_cpus,
+						      iget_miss_then_hit,
+						      unlink_and_last_iput_evicts,
+						      writeback_cleans_and_lru_catches_it,
+						      prune_second_chance_then_free,
+						      prune_trylock_failure_rotates,
+						      umount_iput_goes_through_i_will_free,
+						      iunique_skips_used_numbers,
+						      handoff_checker_catches_grab_of_freeing_inode,
+						      freed_inode_on_lru_is_reported_not_linked,
+						      lru_add_leaves_a_dispose_list_alone,
+						      queue_io_and_redirty_tail_keep_the_order,
+						      NULL });
+	tcase_add_checked_fixture(merged, env_merged, env_stop);
+	TCase *modern = suite_case(s, "modern", 30,
+				   (const TTest *[]){ modern_second_chance_only_when_reused,
+						      modern_busy_inode_is_skipped,
+						      modern_page_strip_under_lru_isolating,
+						      lru_window_is_the_only_excuse, NULL });
+	tcase_add_checked_fixture(modern, env_modern, env_stop);
+	/* Their own cache: another scheme, two NUMA nodes, two superblocks. */
+	suite_case(s, "other caches", 30,
+		   (const TTest *[]){ global_frees_without_rcu, modern_lru_list_per_node,
+				      modern_shrinker_skips_sb_being_unmounted, NULL });
+	return run_suite(s);
 }

@@ -76,47 +76,54 @@ START_TEST(every_shipped_scenario_passes)
 }
 END_TEST
 
-START_TEST(v4_race_shows_the_window_and_the_freed_inode)
-{
-	int st;
-	char *out = play(&st, SCN_DIR "/iput-lru-race-v4.scn", NULL);
-	ck_assert_int_eq(st, 0);
-	/* cpu0 stops right after dropping i_lock in iput_final ... */
-	ck_assert_ptr_nonnull(strstr(out, "cpu0 release i_lock inode 42 in "
-					  "iput_final\n   cpu0 stops"));
-	/* ... cpu1 frees it, and cpu0 then puts it on the LRU. */
-	assert_has(out, "cpu1 free inode 42", "!! violation freed_on_list",
-		   "cpu0 puts inode 42 on the lru list");
-	free(out);
-}
-END_TEST
-
-START_TEST(merged_blocks_the_lookup_on_i_lock)
-{
-	int st;
-	char *out = play(&st, SCN_DIR "/iput-lru-race-merged-wait.scn", NULL);
-	ck_assert_int_eq(st, 0);
-	ck_assert_ptr_nonnull(strstr(out, "cpu1 blocked: waits for i_lock inode 42 "
-					  "in find_inode_fast, held by cpu0"));
-	ck_assert_ptr_null(strstr(out, "!! violation"));
-	free(out);
-}
-END_TEST
-
 /*
- * Two shrinkers and I_LRU_ISOLATING: the second drops the pinned inode
- * from the list, the unpin does not put it back, and the invariant check
- * at the end accepts it (the kernel's window) and says so.
+ * Scenarios and what their play must say: each string of says and, when
+ * clean, no violation.
  */
-START_TEST(modern_lru_isolating_window_is_accepted_and_said)
+static const struct {
+	const char *name, *file;
+	const char *says[5]; /* NULL-terminated */
+	bool clean;
+} told[] = {
+	{ "v4_race_shows_the_window_and_the_freed_inode",
+	  SCN_DIR "/iput-lru-race-v4.scn",
+	  /* cpu0 stops right after dropping i_lock in iput_final, cpu1 frees
+	   * the inode, and cpu0 then puts it on the LRU. */
+	  { "cpu0 release i_lock inode 42 in iput_final\n   cpu0 stops", "cpu1 free inode 42",
+	    "!! violation freed_on_list", "cpu0 puts inode 42 on the lru list" },
+	  false },
+	{ "merged_blocks_the_lookup_on_i_lock",
+	  SCN_DIR "/iput-lru-race-merged-wait.scn",
+	  { "cpu1 blocked: waits for i_lock inode 42 in find_inode_fast, held by cpu0" },
+	  true },
+	/* Two shrinkers and I_LRU_ISOLATING: the second drops the pinned inode
+	 * from the list, the unpin does not put it back, and the invariant
+	 * check at the end accepts it (the kernel's window) and says so. */
+	{ "modern_lru_isolating_window_is_accepted_and_said",
+	  SCN_DIR "/modern-lru-isolating-window.scn",
+	  { "cpu1 del lru inode 42 in inode_lru_isolate",
+	    "I_LRU_ISOLATING -> 0 in inode_lru_isolate",
+	    "accepted: 1 unused clean inode off the LRU" },
+	  true },
+	{ "abba_reports_cycle_and_deadlock_lockdep_style",
+	  SCN_DIR "/abba-deadlock.scn",
+	  { "possible circular locking dependency", "Chain exists of",
+	    "waits for test_lock_a in test_abba, held by cpu0",
+	    "waits-for cycle: cpu0 --> cpu1 --> cpu0" },
+	  false },
+};
+
+/* Row _i of told: its scenario plays (exit 0) and says what it must. */
+START_TEST(scenario_tells_its_story)
 {
 	int st;
-	char *out = play(&st, SCN_DIR "/modern-lru-isolating-window.scn", NULL);
-	ck_assert_msg(st == 0, "exit %d: %s", st, out);
-	assert_has(out, "cpu1 del lru inode 42 in inode_lru_isolate",
-		   "I_LRU_ISOLATING -> 0 in inode_lru_isolate",
-		   "accepted: 1 unused clean inode off the LRU");
-	ck_assert_ptr_null(strstr(out, "!! violation"));
+	char *out = play(&st, told[_i].file, NULL);
+	ck_assert_msg(st == 0, "%s: exit %d: %s", told[_i].name, st, out);
+	for (const char *const *want = told[_i].says; *want; want++)
+		ck_assert_msg(strstr(out, *want), "%s: no '%s' in:\n%.3000s", told[_i].name, *want,
+			      out);
+	ck_assert_msg(!told[_i].clean || !strstr(out, "!! violation"),
+		      "%s: a violation in:\n%.3000s", told[_i].name, out);
 	free(out);
 }
 END_TEST
@@ -191,19 +198,6 @@ START_TEST(umount_without_iprune_sem_leaves_busy_inodes)
 		ck_assert_ptr_null(strstr(out, "acquire iprune_sem"));
 		free(out);
 	}
-}
-END_TEST
-
-START_TEST(abba_reports_cycle_and_deadlock_lockdep_style)
-{
-	int st;
-	char *out = play(&st, SCN_DIR "/abba-deadlock.scn", NULL);
-	ck_assert_int_eq(st, 0);
-	assert_has(out, "possible circular locking dependency", "Chain exists of");
-	ck_assert_ptr_nonnull(strstr(out, "waits for test_lock_a in test_abba, "
-					  "held by cpu0"));
-	ck_assert_ptr_nonnull(strstr(out, "waits-for cycle: cpu0 --> cpu1 --> cpu0"));
-	free(out);
 }
 END_TEST
 
@@ -311,11 +305,10 @@ START_TEST(explore_finds_the_v4_race_and_its_file_replays_it)
 	make_tmpdir();
 	char file[300];
 	snprintf(file, sizeof(file), "%s/found.scn", tmpdir);
-	char *out = run_cmd(&st,
-			    "timeout 60 %s explore --scheme inode-scale-v4 "
-			    "--workload mixed --schedules 2000 --seed 1 -o %s 2>&1",
-			    bin_path("icache-sim"), file);
-	ck_assert_msg(st == 1, "exit %d: %s", st, out);
+	char *out = run_expect(1,
+			       "timeout 60 %s explore --scheme inode-scale-v4 "
+			       "--workload mixed --schedules 2000 --seed 1 -o %s 2>&1",
+			       bin_path("icache-sim"), file);
 	ck_assert_ptr_nonnull(strstr(out, "freed_on_list"));
 	/* It was shrunk to the two groups the race needs. */
 	ck_assert_ptr_nonnull(strstr(out, "shrunk it from"));
@@ -463,48 +456,66 @@ START_TEST(malformed_scenarios_say_file_and_line)
 }
 END_TEST
 
+/* Scenarios whose expectations fail, or hold: how play ends and what it says. */
+static const struct {
+	const char *name, *text, *flags;
+	int exit;
+	const char *says[3]; /* NULL-terminated */
+	int failed;          /* with --json: its "failed" count (0: not checked) */
+} expected[] = {
+	/* The v4 race, claimed harmless: the violation is unexpected. */
+	{ "wrong.scn",
+	  "scheme inode-scale-v4\ninode 42 held cpu0\ncpu0: iput 42\ncpu1: iget 42\n"
+	  "cpu1: unlink 42\ncpu1: iput 42\ncpu0 until release i_lock in iput_final\n"
+	  "cpu1 to end\nexpect no violation\n",
+	  "",
+	  1,
+	  { "FAIL line 9: expect no violation" },
+	  0 },
+	/* A deadlock nobody expected: exit 1, never a hang. */
+	{ "dead.scn",
+	  "scheme merged\ncpu0: lock a\ncpu0: lock b\ncpu1: lock b\ncpu1: lock a\n"
+	  "cpu0 until acquired a\ncpu1 until acquired b\nexpect no violation lock_order\n",
+	  "--json",
+	  1,
+	  { "\"deadlock\":true" },
+	  0 },
+	/* Asking a blocked CPU to run while its lock is held: deadlock. */
+	{ "blocked.scn",
+	  "scheme merged\ncpu0: lock a\ncpu0: unlock a\ncpu1: lock a\ncpu1: unlock a\n"
+	  "cpu0 until acquired a\ncpu1 until blocked\ncpu1 to end\nexpect deadlock\n",
+	  "",
+	  0,
+	  { "deadlock: cpu1 blocked: waits for test_lock_a" },
+	  0 },
+	/* An expectation between schedule lines is checked right there. */
+	{ "midway.scn",
+	  "scheme merged\ninode 42 held cpu0\ncpu0: iput 42\n"
+	  "cpu0 until release i_lock in iput_final\nexpect inode 42 not on lru\n"
+	  "cpu0 to end\nexpect no violation\n",
+	  "--json",
+	  1,
+	  { "{\"line\":5,\"ok\":false", "{\"line\":7,\"ok\":true" },
+	  1 },
+};
+
 START_TEST(failed_expectations_exit_1)
 {
-	int st;
 	make_tmpdir();
-	/* The v4 race, claimed harmless: the violation is unexpected. */
-	const char *f =
-		write_scn("wrong.scn", "scheme inode-scale-v4\n"
-				       "inode 42 held cpu0\ncpu0: iput 42\ncpu1: iget 42\n"
-				       "cpu1: unlink 42\ncpu1: iput 42\n"
-				       "cpu0 until release i_lock in iput_final\ncpu1 to end\n"
-				       "expect no violation\n");
-	char *out = play(&st, f, NULL);
-	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "FAIL line 9: expect no violation"));
-	free(out);
-	/* A deadlock nobody expected: exit 1, never a hang. */
-	f = write_scn("dead.scn", "scheme merged\ncpu0: lock a\ncpu0: lock b\n"
-				  "cpu1: lock b\ncpu1: lock a\ncpu0 until acquired a\n"
-				  "cpu1 until acquired b\nexpect no violation lock_order\n");
-	out = play(&st, f, "--json");
-	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "\"deadlock\":true"));
-	free(out);
-	/* Asking a blocked CPU to run while its lock is held: deadlock. */
-	f = write_scn("blocked.scn", "scheme merged\ncpu0: lock a\ncpu0: unlock a\n"
-				     "cpu1: lock a\ncpu1: unlock a\ncpu0 until acquired a\n"
-				     "cpu1 until blocked\ncpu1 to end\nexpect deadlock\n");
-	out = play(&st, f, NULL);
-	ck_assert_msg(st == 0, "exit %d\n%s", st, out);
-	ck_assert_ptr_nonnull(strstr(out, "deadlock: cpu1 blocked: waits for "
-					  "test_lock_a"));
-	free(out);
-	/* An expectation between schedule lines is checked right there. */
-	f = write_scn("midway.scn",
-		      "scheme merged\ninode 42 held cpu0\n"
-		      "cpu0: iput 42\ncpu0 until release i_lock in iput_final\n"
-		      "expect inode 42 not on lru\ncpu0 to end\nexpect no violation\n");
-	out = play(&st, f, "--json");
-	ck_assert_msg(st == 1, "exit %d\n%s", st, out);
-	assert_has(out, "{\"line\":5,\"ok\":false", "{\"line\":7,\"ok\":true");
-	ck_assert_int_eq((int)json_num(out, NULL, "failed"), 1);
-	free(out);
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+		int st;
+		char *out =
+			play(&st, write_scn(expected[i].name, expected[i].text), expected[i].flags);
+		ck_assert_msg(st == expected[i].exit, "%s: exit %d\n%s", expected[i].name, st, out);
+		for (const char *const *want = expected[i].says; *want; want++)
+			ck_assert_msg(strstr(out, *want), "%s: no '%s' in:\n%.3000s",
+				      expected[i].name, *want, out);
+		if (expected[i].failed)
+			ck_assert_msg((int)json_num(out, NULL, "failed") == expected[i].failed,
+				      "%s: failed is not %d:\n%.3000s", expected[i].name,
+				      expected[i].failed, out);
+		free(out);
+	}
 	remove_tmpdir();
 }
 END_TEST
@@ -515,14 +526,11 @@ int main(void)
 	TCase *tc = suite_case(
 		s, "play", 120,
 		(const TTest *[]){ every_shipped_scenario_passes,
-				   v4_race_shows_the_window_and_the_freed_inode,
-				   merged_blocks_the_lookup_on_i_lock,
-				   modern_lru_isolating_window_is_accepted_and_said,
 				   umount_waits_for_prune_on_iprune_sem,
 				   umount_without_iprune_sem_leaves_busy_inodes,
-				   abba_reports_cycle_and_deadlock_lockdep_style,
 				   replay_gives_the_same_steps, replay_gives_the_same_trace,
 				   explore_finds_the_v4_race_and_its_file_replays_it, NULL });
+	tcase_add_loop_test(tc, scenario_tells_its_story, 0, (int)(sizeof(told) / sizeof(told[0])));
 	tcase_add_loop_test(tc, explore_finds_nothing, 0,
 			    (int)(sizeof(explored_clean) / sizeof(explored_clean[0])));
 	tcase_add_tests(tc,

@@ -126,29 +126,39 @@ START_TEST(ticket_and_mcs_serve_in_arrival_order)
 }
 END_TEST
 
+/*
+ * icache-sim run --scheme NAME ARGS --quiet --json for the scheme sc: its
+ * JSON.  Its invariants hold ("ok":true) and, unless sc is known to be
+ * racy, it exits 0 with no violation; a failure names the scheme and what
+ * the run was (label) and shows the output.
+ */
+static char *run_scheme_clean(const struct scheme *sc, const char *label, const char *args)
+{
+	int status;
+	char *out = run_cmd(&status, "%s run --scheme %s %s --quiet --json", bin_path("icache-sim"),
+			    sc->name, args);
+	ck_assert_msg(strstr(out, "\"ok\":true"), "%s %s invariants: %.800s", sc->name, label, out);
+	ck_assert_msg(sc->known_racy ||
+			      (status == 0 && json_num(out, NULL, "violations_total") == 0),
+		      "%s %s: exit %d\n%.800s", sc->name, label, status, out);
+	return out;
+}
+
 /* ---- the kinds in whole runs ------------------------------------------------ */
 
 START_TEST(every_kind_runs_every_scheme_clean)
 {
 	const char *kind = kinds[_i];
+	char args[128], label[64];
+	snprintf(args, sizeof(args),
+		 "--locks %s --workload mixed --ops 1500 --cpus 2 --watchdog 30", kind);
+	snprintf(label, sizeof(label), "under --locks %s", kind);
 	for (int s = 0; all_schemes[s]; s++) {
-		const char *name = all_schemes[s]->name;
-		int status;
-		char *out = run_cmd(&status,
-				    "%s run --locks %s --scheme %s --workload mixed --ops 1500 "
-				    "--cpus 2 --quiet --json --watchdog 30",
-				    bin_path("icache-sim"), kind, name);
+		char *out = run_scheme_clean(all_schemes[s], label, args);
 		char want[64];
 		snprintf(want, sizeof(want), "\"lock_kind\":\"%s\"", kind);
-		ck_assert_msg(strstr(out, want), "%s/%s: %.400s", kind, name, out);
+		ck_assert_msg(strstr(out, want), "%s/%s: %.400s", kind, all_schemes[s]->name, out);
 		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 1500);
-		ck_assert_msg(strstr(out, "\"ok\":true"), "%s/%s invariants: %.600s", kind, name,
-			      out);
-		if (!all_schemes[s]->known_racy) {
-			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
-				      "%s under --locks %s: exit %d\n%.800s", name, kind, status,
-				      out);
-		}
 		free(out);
 	}
 }
@@ -223,22 +233,17 @@ static const char *test_costs(void)
 
 START_TEST(virtual_runs_every_scheme_clean)
 {
+	char args[600];
+	snprintf(args, sizeof(args), "--virtual --costs %s --workload mixed --ops 4000 --cpus 16",
+		 test_costs());
 	for (int s = 0; all_schemes[s]; s++) {
-		const char *name = all_schemes[s]->name;
-		int status;
-		char *out = run_cmd(&status,
-				    "%s run --virtual --costs %s --scheme %s --workload mixed "
-				    "--ops 4000 --cpus 16 --quiet --json",
-				    bin_path("icache-sim"), test_costs(), name);
-		ck_assert_msg(strstr(out, "\"virtual\":true"), "%s: %.500s", name, out);
+		char *out = run_scheme_clean(all_schemes[s], "virtual", args);
+		ck_assert_msg(strstr(out, "\"virtual\":true"), "%s: %.500s", all_schemes[s]->name,
+			      out);
 		ck_assert_msg(strstr(out, "\"costs_source\":\"a test's figures\""), "%.500s", out);
 		ck_assert_int_eq((int)json_num(out, NULL, "ops"), 4000);
 		ck_assert_int_eq((int)json_num(out, NULL, "cpus"), 16);
 		ck_assert(json_num(out, NULL, "points") > 4000);
-		ck_assert_msg(strstr(out, "\"ok\":true"), "%s: %.800s", name, out);
-		if (!all_schemes[s]->known_racy)
-			ck_assert_msg(status == 0 && json_num(out, NULL, "violations_total") == 0,
-				      "%s virtual: exit %d\n%.800s", name, status, out);
 		free(out);
 	}
 }
@@ -458,6 +463,61 @@ START_TEST(virtual_list_lines_are_followed)
 }
 END_TEST
 
+/*
+ * --lines follows every shared line the core writes (list links, inode
+ * fields, counters, lock words and bookkeeping): deterministic; at 2 CPUs
+ * it moves more lines than --list-lines, which moves more than one head
+ * per list kind, and the lines written inside a hold lengthen it; with
+ * one CPU and no flusher nobody else writes anything, so it charges no
+ * transfer and predicts exactly what the model without it does.
+ */
+static char *lines_run(const char *scheme, const char *workload, int cpus, const char *flag)
+{
+	int st;
+	char *out = run_cmd(&st,
+			    "%s run --virtual --costs %s --scheme %s --workload %s --ops 3000 "
+			    "--cpus %d --seed 3 --json %s",
+			    bin_path("icache-sim"), test_costs(), scheme, workload, cpus, flag);
+	ck_assert_msg(st == 0, "%.500s", out);
+	drop_host_time(out);
+	return out;
+}
+
+START_TEST(virtual_lines_are_followed)
+{
+	char *a = lines_run("global", "create-unlink", 2, "--lines");
+	char *b = lines_run("global", "create-unlink", 2, "--lines");
+	char *l = lines_run("global", "create-unlink", 2, "--list-lines");
+	char *k = lines_run("global", "create-unlink", 2, "");
+	const char *il = "\"class\":\"inode_lock\"";
+
+	ck_assert_msg(strcmp(a, b) == 0, "same seed, different results:\n%.600s\n%.600s", a, b);
+	ck_assert_msg(strstr(a, "\"lines\":true") && !strstr(k, "\"lines\""), "%.400s", a);
+	double xa = json_num(a, NULL, "line_xfers"), xl = json_num(l, NULL, "line_xfers"),
+	       xk = json_num(k, NULL, "line_xfers");
+	ck_assert_msg(xa > xl && xl > xk, "transfers: lines %.0f, list lines %.0f, kinds %.0f", xa,
+		      xl, xk);
+	ck_assert_msg(json_num(a, il, "hold_ns_total") > json_num(k, il, "hold_ns_total"),
+		      "inode_lock held %.0f ns with --lines, %.0f without",
+		      json_num(a, il, "hold_ns_total"), json_num(k, il, "hold_ns_total"));
+	ck_assert(json_num(a, NULL, "ops_per_s") < json_num(k, NULL, "ops_per_s"));
+	free(a);
+	free(b);
+	free(l);
+	free(k);
+
+	/* One CPU, no flusher: nothing moves, nothing changes. */
+	a = lines_run("merged", "lookup", 1, "--lines");
+	k = lines_run("merged", "lookup", 1, "");
+	ck_assert_msg(json_num(a, NULL, "line_xfers") == 0, "%.400s", a);
+	ck_assert_msg(json_num(a, NULL, "seconds") == json_num(k, NULL, "seconds"),
+		      "%.400s\n%.400s", a, k);
+	free(a);
+	free(k);
+	sim_bad_usage("run --lines --ops 10", "--lines is for --virtual runs");
+}
+END_TEST
+
 /* A real run says how much CPU its threads got, so that a reader (and
  * make bench) can tell a slow program from a busy host. */
 START_TEST(real_run_reports_its_cpu_time)
@@ -662,7 +722,7 @@ Suite *vsmp_suite(void)
 				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
 				      virtual_mcs_removes_the_ticket_collapse,
 				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
-				      virtual_list_lines_are_followed,
+				      virtual_list_lines_are_followed, virtual_lines_are_followed,
 				      real_run_reports_its_cpu_time, real_time_runs_finish,
 				      calibrate_writes_what_virtual_reads, record_virtual_16_cpus,
 				      record_virtual_stamps_virtual_time, NULL });
