@@ -362,7 +362,9 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	 * forgets the previous owner too, so the first acquisition is no bounce. */
 	inode->i_lock.inst = ino;
 	inode->i_lock.last_cpu = -1;
-	/* Its id in the trace: two lives of one number are two i_locks. */
+	/* Its id in the trace: two lives of one number are two i_locks
+	 * (a counter every CPU's allocations share). */
+	SIM_LINE(&next_life);
 	inode->i_lock.life = atomic_fetch_add_explicit(&next_life, 1, memory_order_relaxed) + 1;
 	nr_inodes_inc();
 	return inode;
