@@ -189,8 +189,9 @@ static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site,
 	uint64_t now = lock_now(c);
 
 	push_held(c, l, site, trylock);
-	/* holder, last_cpu, prev_cpu, acquired_ns: the lock's bookkeeping,
-	 * beside its lock word (lock_stat's in the kernel's lockdep_map). */
+	/* holder, last_cpu, prev_cpu, acquired_ns: the lock's bookkeeping
+	 * (the kernel's lock_stat writes its own into the lock's
+	 * lockdep_map), a line of its own after the lock words. */
 	SIM_LINE(&l->holder);
 	atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
 	if (l->last_cpu >= 0 && l->last_cpu != c->id)

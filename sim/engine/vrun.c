@@ -74,10 +74,13 @@ struct vcpu {
 
 /*
  * --list-lines, --lines: the simulated CPU that last wrote each cache line
- * a list operation (or, --lines, any other shared write) wrote, by the line's address (open addressing; a line is never
- * forgotten, as a cache keeps it until another CPU takes it).  Only
- * equality of addresses matters, so the result does not depend on where
- * the host put the memory.
+ * a list operation (with --lines, any shared write) wrote, by the line's
+ * address (open addressing; a line is never forgotten, as a cache keeps
+ * it until another CPU takes it).  Only equality of line addresses
+ * matters, never their values, so the result does not depend on where
+ * the host put the memory: which fields share a line follows the
+ * program's own layout (the allocator and the linker keep offsets within
+ * a page the same from one run to the next).
  */
 struct line_map {
 	uintptr_t *line; /* address / 64 + 1; 0 = empty slot */
