@@ -115,8 +115,8 @@ echo
 
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
 echo "   real runs $RTSAY; load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s\n' workload scheme cpus \
-	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lines"
+printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s %7s %7s %7s\n' workload scheme cpus \
+	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lists" "+lines" on-cpu "c/op"
 : >"$TMP/validation"
 c=1
 while [ "$c" -le "$cores" ]; do
@@ -162,10 +162,18 @@ while [ "$c" -le "$cores" ]; do
 			run "$fl" --virtual --list-lines ${COSTS:+--costs "$COSTS"} --scheme "$s" \
 				--workload "$w" --cpus "$c" --ops "$VALOPS"
 			lops=$(jnum "$fl" ops_per_s)
-			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s %7s\n' "$w" "$s" "$c" \
+			# And with every shared line the core writes (--lines).
+			fa=$TMP/virta.$w.$s.$c.json
+			run "$fa" --virtual --lines ${COSTS:+--costs "$COSTS"} --scheme "$s" \
+				--workload "$w" --cpus "$c" --ops "$VALOPS"
+			aops=$(jnum "$fa" ops_per_s)
+			acon=$(awk -v a="$(jsum "$fa" contentions)" -v b="$(jnum "$fa" ops)" \
+				'BEGIN { print (b > 0) ? a / b : 0 }')
+			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s %7s %7s %7s %7s\n' "$w" "$s" "$c" \
 				"$rops" "$rshare" "$vops" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
-				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")"
-			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops" >>"$TMP/validation"
+				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")" \
+				"$(ratio "$aops" "$rops")" "$(ratio "$aops" "$ronc")" "$(ratio "$acon" "$rcon")"
+			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon" >>"$TMP/validation"
 		done
 	done
 	c=$((c + 1))
@@ -174,16 +182,22 @@ awk '{ o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
        if (o >= 0.7 && o <= 1.3) okops++
        if ($6 == 0 && $7 == 0 || (k >= 0.5 && k <= 2)) okcon++
        if ($8 >= 0.9) { full++; if (o >= 0.7 && o <= 1.3) fullok++ }
+       a = ($4 > 0) ? $11 / $4 : 0; ak = ($6 > 0) ? $12 / $6 : 0
+       if (a >= 0.7 && a <= 1.3) okaops++
+       if ($6 == 0 && $12 == 0 || (ak >= 0.5 && ak <= 2)) okacon++
        n++ }
      END { printf "  within target: ops/s %d of %d rows (+-30 %%), contentions/op %d of %d (2x)\n",
 		   okops, n, okcon, n
+	   printf "  with --lines: ops/s %d of %d rows, contentions/op %d of %d\n", okaops, n, okacon, n
 	   printf "  rows whose real runs had their CPUs (share >= 0.90): %d, of them %d within 30 %%\n",
 		   full, fullok }' "$TMP/validation"
 echo "  (share: the workers' CPU time over cpus x wall time; below 1 the host ran"
 echo "   something else meanwhile: other processes, or the run's own flusher when"
 echo "   cpus = cores, and a ticket-lock holder preempted makes its waiters spin."
 echo "   on-cpu: virtual / the ops the real workers made per CPU-second they got."
-echo "   +lines: virtual with --list-lines (every list line followed) / real."
+echo "   +lists: virtual with --list-lines (every list line followed) / real;"
+echo "   +lines, on-cpu, c/op: virtual with --lines (every shared line the core"
+echo "   writes followed: lists, inode fields, counters, lock words) / real."
 echo "   At 1 CPU merged's per-point work is fitted to a real run by calibrate;"
 echo "   every other row is a prediction.)"
 echo
@@ -283,8 +297,8 @@ if [ -n "${JSON:-}" ]; then
 			"${COSTS:-shipped}" "$( [ -n "$COSTS" ] && grep -v '^#' "$COSTS" | tr '\t' ' ' | sed 's/ *#.*//; s/"//g' | tr '\n' ';')" \
 			"$(echo $VCPUS | sed 's/ /,/g')" "$OPS" "$VALOPS" "$REALDUR" "$REPS"
 		printf '"validation":['
-		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s}",
-			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$TMP/validation"
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_lines_ops_per_s\":%s,\"virtual_lines_contentions_per_op\":%s}",
+			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$TMP/validation"
 		printf '],"curves":['
 		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"ops_per_s\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"line_xfers_per_op\":%s}",
 			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7 }' "$TMP/curves"
@@ -292,7 +306,7 @@ if [ -n "${JSON:-}" ]; then
 			"$(tr '\n' ' ' <"$TMP/headline" | sed 's/  */ /g; s/"//g')" "$SPEEDOPS" "${pts:-0}" "${hs:-0}"
 		printf '"runs":{'
 		sep=""
-		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/virtl.*.json "$TMP"/curve.*.json; do
+		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/virtl.*.json "$TMP"/virta.*.json "$TMP"/curve.*.json; do
 			[ -f "$f" ] || continue
 			printf '%s"%s":' "$sep" "$(basename "$f" .json)"
 			tr -d '\n' <"$f"

@@ -59,8 +59,7 @@ void ctf_dirs_scan(struct ctf_dirs *s, const char *root)
 
 void ctf_dirs_free(struct ctf_dirs *s)
 {
-	for (int i = 0; i < s->n; i++)
-		free(s->dirs[i]);
+	free_strs(s->dirs, (size_t)s->n);
 	free(s->dirs);
 	memset(s, 0, sizeof(*s));
 }
@@ -173,18 +172,61 @@ ctf_sink_status(bt_message_iterator_next_status st)
 }
 
 bt_graph_simple_sink_component_consume_func_status
-ctf_sink_each(bt_message_iterator *it, void (*fn)(const bt_message *msg, void *user), void *user)
+ctf_sink_each(bt_message_iterator *it, bool (*fn)(const bt_message *msg, void *user), void *user)
 {
 	bt_message_array_const msgs;
 	uint64_t n;
+	bool stop = false;
 	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
 	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
 		return ctf_sink_status(st);
 	for (uint64_t i = 0; i < n; i++) {
-		fn(msgs[i], user);
+		stop |= fn(msgs[i], user);
 		bt_message_put_ref(msgs[i]);
 	}
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	return stop ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END :
+		      BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/*
+ * babeltrace2 has one set of accessors for each kind of loss, alike but
+ * for their names: one table row per kind, and one reader.
+ */
+static const struct discard_api {
+	bt_property_availability (*count)(const bt_message *msg, uint64_t *count);
+	const bt_stream *(*stream)(const bt_message *msg);
+	bt_bool (*has_clock)(const bt_stream_class *sc);
+	const bt_clock_snapshot *(*begin)(const bt_message *msg);
+	const bt_clock_snapshot *(*end)(const bt_message *msg);
+} discard_api[2] = {
+	[false] = { bt_message_discarded_events_get_count,
+		    bt_message_discarded_events_borrow_stream_const,
+		    bt_stream_class_discarded_events_have_default_clock_snapshots,
+		    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const,
+		    bt_message_discarded_events_borrow_end_default_clock_snapshot_const },
+	[true] = { bt_message_discarded_packets_get_count,
+		   bt_message_discarded_packets_borrow_stream_const,
+		   bt_stream_class_discarded_packets_have_default_clock_snapshots,
+		   bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const,
+		   bt_message_discarded_packets_borrow_end_default_clock_snapshot_const },
+};
+
+bool ctf_discard_read(const bt_message *msg, struct ctf_discard *d)
+{
+	bt_message_type type = bt_message_get_type(msg);
+	if (type != BT_MESSAGE_TYPE_DISCARDED_EVENTS && type != BT_MESSAGE_TYPE_DISCARDED_PACKETS)
+		return false;
+	d->packets = type == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
+	const struct discard_api *api = &discard_api[d->packets];
+	if (api->count(msg, &d->count) != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+		d->count = 0;
+	d->stream = api->stream(msg);
+	d->begin = d->end = INT64_MIN;
+	if (api->has_clock(bt_stream_borrow_class_const(d->stream))) {
+		bt_clock_snapshot_get_ns_from_origin(api->begin(msg), &d->begin);
+		bt_clock_snapshot_get_ns_from_origin(api->end(msg), &d->end);
+	}
+	return true;
 }
 
 void ctf_graph_fini(struct ctf_graph *g)

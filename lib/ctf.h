@@ -81,10 +81,22 @@ ctf_sink_status(bt_message_iterator_next_status st);
 /*
  * A sink's consume step: the next batch of messages from it, each given to
  * fn (which borrows it) and then put.  OK, or ctf_sink_status() of what
- * the iterator said (END at the end of the trace).
+ * the iterator said (END at the end of the trace).  fn returns true to
+ * stop: the rest of the batch is still given to it, then END is returned
+ * so the graph ends cleanly.
  */
 bt_graph_simple_sink_component_consume_func_status
-ctf_sink_each(bt_message_iterator *it, void (*fn)(const bt_message *msg, void *user), void *user);
+ctf_sink_each(bt_message_iterator *it, bool (*fn)(const bt_message *msg, void *user), void *user);
+
+/* What a discarded-events or discarded-packets message says. */
+struct ctf_discard {
+	bool packets;            /* packets were lost, else events */
+	uint64_t count;          /* 0 where the tracer did not say */
+	const bt_stream *stream; /* borrowed from the message */
+	int64_t begin, end;      /* the loss window, ns from origin; INT64_MIN unknown */
+};
+/* Fill d from msg; false (d untouched) if msg is of neither type. */
+bool ctf_discard_read(const bt_message *msg, struct ctf_discard *d);
 
 /* Drop the graph and the plugins (safe on a half-built graph). */
 void ctf_graph_fini(struct ctf_graph *g);

@@ -6,11 +6,12 @@
  * violation kinds and i_state flags.  Parsing allocates nothing.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/errmsg.h"
+#include "lib/names.h"
 #include "lib/num.h"
 #include "lib/selector.h"
 #include "tracepoints/icache_enums.h"
@@ -64,24 +65,7 @@ static const struct verb verbs[] = {
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 
-#define X(n) #n,
-static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
-static const char *const site_names[] = { ICACHE_SITES(X) };
-static const char *const list_names[] = { ICACHE_LISTS(X) };
-static const char *const action_names[] = { ICACHE_LIST_ACTIONS(X) };
-static const char *const op_names[] = { ICACHE_OPS(X) };
-static const char *const viol_names[] = { ICACHE_VIOLATIONS(X) };
-#undef X
-
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static int find(const char *const *tab, int n, const char *s)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(tab[i], s) == 0)
-			return i;
-	return -1;
-}
 
 /*
  * Any event of the table can also be named by its own name, with no
@@ -138,7 +122,7 @@ uint32_t selector_class_mask(const char *t)
 		{ "b", 1u << LC_test_lock_b },
 		{ "any", 0xffffffffu },
 	};
-	int c = find(class_names, NELEM(class_names), t);
+	int c = name_find(&icache_class_names, t);
 	if (c >= 0)
 		return 1u << c;
 	for (int i = 0; i < NELEM(aliases); i++)
@@ -151,7 +135,7 @@ int selector_site(const char *t)
 {
 	while (*t == '_') /* __wait_on_freeing_inode */
 		t++;
-	return find(site_names, NELEM(site_names), t);
+	return name_find(&icache_site_names, t);
 }
 
 unsigned selector_flag_bits(const char *t)
@@ -184,17 +168,7 @@ static int op_index(const char *s)
 	for (int i = 0; i < NELEM(alias); i++)
 		if (strcmp(s, alias[i].scn) == 0)
 			s = alias[i].op;
-	return find(op_names, NELEM(op_names), s);
-}
-
-static bool fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return false;
+	return name_find(&icache_op_names, s);
 }
 
 bool sel_parse_u64(const char *s, uint64_t *v)
@@ -207,7 +181,7 @@ static bool parse_ordinal(const char *s, int *nth)
 {
 	static const char *const words[] = { "first", "second",  "third",  "fourth", "fifth",
 					     "sixth", "seventh", "eighth", "ninth",  "tenth" };
-	int i = find(words, NELEM(words), s);
+	int i = str_find(words, NELEM(words), s);
 	if (i >= 0) {
 		*nth = i + 1;
 		return true;
@@ -231,7 +205,7 @@ static bool parse_ordinal(const char *s, int *nth)
 static bool is_qual(const char *w)
 {
 	static const char *const q[] = { "in", "on", "inode", "of", "sb", "times", "after" };
-	return find(q, NELEM(q), w) >= 0;
+	return str_find(q, NELEM(q), w) >= 0;
 }
 
 /* The verb's argument, if any, from w[*i]; advances *i. */
@@ -242,7 +216,7 @@ static bool parse_arg(const struct verb *v, char **w, int n, int *i, struct sele
 	uint64_t c;
 
 	/* "add sb inode 42": sb is the list here, not the qualifier */
-	if (v->arg == A_LIST && *i < n && find(list_names, NELEM(list_names), w[*i]) >= 0)
+	if (v->arg == A_LIST && *i < n && name_find(&icache_list_names, w[*i]) >= 0)
 		a = w[*i];
 
 	switch (v->arg) {
@@ -250,43 +224,44 @@ static bool parse_arg(const struct verb *v, char **w, int n, int *i, struct sele
 		return true;
 	case A_CLASS:
 		if (a && !(s->classes = selector_class_mask(a)))
-			return fail(err, len,
-				    "unknown lock class '%s' (i_lock, inode_hash_lock, "
-				    "hash_bucket, inode_sb_list_lock, inode_wb_list_lock, "
-				    "inode_lru_lock, hash, a, b, any)",
-				    a);
+			return errmsg(err, len,
+				      "unknown lock class '%s' (i_lock, inode_hash_lock, "
+				      "hash_bucket, inode_sb_list_lock, inode_wb_list_lock, "
+				      "inode_lru_lock, hash, a, b, any)",
+				      a);
 		break;
 	case A_FLAG:
 		if (!a)
-			return fail(err, len, "'%s' needs an i_state flag (I_FREEING, ...)",
-				    s->verb);
+			return errmsg(err, len, "'%s' needs an i_state flag (I_FREEING, ...)",
+				      s->verb);
 		if (!(s->flags = selector_flag_bits(a)))
-			return fail(err, len, "'%s' is not an i_state flag (I_NEW, I_FREEING, ...)",
-				    a);
+			return errmsg(err, len,
+				      "'%s' is not an i_state flag (I_NEW, I_FREEING, ...)", a);
 		break;
 	case A_LIST:
-		if (a && (s->list = find(list_names, NELEM(list_names), a)) < 0)
-			return fail(err, len,
-				    "'%s' is not a list (hash, sb, lru, b_dirty, b_io, "
-				    "b_more_io, dispose)",
-				    a);
+		if (a && (s->list = name_find(&icache_list_names, a)) < 0)
+			return errmsg(err, len,
+				      "'%s' is not a list (hash, sb, lru, b_dirty, b_io, "
+				      "b_more_io, dispose)",
+				      a);
 		break;
 	case A_COUNT:
 		if (a && strcmp(a, "to") == 0 && *i + 1 < n) /* old: "ref to N" */
 			a = w[++*i];
 		if (a && !sel_parse_u64(a, &c))
-			return fail(err, len, "'%s' needs a number, not '%s'", s->verb, a);
+			return errmsg(err, len, "'%s' needs a number, not '%s'", s->verb, a);
 		s->has_count = a != NULL;
 		s->count = a ? (int64_t)c : 0;
 		break;
 	case A_OP:
 		if (a && (s->op = op_index(a)) < 0)
-			return fail(err, len, "'%s' is not an operation (iget, iput, unlink, ...)",
-				    a);
+			return errmsg(err, len,
+				      "'%s' is not an operation (iget, iput, unlink, ...)", a);
 		break;
 	case A_VIOL:
-		if (a && (s->viol = find(viol_names, NELEM(viol_names), a)) < 0)
-			return fail(err, len, "'%s' is not a violation kind (lock_order, ...)", a);
+		if (a && (s->viol = name_find(&icache_violation_names, a)) < 0)
+			return errmsg(err, len, "'%s' is not a violation kind (lock_order, ...)",
+				      a);
 		break;
 	}
 	if (a)
@@ -299,8 +274,8 @@ static bool parse_verb(char **w, int n, int *i, struct selector *s, char *err, s
 {
 	const char *word = w[(*i)++];
 	if (strcmp(word, "list") == 0) { /* old: "list add lru" */
-		if (*i >= n || find(action_names, NELEM(action_names), w[*i]) < 0)
-			return fail(err, len, "'list' needs an action (add, del, move, rotate)");
+		if (*i >= n || name_find(&icache_list_action_names, w[*i]) < 0)
+			return errmsg(err, len, "'list' needs an action (add, del, move, rotate)");
 		word = w[(*i)++];
 	}
 	const struct verb *v = NULL;
@@ -310,7 +285,7 @@ static bool parse_verb(char **w, int n, int *i, struct selector *s, char *err, s
 	if (!v)
 		v = table_verb(word);
 	if (!v)
-		return fail(err, len, "unknown event '%s' (%s)", word, SELECTOR_VERBS);
+		return errmsg(err, len, "unknown event '%s' (%s)", word, SELECTOR_VERBS);
 	s->verb = v->canon ? v->canon : v->word;
 	s->ev = v->ev;
 	s->sched = v->sched;
@@ -335,41 +310,41 @@ static bool parse_qual(char **w, int n, int *i, struct selector *s, char *err, s
 		a = ++*i < n ? w[*i] : NULL;
 	if (strcmp(q, "inode") == 0 || strcmp(q, "of") == 0) {
 		if (!a)
-			return fail(err, len, "'inode' needs an inode number");
+			return errmsg(err, len, "'inode' needs an inode number");
 		s->inode = a;
 	} else if (strcmp(q, "sb") == 0) {
 		if (!sel_parse_u64(a, &v) || v > 15)
-			return fail(err, len, "'sb' needs a superblock number (0..15), not '%s'",
-				    a ? a : "");
+			return errmsg(err, len, "'sb' needs a superblock number (0..15), not '%s'",
+				      a ? a : "");
 		s->has_sb = true;
 		s->sb = (uint32_t)v;
 	} else if (strcmp(q, "in") == 0) {
 		if (!a || (s->site = selector_site(a)) < 0)
-			return fail(err, len,
-				    "'%s' is not a call site (iput_final, find_inode_fast, "
-				    "prune_icache, ...)",
-				    a ? a : "");
+			return errmsg(err, len,
+				      "'%s' is not a call site (iput_final, find_inode_fast, "
+				      "prune_icache, ...)",
+				      a ? a : "");
 	} else if (strcmp(q, "on") == 0) {
 		const char *c = a && strncmp(a, "cpu", 3) == 0 ? a + 3 : a;
 		if (!sel_parse_u64(c, &v) || v > 255)
-			return fail(err, len, "'on' needs a CPU like cpu0, not '%s'", a ? a : "");
+			return errmsg(err, len, "'on' needs a CPU like cpu0, not '%s'", a ? a : "");
 		s->cpu = (int)v;
 	} else if (strcmp(q, "times") == 0) {
 		if (!sel_parse_u64(a, &v) || v == 0 || v > 1000000)
-			return fail(err, len, "'times' needs a count, not '%s'", a ? a : "");
+			return errmsg(err, len, "'times' needs a count, not '%s'", a ? a : "");
 		s->nth = (int)v;
 		s->has_nth = true;
 	} else if (strcmp(q, "after") == 0) {
 		if (!a || strcmp(a, "step") != 0 || *i + 1 >= n || !sel_parse_u64(w[*i + 1], &v))
-			return fail(err, len, "'after' wants 'step N'");
+			return errmsg(err, len, "'after' wants 'step N'");
 		s->has_after = true;
 		s->after_step = v;
 		++*i;
 	} else {
-		return fail(err, len,
-			    "unexpected '%s' (after the event: inode N, sb N, in FUNCTION, "
-			    "on cpuN, times N, after step N)",
-			    q);
+		return errmsg(err, len,
+			      "unexpected '%s' (after the event: inode N, sb N, in FUNCTION, "
+			      "on cpuN, times N, after step N)",
+			      q);
 	}
 	++*i;
 	return true;
@@ -387,7 +362,7 @@ bool selector_parse(char **w, int n, struct selector *s, char *err, size_t len)
 		i++;
 	}
 	if (i >= n)
-		return fail(err, len, "an event expected (%s)", SELECTOR_VERBS);
+		return errmsg(err, len, "an event expected (%s)", SELECTOR_VERBS);
 	if (!parse_verb(w, n, &i, s, err, len))
 		return false;
 	while (i < n)

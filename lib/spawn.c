@@ -48,20 +48,28 @@ static void child(char *const argv[], bool with_stderr, int out)
 	_exit(127);
 }
 
-int spawn_capture(char *const argv[], bool with_stderr, char **output)
+pid_t fork_piped(int fds[2])
 {
-	int pfd[2], st;
-
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		*output = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
+	if (pipe2(fds, O_CLOEXEC) != 0)
 		return -1;
-	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+	}
+	return pid;
+}
+
+int spawn_capture(char *const argv[], bool with_stderr, char **output)
+{
+	int pfd[2], st;
+	pid_t pid = fork_piped(pfd);
+
+	if (pid < 0) {
 		*output = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
 		return -1;
 	}
 	if (pid == 0)

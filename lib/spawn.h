@@ -9,6 +9,16 @@
 #define LIB_SPAWN_H
 
 #include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * pipe2(fds, O_CLOEXEC), stdio flushed (or the child would write the
+ * parent's buffered output a second time), then fork(): 0 in the child,
+ * the child's pid in the parent, -1 if either failed (then no end of the
+ * pipe is left open, and errno says why).  What each end is for, and
+ * closing the other, is the caller's.
+ */
+pid_t fork_piped(int fds[2]);
 
 /*
  * Run argv[0] (searched in $PATH) with argv, stdin from /dev/null; its

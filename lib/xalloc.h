@@ -21,6 +21,8 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* free() each of the n strings of v (v itself stays the caller's). */
+void free_strs(char **v, size_t n);
 
 /* pthread_create, or die saying why (no program here can go on without
  * the thread it asked for). */

@@ -463,6 +463,61 @@ START_TEST(virtual_list_lines_are_followed)
 }
 END_TEST
 
+/*
+ * --lines follows every shared line the core writes (list links, inode
+ * fields, counters, lock words and bookkeeping): deterministic; at 2 CPUs
+ * it moves more lines than --list-lines, which moves more than one head
+ * per list kind, and the lines written inside a hold lengthen it; with
+ * one CPU and no flusher nobody else writes anything, so it charges no
+ * transfer and predicts exactly what the model without it does.
+ */
+static char *lines_run(const char *scheme, const char *workload, int cpus, const char *flag)
+{
+	int st;
+	char *out = run_cmd(&st,
+			    "%s run --virtual --costs %s --scheme %s --workload %s --ops 3000 "
+			    "--cpus %d --seed 3 --json %s",
+			    bin_path("icache-sim"), test_costs(), scheme, workload, cpus, flag);
+	ck_assert_msg(st == 0, "%.500s", out);
+	drop_host_time(out);
+	return out;
+}
+
+START_TEST(virtual_lines_are_followed)
+{
+	char *a = lines_run("global", "create-unlink", 2, "--lines");
+	char *b = lines_run("global", "create-unlink", 2, "--lines");
+	char *l = lines_run("global", "create-unlink", 2, "--list-lines");
+	char *k = lines_run("global", "create-unlink", 2, "");
+	const char *il = "\"class\":\"inode_lock\"";
+
+	ck_assert_msg(strcmp(a, b) == 0, "same seed, different results:\n%.600s\n%.600s", a, b);
+	ck_assert_msg(strstr(a, "\"lines\":true") && !strstr(k, "\"lines\""), "%.400s", a);
+	double xa = json_num(a, NULL, "line_xfers"), xl = json_num(l, NULL, "line_xfers"),
+	       xk = json_num(k, NULL, "line_xfers");
+	ck_assert_msg(xa > xl && xl > xk, "transfers: lines %.0f, list lines %.0f, kinds %.0f", xa,
+		      xl, xk);
+	ck_assert_msg(json_num(a, il, "hold_ns_total") > json_num(k, il, "hold_ns_total"),
+		      "inode_lock held %.0f ns with --lines, %.0f without",
+		      json_num(a, il, "hold_ns_total"), json_num(k, il, "hold_ns_total"));
+	ck_assert(json_num(a, NULL, "ops_per_s") < json_num(k, NULL, "ops_per_s"));
+	free(a);
+	free(b);
+	free(l);
+	free(k);
+
+	/* One CPU, no flusher: nothing moves, nothing changes. */
+	a = lines_run("merged", "lookup", 1, "--lines");
+	k = lines_run("merged", "lookup", 1, "");
+	ck_assert_msg(json_num(a, NULL, "line_xfers") == 0, "%.400s", a);
+	ck_assert_msg(json_num(a, NULL, "seconds") == json_num(k, NULL, "seconds"),
+		      "%.400s\n%.400s", a, k);
+	free(a);
+	free(k);
+	sim_bad_usage("run --lines --ops 10", "--lines is for --virtual runs");
+}
+END_TEST
+
 /* A real run says how much CPU its threads got, so that a reader (and
  * make bench) can tell a slow program from a busy host. */
 START_TEST(real_run_reports_its_cpu_time)
@@ -667,7 +722,7 @@ Suite *vsmp_suite(void)
 				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
 				      virtual_mcs_removes_the_ticket_collapse,
 				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
-				      virtual_list_lines_are_followed,
+				      virtual_list_lines_are_followed, virtual_lines_are_followed,
 				      real_run_reports_its_cpu_time, real_time_runs_finish,
 				      calibrate_writes_what_virtual_reads, record_virtual_16_cpus,
 				      record_virtual_stamps_virtual_time, NULL });

@@ -568,8 +568,7 @@ void health_free(struct trace_index *ix)
 		free(ix->streams[i].read_dir);
 	}
 	free(ix->streams);
-	for (uint32_t i = 0; i < ix->nreasons; i++)
-		free(ix->reasons[i]);
+	free_strs(ix->reasons, ix->nreasons);
 	free(ix->reasons);
 	if (ix->shadow)
 		rm_tree(ix->shadow);

@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,8 @@
 #include <unistd.h>
 
 #include "lib/ctf.h"
+#include "lib/errmsg.h"
+#include "lib/sigs.h"
 #include "lib/xalloc.h"
 #include "viewer/cache.h"
 #include "viewer/decode.h"
@@ -297,19 +298,8 @@ static int check_metadata(const char *dir, char *why, size_t len)
 
 /* ---- babeltrace2 errors as one line ---------------------------------------- */
 
-/* The root cause's message, on one line, without babeltrace's prefixes. */
-static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	/* One line: names from a damaged metadata may hold any byte. */
-	for (unsigned char *p = (unsigned char *)err; len && *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-}
+/* Messages go through errmsg() (lib/errmsg.h): one line, whatever bytes
+ * a damaged metadata's names hold. */
 
 /* ---- the sink ---------------------------------------------------------------- */
 
@@ -870,42 +860,17 @@ static void apply_event(struct trace_index *ix, const struct ix_raw *r)
 		ix->cpu_seen[e->cpu / 64] |= 1ull << (e->cpu % 64);
 }
 
-static void describe_discard(struct trace_index *ix, const bt_message *msg, bool packets)
+static void describe_discard(struct trace_index *ix, const bt_message *msg)
 {
-	struct ix_raw r = { .kind = RAW_DISCARD, .packets = packets };
-	const bt_clock_snapshot *b = NULL, *en = NULL;
-	const bt_stream *st;
-	if (packets) {
-		if (bt_message_discarded_packets_get_count(msg, &r.count) !=
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			r.count = 0;
-		st = bt_message_discarded_packets_borrow_stream_const(msg);
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
-			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-				msg);
-			en = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
-				msg);
-		}
-	} else {
-		if (bt_message_discarded_events_get_count(msg, &r.count) !=
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			r.count = 0;
-		st = bt_message_discarded_events_borrow_stream_const(msg);
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
-			    bt_stream_borrow_class_const(st))) {
-			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
-				msg);
-			en = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
-				msg);
-		}
-	}
-	r.ts = r.te = INT64_MIN;
-	if (b)
-		bt_clock_snapshot_get_ns_from_origin(b, &r.ts);
-	if (en)
-		bt_clock_snapshot_get_ns_from_origin(en, &r.te);
-	r.stream = stream_of(ix, st);
+	struct ctf_discard d;
+	if (!ctf_discard_read(msg, &d))
+		return;
+	struct ix_raw r = { .kind = RAW_DISCARD,
+			    .packets = d.packets,
+			    .count = d.count,
+			    .ts = d.begin,
+			    .te = d.end,
+			    .stream = stream_of(ix, d.stream) };
 	ix->loader->out(ix, &r);
 }
 
@@ -1089,8 +1054,8 @@ void ix_set_emit(struct trace_index *ix, ix_raw_emit_fn emit)
 }
 
 /* One message of the trace, in time order: described to the loader's
- * output (the index itself, or a decoder process's pipe). */
-static void describe_message(const bt_message *m, void *data)
+ * output (the index itself, or a decoder process's pipe).  Never stops. */
+static bool describe_message(const bt_message *m, void *data)
 {
 	struct trace_index *ix = data;
 	switch (bt_message_get_type(m)) {
@@ -1098,10 +1063,8 @@ static void describe_message(const bt_message *m, void *data)
 		describe_event(ix, m);
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		describe_discard(ix, m, false);
-		break;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		describe_discard(ix, m, true);
+		describe_discard(ix, m);
 		break;
 	case BT_MESSAGE_TYPE_PACKET_END:
 		describe_packet_end(ix, m);
@@ -1118,6 +1081,7 @@ static void describe_message(const bt_message *m, void *data)
 	default:
 		break;
 	}
+	return false; /* the index reads to the end */
 }
 
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
@@ -1151,7 +1115,9 @@ bool ix_keep_stderr;
 bool ix_bt_poisoned;
 static sigjmp_buf bt_jmp;
 static volatile sig_atomic_t bt_inside, bt_why;
-static struct sigaction old_abrt, old_alrm, old_fpe, old_segv, old_bus;
+static const int bt_sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGSEGV, SIGBUS };
+#define BT_NSIGS ((int)(sizeof(bt_sigs) / sizeof(bt_sigs[0])))
+static struct sigaction bt_old[BT_NSIGS]; /* what bt_arm() replaced */
 static int saved_stderr = -1;
 static timer_t bt_timer;
 static bool bt_timer_made;
@@ -1196,15 +1162,7 @@ static void bt_signal(int sig)
 
 static void bt_arm(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = bt_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGABRT, &sa, &old_abrt);
-	sigaction(SIGALRM, &sa, &old_alrm);
-	sigaction(SIGFPE, &sa, &old_fpe);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sigaction(SIGBUS, &sa, &old_bus);
+	sigs_catch(bt_sigs, BT_NSIGS, bt_signal, 0, bt_old);
 	if (!ix_keep_stderr) {
 		fflush(stderr);
 		saved_stderr = dup(2);
@@ -1228,31 +1186,27 @@ static void bt_disarm(void)
 		close(saved_stderr);
 		saved_stderr = -1;
 	}
-	sigaction(SIGABRT, &old_abrt, NULL);
-	sigaction(SIGALRM, &old_alrm, NULL);
-	sigaction(SIGFPE, &old_fpe, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	sigaction(SIGBUS, &old_bus, NULL);
+	sigs_restore(bt_sigs, BT_NSIGS, bt_old);
 }
 
 /* The message after a jump out of babeltrace2. */
 static void crash_text(const struct trace_index *ix, int sig, char *err, size_t len)
 {
 	if (sig == SIGALRM)
-		errf(err, len,
-		     "%s: corrupt trace: babeltrace2 made no progress in %d s of CPU "
-		     "after %" PRIu64 " events",
-		     ix->path, BT_WATCHDOG_S, ix->nev);
+		errmsg(err, len,
+		       "%s: corrupt trace: babeltrace2 made no progress in %d s of CPU "
+		       "after %" PRIu64 " events",
+		       ix->path, BT_WATCHDOG_S, ix->nev);
 	else if (sig == SIGABRT)
-		errf(err, len,
-		     "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
-		     "gave up (assertion failed) after %" PRIu64 " events",
-		     ix->path, ix->nev);
+		errmsg(err, len,
+		       "%s: truncated or corrupt stream: babeltrace2's CTF decoder "
+		       "gave up (assertion failed) after %" PRIu64 " events",
+		       ix->path, ix->nev);
 	else
-		errf(err, len,
-		     "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
-		     "after %" PRIu64 " events",
-		     ix->path, sig == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
+		errmsg(err, len,
+		       "%s: corrupt trace: babeltrace2's CTF decoder crashed (%s) "
+		       "after %" PRIu64 " events",
+		       ix->path, sig == SIGFPE ? "arithmetic fault" : "bad memory access", ix->nev);
 }
 
 static void bt_failed(struct trace_index *ix, char *err, size_t len)
@@ -1273,11 +1227,12 @@ static void source_failed(struct trace_index *ix, const char *dir, char *err, si
 
 	ctf_take_error(cause, sizeof(cause), &meta);
 	if (meta || strstr(cause, "Cannot create trace"))
-		errf(err, len, "%s: damaged CTF metadata in %s/metadata: %s", ix->path, dir, cause);
+		errmsg(err, len, "%s: damaged CTF metadata in %s/metadata: %s", ix->path, dir,
+		       cause);
 	else if (strstr(cause, "index") || strstr(cause, "stream"))
-		errf(err, len, "%s: truncated or corrupt stream in %s: %s", ix->path, dir, cause);
+		errmsg(err, len, "%s: truncated or corrupt stream in %s: %s", ix->path, dir, cause);
 	else
-		errf(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path, dir, cause);
+		errmsg(err, len, "%s: cannot read the CTF trace in %s: %s", ix->path, dir, cause);
 }
 
 /* One src.ctf.fs per trace directory, armed against babeltrace2 dying. */
@@ -1301,8 +1256,8 @@ static int add_traces(struct trace_index *ix, char *err, size_t len)
 		}
 		if (st != CTF_OK) {
 			ctf_take_error(cause, sizeof(cause), NULL);
-			errf(err, len, "%s: cannot connect a stream of %s: %s", ix->path, dir,
-			     cause);
+			errmsg(err, len, "%s: cannot connect a stream of %s: %s", ix->path, dir,
+			       cause);
 			return -1;
 		}
 	}
@@ -1320,15 +1275,15 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 		break;
 	case CTF_NO_PLUGINS:
 		ctf_take_error(cause, sizeof(cause), NULL);
-		errf(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
-		     ix->path);
+		errmsg(err, len, "%s: cannot load the babeltrace2 'ctf' and 'utils' plugins",
+		       ix->path);
 		return -1;
 	case CTF_NO_CLASSES:
-		errf(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
+		errmsg(err, len, "%s: babeltrace2 lacks src.ctf.fs or flt.utils.muxer", ix->path);
 		return -1;
 	default:
 		ctf_take_error(cause, sizeof(cause), NULL);
-		errf(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
+		errmsg(err, len, "%s: cannot create the muxer: %s", ix->path, cause);
 		return -1;
 	}
 	if (add_traces(ix, err, len))
@@ -1337,15 +1292,15 @@ static int build_graph(struct trace_index *ix, char *err, size_t len)
 	case CTF_OK:
 		return 0;
 	case CTF_NO_STREAM:
-		errf(err, len, "%s: CTF trace without any data stream", ix->path);
+		errmsg(err, len, "%s: CTF trace without any data stream", ix->path);
 		return -1;
 	case CTF_SINK:
 		ctf_take_error(cause, sizeof(cause), NULL);
-		errf(err, len, "%s: cannot create the sink: %s", ix->path, cause);
+		errmsg(err, len, "%s: cannot create the sink: %s", ix->path, cause);
 		return -1;
 	default:
 		ctf_take_error(cause, sizeof(cause), NULL);
-		errf(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
+		errmsg(err, len, "%s: cannot connect the sink: %s", ix->path, cause);
 		return -1;
 	}
 }
@@ -1370,7 +1325,7 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		errf(err, len, "%s: %s", path, strerror(errno));
+		errmsg(err, len, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	char dir[4096];
@@ -1379,7 +1334,7 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 		/* A metadata file names its trace directory. */
 		const char *slash = strrchr(path, '/');
 		if (strcmp(slash ? slash + 1 : path, "metadata") != 0) {
-			errf(err, len, "%s: not a directory (give the trace directory)", path);
+			errmsg(err, len, "%s: not a directory (give the trace directory)", path);
 			return NULL;
 		}
 		if (slash)
@@ -1391,10 +1346,10 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 	ctf_dirs_scan(&sc, dir);
 	if (sc.n == 0) {
 		if (sc.nfiles == 0)
-			errf(err, len, "%s: empty directory (no trace here)", path);
+			errmsg(err, len, "%s: empty directory (no trace here)", path);
 		else
-			errf(err, len, "%s: not a CTF trace (no metadata file among %d file%s)",
-			     path, sc.nfiles, sc.nfiles == 1 ? "" : "s");
+			errmsg(err, len, "%s: not a CTF trace (no metadata file among %d file%s)",
+			       path, sc.nfiles, sc.nfiles == 1 ? "" : "s");
 		ctf_dirs_free(&sc);
 		return NULL;
 	}
@@ -1402,7 +1357,7 @@ struct trace_index *ix_decode_open(const char *path, char *err, size_t len)
 	for (int d = 0; d < sc.n; d++) {
 		char why[600];
 		if (check_metadata(sc.dirs[d], why, sizeof(why)) != 0) {
-			errf(err, len, "%s: damaged CTF metadata: %s", path, why);
+			errmsg(err, len, "%s: damaged CTF metadata: %s", path, why);
 			ctf_dirs_free(&sc);
 			return NULL;
 		}
@@ -1437,10 +1392,10 @@ static void stream_text(const struct trace_index *ix, bool meta, const char *cau
 			size_t len)
 {
 	if (meta)
-		errf(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
+		errmsg(err, len, "%s: damaged CTF metadata: %s", ix->path, cause);
 	else
-		errf(err, len, "%s: truncated or corrupt stream after %" PRIu64 " events: %s",
-		     ix->path, ix->nev, cause[0] ? cause : "decoding failed");
+		errmsg(err, len, "%s: truncated or corrupt stream after %" PRIu64 " events: %s",
+		       ix->path, ix->nev, cause[0] ? cause : "decoding failed");
 }
 
 static enum ix_status fail_stream(struct trace_index *ix, char *err, size_t len)
@@ -1469,7 +1424,7 @@ void ix_part_error_text(const struct trace_index *ix, const struct ix_raw *r, ch
 		crash_text(ix, (int)r->count, err, len);
 		break;
 	default:
-		errf(err, len, "%s: %s", ix->path, cause);
+		errmsg(err, len, "%s: %s", ix->path, cause);
 		break;
 	}
 }
@@ -1544,7 +1499,7 @@ enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, siz
 	if (!ld)
 		return IX_OK;
 	if (ld->poisoned) {
-		errf(err, len, "%s: the trace could not be decoded", ix->path);
+		errmsg(err, len, "%s: the trace could not be decoded", ix->path);
 		return IX_ERROR;
 	}
 	if (!ld->pdec_tried) {
@@ -1565,7 +1520,7 @@ enum ix_status ix_decode_step(struct trace_index *ix, int rounds, char *err, siz
 	for (int i = 0; i < rounds && !ld->ended; i++) {
 		bt_graph_run_once_status st = bt_graph_run_once(ld->g.graph);
 		if (ld->fatal[0]) {
-			errf(err, len, "%s: %s", ix->path, ld->fatal);
+			errmsg(err, len, "%s: %s", ix->path, ld->fatal);
 			r = IX_ERROR;
 			break;
 		}
@@ -1636,19 +1591,19 @@ static enum ix_status check_stories(struct trace_index *ix, char *err, size_t le
 		if (ix_run0(ix) || (ix->sel.pid >= 0 && ix->nev > ix->ndiscards))
 			return IX_OK;
 		if (ix->sel.run)
-			errf(err, len, "%s: no run %u in this trace (%s)", ix->path, ix->sel.run,
-			     ix->nruns ? list : "it has no run_begin");
+			errmsg(err, len, "%s: no run %u in this trace (%s)", ix->path, ix->sel.run,
+			       ix->nruns ? list : "it has no run_begin");
 		else
-			errf(err, len, "%s: no process %" PRId64 " in this trace (%s)", ix->path,
-			     ix->sel.pid, ix->nruns || ix->npids ? list : "no pid known");
+			errmsg(err, len, "%s: no process %" PRId64 " in this trace (%s)", ix->path,
+			       ix->sel.pid, ix->nruns || ix->npids ? list : "no pid known");
 		return IX_ERROR;
 	}
 	if (health_nstories(ix) <= 1)
 		return IX_OK;
-	errf(err, len,
-	     "%s: %u %s in one trace, not one story (%s); show one with "
-	     "--run N or --pid P",
-	     ix->path, health_nstories(ix), ix->npids > ix->nruns ? "processes" : "runs", list);
+	errmsg(err, len,
+	       "%s: %u %s in one trace, not one story (%s); show one with "
+	       "--run N or --pid P",
+	       ix->path, health_nstories(ix), ix->npids > ix->nruns ? "processes" : "runs", list);
 	return IX_ERROR;
 }
 
@@ -1681,10 +1636,10 @@ static enum ix_status check_classes(struct trace_index *ix, char *err, size_t le
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!(ix->classes_seen >> need[i] & 1) &&
 		    near_name(ix->unknown_classes, ev_type_name(need[i]))) {
-			errf(err, len,
-			     "%s: damaged CTF metadata: no event class icache:%s, "
-			     "but an unknown %s is declared (a corrupted event name?)",
-			     ix->path, ev_type_name(need[i]), ix->unknown_classes);
+			errmsg(err, len,
+			       "%s: damaged CTF metadata: no event class icache:%s, "
+			       "but an unknown %s is declared (a corrupted event name?)",
+			       ix->path, ev_type_name(need[i]), ix->unknown_classes);
 			return IX_ERROR;
 		}
 	return IX_OK;
@@ -1708,13 +1663,13 @@ enum ix_status ix_decode_finish(struct trace_index *ix, char *err, size_t len)
 		return IX_ERROR;
 	if (ix->nev == 0 || (ix->nev == ix->ndiscards)) {
 		if (ix->other_events)
-			errf(err, len,
-			     "%s: CTF trace from another provider: no icache events, "
-			     "found %" PRIu64 " other event%s (%s)",
-			     ix->path, ix->other_events, ix->other_events == 1 ? "" : "s",
-			     ix->other_names);
+			errmsg(err, len,
+			       "%s: CTF trace from another provider: no icache events, "
+			       "found %" PRIu64 " other event%s (%s)",
+			       ix->path, ix->other_events, ix->other_events == 1 ? "" : "s",
+			       ix->other_names);
 		else
-			errf(err, len, "%s: CTF trace without any event", ix->path);
+			errmsg(err, len, "%s: CTF trace without any event", ix->path);
 		return IX_ERROR;
 	}
 	/* Cut the event array to what it holds. */
@@ -1731,8 +1686,7 @@ void ix_decode_free(struct trace_index *ix)
 		return;
 	loader_free(ix, ix->loader);
 	health_free(ix);
-	for (uint32_t i = 0; i < ix->nstrs; i++)
-		free(ix->strs[i]);
+	free_strs(ix->strs, ix->nstrs);
 	free(ix->strs);
 	ix_store_free(ix);
 	free(ix->ids);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/names.h"
 #include "tracepoints/icache_names.h"
 #include "viewer/names.h"
 
@@ -14,15 +15,6 @@
 static const char *const ev_names[] = { ICACHE_EVENTS(EVN) "discarded_events",
 					"discarded_packets" };
 #undef EVN
-#define X(n) #n,
-static const char *const class_names[] = { ICACHE_LOCK_CLASSES(X) };
-static const char *const site_names[] = { ICACHE_SITES(X) };
-static const char *const list_names[] = { ICACHE_LISTS(X) };
-static const char *const lact_names[] = { ICACHE_LIST_ACTIONS(X) };
-static const char *const op_names[] = { ICACHE_OPS(X) };
-static const char *const viol_names[] = { ICACHE_VIOLATIONS(X) };
-static const char *const src_names[] = { ICACHE_SRC_FILES(X) };
-#undef X
 
 /* Generated from the event table, tracepoints/icache_events.h. */
 #define IX_IS_STR_INT 0
@@ -66,61 +58,56 @@ static const char *pick(const char *const *tab, int n, int v, const char *kind)
 }
 
 /* A list's name for v (see pick()), one function a list. */
-#define LABEL_FN(fn, tab, kind)                        \
-	const char *fn(int v)                          \
-	{                                              \
-		return pick(tab, NELEM(tab), v, kind); \
+const char *ev_type_name(int v)
+{
+	return pick(ev_names, NELEM(ev_names), v, "ev");
+}
+#define LABEL_FN(fn, list, kind)                             \
+	const char *fn(int v)                                \
+	{                                                    \
+		return pick((list).name, (list).n, v, kind); \
 	}
-LABEL_FN(ev_type_name, ev_names, "ev")
-LABEL_FN(lock_class_label, class_names, "cls")
-LABEL_FN(site_label, site_names, "site")
-LABEL_FN(list_label, list_names, "list")
-LABEL_FN(list_action_label, lact_names, "act")
-LABEL_FN(op_label, op_names, "op")
-LABEL_FN(src_file_label, src_names, "src")
-LABEL_FN(violation_label, viol_names, "viol")
+LABEL_FN(lock_class_label, icache_class_names, "cls")
+LABEL_FN(site_label, icache_site_names, "site")
+LABEL_FN(list_label, icache_list_names, "list")
+LABEL_FN(list_action_label, icache_list_action_names, "act")
+LABEL_FN(op_label, icache_op_names, "op")
+LABEL_FN(src_file_label, icache_src_file_names, "src")
+LABEL_FN(violation_label, icache_violation_names, "viol")
 #undef LABEL_FN
 
 int nr_lock_class_labels(void)
 {
-	return NELEM(class_names);
+	return icache_class_names.n;
 }
 int nr_site_labels(void)
 {
-	return NELEM(site_names);
+	return icache_site_names.n;
 }
 int nr_list_labels(void)
 {
-	return NELEM(list_names);
+	return icache_list_names.n;
 }
 int nr_op_labels(void)
 {
-	return NELEM(op_names);
+	return icache_op_names.n;
 }
 int nr_violation_labels(void)
 {
-	return NELEM(viol_names);
-}
-
-static int find(const char *const *tab, int n, const char *s)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(tab[i], s) == 0)
-			return i;
-	return -1;
+	return icache_violation_names.n;
 }
 
 int ev_type_by_name(const char *s)
 {
-	return find(ev_names, NELEM(ev_names), s);
+	return str_find(ev_names, NELEM(ev_names), s);
 }
 int lock_class_by_name(const char *s)
 {
-	return find(class_names, NELEM(class_names), s);
+	return name_find(&icache_class_names, s);
 }
 int site_by_name(const char *s)
 {
-	return find(site_names, NELEM(site_names), s);
+	return name_find(&icache_site_names, s);
 }
 
 int state_flag_by_name(const char *s)

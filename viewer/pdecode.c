@@ -30,6 +30,7 @@
 #include <fcntl.h>
 
 #include "lib/ctf.h"
+#include "lib/spawn.h"
 #include "lib/xalloc.h"
 #include "viewer/decode.h"
 #include "viewer/health.h"
@@ -335,13 +336,12 @@ struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams, const struc
 	struct ix_pdec *p = xcalloc(1, sizeof(*p));
 	p->split = split;
 	pid_t self = getpid();
-	fflush(NULL);
 	for (int k = 0; k < n; k++) {
 		int fds[2];
 		struct pdec_in *in = &p->in[p->n];
-		if (pipe2(fds, O_CLOEXEC) != 0)
+		pid_t pid = fork_piped(fds);
+		if (pid < 0)
 			break;
-		pid_t pid = fork();
 		if (pid == 0) {
 			for (int j = 0; j < p->n; j++)
 				close(p->in[j].fd);
@@ -349,10 +349,6 @@ struct ix_pdec *pdec_start(struct trace_index *ix, uint64_t streams, const struc
 			decoder_main(ix, k, n, split, dirs, fds[1], self);
 		}
 		close(fds[1]);
-		if (pid < 0) {
-			close(fds[0]);
-			break;
-		}
 		fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups (best effort) */
 		*in = (struct pdec_in){ .fd = fds[0],
 					.pid = pid,

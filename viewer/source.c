@@ -175,8 +175,7 @@ void source_free(struct src_text *st)
 {
 	if (!st)
 		return;
-	for (int i = 0; i < st->nlines; i++)
-		free(st->lines[i]);
+	free_strs(st->lines, (size_t)st->nlines);
 	free(st->lines);
 	free(st);
 }

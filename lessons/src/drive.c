@@ -40,8 +40,7 @@ void drive_free(struct drive *d)
 		return;
 	free(d->path);
 	free(d->keep);
-	for (int i = 0; i < 10; i++)
-		free(d->prog[i]);
+	free_strs(d->prog, sizeof(d->prog) / sizeof(d->prog[0]));
 	free(d);
 }
 

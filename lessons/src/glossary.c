@@ -69,7 +69,6 @@ void glossary_free(struct glossary *g)
 		free(g->e[i].meaning);
 	}
 	free(g->e);
-	for (int i = 0; i < g->nsections; i++)
-		free(g->sections[i]);
+	free_strs(g->sections, (size_t)g->nsections);
 	memset(g, 0, sizeof(*g));
 }

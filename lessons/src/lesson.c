@@ -71,8 +71,7 @@ void ldiag_print(const struct diag *d, FILE *f)
 
 void ldiag_free(struct diag *d)
 {
-	for (int i = 0; i < d->n; i++)
-		free(d->msg[i]);
+	free_strs(d->msg, (size_t)d->n);
 	free(d->msg);
 	free(d->line);
 	memset(d, 0, sizeof(*d));
@@ -676,20 +675,16 @@ static void step_free(struct step *s)
 	free(s->rewind);
 	free(s->text);
 	free(s->ask);
-	for (int i = 0; i < s->nchoice; i++)
-		free(s->choice[i]);
+	free_strs(s->choice, (size_t)s->nchoice);
 	free(s->answer_text);
 	free(s->explain);
-	for (int i = 0; i < s->nhint; i++)
-		free(s->hint[i]);
+	free_strs(s->hint, (size_t)s->nhint);
 	free(s->scenario);
 	free(s->reach_text);
 	free(s->solution);
 	free(s->compare);
-	for (int i = 0; i < s->nrequire; i++)
-		free(s->require_text[i]);
-	for (int i = 0; i < s->nforbid; i++)
-		free(s->forbid_text[i]);
+	free_strs(s->require_text, (size_t)s->nrequire);
+	free_strs(s->forbid_text, (size_t)s->nforbid);
 }
 
 void lesson_free(struct lesson *l)
@@ -699,10 +694,8 @@ void lesson_free(struct lesson *l)
 	for (int i = 0; i < l->nsteps; i++)
 		step_free(&l->steps[i]);
 	free(l->steps);
-	for (int i = 0; i < l->ngoals; i++)
-		free(l->goals[i]);
-	for (int i = 0; i < l->ncredits; i++)
-		free(l->credits[i]);
+	free_strs(l->goals, (size_t)l->ngoals);
+	free_strs(l->credits, (size_t)l->ncredits);
 	free(l->title);
 	free(l->scenario);
 	free(l->path);

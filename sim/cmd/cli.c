@@ -47,6 +47,8 @@ static const char run_options_rest[] =
 	"  --list-lines      --virtual: charge every cache line a list operation writes\n"
 	"                    (node, neighbours, head) by its last writer, not one line\n"
 	"                    per list kind\n"
+	"  --lines           --virtual: as --list-lines, and every other shared line the\n"
+	"                    core writes (inode fields, counters, lock bookkeeping)\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5,\n"
 	"                    20 in a build with a sanitizer, which runs slower)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
@@ -163,11 +165,12 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 	char err[512];
 
 	if (!cfg->virtual_time) {
-		if (costs || cfg->jitter > 0 || cfg->list_lines) {
+		if (costs || cfg->jitter > 0 || cfg->list_lines || cfg->lines) {
 			fprintf(stderr, "icache-sim %s: %s is for --virtual runs\n", cmd,
 				costs           ? "--costs" :
 				cfg->jitter > 0 ? "--jitter" :
-						  "--list-lines");
+				cfg->list_lines ? "--list-lines" :
+						  "--lines");
 			return false;
 		}
 		return true;
@@ -317,6 +320,8 @@ static enum flag_took flag_switch(struct flag_parse *p, const char *a, const cha
 		p->cfg->virtual_time = true;
 	else if (strcmp(a, "--list-lines") == 0)
 		p->cfg->list_lines = true;
+	else if (strcmp(a, "--lines") == 0)
+		p->cfg->lines = true;
 	else if (strcmp(a, "--no-pin") == 0)
 		p->cfg->pin = false;
 	else if (strcmp(a, "--quiet") == 0)

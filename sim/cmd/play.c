@@ -200,30 +200,26 @@ static struct inode *need_held(struct play *pl, int row, const struct scn_op *op
 	return NULL;
 }
 
-/* The operations that take a reference, or drop one, or change an inode
- * held: ihold, iput, unlink (nlink), mark-dirty, create. */
+/* The operations on an inode the CPU holds a reference to: ihold, iput,
+ * unlink (nlink), mark-dirty, dontcache, read-pages, write-inode-now,
+ * unlock-new. */
 static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int64_t *result)
 {
 	const struct scheme *S = pl->scn->scheme;
-	const struct scn_inode *si = &pl->scn->inodes[op->inode];
-	struct inode *inode;
+	struct inode *inode = need_held(pl, row, op);
 
+	if (!inode)
+		return false;
 	switch (op->kind) {
 	case OPK_ihold:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		S->ihold(inode);
 		took_ref(pl, row, op->inode, inode);
 		return true;
 	case OPK_iput:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		pl->refs[row][op->inode]--;
 		S->iput(inode);
 		return true;
 	case OPK_unlink:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		if (op->n > 0) {
 			/* Setup's "nlink N": links are not locked state. */
 			atomic_store(&inode->i_nlink, (unsigned)op->n);
@@ -234,40 +230,34 @@ static bool exec_held_op(struct play *pl, int row, const struct scn_op *op, int6
 		}
 		return true;
 	case OPK_mark_dirty:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		if ((op->flags & I_DIRTY_TIME) && !(S->newer_state & I_DIRTY_TIME))
 			return fail_op(pl, op, "mark-dirty time: scheme %s has no I_DIRTY_TIME",
 				       S->name);
 		S->mark_inode_dirty(inode, op->flags);
 		return true;
 	case OPK_dontcache:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		if (!S->d_mark_dontcache)
 			return fail_op(pl, op, "dontcache: scheme %s has no I_DONTCACHE", S->name);
 		S->d_mark_dontcache(inode);
 		return true;
 	case OPK_read_pages:
 		/* A read of the file: pages into its cache, no icache lock. */
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		inode_add_pages(inode, op->n, SITE_unknown);
 		*result = inode_nrpages(inode);
 		return true;
 	case OPK_write_inode:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
 		if (!S->write_inode_now)
 			return fail_op(pl, op, "write-inode-now: scheme %s does not model it",
 				       S->name);
 		S->write_inode_now(inode);
 		return true;
-	case OPK_create:
-		inode = S->new_inode(&icache.sbs[si->sb], 0);
-		S->insert_inode_hash(inode);
-		took_ref(pl, row, op->inode, inode);
-		*result = (int64_t)inode->i_ino;
+	case OPK_unlock_new:
+		if (!(inode_state(inode) & I_NEW))
+			return fail_op(pl, op,
+				       "unlock-new: inode %llu is not "
+				       "I_NEW (use iget-locked to keep it new)",
+				       (unsigned long long)pl->ino[op->inode]);
+		S->unlock_new_inode(inode);
 		return true;
 	default:
 		return false;
@@ -324,15 +314,11 @@ static bool exec_inode_op(struct play *pl, int row, const struct scn_op *op, int
 			S->unlock_new_inode(inode);
 		took_ref(pl, row, op->inode, inode);
 		return true;
-	case OPK_unlock_new:
-		if (!(inode = need_held(pl, row, op)))
-			return false;
-		if (!(inode_state(inode) & I_NEW))
-			return fail_op(pl, op,
-				       "unlock-new: inode %llu is not "
-				       "I_NEW (use iget-locked to keep it new)",
-				       (unsigned long long)ino);
-		S->unlock_new_inode(inode);
+	case OPK_create:
+		inode = S->new_inode(sb, 0);
+		S->insert_inode_hash(inode);
+		took_ref(pl, row, op->inode, inode);
+		*result = (int64_t)inode->i_ino;
 		return true;
 	case OPK_ilookup:
 		inode = S->ilookup(sb, ino);

@@ -50,6 +50,8 @@
 #include <lttng/lttng.h>
 
 #include "lib/rmtree.h"
+#include "lib/sigs.h"
+#include "lib/spawn.h"
 #include "lib/xalloc.h"
 #include "sim/cmd/cli.h"
 #include "sim/core/clock.h"
@@ -686,18 +688,14 @@ static int spawn_watcher(int sessiond_pid, const char *sessiond_dir, const char 
 	char self[PATH_MAX], fdarg[16], pidarg[16], recarg[16];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0 || pipe2(fds, O_CLOEXEC) != 0)
+	if (n <= 0)
 		return -1;
 	self[n] = 0;
 	snprintf(pidarg, sizeof(pidarg), "%d", sessiond_pid);
 	snprintf(recarg, sizeof(recarg), "%d", (int)getpid());
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
+	pid_t pid = fork_piped(fds);
+	if (pid < 0)
 		return -1;
-	}
 	if (pid == 0) {
 		/* Only async-signal-safe calls between fork and exec. */
 		int fd = dup(fds[0]); /* without O_CLOEXEC */
@@ -1013,13 +1011,10 @@ static void on_stop_signal(int sig)
  */
 static void catch_stop_signals(void)
 {
-	struct sigaction sa;
+	static const int stop_sigs[] = { SIGINT, SIGTERM };
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigs_catch(stop_sigs, (int)(sizeof(stop_sigs) / sizeof(stop_sigs[0])), on_stop_signal, 0,
+		   NULL);
 }
 
 static int record_run(const struct run_config *cfg, const struct run_flags *fl,

@@ -54,7 +54,9 @@ static void print_header(FILE *f, const struct run_config *cfg, const struct run
 	fprintf(f, "locks %s%s\n", lock_kind_name(run_lock_kind(cfg)), lock_kind_why(cfg));
 	if (cfg->virtual_time) {
 		fprintf(f, "virtual time: costs measured on %s%s\n", cfg->costs->source,
-			cfg->list_lines ? "; every list line followed" : "");
+			cfg->lines      ? "; every shared line followed" :
+			cfg->list_lines ? "; every list line followed" :
+					  "");
 		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",
 			r->vpoints, r->host_seconds,
 			r->host_seconds > 0 ? (double)r->vpoints / r->host_seconds : 0);
@@ -149,6 +151,8 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 			r->vpoints, r->host_seconds, r->line_xfers);
 		if (cfg->list_lines)
 			fprintf(f, ",\"list_lines\":true");
+		if (cfg->lines)
+			fprintf(f, ",\"lines\":true");
 	} else {
 		fprintf(f, ",\"cpu_seconds\":{\"workers\":%.6f,\"flusher\":%.6f,\"process\":%.6f}",
 			r->worker_cpu_seconds, r->flusher_cpu_seconds, r->process_cpu_seconds);

@@ -18,46 +18,30 @@ struct reader {
 	int stopped; /* what fn returned to stop, 0 otherwise */
 };
 
-static void count_message(const bt_message *msg, void *user)
+static bool count_message(const bt_message *msg, void *user)
 {
 	struct reader *r = user;
-	uint64_t n;
+	struct ctf_discard d;
 
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
 		r->counts.events++;
 		if (r->fn && !r->stopped)
 			r->stopped = r->fn(msg, r->user);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+	} else if (ctf_discard_read(msg, &d)) {
 		r->counts.discard_msgs++;
-		if (bt_message_discarded_events_get_count(msg, &n) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			r->counts.discarded_events += n;
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		r->counts.discard_msgs++;
-		if (bt_message_discarded_packets_get_count(msg, &n) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			r->counts.discarded_packets += n;
-		break;
-	default:
-		break;
+		if (d.packets)
+			r->counts.discarded_packets += d.count;
+		else
+			r->counts.discarded_events += d.count;
 	}
+	/* A callback asked to stop: END the graph cleanly, we keep counts. */
+	return r->stopped != 0;
 }
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
 								  void *user)
 {
-	struct reader *r = user;
-	bt_graph_simple_sink_component_consume_func_status st = ctf_sink_each(it, count_message, r);
-
-	if (st != BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK)
-		return st;
-	/* A callback asked to stop: END the graph cleanly, we keep counts. */
-	if (r->stopped)
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	return ctf_sink_each(it, count_message, user);
 }
 
 /* "DIR: WHAT: babeltrace2's reason", on one line. */
@@ -69,51 +53,49 @@ static void take_error(char *err, size_t errlen, const char *dir, const char *wh
 	snprintf(err, errlen, "%s: %s%s%s", dir, what, why[0] ? ": " : "", why);
 }
 
+/* What a failing step of lib/ctf.h means to the reader of a trace. */
+static const char *what_failed(enum ctf_status st)
+{
+	switch (st) {
+	case CTF_SOURCE:
+		return "not a readable CTF trace";
+	case CTF_CONNECT:
+	case CTF_NO_STREAM:
+		return "the trace has no stream";
+	default: /* CTF_MUXER, CTF_SINK */
+		return "cannot build the reading graph";
+	}
+}
+
 static int build_graph(struct ctf_graph *g, const char *dir, struct reader *r, char *err,
 		       size_t errlen)
 {
 	struct ctf_dirs d = { 0 };
 	enum ctf_status st = ctf_graph_init(g);
-	int ret = -1;
 
 	if (st == CTF_NO_PLUGINS || st == CTF_NO_CLASSES) {
 		snprintf(err, errlen, "%s: babeltrace2's ctf and utils plugins are not installed",
 			 dir);
 		return -1;
 	}
+	if (st == CTF_OK) {
+		ctf_dirs_scan(&d, dir);
+		if (d.n == 0) {
+			snprintf(err, errlen, "%s: no CTF trace in there (no metadata file)", dir);
+			ctf_dirs_free(&d);
+			return -1;
+		}
+	}
+	for (int i = 0; i < d.n && st == CTF_OK; i++)
+		st = ctf_graph_add_trace(g, d.dirs[i]);
+	ctf_dirs_free(&d);
+	if (st == CTF_OK)
+		st = ctf_graph_add_sink(g, "count", consume, r);
 	if (st != CTF_OK) {
-		take_error(err, errlen, dir, "cannot build the reading graph");
+		take_error(err, errlen, dir, what_failed(st));
 		return -1;
 	}
-	ctf_dirs_scan(&d, dir);
-	if (d.n == 0) {
-		snprintf(err, errlen, "%s: no CTF trace in there (no metadata file)", dir);
-		goto out;
-	}
-	for (int i = 0; i < d.n; i++) {
-		st = ctf_graph_add_trace(g, d.dirs[i]);
-		if (st == CTF_SOURCE) {
-			take_error(err, errlen, dir, "not a readable CTF trace");
-			goto out;
-		}
-		if (st != CTF_OK) {
-			take_error(err, errlen, dir, "the trace has no stream");
-			goto out;
-		}
-	}
-	st = ctf_graph_add_sink(g, "count", consume, r);
-	if (st == CTF_SINK) {
-		take_error(err, errlen, dir, "cannot build the reading graph");
-		goto out;
-	}
-	if (st != CTF_OK) {
-		take_error(err, errlen, dir, "the trace has no stream");
-		goto out;
-	}
-	ret = 0;
-out:
-	ctf_dirs_free(&d);
-	return ret;
+	return 0;
 }
 
 int trace_read(const char *dir, trace_event_fn fn, void *user, struct trace_counts *out, char *err,

@@ -334,6 +334,11 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 {
 	struct inode *inode = pool_get();
 
+	/* Its memory's lines: the fields, the links, the page count. */
+	SIM_LINE(&inode->i_magic);
+	SIM_LINE(&inode->i_hash);
+	SIM_LINE(&inode->i_wb_list);
+	SIM_LINE(&inode->i_nrpages);
 	inode->i_magic = INODE_MAGIC;
 	inode->i_ino = ino;
 	inode->i_published = false;
@@ -357,7 +362,9 @@ struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
 	 * forgets the previous owner too, so the first acquisition is no bounce. */
 	inode->i_lock.inst = ino;
 	inode->i_lock.last_cpu = -1;
-	/* Its id in the trace: two lives of one number are two i_locks. */
+	/* Its id in the trace: two lives of one number are two i_locks
+	 * (a counter every CPU's allocations share). */
+	SIM_LINE(&next_life);
 	inode->i_lock.life = atomic_fetch_add_explicit(&next_life, 1, memory_order_relaxed) + 1;
 	nr_inodes_inc();
 	return inode;
@@ -403,6 +410,7 @@ static bool inode_kill(struct inode *inode, enum site site)
 	if (inode->i_published)
 		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id, inode->i_lock.life);
 	nr_inodes_dec();
+	SIM_LINE(&inode->i_magic);
 	inode->i_magic = INODE_FREED;
 	return !listed;
 }
@@ -481,6 +489,7 @@ void inode_state_assign(struct inode *inode, unsigned state, enum site site)
 				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
 				 freeing ? " (sets I_FREEING)" : "", lock_class_name(l->cls));
 	}
+	SIM_LINE(&inode->i_state);
 	unsigned old = atomic_exchange_explicit(&inode->i_state, state, memory_order_acq_rel);
 	if (old != state)
 		trace_inode_state(this_cpu, inode->i_ino, inode->i_lock.life, old, state, site);
@@ -510,6 +519,7 @@ void inode_ref_get(struct inode *inode, enum site site)
 				 "it is marked %s: it belongs to whoever set that flag",
 				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
 				 state & I_FREEING ? "I_FREEING" : "I_WILL_FREE");
+	SIM_LINE(&inode->i_count);
 	int old = atomic_fetch_add_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old + 1, site);
 	/* 0 -> 1 revives an unused inode that the shrinker or an evicting
@@ -527,6 +537,7 @@ void inode_ref_get(struct inode *inode, enum site site)
 
 int inode_ref_put(struct inode *inode, enum site site)
 {
+	SIM_LINE(&inode->i_count);
 	int old = atomic_fetch_sub_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old - 1, site);
 	if (old <= 0)
@@ -545,6 +556,8 @@ bool inode_ref_put_unless_last(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "drops a reference to"))
 		return true;
 	/* Not the last reference: no lock needed. */
+	if (old > 1)
+		SIM_LINE(&inode->i_count);
 	while (old > 1) {
 		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old, old - 1,
 							  memory_order_acq_rel,
@@ -573,6 +586,7 @@ void inode_drop_nlink(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "unlinks"))
 		return;
 	unsigned old = atomic_load(&inode->i_nlink);
+	SIM_LINE(&inode->i_nlink);
 	while (old > 0 && !atomic_compare_exchange_weak(&inode->i_nlink, &old, old - 1))
 		;
 	if (old > 0)
@@ -624,6 +638,7 @@ void inode_hash_add(struct inode *inode, enum site site)
 				 cpu_name(), inode->i_sb->s_id, (unsigned long long)inode->i_ino,
 				 site_name(site));
 	hlist_add_head_rcu(&inode->i_hash, &b->head);
+	SIM_LINE(&inode->i_hashed);
 	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_hash, LACT_add, site);
 }
@@ -634,6 +649,7 @@ void inode_hash_del(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "unhashes") || !inode_hashed(inode))
 		return;
 	hlist_del_init_rcu(&inode->i_hash);
+	SIM_LINE(&inode->i_hashed);
 	atomic_store_explicit(&inode->i_hashed, false, memory_order_relaxed);
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_hash, LACT_del, site);
 }
@@ -710,6 +726,7 @@ void inode_sb_list_add(struct inode *inode, enum site site)
 	if (!alive_for_list(inode, LIST_sb, site) || inode_on_sb_list(inode))
 		return;
 	list_add_rcu(&inode->i_sb_list, &inode->i_sb->s_inodes);
+	SIM_LINE(&inode->i_sb->s_nr_inodes);
 	atomic_fetch_add(&inode->i_sb->s_nr_inodes, 1);
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_add, site);
 }
@@ -720,6 +737,7 @@ void inode_sb_list_del(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "removes from s_inodes") || !inode_on_sb_list(inode))
 		return;
 	list_del_rcu(&inode->i_sb_list);
+	SIM_LINE(&inode->i_sb->s_nr_inodes);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_del, site);
 }
@@ -732,6 +750,7 @@ void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum s
 	/* Not for RCU-walked lists: a walker on this inode would follow it
 	 * onto the dispose list.  V4, the only user, has no such walker. */
 	list_move(&inode->i_sb_list, dispose);
+	SIM_LINE(&inode->i_sb->s_nr_inodes);
 	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_del, site);
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb_dispose, LACT_add,
@@ -775,6 +794,7 @@ void lru_count(long delta)
 	case COUNTERS_LRU:
 		break;
 	}
+	SIM_LINE(&icache.nr_unused);
 	atomic_fetch_add_explicit(&icache.nr_unused, delta, memory_order_relaxed);
 }
 
@@ -923,6 +943,7 @@ void inode_wb_move(struct inode *inode, struct bdi_writeback *wb, enum inode_lis
 		trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, inode->i_wb_on,
 				 LACT_del, site);
 	list_move(&inode->i_wb_list, wb_list_head(wb, to));
+	SIM_LINE(&inode->i_wb_on);
 	inode->i_wb_on = to;
 	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, to, LACT_add, site);
 }
@@ -942,6 +963,7 @@ void inode_wb_del(struct inode *inode, enum site site)
 
 void inode_wb_dirty(struct inode *inode, struct bdi_writeback *wb, enum site site)
 {
+	SIM_LINE(&inode->dirtied_when);
 	inode->dirtied_when = now_ns();
 	inode_wb_move(inode, wb, LIST_b_dirty, site);
 }
@@ -950,8 +972,10 @@ void wb_redirty_tail(struct inode *inode, struct bdi_writeback *wb, enum site si
 {
 	if (!list_empty(&wb->b_dirty)) {
 		struct inode *tail = list_first_entry(&wb->b_dirty, struct inode, i_wb_list);
-		if (inode->dirtied_when < tail->dirtied_when)
+		if (inode->dirtied_when < tail->dirtied_when) {
+			SIM_LINE(&inode->dirtied_when);
 			inode->dirtied_when = now_ns();
+		}
 	}
 	inode_wb_move(inode, wb, LIST_b_dirty, site);
 }
@@ -996,10 +1020,18 @@ uint64_t get_next_ino_percpu(void)
 	if ((res & (LAST_INO_BATCH - 1)) == 0) {
 		/* Start of a fresh batch; ++res below skips its first number,
 		 * so 0 is never handed out. */
+		SIM_LINE(&icache.shared_last_ino);
 		res = atomic_fetch_add(&icache.shared_last_ino, LAST_INO_BATCH);
 	}
 	c->last_ino = ++res;
 	return res;
+}
+
+/* 2.6.36's last_ino: one shared counter, under the scheme's lock. */
+uint64_t last_ino_next(void)
+{
+	SIM_LINE(&icache.last_ino);
+	return ++icache.last_ino;
 }
 
 /* ---- counters ------------------------------------------------------------------ */
@@ -1043,6 +1075,7 @@ long get_nr_unused(void)
 void nr_unused_add(long delta)
 {
 	assert_lock_held(&icache.inode_lock, SITE_unknown, "nr_unused", NULL);
+	SIM_LINE(&icache.nr_unused);
 	atomic_fetch_add_explicit(&icache.nr_unused, delta, memory_order_relaxed);
 }
 
@@ -1052,6 +1085,7 @@ void inode_add_pages(struct inode *inode, long n, enum site site)
 {
 	if (!inode_alive(inode, site, "adds pages to") || n <= 0)
 		return;
+	SIM_LINE(&inode->i_nrpages);
 	long old = atomic_fetch_add(&inode->i_nrpages, n);
 	trace_inode_pages(this_cpu, inode->i_ino, old, old + n, site);
 }
@@ -1060,6 +1094,8 @@ long invalidate_mapping_pages(struct inode *inode, enum site site)
 {
 	if (!inode_alive(inode, site, "invalidates the pages of"))
 		return 0;
+	if (inode_nrpages(inode))
+		SIM_LINE(&inode->i_nrpages);
 	long old = atomic_exchange(&inode->i_nrpages, 0);
 	if (old)
 		trace_inode_pages(this_cpu, inode->i_ino, old, 0, site);
@@ -1197,7 +1233,10 @@ void wait_inode_token(struct inode *inode, uint64_t token, enum site site)
 void wake_up_inode(struct inode *inode)
 {
 	struct wait_slot *w = wait_slot(inode);
+	/* The slot's mutex and sequence: a table every CPU's wakes share. */
+	SIM_LINE(&w->m);
 	pthread_mutex_lock(&w->m);
+	SIM_LINE(&inode->i_wakes);
 	atomic_fetch_add_explicit(&inode->i_wakes, 1, memory_order_acq_rel);
 	w->seq++;
 	pthread_cond_broadcast(&w->c);

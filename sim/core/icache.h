@@ -317,6 +317,8 @@ struct inode *wb_io_oldest(struct bdi_writeback *wb);
 
 /* get_next_ino(): per-CPU batches of 1024 from a shared counter (2.6.37+). */
 uint64_t get_next_ino_percpu(void);
+/* 2.6.36's ++last_ino, one counter for all; the scheme's lock held. */
+uint64_t last_ino_next(void);
 
 /* ---- an inode's page cache (no icache lock; see i_nrpages) ----------- */
 

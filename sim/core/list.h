@@ -17,15 +17,31 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /*
- * The virtual mode's --list-lines (sim/engine/vrun.c) is told every link
- * a list operation writes: the node, its neighbours, the head.  NULL in
- * every other mode, where a link costs a load and a predicted branch.
+ * The virtual mode's --list-lines and --lines (sim/engine/vrun.c) are told
+ * every link a list operation writes: the node, its neighbours, the head.
+ * NULL in every other mode, where a link costs a load and a predicted
+ * branch.
  */
 extern void (*sim_list_line)(const void *link);
 #define LIST_LINE(link)                                         \
 	do {                                                    \
 		if (__builtin_expect(sim_list_line != NULL, 0)) \
 			sim_list_line(link);                    \
+	} while (0)
+
+/*
+ * The same for every other write of shared data the core makes (--lines):
+ * an inode's i_state, i_count and other fields, the shared counters, a
+ * lock's bookkeeping.  SIM_LINE(&field) before the store; vrun charges a
+ * cache-line transfer when another simulated CPU wrote that line last.
+ * A write only the writing CPU ever makes (its per-CPU counters) needs
+ * none.
+ */
+extern void (*sim_line_write)(const void *addr);
+#define SIM_LINE(addr)                                           \
+	do {                                                     \
+		if (__builtin_expect(sim_line_write != NULL, 0)) \
+			sim_line_write(addr);                    \
 	} while (0)
 
 struct list_head {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sim/core/clock.h"
+#include "sim/core/list.h"
 #include "sim/core/lock.h"
 #include "sim/core/lockdep.h"
 #include "sim/core/trace.h"
@@ -34,7 +35,8 @@
 __thread struct sim_cpu *this_cpu;
 __thread struct src_mark sim_src_nocpu;
 const struct sched_hooks *sim_sched;
-void (*sim_list_line)(const void *link); /* list.h: --virtual --list-lines */
+void (*sim_list_line)(const void *link);  /* list.h: --virtual --list-lines, --lines */
+void (*sim_line_write)(const void *addr); /* list.h: --virtual --lines */
 enum lock_kind sim_lock_kind = LOCK_MUTEX;
 bool sim_virtual_time;
 
@@ -187,6 +189,9 @@ static void lock_acquired(struct sim_cpu *c, struct sim_lock *l, enum site site,
 	uint64_t now = lock_now(c);
 
 	push_held(c, l, site, trylock);
+	/* holder, last_cpu, prev_cpu, acquired_ns: the lock's bookkeeping,
+	 * beside its lock word (lock_stat's in the kernel's lockdep_map). */
+	SIM_LINE(&l->holder);
 	atomic_store_explicit(&l->holder, c->id, memory_order_relaxed);
 	if (l->last_cpu >= 0 && l->last_cpu != c->id)
 		st->bounces++;
@@ -243,10 +248,16 @@ static bool mutex_enter(struct sim_lock *l)
 	return true;
 }
 
+/*
+ * The lock words' lines (SIM_LINE, list.h): the ticket pair, the MCS tail
+ * and the nodes a hand-over writes, the mutex.  Every write to them is
+ * reported, whether or not it takes the lock.
+ */
 static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
 {
 	switch (l->kind) {
 	case LOCK_TICKET:
+		SIM_LINE(&l->tk_next);
 		c->wait_ticket = atomic_fetch_add_explicit(&l->tk_next, 1, memory_order_relaxed);
 		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) == c->wait_ticket;
 	case LOCK_MCS: {
@@ -254,13 +265,16 @@ static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
 		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
 		atomic_store_explicit(&n->locked, 1, memory_order_relaxed);
 		c->wait_node = n;
+		SIM_LINE(&l->mcs_tail);
 		prev = atomic_exchange_explicit(&l->mcs_tail, n, memory_order_acq_rel);
 		if (!prev)
 			return true;
+		SIM_LINE(prev);
 		atomic_store_explicit(&prev->next, n, memory_order_release);
 		return false;
 	}
 	default:
+		SIM_LINE(&l->mu);
 		return mutex_enter(l);
 	}
 }
@@ -363,6 +377,7 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 	switch (l->kind) {
 	case LOCK_TICKET: {
 		unsigned t = atomic_load_explicit(&l->tk_owner, memory_order_acquire);
+		SIM_LINE(&l->tk_next);
 		if (!atomic_compare_exchange_strong_explicit(
 			    &l->tk_next, &t, t + 1, memory_order_acquire, memory_order_relaxed))
 			return false;
@@ -372,6 +387,7 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 	case LOCK_MCS: {
 		struct mcs_node *n = mcs_node_get(c), *none = NULL;
 		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+		SIM_LINE(&l->mcs_tail);
 		if (!atomic_compare_exchange_strong_explicit(
 			    &l->mcs_tail, &none, n, memory_order_acquire, memory_order_relaxed)) {
 			mcs_node_put(c, n);
@@ -381,6 +397,7 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 		return true;
 	}
 	default:
+		SIM_LINE(&l->mu);
 		return pthread_mutex_trylock(&l->mu) == 0;
 	}
 }
@@ -391,6 +408,7 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 	switch (l->kind) {
 	case LOCK_TICKET:
 		/* Only the holder writes tk_owner. */
+		SIM_LINE(&l->tk_owner);
 		atomic_store_explicit(&l->tk_owner,
 				      atomic_load_explicit(&l->tk_owner, memory_order_relaxed) + 1,
 				      memory_order_release);
@@ -402,6 +420,7 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 		l->mcs_mine = NULL;
 		next = atomic_load_explicit(&n->next, memory_order_acquire);
 		if (!next) {
+			SIM_LINE(&l->mcs_tail);
 			if (atomic_compare_exchange_strong_explicit(&l->mcs_tail, &self, NULL,
 								    memory_order_release,
 								    memory_order_relaxed)) {
@@ -413,12 +432,14 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 			while (!(next = atomic_load_explicit(&n->next, memory_order_acquire)))
 				cpu_pause(&spins);
 		}
+		SIM_LINE(next);
 		atomic_store_explicit(&next->locked, 0, memory_order_release);
 		futex_wake(&next->locked, &next->sleepers);
 		mcs_node_put(c, n);
 		break;
 	}
 	default:
+		SIM_LINE(&l->mu);
 		pthread_mutex_unlock(&l->mu);
 	}
 }
@@ -488,6 +509,7 @@ void sim_spin_unlock(struct sim_lock *l, enum site site)
 	if (hold_ns > st->hold_ns_max)
 		st->hold_ns_max = hold_ns;
 	trace_lock_release(c, l, site, hold_ns);
+	SIM_LINE(&l->holder);
 	atomic_store_explicit(&l->holder, -1, memory_order_relaxed);
 	kind_leave(c, l);
 	sched_point(SEV_release, site, l, 0, 0, 0);

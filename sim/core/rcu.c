@@ -136,6 +136,10 @@ static void vqueue_run(void)
 
 	vqueue = NULL;
 	vqueue_tail = &vqueue;
+	/* The batch leaves the queue and the count (liburcu's callback
+	 * thread does this in a real run). */
+	SIM_LINE(&vqueue_tail);
+	SIM_LINE(&rcu_queued);
 	while (h) {
 		struct sim_rcu_head *next = h->next;
 		h->fn(h);
@@ -205,6 +209,10 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 	if (!rcu_registered)
 		rcu_register_sim_thread();
 	h->fn = fn;
+	/* A shared count, and (vqueue_tail standing for it in virtual mode)
+	 * the tail of liburcu's queue, which every CPU's call_rcu writes. */
+	SIM_LINE(&rcu_queued);
+	SIM_LINE(&vqueue_tail);
 	atomic_fetch_add(&rcu_queued, 1);
 	if (sim_virtual_time) {
 		h->next = NULL;

@@ -74,6 +74,10 @@ struct run_config {
 	 * neighbours, the very head) by the CPU that wrote it last, instead
 	 * of one line per list kind. */
 	bool list_lines;
+	/* --lines: the same for every write of shared data the core makes
+	 * (list links, an inode's fields, shared counters, a lock's
+	 * bookkeeping; list.h's SIM_LINE), so list lines too. */
+	bool lines;
 };
 
 /* --locks not given: spin (ticket) if every simulated CPU has a core. */

@@ -24,7 +24,10 @@
  * Simplifications, each said once here: a list head's line is tracked per
  * list kind (not per superblock or hash bucket, and hash chains are taken
  * as local: a bucket is rarely shared), unless --list-lines, which follows
- * every line a list operation writes (the node, its neighbours, the head);
+ * every line a list operation writes (the node, its neighbours, the head),
+ * or --lines, which also follows every other write of shared data the
+ * core reports (an inode's fields, shared counters, a lock's bookkeeping);
+ * only writes move lines (a read of a line another CPU wrote is free);
  * the flusher sleeps 500 us of virtual time when it finds nothing to
  * write, as the real one does.
  */
@@ -69,8 +72,8 @@ struct vcpu {
 };
 
 /*
- * --list-lines: the simulated CPU that last wrote each cache line a list
- * operation wrote, by the line's address (open addressing; a line is never
+ * --list-lines, --lines: the simulated CPU that last wrote each cache line
+ * a list operation (or, --lines, any other shared write) wrote, by the line's address (open addressing; a line is never
  * forgotten, as a cache keeps it until another CPU takes it).  Only
  * equality of addresses matters, so the result does not depend on where
  * the host put the memory.
@@ -94,7 +97,7 @@ struct vrun {
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
 	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
-	struct line_map lines;          /* --list-lines */
+	struct line_map lines;          /* --list-lines, --lines */
 };
 
 /* One virtual run at a time: the core's hooks carry no context. */
@@ -196,6 +199,8 @@ static uint64_t lock_line_cost(struct vrun *r, struct vcpu *v, const struct sim_
 		v->handed = false; /* the handoff carried the line */
 		return 0;
 	}
+	if (r->cfg->lines)
+		return 0; /* v_line charged the lock word's line when it was written */
 	if (l->prev_cpu >= 0 && l->prev_cpu != v->cpu->id) {
 		r->xfers++;
 		return r->xfer_ps;
@@ -247,14 +252,15 @@ static int *line_owner_of(struct line_map *m, const void *addr)
 
 static struct vcpu *me(void);
 
-/* list.h's hook: a list operation of the running CPU writes link. */
-static void v_list_line(const void *link)
+/* list.h's hooks: the running CPU writes the line of addr (a list link,
+ * or with --lines any shared field). */
+static void v_line(const void *addr)
 {
 	struct vcpu *v = me();
 	if (!v)
 		return; /* the main thread, setting up or tearing down */
 	struct vrun *r = V;
-	int *owner = line_owner_of(&r->lines, link);
+	int *owner = line_owner_of(&r->lines, addr);
 	if (*owner >= 0 && *owner != v->cpu->id) {
 		r->xfers++;
 		set_clock(v, v->ps + r->xfer_ps);
@@ -264,8 +270,8 @@ static void v_list_line(const void *link)
 
 static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
 {
-	if (r->cfg->list_lines)
-		return 0; /* v_list_line has charged every line it wrote */
+	if (r->cfg->list_lines || r->cfg->lines)
+		return 0; /* v_line has charged every line it wrote */
 	if (list < 0 || list >= NR_INODE_LISTS || list == LIST_hash)
 		return 0;
 	int was = r->line_owner[list];
@@ -340,7 +346,9 @@ static uint64_t event_cost(struct vrun *r, struct vcpu *v, const struct sched_ev
 	case SEV_trylock:
 		return lock_line_cost(r, v, ev->lock);
 	case SEV_trylock_failed:
-		r->xfers++; /* it read a line another CPU holds */
+		if (r->cfg->lines)
+			return 0; /* its write of the lock word was charged (v_line) */
+		r->xfers++;       /* it read a line another CPU holds */
 		return r->xfer_ps;
 	case SEV_list:
 		return list_line_cost(r, v, (int)ev->a);
@@ -614,10 +622,13 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	vclock_begin();     /* until run_end: the run ends at its virtual end */
 	if (cfg->trace_run) /* stamped at virtual time 0 */
 		trace_ev_virtual_time((uint16_t)cfg->ncpus, vclock_attached());
-	if (cfg->list_lines)
-		sim_list_line = v_list_line;
+	if (cfg->list_lines || cfg->lines)
+		sim_list_line = v_line;
+	if (cfg->lines)
+		sim_line_write = v_line;
 	vrun_go(&r);
 	sim_list_line = NULL;
+	sim_line_write = NULL;
 	result->host_seconds = (double)(now_ns() - t0) / 1e9;
 	V = NULL;
 	result->seconds = (double)r.end_ps / 1e12;

@@ -266,51 +266,33 @@ static void op_mixed(struct run_ctx *ctx, struct sim_cpu *c)
 	}
 }
 
-static const struct workload wl_create_unlink = {
-	.name = "create-unlink",
-	.summary = "create, dirty and unlink fresh inodes (the v4 series' benchmark)",
-	.flusher = true,
-	.op = op_create_unlink,
-};
-static const struct workload wl_lookup = {
-	.name = "lookup",
-	.summary = "iget/iput over a hot set of cached inodes, some ilookup and igrab",
-	.op = op_lookup,
-};
-static const struct workload wl_writeback = {
-	.name = "writeback",
-	.summary = "dirty cached inodes while the flusher writes them back",
-	.flusher = true,
-	.op = op_writeback,
-};
-static const struct workload wl_pressure = {
-	.name = "pressure",
-	.summary = "lookups over a set larger than the cache; the shrinker prunes the LRU",
-	.flusher = false,
-	.op = op_pressure,
-};
-static const struct workload wl_umount = {
-	.name = "umount",
-	.summary = "mount a private sb, use it, unmount it (I_WILL_FREE, evict_inodes)",
-	.flusher = true,
-	.op = op_umount,
-};
-static const struct workload wl_iput_race = {
-	.name = "iput-race",
-	.summary = "lookup, unlink and iput on a few hot inodes (provokes the v4 iput_final race)",
-	.op = op_iput_race,
-};
-static const struct workload wl_mixed = {
-	.name = "mixed",
-	.summary = "all of the above at once, with the flusher and the shrinker",
-	.flusher = true,
-	.op = op_mixed,
+/* The workloads, in the order `icache-sim workloads` lists them: name,
+ * summary, whether it needs the flusher, its operation, its teardown. */
+static const struct workload workloads[] = {
+	{ "create-unlink", "create, dirty and unlink fresh inodes (the v4 series' benchmark)", true,
+	  op_create_unlink, NULL },
+	{ "lookup", "iget/iput over a hot set of cached inodes, some ilookup and igrab", false,
+	  op_lookup, NULL },
+	{ "writeback", "dirty cached inodes while the flusher writes them back", true, op_writeback,
+	  NULL },
+	{ "pressure", "lookups over a set larger than the cache; the shrinker prunes the LRU",
+	  false, op_pressure, NULL },
+	{ "umount", "mount a private sb, use it, unmount it (I_WILL_FREE, evict_inodes)", true,
+	  op_umount, NULL },
+	{ "mixed", "all of the above at once, with the flusher and the shrinker", true, op_mixed,
+	  NULL },
+	{ "iput-race",
+	  "lookup, unlink and iput on a few hot inodes (provokes the v4 iput_final race)", false,
+	  op_iput_race, NULL },
 };
 
 const struct workload *const all_workloads[] = {
-	&wl_create_unlink, &wl_lookup, &wl_writeback, &wl_pressure,
-	&wl_umount,        &wl_mixed,  &wl_iput_race, NULL,
+	&workloads[0], &workloads[1], &workloads[2], &workloads[3],
+	&workloads[4], &workloads[5], &workloads[6], NULL,
 };
+_Static_assert(sizeof(all_workloads) / sizeof(all_workloads[0]) ==
+		       sizeof(workloads) / sizeof(workloads[0]) + 1,
+	       "every workload is in all_workloads");
 
 const struct workload *workload_find(const char *name)
 {

@@ -110,7 +110,7 @@ static uint64_t get_next_ino(void)
 	uint64_t ino;
 
 	spin_lock(&icache.inode_lock);
-	ino = ++icache.last_ino;
+	ino = last_ino_next();
 	spin_unlock(&icache.inode_lock);
 	return ino;
 }
@@ -125,7 +125,7 @@ static struct inode *new_inode(struct super_block *sb, uint64_t ino)
 	spin_lock(&icache.inode_lock);
 	/* 2.6.36 numbered every new inode from last_ino; a filesystem with
 	 * numbers of its own overwrote it afterwards. */
-	inode_set_ino(inode, ++icache.last_ino);
+	inode_set_ino(inode, last_ino_next());
 	if (ino)
 		inode_set_ino(inode, ino);
 	inode_publish(inode);

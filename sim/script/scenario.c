@@ -188,6 +188,18 @@ static bool cpu_arg(struct parser *p, int *cpu)
 /* Lock classes, call sites and i_state flags are named as in every other
  * file of the lab (lib/selector.h). */
 
+/* *out |= the bits lookup() gives name t; an error naming the choices if
+ * it gives none. */
+static bool add_bits(struct parser *p, const char *t, unsigned (*lookup)(const char *),
+		     const char *what, const char *choices, unsigned *out)
+{
+	unsigned b = lookup(t);
+	if (!b)
+		return perr(p, "unknown %s '%s' (%s)", what, t, choices);
+	*out |= b;
+	return true;
+}
+
 /* "I_NEW|I_REFERENCED", "0" or "none". */
 static bool parse_flags(struct parser *p, const char *t, unsigned *out)
 {
@@ -196,15 +208,10 @@ static bool parse_flags(struct parser *p, const char *t, unsigned *out)
 	if (strcmp(t, "0") == 0 || strcmp(t, "none") == 0)
 		return true;
 	snprintf(buf, sizeof(buf), "%s", t);
-	for (char *save, *f = strtok_r(buf, "|", &save); f; f = strtok_r(NULL, "|", &save)) {
-		unsigned b = selector_flag_bits(f);
-		if (!b)
-			return perr(p,
-				    "unknown i_state flag '%s' (I_NEW, "
-				    "I_FREEING, I_REFERENCED, ...)",
-				    f);
-		*out |= b;
-	}
+	for (char *save, *f = strtok_r(buf, "|", &save); f; f = strtok_r(NULL, "|", &save))
+		if (!add_bits(p, f, selector_flag_bits, "i_state flag",
+			      "I_NEW, I_FREEING, I_REFERENCED, ...", out))
+			return false;
 	return true;
 }
 
@@ -446,29 +453,28 @@ static void add_setup(struct scenario *scn, int cpu, const struct scn_op *op)
 	scn->nsetup++;
 }
 
+/* Room for one more element at the end of *arr (*n of them), counted in
+ * *n: its address, for the caller to fill. */
+static void *push(void **arr, int *cap, int *n, size_t size)
+{
+	grow(arr, cap, *n, size);
+	return (char *)*arr + (size_t)(*n)++ * size;
+}
+
 static struct scn_item *add_item(struct parser *p, enum scn_item_kind kind)
 {
 	struct scenario *scn = p->scn;
-	grow((void **)&scn->items, &scn->capitems, scn->nitems, sizeof(*scn->items));
-	struct scn_item *it = &scn->items[scn->nitems++];
-	memset(it, 0, sizeof(*it));
-	it->kind = kind;
-	it->line = p->line;
-	it->cpu = -1;
-	it->expect = -1;
+	struct scn_item *it = push((void **)&scn->items, &scn->capitems, &scn->nitems, sizeof(*it));
+	*it = (struct scn_item){ .kind = kind, .line = p->line, .cpu = -1, .expect = -1 };
 	return it;
 }
 
 static struct scn_expect *add_expect(struct parser *p, enum scn_expect_kind k, const char *text)
 {
 	struct scenario *scn = p->scn;
-	grow((void **)&scn->expects, &scn->capexpects, scn->nexpects, sizeof(*scn->expects));
-	struct scn_expect *e = &scn->expects[scn->nexpects++];
-	memset(e, 0, sizeof(*e));
-	e->kind = k;
-	e->line = p->line;
-	e->vkind = -1;
-	e->at_end = true;
+	struct scn_expect *e =
+		push((void **)&scn->expects, &scn->capexpects, &scn->nexpects, sizeof(*e));
+	*e = (struct scn_expect){ .kind = k, .line = p->line, .vkind = -1, .at_end = true };
 	snprintf(e->text, sizeof(e->text), "%s", text);
 	return e;
 }
@@ -735,16 +741,10 @@ static bool parse_inode_expect(struct parser *p, struct scn_expect *e)
 				return perr(p, "'not' must be followed by 'on LIST'");
 			if (!need(p, "a list", &t))
 				return false;
-			unsigned b = list_bits(t);
-			if (!b)
-				return perr(p,
-					    "unknown list '%s' (hash, sb, lru, wb, "
-					    "b_dirty, b_io, b_more_io)",
-					    t);
-			if (neg)
-				x->not_on |= b;
-			else
-				x->on |= b;
+			if (!add_bits(p, t, list_bits, "list",
+				      "hash, sb, lru, wb, b_dirty, b_io, b_more_io",
+				      neg ? &x->not_on : &x->on))
+				return false;
 		} else if (strcmp(t, "dirty") == 0) {
 			x->dirty = 1;
 		} else if (strcmp(t, "clean") == 0) {
