@@ -22,6 +22,17 @@ void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void json_array(FILE *f, const char *name, size_t n, json_item_fn item, const void *ctx)
+{
+	fprintf(f, ",\"%s\":[", name);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		item(f, i, ctx);
+	}
+	fputc(']', f);
+}
+
 void json_str_or_null(FILE *f, const char *s, bool valid)
 {
 	if (valid)

@@ -233,18 +233,26 @@ static void held_remove(struct cpu_state *c, int i)
 	c->nheld--;
 }
 
+/* Where (cls, obj, life) is on c's held stack, the newest first; -1. */
+static int held_find(const struct cpu_state *c, int cls, uint32_t obj, uint32_t life)
+{
+	int i;
+	for (i = c->nheld - 1; i >= 0; i--)
+		if (c->held[i].cls == cls && c->held[i].obj == obj && c->held[i].life == life)
+			break;
+	return i;
+}
+
 /* Drop (cls, obj, life) from whichever CPU's held stack has it. */
 static void drop_from_holder(struct model *m, int16_t holder, int cls, uint32_t obj, uint32_t life)
 {
 	if (holder < 0)
 		return;
 	struct cpu_state *c = cpu_slot(m, holder == 0x7fff ? IX_NO_CPU : (unsigned)holder);
+	int i = held_find(c, cls, obj, life);
 
-	for (int i = c->nheld - 1; i >= 0; i--)
-		if (c->held[i].cls == cls && c->held[i].obj == obj && c->held[i].life == life) {
-			held_remove(c, i);
-			return;
-		}
+	if (i >= 0)
+		held_remove(c, i);
 }
 
 bool model_conflicts(const struct model *m, const struct ix_event *e)
@@ -281,6 +289,31 @@ static struct lock_inst *lock_inst_new(struct model *m, uint64_t key)
 	return li;
 }
 
+/* Without life ids, two lives of one number share an instance: is e's
+ * lock the i_lock of a number that has two lives at once? */
+static bool two_lives(const struct model *m, const struct ix_event *e)
+{
+	const struct inode_state *s =
+		e->a == i_lock_class && !e->life ? model_inode(m, e->obj) : NULL;
+	return s && s->lives > 1;
+}
+
+/* Can what c does at e be judged: its state known, no events missing? */
+static bool trusted_at(const struct model *m, const struct cpu_state *c, const struct ix_event *e)
+{
+	return !c->unknown && e->ts > m->gap_end;
+}
+
+/* One more wait or hold time into its total, maximum and minimum. */
+static void add_time(uint64_t *total, uint64_t *max, uint64_t *min, uint64_t ns)
+{
+	*total += ns;
+	if (ns > *max)
+		*max = ns;
+	if (ns < *min)
+		*min = ns;
+}
+
 /* lock_acquired: the lock changes hands (a second holder is a bad
  * trace, unless the numbers were reused); the CPU holds it now. */
 static void lock_acquired(struct model *m, const struct trace_index *ix, const struct ix_event *e,
@@ -293,11 +326,8 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj, e->life));
 	if (!li)
 		li = lock_inst_new(m, lock_key(cls, e->obj, e->life));
-	/* Without life ids, two lives of one number share an instance. */
-	const struct inode_state *two =
-		cls == i_lock_class && !e->life ? model_inode(m, e->obj) : NULL;
-	bool trusted = !c->unknown && e->ts > m->gap_end;
-	if (li->holder >= 0 && !(two && two->lives > 1) && trusted && !li->doubtful) {
+	bool two = two_lives(m, e), trusted = trusted_at(m, c, e);
+	if (li->holder >= 0 && !two && trusted && !li->doubtful) {
 		mark_bad(m, ix, "cpu%d acquires %s %llu while %s%d holds it", (int)(int16_t)e->cpu,
 			 lock_class_label(cls), (unsigned long long)ix_id_value(ix, e->obj),
 			 li->holder == me ? "it itself (recursion): cpu" : "cpu", li->holder);
@@ -311,17 +341,12 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 	 * i_locks.  A trace without life ids cannot say which life an
 	 * acquisition is of: in the window, the older life's last hold is
 	 * taken as the one in evict (EVENTS.md section 4). */
-	int16_t *last =
-		two && two->lives > 1 && e->site == evict_site ? &li->old_last_cpu : &li->last_cpu;
+	int16_t *last = two && e->site == evict_site ? &li->old_last_cpu : &li->last_cpu;
 	if (*last >= 0 && *last != me)
 		st->bounces++;
 	*last = me;
 	st->acquisitions++;
-	st->wait_total += e->val;
-	if (e->val > st->wait_max)
-		st->wait_max = e->val;
-	if (e->val < st->wait_min)
-		st->wait_min = e->val;
+	add_time(&st->wait_total, &st->wait_max, &st->wait_min, e->val);
 	bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj &&
 		      c->wait_life == e->life;
 	if (c->nheld < MODEL_MAX_HELD) {
@@ -344,21 +369,15 @@ static void lock_released(struct model *m, const struct trace_index *ix, const s
 			  struct cpu_state *c)
 {
 	int cls = e->a;
-	struct class_stats *st = cls_stats(m, cls);
 	int16_t me = holder_id(e->cpu);
+	int i = held_find(c, cls, e->obj, e->life);
 
-	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj, e->life));
-	int i;
-	for (i = c->nheld - 1; i >= 0; i--)
-		if (c->held[i].cls == cls && c->held[i].obj == e->obj && c->held[i].life == e->life)
-			break;
 	if (i >= 0)
 		held_remove(c, i);
-	const struct inode_state *two =
-		cls == i_lock_class && !e->life ? model_inode(m, e->obj) : NULL;
-	bool trusted = !c->unknown && e->ts > m->gap_end;
-	if (li && li->holder >= 0 && li->holder != me && i < 0 && !(two && two->lives > 1) &&
-	    trusted && !li->doubtful)
+	struct lock_inst *li = omap_get(&m->locks, lock_key(cls, e->obj, e->life));
+	bool trusted = trusted_at(m, c, e);
+	if (li && li->holder >= 0 && li->holder != me && i < 0 && !two_lives(m, e) && trusted &&
+	    !li->doubtful)
 		mark_bad(m, ix, "cpu%d releases %s %llu held by cpu%d", (int)(int16_t)e->cpu,
 			 lock_class_label(cls), (unsigned long long)ix_id_value(ix, e->obj),
 			 li->holder);
@@ -368,11 +387,8 @@ static void lock_released(struct model *m, const struct trace_index *ix, const s
 		m->unmatched_known++;
 	if (li && li->holder == me)
 		li->holder = -1;
-	st->hold_total += e->val;
-	if (e->val > st->hold_max)
-		st->hold_max = e->val;
-	if (e->val < st->hold_min)
-		st->hold_min = e->val;
+	struct class_stats *st = cls_stats(m, cls);
+	add_time(&st->hold_total, &st->hold_max, &st->hold_min, e->val);
 }
 
 static void apply_lock(struct model *m, const struct trace_index *ix, const struct ix_event *e,
@@ -447,9 +463,10 @@ static uint16_t list_group(int list)
 
 static struct inode_state *inode_get(struct model *m, uint32_t obj)
 {
-	struct inode_state *s = omap_get(&m->inodes, obj);
-	if (!s) {
-		s = omap_put(&m->inodes, obj);
+	bool added;
+	struct inode_state *s = omap_add(&m->inodes, obj, &added);
+
+	if (added) {
 		s->setter = -1;
 		s->alloc_ev = m->pos;
 	}

@@ -79,6 +79,14 @@ void *omap_put(struct omap *m, uint64_t key)
 	return oval(m, i);
 }
 
+void *omap_add(struct omap *m, uint64_t key, bool *added)
+{
+	uint32_t n = m->n; /* (a growth re-puts the old members: n stays) */
+	void *v = omap_put(m, key);
+	*added = m->n != n;
+	return v;
+}
+
 void omap_del(struct omap *m, uint64_t key)
 {
 	if (!m->cap)

@@ -20,6 +20,8 @@ void omap_init(struct omap *m, uint32_t vsize);
 void omap_free(struct omap *m);
 void *omap_get(const struct omap *m, uint64_t key);
 void *omap_put(struct omap *m, uint64_t key); /* zeroed when new */
+/* omap_put(), and whether key was new (then the caller fills the value). */
+void *omap_add(struct omap *m, uint64_t key, bool *added);
 void omap_del(struct omap *m, uint64_t key);
 
 /* The value in slot i (0 <= i < cap; a used slot has keys[i] != 0). */

@@ -127,55 +127,65 @@ static void json_unprot(FILE *f, const struct trace_index *ix)
 			l->unreliable ? "true" : "false");
 }
 
+/* The items of the arrays below: ctx is the index (or, for edges, the model). */
+static void json_reason(FILE *f, size_t i, const void *ctx)
+{
+	json_str(f, ((const struct trace_index *)ctx)->reasons[i]);
+}
+
+static void json_stream(FILE *f, size_t i, const void *ctx)
+{
+	const struct ix_stream *s = &((const struct trace_index *)ctx)->streams[i];
+
+	fprintf(f, "{\"name\":");
+	json_str(f, s->name);
+	fprintf(f,
+		",\"core\":%d,\"events\":%" PRIu64 ",\"end_ns\":%" PRId64
+		",\"missing\":%s,\"cut\":%s,\"ends_early\":%s,\"lost_events\":%" PRIu64
+		",\"loss_windows\":%" PRIu64 "}",
+		s->core, s->events, s->end_ts == INT64_MIN ? 0 : s->end_ts,
+		s->missing ? "true" : "false", s->cut_mid || s->cut_idx ? "true" : "false",
+		s->ends_early ? "true" : "false", s->lost_events, s->windows);
+}
+
+static void json_loss_window(FILE *f, size_t i, const void *ctx)
+{
+	const struct trace_index *ix = ctx;
+	const struct ix_discard *d = &ix->discards[i];
+
+	fprintf(f, "{\"stream\":");
+	json_str_or_null(f, d->stream >= 0 ? ix->streams[d->stream].name : "", d->stream >= 0);
+	fprintf(f,
+		",\"kind\":\"%s\",\"from_ns\":%" PRId64 ",\"to_ns\":%" PRId64 ",\"count\":%" PRIu64
+		"}",
+		d->cut     ? "stream-ends" :
+		d->packets ? "packets" :
+			     "events",
+		d->begin == INT64_MIN ? 0 : d->begin,
+		d->end == INT64_MIN || d->end == INT64_MAX ? 0 : d->end, d->count);
+}
+
+static void json_run(FILE *f, size_t i, const void *ctx)
+{
+	const struct trace_index *ix = ctx;
+	const struct ix_run *r = &ix->runs[i];
+
+	fprintf(f, "{\"run\":%zu,\"scheme\":", i + 1);
+	json_str(f, ix_str(ix, r->scheme));
+	fprintf(f,
+		",\"pid\":%" PRId64 ",\"shown\":%s,\"has_run_end\":%s,"
+		"\"interrupted\":%s}",
+		r->pid, r->kept ? "true" : "false", r->end_ts != INT64_MIN ? "true" : "false",
+		r->interrupted ? "true" : "false");
+}
+
 static void json_health(FILE *f, const struct trace_index *ix)
 {
-	fprintf(f, ",\"complete\":%s,\"incomplete_reasons\":[", ix_complete(ix) ? "true" : "false");
-	for (uint32_t i = 0; i < ix->nreasons; i++) {
-		if (i)
-			fputc(',', f);
-		json_str(f, ix->reasons[i]);
-	}
-	fprintf(f, "],\"streams\":[");
-	for (uint32_t i = 0; i < ix->nstreams; i++) {
-		const struct ix_stream *s = &ix->streams[i];
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		json_str(f, s->name);
-		fprintf(f,
-			",\"core\":%d,\"events\":%" PRIu64 ",\"end_ns\":%" PRId64
-			",\"missing\":%s,\"cut\":%s,\"ends_early\":%s,\"lost_events\":%" PRIu64
-			",\"loss_windows\":%" PRIu64 "}",
-			s->core, s->events, s->end_ts == INT64_MIN ? 0 : s->end_ts,
-			s->missing ? "true" : "false", s->cut_mid || s->cut_idx ? "true" : "false",
-			s->ends_early ? "true" : "false", s->lost_events, s->windows);
-	}
-	fprintf(f, "],\"loss_windows\":[");
-	for (uint32_t i = 0; i < ix->ndiscards; i++) {
-		const struct ix_discard *d = &ix->discards[i];
-		fprintf(f, "%s{\"stream\":", i ? "," : "");
-		json_str_or_null(f, d->stream >= 0 ? ix->streams[d->stream].name : "",
-				 d->stream >= 0);
-		fprintf(f,
-			",\"kind\":\"%s\",\"from_ns\":%" PRId64 ",\"to_ns\":%" PRId64
-			",\"count\":%" PRIu64 "}",
-			d->cut     ? "stream-ends" :
-			d->packets ? "packets" :
-				     "events",
-			d->begin == INT64_MIN ? 0 : d->begin,
-			d->end == INT64_MIN || d->end == INT64_MAX ? 0 : d->end, d->count);
-	}
-	fprintf(f, "],\"runs\":[");
-	for (uint32_t i = 0; i < ix->nruns; i++) {
-		const struct ix_run *r = &ix->runs[i];
-		fprintf(f, "%s{\"run\":%u,\"scheme\":", i ? "," : "", i + 1);
-		json_str(f, ix_str(ix, r->scheme));
-		fprintf(f,
-			",\"pid\":%" PRId64 ",\"shown\":%s,\"has_run_end\":%s,"
-			"\"interrupted\":%s}",
-			r->pid, r->kept ? "true" : "false",
-			r->end_ts != INT64_MIN ? "true" : "false",
-			r->interrupted ? "true" : "false");
-	}
-	fputc(']', f);
+	fprintf(f, ",\"complete\":%s", ix_complete(ix) ? "true" : "false");
+	json_array(f, "incomplete_reasons", ix->nreasons, json_reason, ix);
+	json_array(f, "streams", ix->nstreams, json_stream, ix);
+	json_array(f, "loss_windows", ix->ndiscards, json_loss_window, ix);
+	json_array(f, "runs", ix->nruns, json_run, ix);
 }
 
 void report_summary(FILE *f, const struct trace_index *ix, const struct model *m)
@@ -283,49 +293,43 @@ static void json_locks(FILE *f, const struct model *m)
 	fputc(']', f);
 }
 
-/* "edges":[...]: each lock-order edge seen and its verdict. */
-static void json_edges(FILE *f, const struct model *m)
+/* An item of "edges": a lock-order edge seen and its verdict. */
+static void json_edge(FILE *f, size_t i, const void *ctx)
 {
-	fprintf(f, ",\"edges\":[");
-	for (unsigned i = 0; i < m->nedges; i++) {
-		const struct lock_edge *e = &m->edges[i];
-		fprintf(f, "%s{\"from\":", i ? "," : "");
-		json_str(f, lock_class_label(e->from));
-		fprintf(f, ",\"to\":");
-		json_str(f, lock_class_label(e->to));
-		fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
-		json_str(f, site_label(e->first_site));
-		fprintf(f,
-			",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s,"
-			"\"unreliable\":%s}",
-			e->first_ev, e->verdict < 0 ? "true" : "false",
-			e->verdict > 0 ? "true" : "false", e->lossy ? "true" : "false");
-	}
-	fputc(']', f);
+	const struct lock_edge *e = &((const struct model *)ctx)->edges[i];
+
+	fprintf(f, "{\"from\":");
+	json_str(f, lock_class_label(e->from));
+	fprintf(f, ",\"to\":");
+	json_str(f, lock_class_label(e->to));
+	fprintf(f, ",\"count\":%u,\"first_site\":", e->count);
+	json_str(f, site_label(e->first_site));
+	fprintf(f,
+		",\"first_event\":%" PRIu64 ",\"against_order\":%s,\"documented\":%s,"
+		"\"unreliable\":%s}",
+		e->first_ev, e->verdict < 0 ? "true" : "false", e->verdict > 0 ? "true" : "false",
+		e->lossy ? "true" : "false");
 }
 
-/* "violations":[...]: every violation event, with its classes and sites. */
-static void json_violations(FILE *f, const struct trace_index *ix)
+/* An item of "violations": a violation event, its classes and sites. */
+static void json_violation(FILE *f, size_t i, const void *ctx)
 {
-	fprintf(f, ",\"violations\":[");
-	for (uint32_t i = 0; i < ix->nviols; i++) {
-		const struct ix_violation *v = &ix->viols[i];
-		fprintf(f, "%s{\"kind\":", i ? "," : "");
-		json_str(f, violation_label(v->kind));
-		fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev,
-			(int)(int16_t)v->cpu);
-		json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
-		fputc(',', f);
-		json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
-		fprintf(f, "],\"sites\":[");
-		json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
-		fputc(',', f);
-		json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
-		fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
-		json_str(f, ix_str(ix, v->text));
-		fputc('}', f);
-	}
-	fputc(']', f);
+	const struct trace_index *ix = ctx;
+	const struct ix_violation *v = &ix->viols[i];
+
+	fprintf(f, "{\"kind\":");
+	json_str(f, violation_label(v->kind));
+	fprintf(f, ",\"event\":%" PRIu64 ",\"cpu\":%d,\"classes\":[", v->ev, (int)(int16_t)v->cpu);
+	json_str_or_null(f, lock_class_label(v->cls_a), v->cls_a != 255);
+	fputc(',', f);
+	json_str_or_null(f, lock_class_label(v->cls_b), v->cls_b != 255);
+	fprintf(f, "],\"sites\":[");
+	json_str_or_null(f, site_label(v->site_a), v->site_a != 255);
+	fputc(',', f);
+	json_str_or_null(f, site_label(v->site_b), v->site_b != 255);
+	fprintf(f, "],\"ino\":%" PRIu64 ",\"text\":", v->ino);
+	json_str(f, ix_str(ix, v->text));
+	fputc('}', f);
 }
 
 /* "inodes":[...] at the end of the trace, and the "final" counts. */
@@ -376,8 +380,8 @@ void report_json(FILE *f, const struct trace_index *ix, const struct model *m)
 		json_str(f, ix_str(ix, r->order));
 	}
 	json_locks(f, m);
-	json_edges(f, m);
-	json_violations(f, ix);
+	json_array(f, "edges", m->nedges, json_edge, m);
+	json_array(f, "violations", ix->nviols, json_violation, ix);
 	fprintf(f, ",\"violations_total\":%u", ix->nviols);
 	json_inodes(f, ix, m);
 	fprintf(f,

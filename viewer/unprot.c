@@ -108,11 +108,11 @@ static bool owns(const struct pass *p, const struct ino_track *t, int slot)
 
 static struct ino_track *ino(struct pass *p, uint32_t obj)
 {
-	struct ino_track *t = omap_get(&p->inodes, obj);
-	if (!t) {
-		t = omap_put(&p->inodes, obj);
+	bool added;
+	struct ino_track *t = omap_add(&p->inodes, obj, &added);
+
+	if (added)
 		ino_reset(t, 0);
-	}
 	return t;
 }
 

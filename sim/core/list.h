@@ -23,11 +23,13 @@
  * branch.
  */
 extern void (*sim_list_line)(const void *link);
-#define LIST_LINE(link)                                         \
-	do {                                                    \
-		if (__builtin_expect(sim_list_line != NULL, 0)) \
-			sim_list_line(link);                    \
+/* hook(arg) when the hook is set (the virtual mode only, so rarely). */
+#define SIM_HOOK(hook, arg)                              \
+	do {                                             \
+		if (__builtin_expect((hook) != NULL, 0)) \
+			(hook)(arg);                     \
 	} while (0)
+#define LIST_LINE(link) SIM_HOOK(sim_list_line, link)
 
 /*
  * The same for every other write of shared data the core makes (--lines):
@@ -38,11 +40,7 @@ extern void (*sim_list_line)(const void *link);
  * none.
  */
 extern void (*sim_line_write)(const void *addr);
-#define SIM_LINE(addr)                                           \
-	do {                                                     \
-		if (__builtin_expect(sim_line_write != NULL, 0)) \
-			sim_line_write(addr);                    \
-	} while (0)
+#define SIM_LINE(addr) SIM_HOOK(sim_line_write, addr)
 
 struct list_head {
 	struct list_head *next, *prev;
