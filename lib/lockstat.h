@@ -13,6 +13,18 @@
  * bounces, trylock failures, wait total and max, hold total and max (ns). */
 #define LOCKSTAT_NCOLS 8
 
+/*
+ * A row's figures from a stats struct that names them as the simulator
+ * does (struct lock_class_stats in sim/core/lock.h, struct class_stats in
+ * viewer/model.h): which field is which column is said here only.
+ */
+#define LOCKSTAT_ROW(s)                                                                   \
+	((const uint64_t[LOCKSTAT_NCOLS]){                                                \
+		(s)->acquisitions, (s)->contentions, (s)->bounces, (s)->trylock_failures, \
+		(s)->wait_ns_total, (s)->wait_ns_max, (s)->hold_ns_total, (s)->hold_ns_max })
+/* A class gets a row if it was taken, waited for or tried at all. */
+#define LOCKSTAT_USED(s) ((s)->acquisitions || (s)->contentions || (s)->trylock_failures)
+
 void lockstat_header(FILE *f);
 void lockstat_print(FILE *f, const char *name, const uint64_t v[LOCKSTAT_NCOLS]);
 

@@ -6,21 +6,26 @@
  * rule.
  */
 #include <curses.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "lib/ctf.h"
+#include "lib/errmsg.h"
 #include "lib/json.h"
 #include "lib/keys.h"
 #include "lib/lockstat.h"
+#include "lib/names.h"
 #include "lib/num.h"
 #include "lib/rmtree.h"
+#include "lib/sigs.h"
 #include "lib/spawn.h"
 #include "lib/term.h"
 #include "lib/xalloc.h"
 #include "tests/testutil.h"
+#include "tracepoints/icache_enums.h"
 
 /* ---- xalloc: the fatal path ------------------------------------------------ */
 
@@ -272,6 +277,113 @@ START_TEST(no_color_is_honoured)
 }
 END_TEST
 
+/* ---- the helpers shared since the duplicates were merged ---------------------- */
+
+static void write_index(FILE *f, size_t i, const void *ctx)
+{
+	fprintf(f, "%s%zu", (const char *)ctx, i);
+}
+
+START_TEST(json_array_separates_its_items)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	json_array(f, "none", 0, write_index, "#");
+	json_array(f, "three", 3, write_index, "#");
+	fclose(f);
+	ck_assert_str_eq(buf, ",\"none\":[],\"three\":[#0,#1,#2]");
+	free(buf);
+}
+END_TEST
+
+START_TEST(errmsg_writes_one_line_and_returns_false)
+{
+	char err[16];
+	ck_assert(!errmsg(err, sizeof(err), "bad %s", "a\nb\tc\x7f"));
+	ck_assert_str_eq(err, "bad a?b?c?");
+	errmsg(err, 6, "%s", "longer than six");
+	ck_assert_str_eq(err, "longe");
+}
+END_TEST
+
+START_TEST(name_lists_come_from_the_x_macros)
+{
+	static const char *const words[] = { "one", "two" };
+	int k = name_find(&icache_class_names, "i_lock");
+	ck_assert_int_ge(k, 0);
+	ck_assert_str_eq(icache_class_names.name[k], "i_lock");
+	ck_assert_int_eq(name_find(&icache_class_names, "no_such_lock"), -1);
+	ck_assert_int_eq(icache_list_action_names.n, NR_LIST_ACTIONS);
+	ck_assert_int_eq(str_find(words, 2, "two"), 1);
+	ck_assert_int_eq(str_find(words, 2, "three"), -1);
+}
+END_TEST
+
+START_TEST(fork_piped_gives_the_child_a_pipe)
+{
+	int fds[2], st;
+	char buf[8] = { 0 };
+	pid_t pid = fork_piped(fds);
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(write(fds[1], "hi", 2) == 2 ? 0 : 1);
+	}
+	close(fds[1]);
+	ck_assert(fcntl(fds[0], F_GETFD) & FD_CLOEXEC);
+	ck_assert_int_eq(read(fds[0], buf, sizeof(buf)), 2);
+	ck_assert_str_eq(buf, "hi");
+	ck_assert_int_eq(read(fds[0], buf, sizeof(buf)), 0); /* the child's end is closed */
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+static volatile sig_atomic_t caught;
+
+static void count_signal(int sig)
+{
+	caught += sig == SIGUSR1 ? 1 : 100;
+}
+
+START_TEST(sigs_catch_then_restore)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2 };
+	struct sigaction old[2], now;
+	signal(SIGUSR2, SIG_IGN);
+	sigs_catch(sigs, 2, count_signal, 0, old);
+	raise(SIGUSR1);
+	raise(SIGUSR2);
+	ck_assert_int_eq(caught, 101);
+	sigs_restore(sigs, 2, old);
+	sigaction(SIGUSR2, NULL, &now);
+	ck_assert(now.sa_handler == SIG_IGN);
+	sigaction(SIGUSR1, NULL, &now);
+	ck_assert(now.sa_handler == SIG_DFL);
+}
+END_TEST
+
+START_TEST(lockstat_row_takes_the_simulators_names)
+{
+	struct {
+		uint64_t acquisitions, contentions, bounces, trylock_failures;
+		uint64_t wait_ns_total, wait_ns_max, hold_ns_total, hold_ns_max;
+	} s = { 0 };
+	ck_assert(!LOCKSTAT_USED(&s));
+	s.trylock_failures = 4;
+	ck_assert(LOCKSTAT_USED(&s));
+	s.wait_ns_total = 5;
+	s.hold_ns_max = 8;
+	const uint64_t *v = LOCKSTAT_ROW(&s);
+	ck_assert_uint_eq(v[3], 4);
+	ck_assert_uint_eq(v[4], 5);
+	ck_assert_uint_eq(v[7], 8);
+}
+END_TEST
+
 int main(void)
 {
 	return run_tests(
@@ -281,5 +393,8 @@ int main(void)
 			json_strings_are_escaped_once_for_all, keys_notation,
 			numbers_are_whole_unsigned_and_in_range, spawn_captures_output_and_status,
 			ctf_dirs_found_at_any_depth, rm_tree_removes_all_and_follows_no_link,
-			lockstat_row_layout, no_color_is_honoured, NULL });
+			lockstat_row_layout, no_color_is_honoured, json_array_separates_its_items,
+			errmsg_writes_one_line_and_returns_false, name_lists_come_from_the_x_macros,
+			fork_piped_gives_the_child_a_pipe, sigs_catch_then_restore,
+			lockstat_row_takes_the_simulators_names, NULL });
 }

@@ -84,7 +84,7 @@ void model_reset(struct model *m)
 		cpu_init(&m->cpu[i]);
 	cpu_init(&m->nocpu);
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
-		m->stats[k].wait_min = m->stats[k].hold_min = UINT64_MAX;
+		m->stats[k].wait_ns_min = m->stats[k].hold_ns_min = UINT64_MAX;
 	m->gap_end = INT64_MIN;
 	/* Empty the maps but keep their memory. */
 	if (m->locks.cap) {
@@ -346,7 +346,7 @@ static void lock_acquired(struct model *m, const struct trace_index *ix, const s
 		st->bounces++;
 	*last = me;
 	st->acquisitions++;
-	add_time(&st->wait_total, &st->wait_max, &st->wait_min, e->val);
+	add_time(&st->wait_ns_total, &st->wait_ns_max, &st->wait_ns_min, e->val);
 	bool normal = c->waiting && c->wait_cls == cls && c->wait_obj == e->obj &&
 		      c->wait_life == e->life;
 	if (c->nheld < MODEL_MAX_HELD) {
@@ -388,7 +388,7 @@ static void lock_released(struct model *m, const struct trace_index *ix, const s
 	if (li && li->holder == me)
 		li->holder = -1;
 	struct class_stats *st = cls_stats(m, cls);
-	add_time(&st->hold_total, &st->hold_max, &st->hold_min, e->val);
+	add_time(&st->hold_ns_total, &st->hold_ns_max, &st->hold_ns_min, e->val);
 }
 
 static void apply_lock(struct model *m, const struct trace_index *ix, const struct ix_event *e,

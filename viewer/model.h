@@ -70,8 +70,8 @@ struct cpu_state {
 
 struct class_stats {
 	uint64_t acquisitions, contentions, bounces, trylock_failures;
-	uint64_t wait_total, wait_max, hold_total, hold_max;
-	uint64_t wait_min, hold_min; /* UINT64_MAX until seen */
+	uint64_t wait_ns_total, wait_ns_max, hold_ns_total, hold_ns_max;
+	uint64_t wait_ns_min, hold_ns_min; /* UINT64_MAX until seen */
 };
 
 struct lock_edge {

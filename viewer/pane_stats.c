@@ -74,15 +74,15 @@ static void draw_stats(struct app *a, struct canvas *c, struct rect r)
 				      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %4" PRIu64
 				      " %10s",
 				      n, s->acquisitions, s->contentions, s->bounces,
-				      s->trylock_failures, us(s->wait_total, b1, sizeof(b1)));
+				      s->trylock_failures, us(s->wait_ns_total, b1, sizeof(b1)));
 			continue;
 		}
-		canvas_printf(c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
-			      "%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64
-			      " %9s %8s %9s %8s",
-			      n, s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
-			      us(s->wait_total, b1, sizeof(b1)), us(s->wait_max, b2, sizeof(b2)),
-			      us(s->hold_total, b3, sizeof(b3)), us(s->hold_max, b4, sizeof(b4)));
+		canvas_printf(
+			c, r.x, y++, r.w, s->contentions ? R_WAIT : R_NORMAL,
+			"%-12s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64 " %9s %8s %9s %8s",
+			n, s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
+			us(s->wait_ns_total, b1, sizeof(b1)), us(s->wait_ns_max, b2, sizeof(b2)),
+			us(s->hold_ns_total, b3, sizeof(b3)), us(s->hold_ns_max, b4, sizeof(b4)));
 	}
 	if (y >= r.y + r.h)
 		return;

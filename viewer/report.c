@@ -36,11 +36,6 @@ char *fmt_dur(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static bool class_used(const struct class_stats *s)
-{
-	return s->acquisitions || s->contentions || s->trylock_failures;
-}
-
 static int list_bit(const char *name)
 {
 	for (int i = 0; i < nr_list_labels(); i++)
@@ -233,16 +228,9 @@ void report_summary(FILE *f, const struct trace_index *ix, const struct model *m
 					  "  (not given as data in this trace: edges not judged)");
 	fputc('\n', f);
 	lockstat_header(f);
-	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
-		const struct class_stats *s = &m->stats[k];
-		if (!class_used(s))
-			continue;
-		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions, s->contentions,
-						     s->bounces,      s->trylock_failures,
-						     s->wait_total,   s->wait_max,
-						     s->hold_total,   s->hold_max };
-		lockstat_print(f, lock_class_label(k), v);
-	}
+	for (int k = 0; k < MODEL_MAX_CLASSES; k++)
+		if (LOCKSTAT_USED(&m->stats[k]))
+			lockstat_print(f, lock_class_label(k), LOCKSTAT_ROW(&m->stats[k]));
 	fprintf(f, "\nlock-order edges (held -> taken), %u:\n", m->nedges);
 	for (unsigned i = 0; i < m->nedges; i++) {
 		const struct lock_edge *e = &m->edges[i];
@@ -277,7 +265,7 @@ static void json_locks(FILE *f, const struct model *m)
 	bool first = true;
 	for (int k = 0; k < MODEL_MAX_CLASSES; k++) {
 		const struct class_stats *s = &m->stats[k];
-		if (!class_used(s))
+		if (!LOCKSTAT_USED(s))
 			continue;
 		fprintf(f, "%s{\"class\":", first ? "" : ",");
 		json_str(f, lock_class_label(k));
@@ -287,7 +275,7 @@ static void json_locks(FILE *f, const struct model *m)
 			",\"wait_ns_total\":%" PRIu64 ",\"wait_ns_max\":%" PRIu64
 			",\"hold_ns_total\":%" PRIu64 ",\"hold_ns_max\":%" PRIu64 "}",
 			s->acquisitions, s->contentions, s->bounces, s->trylock_failures,
-			s->wait_total, s->wait_max, s->hold_total, s->hold_max);
+			s->wait_ns_total, s->wait_ns_max, s->hold_ns_total, s->hold_ns_max);
 		first = false;
 	}
 	fputc(']', f);

@@ -16,16 +16,9 @@
 static void print_lock_table(FILE *f, const struct run_result *r)
 {
 	lockstat_header(f);
-	for (int k = 0; k < NR_LOCK_CLASSES; k++) {
-		const struct lock_class_stats *s = &r->locks[k];
-		if (!s->acquisitions && !s->contentions && !s->trylock_failures)
-			continue;
-		const uint64_t v[LOCKSTAT_NCOLS] = { s->acquisitions,  s->contentions,
-						     s->bounces,       s->trylock_failures,
-						     s->wait_ns_total, s->wait_ns_max,
-						     s->hold_ns_total, s->hold_ns_max };
-		lockstat_print(f, lock_class_name(k), v);
-	}
+	for (int k = 0; k < NR_LOCK_CLASSES; k++)
+		if (LOCKSTAT_USED(&r->locks[k]))
+			lockstat_print(f, lock_class_name(k), LOCKSTAT_ROW(&r->locks[k]));
 }
 
 static const char *lock_kind_why(const struct run_config *cfg)
