@@ -371,10 +371,11 @@ START_TEST(cost_files_are_checked)
 	ck_assert(cost_step_ns(&m, "lookup") == 5.5);
 	ck_assert(cost_step_ns(&m, "mixed") == 4);
 	ck_assert(m.lock_ns == 0); /* optional: a file from before it was measured */
+	ck_assert(m.contended_ns == 0);
 	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
-				   "step_default_ns 4\nlock_ns 96.5\n",
+				   "step_default_ns 4\nlock_ns 96.5\ncontended_ns 41.5\n",
 				   "t", &m, err, sizeof(err)));
-	ck_assert(m.lock_ns == 96.5);
+	ck_assert(m.lock_ns == 96.5 && m.contended_ns == 41.5);
 	ck_assert(!cost_model_parse("source x\nlock_ns many\n", "k", &m, err, sizeof(err)));
 	ck_assert_str_eq(err, "k:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("xfer_ns 1\nwake_ns fast\n", "f.txt", &m, err, sizeof(err)));
@@ -432,6 +433,52 @@ START_TEST(virtual_charges_each_lock_its_cost)
 	lookup_on_one_cpu(with, &t1, &a1);
 	double per_lock = (t1 - t0) / a1;
 	ck_assert_msg(per_lock > 99 && per_lock < 101, "%.3f ns more per lock", per_lock);
+}
+END_TEST
+
+/* A 2-CPU global create-unlink on the costs text: virtual ns, contentions. */
+static void global_on_two_cpus(const char *costs_text, double *ns, double *contentions)
+{
+	char path[] = "/tmp/icache-vsmp-wait.XXXXXX";
+	scratch_file(path, costs_text);
+	int status;
+	char *out = run_cmd(&status,
+			    "%s run --virtual --costs %s --scheme global --workload create-unlink "
+			    "--cpus 2 --ops 3000 --quiet --json",
+			    bin_path("icache-sim"), path);
+	unlink(path);
+	ck_assert_msg(status == 0, "%.500s", out);
+	*ns = json_num(out, NULL, "seconds") * 1e9;
+	*contentions = 0;
+	for (const char *p = out; (p = strstr(p, "\"contentions\":")); p++)
+		*contentions += strtod(p + strlen("\"contentions\":"), NULL);
+	free(out);
+}
+
+/*
+ * contended_ns is what a lock taken after a wait costs on top of lock_ns
+ * (its contended path's clock reads): nothing where nobody waits; where
+ * every acquisition waits (global, 2 CPUs) the run grows by at most D per
+ * contention, and by most of that, since the lock is the critical path.
+ */
+START_TEST(virtual_charges_each_wait_its_cost)
+{
+	const char *base = "source t\nxfer_ns 80\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 60\nstep_ns lookup 20\nstep_ns create-unlink 20\n"
+			   "lock_ns 100\n";
+	char with[512];
+	double t0, a0, t1, a1, c0, c1;
+
+	snprintf(with, sizeof(with), "%scontended_ns 200\n", base);
+	lookup_on_one_cpu(base, &t0, &a0);
+	lookup_on_one_cpu(with, &t1, &a1);
+	ck_assert_msg(t0 == t1 && a0 == a1, "%.0f ns against %.0f", t1, t0);
+	global_on_two_cpus(base, &t0, &c0);
+	global_on_two_cpus(with, &t1, &c1);
+	ck_assert(c0 > 3000 && c1 > 3000);
+	double grew = (t1 - t0) / (200 * c1);
+	ck_assert_msg(grew > 0.5 && grew <= 1.0, "%.0f ns -> %.0f ns, %.0f contentions: %.3f", t0,
+		      t1, c1, grew);
 }
 END_TEST
 
@@ -586,7 +633,8 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	struct cost_model m;
 	char err[256];
 	ck_assert_msg(cost_model_load(path, &m, err, sizeof(err)), "%s", err);
-	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0);
+	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0 &&
+		  m.contended_ns > 0);
 	ck_assert(cost_step_ns(&m, "create-unlink") > 0);
 	ck_assert_msg(strstr(m.source, "cores, 20"), "%s", m.source);
 	out = run_cmd(&status,
@@ -722,6 +770,7 @@ Suite *vsmp_suite(void)
 				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
 				      virtual_mcs_removes_the_ticket_collapse,
 				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
+				      virtual_charges_each_wait_its_cost,
 				      virtual_list_lines_are_followed, virtual_lines_are_followed,
 				      real_run_reports_its_cpu_time, real_time_runs_finish,
 				      calibrate_writes_what_virtual_reads, record_virtual_16_cpus,

@@ -6,6 +6,7 @@
  *   source   Intel(R) Xeon(R) Processor, 2 cores, 2026-12-04T04:50Z
  *   xfer_ns  92.5
  *   lock_ns  80.1      (optional)
+ *   contended_ns 40.2  (optional)
  *   step_ns create-unlink 41.2
  */
 #include <errno.h>
@@ -72,7 +73,8 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		{ "wake_ns", offsetof(struct cost_model, wake_ns) },
 		{ "wake_call_ns", offsetof(struct cost_model, wake_call_ns) },
 		{ "step_default_ns", offsetof(struct cost_model, step_default_ns) },
-		{ "lock_ns", offsetof(struct cost_model, lock_ns) }, /* optional */
+		{ "lock_ns", offsetof(struct cost_model, lock_ns) },           /* optional */
+		{ "contended_ns", offsetof(struct cost_model, contended_ns) }, /* optional */
 	};
 	if (strcmp(key, "source") == 0) {
 		snprintf(m->source, sizeof(m->source), "%s", val);
@@ -100,7 +102,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 	}
 	return fail(err, errlen, name, line,
 		    "unknown key (source, xfer_ns, wake_ns, "
-		    "wake_call_ns, step_default_ns, lock_ns, step_ns)");
+		    "wake_call_ns, step_default_ns, lock_ns, contended_ns, step_ns)");
 }
 
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
@@ -171,6 +173,8 @@ bool cost_model_write(const char *path, const struct cost_model *m)
 	fprintf(f, "wake_ns %.1f\t\t# a sleeping waiter runs again\n", m->wake_ns);
 	fprintf(f, "wake_call_ns %.1f\t# the releaser's FUTEX_WAKE\n", m->wake_call_ns);
 	fprintf(f, "lock_ns %.1f\t\t# a lock taken and released, uncontended\n", m->lock_ns);
+	fprintf(f, "contended_ns %.1f\t# and what a wait for it adds (its clock reads)\n",
+		m->contended_ns);
 	fprintf(f, "step_default_ns %.1f\t# between two points, any workload\n",
 		m->step_default_ns);
 	for (int i = 0; i < m->nsteps; i++)

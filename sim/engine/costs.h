@@ -5,6 +5,8 @@
  * (the file says which); none is chosen to produce an answer.  The model:
  *
  *   - a lock taken and released costs lock_ns, charged when it is taken
+ *     (and a lock taken after a wait, contended_ns more: the lock code's
+ *     contended path, lock_stat's two clock reads of the wait)
  *     (one CPU taking and releasing one lock through the simulator's
  *     own lock code, lock_stat's clock reads and the validator included:
  *     both halves run while the lock is held, so they lengthen the hold);
@@ -39,6 +41,9 @@ struct cost_model {
 	/* Optional: 0 (a file without it) charges a lock's acquisition one
 	 * step like any point, the model before lock_ns was measured. */
 	double lock_ns;
+	/* Optional: 0 (a file without it) charges a contended acquisition
+	 * what an uncontended one costs, the model before it was measured. */
+	double contended_ns;
 	double step_default_ns; /* a workload not measured */
 	int nsteps;
 	struct {

@@ -65,6 +65,7 @@ struct vcpu {
 	uint64_t blocked_at;
 	uint64_t sleep_ino; /* V_SLEEPING */
 	bool handed;        /* got its lock by a handoff: the line is paid */
+	bool waited;        /* blocked on the lock it is taking */
 	int heap_pos;       /* in the ready heap, or -1 */
 	uint64_t ops_target;
 	bool flusher;
@@ -93,7 +94,7 @@ struct vrun {
 	int nheap;
 	struct vcpu *cur;
 	struct fiber main;
-	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps, lock_ps;
+	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps, lock_ps, contended_ps;
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
 	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
@@ -382,10 +383,17 @@ static uint64_t step_cost(struct vrun *r, struct vcpu *v)
  * The work since v's last point.  The code between a lock's acquire and
  * acquired points is the lock code itself: it costs what calibrate timed
  * for a lock taken and released (lock_stat's clock reads are most of it,
- * and both halves run inside the hold).  Everything else costs a step.
+ * and both halves run inside the hold), and after a wait what calibrate
+ * timed for the contended path's own clock reads.  Everything else costs
+ * a step.
  */
 static uint64_t work_cost(struct vrun *r, struct vcpu *v, const struct sched_event *ev)
 {
+	if (ev->kind == SEV_acquired && v->waited) {
+		v->waited = false; /* the contended path: its clock reads */
+		if (r->lock_ps)
+			return r->lock_ps + r->contended_ps;
+	}
 	if (r->lock_ps && (ev->kind == SEV_acquired || ev->kind == SEV_trylock))
 		return r->lock_ps;
 	if (!v->flusher)
@@ -424,6 +432,7 @@ static void v_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
 	if (!v)
 		return;
 	v->state = V_BLOCKED;
+	v->waited = true;
 	v->blocked_on = l;
 	v->blocked_at = v->ps;
 	run_next(V, v);
@@ -557,6 +566,7 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 	r->wake_ps = to_ps(cm->wake_ns);
 	r->wake_call_ps = to_ps(cm->wake_call_ns);
 	r->lock_ps = to_ps(cm->lock_ns);
+	r->contended_ps = to_ps(cm->contended_ns);
 	r->duration_ps = cfg->duration_ns * 1000;
 	for (int i = 0; i < NR_INODE_LISTS; i++)
 		r->line_owner[i] = -1;
