@@ -2,8 +2,9 @@
  * selector.c - the one grammar for naming an event (see selector.h).
  *
  * The vocabulary is tables: the verbs below, and the name lists of
- * tracepoints/icache_names.h for classes, sites, lists, operations,
- * violation kinds and i_state flags.  Parsing allocates nothing.
+ * tracepoints/icache_names.h (lib/names.h) for classes, sites, lists,
+ * operations, violation kinds and i_state flags.  Parsing allocates
+ * nothing.
  */
 #include <ctype.h>
 #include <stdio.h>

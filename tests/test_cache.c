@@ -58,6 +58,20 @@ static void fresh_copy(char *copy, size_t len, const char *name)
 	ck_assert_int_eq(st, 0);
 }
 
+/* The viewer's screen after G<Up><Up> on dir is the same run as a (its
+ * environment, its flags) and as b. */
+static void same_screen(const char *env_a, const char *flags_a, const char *env_b,
+			const char *flags_b, const char *dir)
+{
+	int st;
+	const char *fmt = "%s %s %s --keys 'G<Up><Up>' --screen 120x30 %s";
+	char *shot1 = run_cmd(&st, fmt, env_a, bin_path("icache-view"), flags_a, dir);
+	char *shot2 = run_cmd(&st, fmt, env_b, bin_path("icache-view"), flags_b, dir);
+	ck_assert_msg(!strcmp(shot1, shot2), "the screens differ:\n%.2000s\n%.2000s", shot1, shot2);
+	free(shot1);
+	free(shot2);
+}
+
 /* icache-view --bench on dir: its JSON; stderr in *err (malloc'd). */
 static char *bench(const char *dir, const char *flags, char **err)
 {
@@ -126,27 +140,28 @@ START_TEST(reopened_summary_equals_decoded)
 	ck_assert_msg(!strcmp(plain, first), "decoded and written differ");
 	ck_assert_msg(!strcmp(plain, again), "decoded and reopened differ");
 	ck_assert(strstr(again, "\"locks\":[{"));
-	char *shot1 = run_cmd(&st, "%s --no-cache --keys 'G<Up><Up>' --screen 120x30 %s",
-			      bin_path("icache-view"), copy);
-	char *shot2 = run_cmd(&st, "%s --keys 'G<Up><Up>' --screen 120x30 %s",
-			      bin_path("icache-view"), copy);
-	ck_assert_msg(!strcmp(shot1, shot2), "the screens differ:\n%.2000s\n%.2000s", shot1, shot2);
+	same_screen("", "--no-cache", "", "", copy);
 	free(plain);
 	free(first);
 	free(again);
-	free(shot1);
-	free(shot2);
 }
 END_TEST
+
+/* fresh_copy, opened once: its cache written. */
+static void cached_copy(char *copy, size_t len, const char *name)
+{
+	char *err;
+	fresh_copy(copy, len, name);
+	free(bench(copy, "", &err));
+	free(err);
+}
 
 START_TEST(stale_cache_rebuilt)
 {
 	need_trace();
 	char copy[400], *err;
 	int st;
-	fresh_copy(copy, sizeof(copy), "stale");
-	free(bench(copy, "", &err));
-	free(err);
+	cached_copy(copy, sizeof(copy), "stale");
 	/* The trace changes: one stream file gets a new mtime. */
 	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/icache_* | head -1); touch -d '+1 min' $f",
 		     copy));
@@ -213,11 +228,9 @@ END_TEST
 START_TEST(clear_cache_flag)
 {
 	need_trace();
-	char copy[400], *err;
+	char copy[400];
 	int st;
-	fresh_copy(copy, sizeof(copy), "clear");
-	free(bench(copy, "", &err));
-	free(err);
+	cached_copy(copy, sizeof(copy), "clear");
 	ck_assert_int_eq(count_files(cdir), 2);
 	char *out = run_cmd(&st, "%s --clear-cache", bin_path("icache-view"));
 	ck_assert_int_eq(st, 0);
@@ -324,31 +337,37 @@ START_TEST(first_screen_while_indexing)
 }
 END_TEST
 
+/*
+ * The viewer on the suite's trace in the tmux session name (returned),
+ * with the suite's cache; a search or filter runs in slices of slice
+ * events, 20 ms apart (test only; 0: at full speed).
+ */
+static const char *sliced_view(const char *name, int slice)
+{
+	char env[512];
+	need_trace();
+	if (slice)
+		snprintf(env, sizeof(env),
+			 "ICACHE_VIEW_TEST_SLICE=%d ICACHE_VIEW_TEST_SLICE_MS=20 XDG_CACHE_HOME=%s",
+			 slice, cdir);
+	else
+		snprintf(env, sizeof(env), "XDG_CACHE_HOME=%s", cdir);
+	tmux_view(name, 120, 40, env, trace);
+	return name;
+}
+
 /* A search runs in slices between keys: it shows how far it got, Esc
  * stops it, and left alone it ends (slices made small, test only). */
 START_TEST(search_in_slices_with_cancel)
 {
-	need_trace();
-	const char *s = "icview-search";
-	char env[512];
-	snprintf(env, sizeof(env),
-		 "ICACHE_VIEW_TEST_SLICE=1000 ICACHE_VIEW_TEST_SLICE_MS=20 XDG_CACHE_HOME=%s",
-		 cdir);
-	tmux_view(s, 120, 40, env, trace);
-	char *scr;
-	tmux_keys(s, "/ zzzz Enter"); /* text that no event has: a whole scan */
-	scr = tmux_wait_screen(s, "searching 'zzzz' below", 10);
-	ck_assert_msg(scr, "no search progress shown");
+	const char *s = sliced_view("icview-search", 1000);
+	/* text that no event has: a whole scan */
+	char *scr = tmux_expect_screen(s, "/ zzzz Enter", "searching 'zzzz' below", 10);
 	ck_assert_msg(strstr(scr, "(Esc stops)"), "%s", scr);
 	free(scr);
-	tmux_keys(s, "Escape");
-	scr = tmux_wait_screen(s, "search stopped", 10);
-	ck_assert_msg(scr, "Esc did not stop the search");
-	free(scr);
-	tmux_keys(s, "n"); /* again, to its end this time */
-	scr = tmux_wait_screen(s, "'zzzz' not found below", 60);
-	ck_assert_msg(scr, "the search never ended");
-	free(scr);
+	tmux_expect(s, "Escape", "search stopped", 10);
+	/* again, to its end this time */
+	tmux_expect(s, "n", "'zzzz' not found below", 60);
 	tmux_keys(s, "q");
 	tmux_kill(s);
 }
@@ -361,21 +380,13 @@ END_TEST
  * what the screen says. */
 START_TEST(filter_in_slices_with_cancel)
 {
-	need_trace();
-	const char *s = "icview-filter";
-	char env[512];
-	snprintf(env, sizeof(env),
-		 "ICACHE_VIEW_TEST_SLICE=2000 ICACHE_VIEW_TEST_SLICE_MS=20 XDG_CACHE_HOME=%s",
-		 cdir);
-	tmux_view(s, 120, 40, env, trace);
-	tmux_keys(s, "f zzzz Enter"); /* nothing matches: it would scan it all */
-	char *scr = tmux_wait_screen(s, "filter: first event of 'zzzz' below", 10);
-	ck_assert_msg(scr, "no filter progress shown");
+	const char *s = sliced_view("icview-filter", 2000);
+	/* nothing matches: it would scan it all */
+	char *scr =
+		tmux_expect_screen(s, "f zzzz Enter", "filter: first event of 'zzzz' below", 10);
 	ck_assert_msg(strstr(scr, "(Esc stops)"), "%s", scr);
 	free(scr);
-	tmux_keys(s, "Escape");
-	scr = tmux_wait_screen(s, "filter stopped", 10);
-	ck_assert_msg(scr, "Esc did not stop the filter");
+	scr = tmux_expect_screen(s, "Escape", "filter stopped", 10);
 	ck_assert_msg(strstr(scr, "filter off") && !strstr(scr, "filter: zzzz"),
 		      "a stopped filter stays on:\n%s", scr);
 	free(scr);
@@ -385,10 +396,8 @@ START_TEST(filter_in_slices_with_cancel)
 	ck_assert_msg(scr, "the filter did not reach run_end");
 	free(scr);
 	ck_assert(tmux_wait_gone(s, "(Esc stops)", 10));
-	tmux_keys(s, "k"); /* nothing before it: a scan back to the start */
-	scr = tmux_wait_screen(s, "stepping through filter 'run_end' above", 10);
-	ck_assert_msg(scr, "a step through the filter shows no progress");
-	free(scr);
+	/* nothing before it: a scan back to the start */
+	tmux_expect(s, "k", "stepping through filter 'run_end' above", 10);
 	tmux_keys(s, "Escape");
 	scr = tmux_wait_screen(s, "step stopped", 10);
 	ck_assert_msg(scr && strstr(scr, "filter: run_end"), "Esc did not stop the step:\n%s",
@@ -397,8 +406,7 @@ START_TEST(filter_in_slices_with_cancel)
 	tmux_keys(s, "q");
 	tmux_kill(s);
 	/* At full speed, a filter that matches nothing says so. */
-	snprintf(env, sizeof(env), "XDG_CACHE_HOME=%s", cdir);
-	tmux_view(s, 120, 40, env, trace);
+	sliced_view(s, 0);
 	tmux_expect(s, "f zzzz Enter", "filter 'zzzz' matches nothing", 20);
 	tmux_keys(s, "q");
 	tmux_kill(s);
@@ -448,20 +456,11 @@ START_TEST(parallel_decode_same_index)
 	ck_assert_int_eq(st, 0);
 	ck_assert_msg(json_num(b, NULL, "decoders") == 2, "%s", b);
 	ck_assert(json_num(b, NULL, "decoders_maxrss_kb") > 0);
-	char *shot1 = run_cmd(&st,
-			      "ICACHE_VIEW_DECODERS=1 %s --no-cache --keys 'G<Up><Up>' "
-			      "--screen 120x30 %s",
-			      bin_path("icache-view"), trace);
-	char *shot2 = run_cmd(&st,
-			      "ICACHE_VIEW_DECODERS=2 %s --no-cache --keys 'G<Up><Up>' "
-			      "--screen 120x30 %s",
-			      bin_path("icache-view"), trace);
-	ck_assert_msg(!strcmp(shot1, shot2), "the screens differ:\n%.2000s\n%.2000s", shot1, shot2);
+	same_screen("ICACHE_VIEW_DECODERS=1", "--no-cache", "ICACHE_VIEW_DECODERS=2", "--no-cache",
+		    trace);
 	free(one);
 	free(two);
 	free(b);
-	free(shot1);
-	free(shot2);
 }
 END_TEST
 

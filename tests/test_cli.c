@@ -256,11 +256,15 @@ END_TEST
 
 int main(void)
 {
-	return run_tests(
-		"cli", NULL, NULL, 60,
-		(const TTest *[]){ bad_flags_exit_2_with_one_line, help_and_listings,
-				   vfs_cache_pressure_flag, run_text_and_json,
-				   run_writes_the_lock_order_graph, cpus_all_uses_every_core,
-				   resource_limits_exit_2_with_one_line,
-				   readers_refuse_non_regular_files, readers_cap_lines, NULL });
+	Suite *s = suite_create("cli");
+	suite_case(s, "help", 60, (const TTest *[]){ help_and_listings, NULL });
+	suite_case(s, "runs", 60,
+		   (const TTest *[]){ run_text_and_json, run_writes_the_lock_order_graph,
+				      vfs_cache_pressure_flag, cpus_all_uses_every_core, NULL });
+	/* Each refusal: one line, exit 2. */
+	suite_case(s, "bad input", 60,
+		   (const TTest *[]){ bad_flags_exit_2_with_one_line,
+				      resource_limits_exit_2_with_one_line,
+				      readers_refuse_non_regular_files, readers_cap_lines, NULL });
+	return run_suite(s);
 }

@@ -682,36 +682,16 @@ END_TEST
 
 /*
  * Two simulators (merged, then global) traced into one plain lttng
- * session; their pids in *a, *b.  Only our two processes: each waits on a
- * FIFO until the session, tracking just their pids, has started (other
- * programs may trace icache events on this machine at the same time).
- * vpid: add that context; one_by_one: the second starts after the first.
+ * session by tests/two-sims.sh (only our two processes); their pids in
+ * *a, *b.  vpid: add that context; one_by_one: the second starts after
+ * the first.
  */
 static void two_sims(const char *dir, const char *name, bool vpid, bool one_by_one, int *a, int *b)
 {
-	char sess[96], sim[4096];
 	int st;
-	snprintf(sess, sizeof(sess), "icdamage-%s-%d", name, (int)getpid());
-	ck_assert_ptr_nonnull(realpath(bin_path("icache-sim"), sim));
-	char *out =
-		run_cmd(&st,
-			"cd %s && mkfifo %s.1 %s.2 && "
-			"{ sh -c 'read x < %s.1; exec %s run --scheme merged --ops 1500 --quiet' "
-			">/dev/null & a=$!; "
-			"  sh -c 'read x < %s.2; exec %s run --scheme global --ops 1500 --quiet' "
-			">/dev/null & b=$!; "
-			"  lttng create %s --output=%s >/dev/null && "
-			"  lttng enable-channel -u -s %s --subbuf-size=4M c0 >/dev/null && "
-			"  lttng enable-event -u -s %s -c c0 'icache:*' >/dev/null && "
-			"  lttng add-context -u -s %s -c c0 %s -t vtid >/dev/null && "
-			"  lttng untrack -u -s %s --vpid --all >/dev/null && "
-			"  lttng track -u -s %s --vpid=$a,$b >/dev/null && "
-			"  lttng start %s >/dev/null; echo go > %s.1; %s echo go > %s.2; "
-			"  wait $a; wait $b; echo $a $b; "
-			"  lttng stop %s >/dev/null; lttng destroy %s >/dev/null; }",
-			tmp, name, name, name, sim, name, sim, sess, dir, sess, sess, sess,
-			vpid ? "-t vpid" : "", sess, sess, sess, name, one_by_one ? "wait $a;" : "",
-			name, sess, sess);
+	char *out = run_cmd(&st, "sh tests/two-sims.sh %s %s icdamage-%s-%d %s/%s %d %d",
+			    bin_path("icache-sim"), dir, name, (int)getpid(), tmp, name, vpid,
+			    one_by_one);
 	ck_assert_msg(sscanf(out, "%d %d", a, b) == 2, "%.300s", out);
 	free(out);
 }

@@ -339,16 +339,13 @@ START_TEST(lesson_level_when_recording_fails)
 	char cwd[512], wrap[400];
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	snprintf(wrap, sizeof(wrap), "%s/broken-lttng", tmp);
-	FILE *f = fopen(wrap, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f,
+	write_script(
+		wrap,
 		"#!/bin/sh\necho \"$*\" >> %s/calls\n"
 		"case \"$*\" in *--ctf-direct=auto*) echo 'icache-sim play: this process did not "
 		"register with the LTTng session daemon within 10 s' >&2; exit 2;; esac\n"
 		"exec %s/%s \"$@\"\n",
 		tmp, cwd, bin_path("icache-sim"));
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(chmod(wrap, 0755), 0);
 	int st;
 	char *out = run_cmd(&st,
 			    "XDG_STATE_HOME=%s/state ICACHE_SIM=%s %s "
@@ -366,10 +363,17 @@ END_TEST
 
 int main(void)
 {
-	return run_tests(
-		"direct", setup, teardown, 120,
-		(const TTest *[]){ direct_and_lttng_agree, auto_uses_the_daemon_when_it_answers,
-				   direct_errors_are_one_line, cut_direct_trace_is_incomplete,
-				   lesson_levels_without_daemon, lesson_level_when_recording_fails,
-				   NULL });
+	Suite *s = suite_create("direct");
+	/* One tmux server and scratch directory for all (unchecked fixture). */
+	TCase *tc = suite_case(s, "direct", 120, NULL);
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	/* The direct writer's traces against LTTng's, and its failures. */
+	tcase_add_tests(tc, (const TTest *[]){ direct_and_lttng_agree,
+					       auto_uses_the_daemon_when_it_answers,
+					       direct_errors_are_one_line,
+					       cut_direct_trace_is_incomplete, NULL });
+	/* The lessons' trace level with no daemon, or a recorder that fails. */
+	tcase_add_tests(tc, (const TTest *[]){ lesson_levels_without_daemon,
+					       lesson_level_when_recording_fails, NULL });
+	return run_suite(s);
 }

@@ -46,6 +46,27 @@ static void fresh_state(void)
 	free(run_cmd(&st, "rm -rf %s && mkdir -p %s", state_dir, state_dir));
 }
 
+/* ... and its removal at the end of the test. */
+static void drop_state(void)
+{
+	int st;
+	free(run_cmd(&st, "rm -rf %s", state_dir));
+}
+
+/* icache-lesson ARGS (printf-made) with that state directory: its output,
+ * stderr too, and its status in *st. */
+static char *lesson_run(int *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *lesson_run(int *st, const char *fmt, ...)
+{
+	char args[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return run_cmd(st, "XDG_STATE_HOME=%s %s %s 2>&1", state_dir, bin_path("icache-lesson"),
+		       args);
+}
+
 static char *lesson_file(int i)
 {
 	glob_t g;
@@ -401,8 +422,7 @@ SIDE_TEST(keys_drive_reaches_goal)
 	/* after the first press, a sentence says what it did */
 	char with[300];
 	snprintf(with, sizeof(with), "%c<Print>%s", sol[0], sol + 1);
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 5 --keys 'nncnnnnn%s' --screen 140x45 2>&1",
-			    state_dir, bin_path("icache-lesson"), with);
+	char *out = lesson_run(&st, "5 --keys 'nncnnnnn%s' --screen 140x45", with);
 	ck_assert_msg(st == 0, "exit %d: %s", st, out);
 	ck_assert_msg(strstr(out, "Last press: cpu0 began iput 42, took i_lock"), "%s", out);
 	/* each CPU's program, as far as the presses went: cpu0 inside its
@@ -436,7 +456,7 @@ SIDE_TEST(keys_drive_reaches_goal)
 	out = run_cmd(&st, "find %s/cache -type f 2>/dev/null", state_dir);
 	ck_assert_msg(!out[0], "the lesson left index caches of its temporary traces:\n%s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -452,8 +472,7 @@ SIDE_TEST(keys_edit_exercise)
 	fresh_state();
 	/* lesson 08, step 6: the untouched copy does not pass */
 	int st;
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --keys 'nbnnnne' --screen 130x40 2>&1",
-			    state_dir, bin_path("icache-lesson"));
+	char *out = lesson_run(&st, "8 --keys 'nbnnnne' --screen 130x40");
 	ck_assert_msg(strstr(out, "Step 6/6"), "no step 6");
 	ck_assert_msg(strstr(out, "Not yet."), "the untouched copy passed");
 	free(out);
@@ -466,8 +485,7 @@ SIDE_TEST(keys_edit_exercise)
 	ck_assert_ptr_nonnull(f);
 	fputs(nonfix, f);
 	fclose(f);
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --step 6 --keys e --screen 120x40 2>&1",
-		      state_dir, bin_path("icache-lesson"));
+	out = lesson_run(&st, "8 --step 6 --keys e --screen 120x40");
 	ck_assert_msg(!strstr(out, "Well done"), "the non-fix passed");
 	ck_assert_msg(strstr(out, "'violation lock_cycle' happens"), "no reason given");
 	/* the validator's whole report, to its last words, at 120x40 */
@@ -479,14 +497,13 @@ SIDE_TEST(keys_edit_exercise)
 	/* the shipped solution passes, and progress records the exercise */
 	free(run_cmd(&st, "cp lessons/scenarios/abba-fixed.scn %s", work));
 	ck_assert_int_eq(st, 0);
-	out = run_cmd(&st, "XDG_STATE_HOME=%s %s 8 --step 6 --keys e --screen 130x40 2>&1",
-		      state_dir, bin_path("icache-lesson"));
+	out = lesson_run(&st, "8 --step 6 --keys e --screen 130x40");
 	ck_assert_msg(strstr(out, "Well done"), "the fix did not pass");
 	free(out);
 	out = run_cmd(&st, "XDG_STATE_HOME=%s %s --progress", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "exercises 1/2 solved"), "%s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -509,7 +526,7 @@ SIDE_TEST(list_and_help)
 	out = run_cmd(&st, "%s --frob 2>&1", bin_path("icache-lesson"));
 	ck_assert_int_eq(st, 2);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -619,7 +636,7 @@ SIDE_TEST(tmux_walk_lesson_01)
 	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s", state_dir, bin_path("icache-lesson"));
 	ck_assert_msg(strstr(out, "done, 1/2 right"), "%s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -680,7 +697,7 @@ SIDE_TEST(scheduler_crash_sequence)
 	keys("q");
 	ck_assert_msg(wait_for("EXIT=0", 10), "no clean exit");
 	free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -1119,21 +1136,17 @@ static const char *direct_sim(void)
 {
 	static char path[300];
 	snprintf(path, sizeof(path), "%s/direct-sim", state_dir);
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f,
-		"#!/bin/sh\n"
-		"o=\n"
-		"for a; do\n"
-		"\tshift\n"
-		"\tcase $a in --ctf-direct*) continue ;; -o) o=1 ;; esac\n"
-		"\tset -- \"$@\" \"$a\"\n"
-		"done\n"
-		"[ -n \"$o\" ] && set -- \"$@\" --ctf-direct\n"
-		"exec %s \"$@\"\n",
-		bin_path("icache-sim"));
-	fclose(f);
-	ck_assert_int_eq(chmod(path, 0755), 0);
+	write_script(path,
+		     "#!/bin/sh\n"
+		     "o=\n"
+		     "for a; do\n"
+		     "\tshift\n"
+		     "\tcase $a in --ctf-direct*) continue ;; -o) o=1 ;; esac\n"
+		     "\tset -- \"$@\" \"$a\"\n"
+		     "done\n"
+		     "[ -n \"$o\" ] && set -- \"$@\" --ctf-direct\n"
+		     "exec %s \"$@\"\n",
+		     bin_path("icache-sim"));
 	return path;
 }
 
@@ -1623,8 +1636,7 @@ SIDE_TEST(progress_keeps_first_answers)
 	fresh_state();
 	int st;
 	/* lesson 02, step 3: right the first time */
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --keys 'nnb' --screen 130x40 2>&1",
-			    state_dir, bin_path("icache-lesson"));
+	char *out = lesson_run(&st, "2 --keys 'nnb' --screen 130x40");
 	ck_assert_msg(strstr(out, "Right."), "%s", out);
 	free(out);
 	/* again, wrong: the first answer stays */
@@ -1639,7 +1651,7 @@ SIDE_TEST(progress_keeps_first_answers)
 	snprintf(want, sizeof(want), "0 of %d lessons finished; 1 of 1 questions", nlessons());
 	ck_assert_msg(strstr(out, want), "%s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -1685,15 +1697,14 @@ SIDE_TEST(glossary_covers_what_is_shown)
 	/* ? shows it in the lesson, and any key closes it */
 	fresh_state();
 	int st;
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 1 --keys '?<Print>x' --screen 140x40 2>&1",
-			    state_dir, bin_path("icache-lesson"));
+	char *out = lesson_run(&st, "1 --keys '?<Print>x' --screen 140x40");
 	char *ff = strstr(out, "\f\n");
 	ck_assert_ptr_nonnull(ff);
 	*ff = 0;
 	ck_assert_msg(strstr(out, "Glossary") && strstr(out, "HOLD: the CPU now holds"), "%s", out);
 	ck_assert_msg(!strstr(ff + 2, "Glossary"), "it did not close");
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -1762,7 +1773,7 @@ SIDE_TEST(bad_terminals_and_cleanup)
 		free(ls);
 		free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
 	}
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -2298,7 +2309,7 @@ SIDE_TEST(tmux_resume)
 		ck_assert(wait_for("EXIT=0", 10));
 		free(run_cmd(&st, "tmux -L %s kill-server 2>/dev/null", sock));
 	}
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -2307,12 +2318,11 @@ SIDE_TEST(global_lock_named)
 {
 	fresh_state();
 	int st;
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 2 --step 5 --keys '' --screen 160x45 2>&1",
-			    state_dir, bin_path("icache-lesson"));
+	char *out = lesson_run(&st, "2 --step 5 --keys '' --screen 160x45");
 	ck_assert_msg(strstr(out, "||inode_lock "), "lock_stat does not name inode_lock");
 	ck_assert_msg(!strstr(out, "||lock "), "lock_stat calls inode_lock 'lock'");
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -2322,8 +2332,7 @@ SIDE_TEST(title_and_moment_apart)
 {
 	fresh_state();
 	int st;
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s 4 --step 5 --keys '' --screen 140x40 2>&1",
-			    state_dir, bin_path("icache-lesson"));
+	char *out = lesson_run(&st, "4 --step 5 --keys '' --screen 140x40");
 	char *nl = strchr(out, '\n');
 	ck_assert_ptr_nonnull(nl);
 	*nl = 0;
@@ -2331,7 +2340,7 @@ SIDE_TEST(title_and_moment_apart)
 			      strstr(out, "~ at: last acquired i_lock in insert_inode_locked"),
 		      "%s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -2341,10 +2350,8 @@ SIDE_TEST(tab_turns_panes)
 {
 	fresh_state();
 	int st;
-	char *out = run_cmd(&st,
-			    "XDG_STATE_HOME=%s %s 3 --step 7 --keys '<Print><Tab><Print><Tab><Tab>"
-			    "<Tab><Tab>' --screen 140x40 2>&1",
-			    state_dir, bin_path("icache-lesson"));
+	char *out = lesson_run(&st, "3 --step 7 --keys '<Print><Tab><Print><Tab><Tab><Tab><Tab>' "
+				    "--screen 140x40");
 	/* the first box on the right of each screen: its title */
 	const char *want[] = { "+-[ Inode ]", "+-[ lock_stat ]", "+-[ Inode ]" };
 	char *p = out;
@@ -2358,7 +2365,7 @@ SIDE_TEST(tab_turns_panes)
 		p = end ? end + 2 : p + strlen(p);
 	}
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -2380,12 +2387,11 @@ SIDE_TEST(rwsem_wait_names_reader)
 	fputs(text, f);
 	fclose(f);
 	int st;
-	char *out = run_cmd(&st, "XDG_STATE_HOME=%s %s %s --keys '' --screen 140x40 2>&1",
-			    state_dir, bin_path("icache-lesson"), path);
+	char *out = lesson_run(&st, "%s --keys '' --screen 140x40", path);
 	ck_assert_msg(strstr(out, "WAITS for iprune_sem 0 at evict_inodes, held for read by cpu1"),
 		      "%s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 END_TEST
 
@@ -2436,9 +2442,8 @@ SIDE_TEST(judge_refuses_a_cut_trace)
 	fresh_state();
 	char wrap[300], work[512];
 	snprintf(wrap, sizeof(wrap), "%s/cutting-sim", state_dir);
-	FILE *f = fopen(wrap, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f,
+	write_script(
+		wrap,
 		"#!/bin/sh\n"
 		"out=; prev=\n"
 		"for a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n"
@@ -2454,9 +2459,7 @@ SIDE_TEST(judge_refuses_a_cut_trace)
 		"truncate -s $(( $(stat -c %%s \"$s\") / 2 )) \"$s\"\n"
 		"exit $rc\n",
 		bin_path("icache-sim"));
-	fclose(f);
 	int st;
-	free(run_cmd(&st, "chmod +x %s", wrap));
 	snprintf(work, sizeof(work), "%s/icache-lab/work", state_dir);
 	free(run_cmd(&st,
 		     "mkdir -p %s && cp lessons/scenarios/abba-fixed.scn "
@@ -2471,7 +2474,7 @@ SIDE_TEST(judge_refuses_a_cut_trace)
 		      "a verdict from a cut trace:\n%.1500s", out);
 	ck_assert_msg(strstr(out, "incomplete"), "the cut is not said:\n%.1500s", out);
 	free(out);
-	free(run_cmd(&st, "rm -rf %s", state_dir));
+	drop_state();
 }
 
 /* A table of cases, run side by side. */

@@ -159,11 +159,21 @@ static void check_cell(const char *wide, const char *num, const char *cell)
 		      "event %s: '%s' cuts a word of '%s'", num, cell, full);
 }
 
+/*
+ * The viewer on trace in a w x h terminal, in the tmux session name
+ * (returned), once the fixture's recording of it exited with status 0
+ * (its log is TRACE.log).
+ */
+static const char *screen_of(const char *name, int w, int h, const char *trace, int status)
+{
+	ck_assert_msg(status == 0, "recording %s failed (%d): see %s.log", trace, status, trace);
+	tmux_view(name, w, h, "", trace);
+	return name;
+}
+
 START_TEST(small_screen_two_lanes)
 {
-	ck_assert_msg(st2 == 0, "record failed: see %s/t2.log", tmp);
-	const char *s = "scr-80x24";
-	tmux_view(s, 80, 24, "", t2);
+	const char *s = screen_of("scr-80x24", 80, 24, t2, st2);
 	char *scr = tmux_expect_screen(s, ": 3 0 0 0 Enter", "#3000/", 5);
 	const char *title = line_of(scr, 2);
 	ck_assert_msg(strstr(title, "cpu0") && strstr(title, "cpu1"),
@@ -192,9 +202,7 @@ END_TEST
 
 START_TEST(sixteen_cpus_compact)
 {
-	ck_assert_msg(st16 == 0, "record --virtual failed: see %s/t16.log", tmp);
-	const char *s = "scr-16";
-	tmux_view(s, 160, 45, "", t16);
+	const char *s = screen_of("scr-16", 160, 45, t16, st16);
 	char *scr = tmux_expect_screen(s, ": 1 5 0 0 Enter", "#1500/", 5);
 	/* The compact view: a column per CPU, every one of them in view. */
 	const char *head = line_of(scr, 2);
@@ -235,9 +243,7 @@ END_TEST
 
 START_TEST(details_of_a_violation)
 {
-	ck_assert_msg(stabba == 0, "play failed (%d): see %s/abba.log", stabba, tmp);
-	const char *s = "scr-details";
-	tmux_view(s, 120, 40, "", tabba);
+	const char *s = screen_of("scr-details", 120, 40, tabba, stabba);
 	tmux_expect(s, "v", "!! lock_cycle", 5);
 	char *scr = tmux_expect_screen(s, "Enter", "Event details", 5);
 	ck_assert_msg(strstr(scr, "Both chains"), "no chains:\n%.1500s", scr);
@@ -270,9 +276,7 @@ END_TEST
 
 START_TEST(marks_measure)
 {
-	ck_assert_msg(st2 == 0, "record failed");
-	const char *s = "scr-marks";
-	tmux_view(s, 120, 40, "", t2);
+	const char *s = screen_of("scr-marks", 120, 40, t2, st2);
 	char *scr = tmux_expect_screen(s, ": 1 0 0 Enter m a : 3 5 0 Enter", " #350/", 5);
 	ck_assert_msg(strstr(scr, "mark a->cursor +") && strstr(scr, ", 250 events"),
 		      "no measure, or a wrong one, on the status line:\n%.1500s", scr);
@@ -287,9 +291,7 @@ END_TEST
 
 START_TEST(notes_and_losses)
 {
-	ck_assert_msg(stv4 == 0, "play -o failed: see %s/v4.log", tmp);
-	const char *s = "scr-notes";
-	tmux_view(s, 120, 40, "", tv4);
+	const char *s = screen_of("scr-notes", 120, 40, tv4, stv4);
 	tmux_expect(s, "a", " note text=", 5);
 	tmux_expect(s, "G A", "note text=cpu1 has freed the inode", 5);
 	tmux_kill(s);
@@ -335,9 +337,7 @@ static int cursor_col(const char *scr)
 
 START_TEST(timeline_strip)
 {
-	ck_assert_msg(st2 == 0, "record failed");
-	const char *s = "scr-time";
-	tmux_view(s, 160, 45, "", t2);
+	const char *s = screen_of("scr-time", 160, 45, t2, st2);
 	ck_assert(tmux_wait_for(s, "Timeline", 5));
 	/* A slice where the global hash lock was contended. */
 	char *scr = tmux_expect_screen(s, "/ lock_contended Space inode_hash_lock Enter",
@@ -431,6 +431,15 @@ END_TEST
 
 /* ---- colours: NO_COLOR, a terminal that cannot draw, the lesson runner --- */
 
+/* Does session sess draw in colour (want) or not?  who: what it runs. */
+static void assert_colour(const char *sess, bool want, const char *who)
+{
+	char *scr = tmux_capture(sess, true);
+	ck_assert_msg(has_colour_sgr(scr) == want, "%s draws %s", who,
+		      want ? "no colour" : "colour");
+	free(scr);
+}
+
 START_TEST(terminals)
 {
 	ck_assert_msg(st2 == 0, "record failed");
@@ -451,25 +460,17 @@ START_TEST(terminals)
 	free(scr);
 	/* Colour by default, none under NO_COLOR, in the viewer and the lesson runner alike. */
 	tmux_view("scr-colour", 120, 40, "", t2);
-	scr = tmux_capture("scr-colour", true);
-	ck_assert_msg(has_colour_sgr(scr), "the viewer draws no colour");
-	free(scr);
+	assert_colour("scr-colour", true, "the viewer");
 	snprintf(cmd, sizeof(cmd), "env HOME=%s XDG_STATE_HOME= LANG=C.UTF-8 %s 1", tmp,
 		 bin_path("icache-lesson"));
 	start("scr-lesson", 120, 40, cmd, "icache-lesson 01");
-	scr = tmux_capture("scr-lesson", true);
-	ck_assert_msg(has_colour_sgr(scr), "the lesson runner draws no colour");
-	free(scr);
+	assert_colour("scr-lesson", true, "the lesson runner");
 	snprintf(cmd, sizeof(cmd), "env HOME=%s XDG_STATE_HOME= LANG=C.UTF-8 NO_COLOR=1 %s 1", tmp,
 		 bin_path("icache-lesson"));
 	start("scr-lesson-nc", 120, 40, cmd, "icache-lesson 01");
-	scr = tmux_capture("scr-lesson-nc", true);
-	ck_assert_msg(!has_colour_sgr(scr), "the lesson runner draws colour under NO_COLOR");
-	free(scr);
+	assert_colour("scr-lesson-nc", false, "the lesson runner under NO_COLOR");
 	tmux_view("scr-nocolor", 120, 40, "NO_COLOR=1", t2);
-	scr = tmux_capture("scr-nocolor", true);
-	ck_assert_msg(!has_colour_sgr(scr), "the viewer draws colour under NO_COLOR");
-	free(scr);
+	assert_colour("scr-nocolor", false, "the viewer under NO_COLOR");
 	const char *all[] = { "scr-dumb",   "scr-unknown",   "scr-colour",
 			      "scr-lesson", "scr-lesson-nc", "scr-nocolor" };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)

@@ -55,6 +55,15 @@ static void need_traces(void)
 	ck_assert_msg(play_status == 0, "icache-sim play failed: see %s/*.log", tmp);
 }
 
+/* The viewer on the recording trace in a w x h terminal, in the tmux
+ * session name (returned), once the recordings are known to be there. */
+static const char *teach_view(const char *name, int w, int h, const char *trace)
+{
+	need_traces();
+	tmux_view(name, w, h, "", trace);
+	return name;
+}
+
 /* The last SGR escape before the first occurrence of mark in s ("" if none). */
 static void sgr_before(const char *s, const char *mark, char *out, size_t len)
 {
@@ -126,8 +135,7 @@ START_TEST(source_marks_both_cpus_in_iput_final)
 	int line[2];
 	ck_assert_msg(lines_at_freeing(v4, 1, line), "no I_FREEING by cpu1 in iput_final");
 	ck_assert(line[0] > 0 && line[1] > 0);
-	const char *s = "teach-src";
-	tmux_view(s, 200, 60, "", v4);
+	const char *s = teach_view("teach-src", 200, 60, v4);
 	tmux_expect(s, "/ I_FREEING Enter", "search: I_FREEING", 5);
 	tmux_expect(s, "s", "Source", 5);
 	/* focus it, then zoom it */
@@ -153,7 +161,6 @@ START_TEST(source_marks_both_cpus_in_iput_final)
 	ck_assert_msg(c0[0] && c1[0] && strcmp(c0, c1), "the marks share a colour ('%s' '%s')",
 		      c0 + 1, c1 + 1);
 	free(scr);
-	tmux_kill(s);
 }
 END_TEST
 
@@ -161,9 +168,7 @@ END_TEST
  * next touch of inode 42 (the violation), it is drawn UNPROTECTED. */
 START_TEST(unprotected_span)
 {
-	need_traces();
-	const char *s = "teach-unprot";
-	tmux_view(s, 200, 50, "", v4);
+	const char *s = teach_view("teach-unprot", 200, 50, v4);
 	/* the first narration line: "the window" */
 	tmux_expect(s, "/ note Enter", "-- cpu0 has dropped i_lock", 5);
 	ck_assert_msg(
@@ -240,9 +245,7 @@ END_TEST
  * pinned from the violation; only the past of the cursor. */
 START_TEST(inode_history)
 {
-	need_traces();
-	const char *s = "teach-inode";
-	tmux_view(s, 200, 60, "", umount_nosem);
+	const char *s = teach_view("teach-inode", 200, 60, umount_nosem);
 	/* after a jump the pane still follows an inode */
 	tmux_expect(s, "G", "(the last one touched; i pins)", 5);
 	tmux_expect(s, ": 0 Enter / busy_inodes Enter i", "[pinned: i unpins]", 5);
@@ -270,16 +273,13 @@ START_TEST(inode_history)
 	ck_assert_msg(!strstr(scr, "!! busy_inodes") && strstr(scr, "add dispose"),
 		      "the future leaks into the history:\n%.1500s", scr);
 	free(scr);
-	tmux_kill(s);
 }
 END_TEST
 
 /* The edge an acquire adds is highlighted; the acquire says what is held. */
 START_TEST(new_edge_highlight)
 {
-	need_traces();
-	const char *s = "teach-edge";
-	tmux_view(s, 200, 50, "", v4);
+	const char *s = teach_view("teach-edge", 200, 50, v4);
 	char *scr = tmux_expect_screen(s, "G", "run_end", 5);
 	const char *e = strstr(scr, "hash_bucket \xe2\x86\x92 i_lock x");
 	ck_assert_msg(e && strstr(e, "first #"), "no hash_bucket -> i_lock edge:\n%.1500s", scr);
@@ -296,7 +296,6 @@ START_TEST(new_edge_highlight)
 	ck_assert_msg(strstr(scr, "  iprune_sem") && strstr(scr, "    hash_bucket"),
 		      "no nested order tree:\n%.1500s", scr);
 	free(scr);
-	tmux_kill(s);
 }
 END_TEST
 
@@ -439,9 +438,7 @@ END_TEST
 /* Threads are named as they are; the CPU count is run_begin's. */
 START_TEST(named_threads)
 {
-	need_traces();
-	const char *s = "teach-threads";
-	tmux_view(s, 200, 50, "", umount_nosem);
+	const char *s = teach_view("teach-threads", 200, 50, umount_nosem);
 	char *scr = tmux_capture(s, false);
 	ck_assert_msg(strstr(scr, " 2 CPUs "), "header:\n%.1500s", scr);
 	/* the lanes' title row */
@@ -463,7 +460,6 @@ START_TEST(named_threads)
 	tmux_kill(s);
 	tmux_view(s, 200, 50, "", life);
 	tmux_expect(s, "/ inode_rcu_freed Enter", "  call_rcu  search: inode_rcu_freed", 5);
-	tmux_kill(s);
 }
 END_TEST
 
@@ -485,16 +481,13 @@ START_TEST(named_threads_of_a_run)
 		      "no flusher lane in a 2-CPU run:\n%.1500s", scr);
 	ck_assert_ptr_null(strstr(scr, "cpu-1"));
 	free(scr);
-	tmux_kill(s);
 }
 END_TEST
 
 /* 80x24 on the v4 race: both CPUs' lanes, the span and the hold whole. */
 START_TEST(small_screen_v4)
 {
-	need_traces();
-	const char *s = "teach-80x24";
-	tmux_view(s, 80, 24, "", v4);
+	const char *s = teach_view("teach-80x24", 80, 24, v4);
 	char *scr = tmux_expect_screen(s, "/ I_FREEING Enter", "search: I_FREEING", 5);
 	ck_assert_msg(line_has(scr, "event cpu0 ", "cpu1 "), "not two CPU lanes:\n%s", scr);
 	/* cpu0 in its window, cpu1 holding the inode's lock: whole values */
@@ -504,7 +497,6 @@ START_TEST(small_screen_v4)
 			      strstr(scr, "UNPROTECTED: holds inode 42 with no reference"),
 		      "no held locks at 80x24:\n%s", scr);
 	free(scr);
-	tmux_kill(s);
 }
 END_TEST
 
@@ -513,9 +505,7 @@ END_TEST
  * rather than cut it. */
 START_TEST(hot_locks_and_reports_on_v4)
 {
-	need_traces();
-	const char *s = "teach-hot";
-	tmux_view(s, 200, 50, "", v4);
+	const char *s = teach_view("teach-hot", 200, 50, v4);
 	char *scr = tmux_expect_screen(s, "/ lock_acquired Space inode_lru_lock Enter",
 				       "search: lock_acquired inode_lru_lock", 5);
 	ck_assert_msg(strstr(scr, "Hot locks") && strstr(scr, "lru 0 ") &&
@@ -528,31 +518,37 @@ START_TEST(hot_locks_and_reports_on_v4)
 			      strstr(scr, "but that inode has already been freed"),
 		      "lock_stat cuts the report:\n%s", scr);
 	free(scr);
-	tmux_kill(s);
 }
 END_TEST
 
-/* A lookup sleeps on an I_FREEING inode, and whom it waits for is named. */
+/* A lookup sleeps on an inode, and whom it waits for is named: on each
+ * of the three bits one sleeps on, the recording that shows it. */
+static const struct {
+	const char *bit, *trace;
+	const char *says; /* after a search for inode_wait */
+	bool asleep;      /* cpu1's line says "asleep, no lock held" */
+	const char *lane; /* drawn in a lane (NULL: not checked) */
+} sleeps[] = {
+	{ "I_FREEING", wait_freeing, "SLEEPS on inode 42 (I_FREEING), waits for cpu0", true,
+	  "SLEEP on 42 FREEING" },
+	{ "I_NEW", new_wait, "SLEEPS on inode 42 (I_NEW), waits for cpu0", false, NULL },
+	{ "I_WILL_FREE", will_free, "I_WILL_FREE), waits for cpu0", true, NULL },
+};
+
 START_TEST(sleep_on_i_freeing)
 {
 	need_traces();
-	const char *s = "teach-sleep";
-	tmux_view(s, 200, 50, "", wait_freeing);
-	char *scr = tmux_expect_screen(s, "/ inode_wait Enter",
-				       "SLEEPS on inode 42 (I_FREEING), waits for cpu0", 5);
-	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
-	ck_assert(strstr(scr, "SLEEP on 42 FREEING"));
-	free(scr);
-	tmux_kill(s);
-	/* The two other bits one sleeps on: I_NEW, I_WILL_FREE. */
-	tmux_view(s, 200, 50, "", new_wait);
-	tmux_expect(s, "/ inode_wait Enter", "SLEEPS on inode 42 (I_NEW), waits for cpu0", 5);
-	tmux_kill(s);
-	tmux_view(s, 200, 50, "", will_free);
-	scr = tmux_expect_screen(s, "/ inode_wait Enter", "I_WILL_FREE), waits for cpu0", 5);
-	ck_assert(line_has(scr, "cpu1", "asleep, no lock held"));
-	free(scr);
-	tmux_kill(s);
+	for (size_t i = 0; i < sizeof(sleeps) / sizeof(sleeps[0]); i++) {
+		tmux_view("teach-sleep", 200, 50, "", sleeps[i].trace);
+		char *scr =
+			tmux_expect_screen("teach-sleep", "/ inode_wait Enter", sleeps[i].says, 5);
+		ck_assert_msg(!sleeps[i].asleep || line_has(scr, "cpu1", "asleep, no lock held"),
+			      "%s: cpu1 is not asleep:\n%s", sleeps[i].bit, scr);
+		ck_assert_msg(!sleeps[i].lane || strstr(scr, sleeps[i].lane), "%s: no '%s':\n%s",
+			      sleeps[i].bit, sleeps[i].lane, scr);
+		free(scr);
+		tmux_kill("teach-sleep");
+	}
 }
 END_TEST
 
@@ -577,34 +573,38 @@ START_TEST(source_found_checked_or_missing)
 	free(text);
 	free(out);
 	/* A different file under $ICACHE_SRC: found, and said to differ. */
-	out = run_cmd(
-		&st,
+	out = run_expect(
+		0,
 		"mkdir -p %s/src/sim/schemes && cp sim/schemes/inode-scale-v4.c %s/src/sim/schemes/ && "
 		"echo '/* edited */' >> %s/src/sim/schemes/inode-scale-v4.c && "
 		"ICACHE_SRC=%s/src LANG=C.UTF-8 %s --keys 's<Tab><Tab><Tab>z' --screen 120x30 %s",
 		tmp, tmp, tmp, tmp, bin_path("icache-view"), v4);
-	ck_assert_msg(strstr(out, "DIFFERS from the run's build"), "%.1500s", out);
+	assert_has(out, "DIFFERS from the run's build");
 	free(out);
 	/* A binary away from any tree, a trace away from it: not found, said so. */
-	out = run_cmd(
-		&st,
+	out = run_expect(
+		0,
 		"mkdir -p %s/away/bin && cp %s %s/away/bin/ && cp -r %s %s/away/t && cd / && "
 		"LANG=C.UTF-8 %s/away/bin/icache-view --keys 's<Tab><Tab><Tab>z' --screen 160x30 %s/away/t",
 		tmp, bin_path("icache-view"), tmp, v4, tmp, tmp, tmp);
-	ck_assert_msg(strstr(out, "source not found: sim/schemes/inode-scale-v4.c"), "%.1500s",
-		      out);
+	assert_has(out, "source not found: sim/schemes/inode-scale-v4.c");
 	free(out);
 }
 END_TEST
 
 int main(void)
 {
-	return run_tests(
-		"teach", record_traces, cleanup, 120, /* five recordings in one case, under load */
+	Suite *s = suite_create("teach");
+	TCase *tc = suite_case(
+		s, "teach", 120, /* five recordings in one case, under load */
 		(const TTest *[]){ source_marks_both_cpus_in_iput_final, unprotected_span,
 				   unprotected_free_runs, two_owners_no_span, inode_history,
 				   new_edge_highlight, order_tree_small_screens, named_threads,
 				   named_threads_of_a_run, small_screen_v4,
 				   hot_locks_and_reports_on_v4, sleep_on_i_freeing,
 				   source_found_checked_or_missing, NULL });
+	tcase_add_unchecked_fixture(tc, record_traces, cleanup);
+	/* After each test, its terminals are closed. */
+	tcase_add_checked_fixture(tc, NULL, tmux_kill_tests);
+	return run_suite(s);
 }

@@ -1081,33 +1081,32 @@ END_TEST
 
 /* ---- bad input ----------------------------------------------------------- */
 
-/* Bad record command lines and what the one line says: %s stands for a
- * directory that holds a file x. */
-static const struct {
-	const char *args, *needle;
-} bad_records[] = {
-	{ "--ops 10", "-o DIR is required" },
-	{ "--ops 10 -o", "-o needs a value" },
-	{ "--ops 10 -o %s", "is not empty" },
-	{ "--ops 10 -o %s/x", "is not a directory" },
-	{ "--frobnicate -o %s/new", "unknown option '--frobnicate'" },
-	{ "--cpus 0 -o %s/new", "--cpus: '0'" },
-	{ "--subbuf-size 3M -o %s/new", "--subbuf-size: '3M'" },
-	{ "--subbuf-size -o %s/new", "--subbuf-size" },
-};
+/* icache-sim record ARGS, where %s in args stands for dir: exit 2 and one
+ * line that says needle. */
+static void bad_record(const char *dir, const char *args, const char *needle)
+{
+	char full[400], cmd[600];
+	snprintf(full, sizeof(full), args, dir);
+	snprintf(cmd, sizeof(cmd), "record %s", full);
+	sim_bad_usage(cmd, needle);
+}
 
+/* dir holds a file x. */
 START_TEST(record_bad_input_exits_2)
 {
-	char dir[200], args[400], cmd[600];
+	char dir[200];
 	int st;
 
 	make_tmpdir(dir, sizeof(dir), "bad");
 	free(run_cmd(&st, "touch %s/x", dir));
-	for (size_t k = 0; k < sizeof(bad_records) / sizeof(bad_records[0]); k++) {
-		snprintf(args, sizeof(args), bad_records[k].args, dir);
-		snprintf(cmd, sizeof(cmd), "record %s", args);
-		sim_bad_usage(cmd, bad_records[k].needle);
-	}
+	bad_record(dir, "--ops 10", "-o DIR is required");
+	bad_record(dir, "--ops 10 -o", "-o needs a value");
+	bad_record(dir, "--ops 10 -o %s", "is not empty");
+	bad_record(dir, "--ops 10 -o %s/x", "is not a directory");
+	bad_record(dir, "--frobnicate -o %s/new", "unknown option '--frobnicate'");
+	bad_record(dir, "--cpus 0 -o %s/new", "--cpus: '0'");
+	bad_record(dir, "--subbuf-size 3M -o %s/new", "--subbuf-size: '3M'");
+	bad_record(dir, "--subbuf-size -o %s/new", "--subbuf-size");
 	rm_rf(dir);
 }
 END_TEST

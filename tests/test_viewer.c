@@ -54,6 +54,15 @@ static void need_trace(void)
 		      record_status, tmp);
 }
 
+/* The viewer on the suite's trace in a w x h terminal, in the tmux session
+ * name (returned). */
+static const char *viewer_on_trace(const char *name, int w, int h)
+{
+	need_trace();
+	tmux_view(name, w, h, "", trace);
+	return name;
+}
+
 /* The object text {"ino":N,...} for ino in a JSON array of inodes. */
 static char *inode_obj(const char *json, const char *ino_field)
 {
@@ -239,9 +248,7 @@ END_TEST
 
 START_TEST(tmux_panes_and_help)
 {
-	need_trace();
-	const char *s = "icview-panes";
-	tmux_view(s, 120, 40, "", trace);
+	const char *s = viewer_on_trace("icview-panes", 120, 40);
 	char *scr = tmux_expect_screen(s, "/ lock_acquired Enter", "search: lock_acquired", 5);
 	ck_assert_msg(strstr(scr, "\xe2\x97\x8f"
 				  "1 "),
@@ -267,9 +274,7 @@ END_TEST
 
 START_TEST(tmux_resize)
 {
-	need_trace();
-	const char *s = "icview-resize";
-	tmux_view(s, 120, 40, "", trace);
+	const char *s = viewer_on_trace("icview-resize", 120, 40);
 	tmux_set_size(s, 90, 30);
 	ck_assert(tmux_wait_for(s, "Held locks", 5));
 	char *scr = tmux_capture(s, false);
@@ -297,9 +302,7 @@ END_TEST
 
 START_TEST(tmux_no_color)
 {
-	need_trace();
-	const char *s = "icview-color";
-	tmux_view(s, 120, 40, "", trace);
+	const char *s = viewer_on_trace("icview-color", 120, 40);
 	char *scr = tmux_capture(s, true);
 	ck_assert_msg(has_colour_sgr(scr), "expected colours by default");
 	free(scr);
@@ -347,6 +350,17 @@ static void copy_trace(const char *name, char *out, size_t len)
 	free(run_cmd(&st, "rm -rf %s && cp -r %s %s", out, trace, out));
 }
 
+/* A trace written by hand (viewer/ctfgen.h): the n events e of provider,
+ * in tmp/name.  Its path: a static buffer. */
+static const char *handmade(const char *name, const char *provider, const struct ctfgen_event *e,
+			    int n)
+{
+	static char path[512];
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	ck_assert_msg(ctfgen_write(path, provider, e, n) == 0, "ctfgen_write %s failed", path);
+	return path;
+}
+
 START_TEST(bad_inputs)
 {
 	char p[512];
@@ -390,21 +404,18 @@ START_TEST(bad_inputs)
 	free(run_cmd(&st, "f=$(ls %s/ust/uid/*/64-bit/metadata); truncate -s 5000 $f", p));
 	expect_error(p, "damaged CTF metadata");
 
-	snprintf(p, sizeof(p), "%s/other", tmp);
 	struct ctfgen_event h[] = { { CTFGEN_HELLO, 10, 0, 0, 0, 0, 42 },
 				    { CTFGEN_HELLO, 20, 0, 0, 0, 0, 43 } };
-	ck_assert_int_eq(ctfgen_write(p, "myapp", h, 2), 0);
-	expect_error(p, "another provider");
-	expect_error(p, "myapp:hello");
+	const char *other = handmade("other", "myapp", h, 2);
+	expect_error(other, "another provider");
+	expect_error(other, "myapp:hello");
 
-	snprintf(p, sizeof(p), "%s/overlap", tmp);
 	struct ctfgen_event o[] = {
 		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
 		{ CTFGEN_ACQUIRED, 2000, 1, 2, 0, 0, 0 },
 		{ CTFGEN_RELEASE, 3000, 0, 2, 0, 0, 5 },
 	};
-	ck_assert_int_eq(ctfgen_write(p, "icache", o, 3), 0);
-	expect_error(p, "trace is inconsistent at event #1");
+	expect_error(handmade("overlap", "icache", o, 3), "trace is inconsistent at event #1");
 }
 END_TEST
 
@@ -412,15 +423,13 @@ START_TEST(same_time_release_before_acquire)
 {
 	/* cpu1's acquire and cpu0's release share a timestamp and come in the
 	 * wrong order: not an inconsistency (EVENTS.md: release first). */
-	char p[512];
-	snprintf(p, sizeof(p), "%s/tie", tmp);
 	struct ctfgen_event e[] = {
 		{ CTFGEN_ACQUIRED, 1000, 0, 2, 0, 0, 0 },
 		{ CTFGEN_ACQUIRED, 2000, 1, 2, 0, 0, 0 },
 		{ CTFGEN_RELEASE, 2000, 0, 2, 0, 0, 1000 },
 		{ CTFGEN_RELEASE, 3000, 1, 2, 0, 0, 1000 },
 	};
-	ck_assert_int_eq(ctfgen_write(p, "icache", e, 4), 0);
+	const char *p = handmade("tie", "icache", e, 4);
 	int st;
 	char *out = run_cmd(&st, "%s --summary --json %s 2>&1", bin_path("icache-view"), p);
 	ck_assert_msg(st == 0, "%s", out);

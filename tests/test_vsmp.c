@@ -391,24 +391,36 @@ START_TEST(cost_files_are_checked)
 }
 END_TEST
 
-/* One virtual CPU running lookup (no flusher, so nothing waits) with a
- * cost file: its virtual nanoseconds and acquisitions. */
-static void lookup_on_one_cpu(const char *costs_text, double *ns, double *acq)
+/*
+ * A virtual run of 3000 operations (args: scheme, workload, CPUs) on a cost
+ * file holding costs_text: its virtual nanoseconds in *ns, and in *sum the
+ * lock_stat column ("acquisitions", "contentions") added over its classes.
+ */
+static void virtual_run(const char *costs_text, const char *args, const char *column, double *ns,
+			double *sum)
 {
-	char path[] = "/tmp/icache-vsmp-lock.XXXXXX";
+	char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
+	char key[64];
 	scratch_file(path, costs_text);
 	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --costs %s --scheme merged --workload lookup "
-			    "--cpus 1 --ops 3000 --quiet --json",
-			    bin_path("icache-sim"), path);
+	char *out = run_cmd(&status, "%s run --virtual --costs %s %s --ops 3000 --quiet --json",
+			    bin_path("icache-sim"), path, args);
 	unlink(path);
-	ck_assert_msg(status == 0, "%.500s", out);
+	ck_assert_msg(status == 0, "%s: %.500s", args, out);
 	*ns = json_num(out, NULL, "seconds") * 1e9;
-	*acq = 0;
-	for (const char *p = out; (p = strstr(p, "\"acquisitions\":")); p++)
-		*acq += strtod(p + strlen("\"acquisitions\":"), NULL);
+	*sum = 0;
+	snprintf(key, sizeof(key), "\"%s\":", column);
+	for (const char *p = out; (p = strstr(p, key)); p++)
+		*sum += strtod(p + strlen(key), NULL);
 	free(out);
+}
+
+/* One virtual CPU running lookup (no flusher, so nothing waits): its
+ * virtual nanoseconds and acquisitions. */
+static void lookup_on_one_cpu(const char *costs_text, double *ns, double *acq)
+{
+	virtual_run(costs_text, "--scheme merged --workload lookup --cpus 1", "acquisitions", ns,
+		    acq);
 }
 
 /*
@@ -436,23 +448,11 @@ START_TEST(virtual_charges_each_lock_its_cost)
 }
 END_TEST
 
-/* A 2-CPU global create-unlink on the costs text: virtual ns, contentions. */
+/* A 2-CPU global create-unlink: virtual ns, contentions. */
 static void global_on_two_cpus(const char *costs_text, double *ns, double *contentions)
 {
-	char path[] = "/tmp/icache-vsmp-wait.XXXXXX";
-	scratch_file(path, costs_text);
-	int status;
-	char *out = run_cmd(&status,
-			    "%s run --virtual --costs %s --scheme global --workload create-unlink "
-			    "--cpus 2 --ops 3000 --quiet --json",
-			    bin_path("icache-sim"), path);
-	unlink(path);
-	ck_assert_msg(status == 0, "%.500s", out);
-	*ns = json_num(out, NULL, "seconds") * 1e9;
-	*contentions = 0;
-	for (const char *p = out; (p = strstr(p, "\"contentions\":")); p++)
-		*contentions += strtod(p + strlen("\"contentions\":"), NULL);
-	free(out);
+	virtual_run(costs_text, "--scheme global --workload create-unlink --cpus 2", "contentions",
+		    ns, contentions);
 }
 
 /*

@@ -120,6 +120,22 @@ static inline void scratch_file(char *tmpl, const char *text)
 	close(fd);
 }
 
+/* An executable shell script at path (a wrapper a test puts in place of a
+ * program), its text made by printf from fmt. */
+static inline void write_script(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline void write_script(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
 /* A suite's scratch directory /tmp/TAG.XXXXXX into dir (dir[0] = 0 if
  * it cannot be made), and its removal with all it holds. */
 static inline void scratch_make(char *dir, size_t len, const char *tag)

@@ -83,6 +83,12 @@ void tmux_kill(const char *sess)
 	free(run_cmd(&st, "%s kill-session -t %s 2>/dev/null", server, sess));
 }
 
+void tmux_kill_tests(void)
+{
+	int st;
+	free(run_cmd(&st, "%s kill-session -a -t keep 2>/dev/null", server));
+}
+
 char *tmux_capture(const char *sess, bool escapes)
 {
 	int st;

@@ -36,6 +36,9 @@ void tmux_view(const char *sess, int w, int h, const char *env, const char *trac
 void tmux_keys(const char *sess, const char *k);
 void tmux_set_size(const char *sess, int w, int h);
 void tmux_kill(const char *sess);
+/* Kill every session but the server's keeper: a checked fixture's
+ * teardown, so that a case's tests need not close their terminals. */
+void tmux_kill_tests(void);
 
 /* The screen's text (escapes: with its SGR colour escapes); malloc'd. */
 char *tmux_capture(const char *sess, bool escapes);

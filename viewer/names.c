@@ -2,7 +2,9 @@
  * names.c - strings for the numbers a trace records.
  *
  * The lists come from tracepoints/icache_names.h, the same X-macros the
- * simulator and the tracepoint provider expand, so the three cannot drift.
+ * simulator and the tracepoint provider expand, so the three cannot drift:
+ * the event names here, the others once in lib/names.c (shared with the
+ * selector parser).
  */
 #include <stdio.h>
 #include <string.h>
