@@ -121,15 +121,40 @@ struct hash_bucket {
 	struct sim_lock lock; /* per-bucket lock (hlist_bl style) */
 };
 
+/*
+ * Laid out as the kernel lays out what it shares: what every operation
+ * reads and nobody writes after set-up first (the kernel's __read_mostly
+ * inode_hashtable and i_hash_shift), then each lock and each group of
+ * data written together on lines of their own (2.6.39 made inode_hash_lock,
+ * inode_sb_list_lock and inode_wb_list_lock __cacheline_aligned_in_smp).
+ * A read-mostly field on a line another CPU keeps writing would cost every
+ * reader a cache-line transfer: a cost of the layout, not of the locking.
+ */
 struct icache {
+	/* Read-mostly: written by icache_init only. */
+	struct hash_bucket *hash;
+	unsigned hash_bits;
+	struct super_block *sbs;
+	int nsbs;
+	struct sim_cpu **cpus; /* every simulated CPU, for counters */
+	int ncpus;
+	int nr_nodes;   /* simulated NUMA nodes (--nodes), for list_lru */
+	int nr_workers; /* CPUs dealt out to nodes in blocks; then the rest */
+	const struct scheme *scheme;
+	/*
+	 * sysctl vm.vfs_cache_pressure (default 100): how hard the VM leans
+	 * on the icache; shrink_icache_memory scales its count by it.
+	 */
+	long vfs_cache_pressure;
+
 	/* 2.6.36: one lock for everything below. */
-	struct sim_lock inode_lock;
+	_Alignas(64) struct sim_lock inode_lock;
 	/* 2.6.39: a lock per structure. */
-	struct sim_lock hash_lock;
-	struct sim_lock sb_list_lock;
-	struct sim_lock wb_list_lock;
-	struct sim_lock lru_lock;
-	struct sim_lock iunique_lock;
+	_Alignas(64) struct sim_lock hash_lock;
+	_Alignas(64) struct sim_lock sb_list_lock;
+	_Alignas(64) struct sim_lock wb_list_lock;
+	_Alignas(64) struct sim_lock lru_lock;
+	_Alignas(64) struct sim_lock iunique_lock;
 	/*
 	 * Every era: a sleeping rw-lock.  prune_icache holds it for read from
 	 * its scan until its dispose list is freed; umount takes it for write
@@ -137,36 +162,19 @@ struct icache {
 	 * returns (2.6.36 over all of invalidate_inodes; 2.6.39 evict_inodes
 	 * cycles through it after its own dispose, commit bab1d9444d9).
 	 */
-	struct sim_lock iprune_sem;
+	_Alignas(64) struct sim_lock iprune_sem;
 
-	struct hash_bucket *hash;
-	unsigned hash_bits;
-
-	struct list_head inode_lru; /* unused inodes; head = young end */
+	_Alignas(64) struct list_head inode_lru; /* unused inodes; head = young end */
 	/* Changed only with inode_lru's lock held; read without it by the
 	 * shrinker, as the kernel does, hence atomic (relaxed). */
 	atomic_long nr_unused;
 	struct list_head inode_in_use; /* 2.6.36 only */
 
-	struct bdi_writeback wb; /* one backing device */
-	struct super_block *sbs;
-	int nsbs;
+	_Alignas(64) struct bdi_writeback wb; /* one backing device */
 
-	atomic_uint_fast64_t shared_last_ino; /* get_next_ino's batches */
-	uint64_t last_ino;                    /* 2.6.36 counter (inode_lock) */
-	uint64_t iunique_counter;             /* protected by the scheme's lock */
-
-	/*
-	 * sysctl vm.vfs_cache_pressure (default 100): how hard the VM leans
-	 * on the icache; shrink_icache_memory scales its count by it.
-	 */
-	long vfs_cache_pressure;
-
-	struct sim_cpu **cpus; /* every simulated CPU, for counters */
-	int ncpus;
-	int nr_nodes;   /* simulated NUMA nodes (--nodes), for list_lru */
-	int nr_workers; /* CPUs dealt out to nodes in blocks; then the rest */
-	const struct scheme *scheme;
+	_Alignas(64) atomic_uint_fast64_t shared_last_ino; /* get_next_ino's batches */
+	uint64_t last_ino;                                 /* 2.6.36 counter (inode_lock) */
+	uint64_t iunique_counter;                          /* protected by the scheme's lock */
 };
 
 /* The inode cache.  The kernel keeps these as globals; so do we. */
