@@ -42,7 +42,7 @@ static const char run_options_rest[] =
 	"                    deterministic; --duration is then virtual (default 20ms)\n"
 	"  --costs FILE      the cost model for --virtual, as written by\n"
 	"                    `icache-sim calibrate` (default: the shipped one)\n"
-	"  --jitter PCT      --virtual: each step's work varies by up to PCT %% either\n"
+	"  --jitter PCT      --virtual: each step's work varies by up to PCT % either\n"
 	"                    way (0..90, default 0), seeded by --seed\n"
 	"  --list-lines      --virtual: charge every cache line a list operation writes\n"
 	"                    (node, neighbours, head) by its last writer, not one line\n"
