@@ -116,7 +116,7 @@ echo
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
 echo "   real runs $RTSAY; load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s %7s %7s %7s\n' workload scheme cpus \
-	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "+lists" "+lines" on-cpu "c/op"
+	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "lists" "heads" on-cpu "c/op"
 : >"$TMP/validation"
 c=1
 while [ "$c" -le "$cores" ]; do
@@ -156,15 +156,16 @@ while [ "$c" -le "$cores" ]; do
 			vops=$(jnum "$f" ops_per_s)
 			vcon=$(awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
 				'BEGIN { print (b > 0) ? a / b : 0 }')
-			# The same with every list line followed (--list-lines).
+			# The coarser models side by side: only the lines list
+			# operations write (--lines=lists), and one line per lock
+			# and list kind (--lines=heads, the model before --lines).
 			# (run sets f: vops and vcon are read first.)
 			fl=$TMP/virtl.$w.$s.$c.json
-			run "$fl" --virtual --list-lines ${COSTS:+--costs "$COSTS"} --scheme "$s" \
+			run "$fl" --virtual --lines=lists ${COSTS:+--costs "$COSTS"} --scheme "$s" \
 				--workload "$w" --cpus "$c" --ops "$VALOPS"
 			lops=$(jnum "$fl" ops_per_s)
-			# And with every shared line the core writes (--lines).
-			fa=$TMP/virta.$w.$s.$c.json
-			run "$fa" --virtual --lines ${COSTS:+--costs "$COSTS"} --scheme "$s" \
+			fa=$TMP/virth.$w.$s.$c.json
+			run "$fa" --virtual --lines=heads ${COSTS:+--costs "$COSTS"} --scheme "$s" \
 				--workload "$w" --cpus "$c" --ops "$VALOPS"
 			aops=$(jnum "$fa" ops_per_s)
 			acon=$(awk -v a="$(jsum "$fa" contentions)" -v b="$(jnum "$fa" ops)" \
@@ -188,16 +189,18 @@ awk '{ o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
        n++ }
      END { printf "  within target: ops/s %d of %d rows (+-30 %%), contentions/op %d of %d (2x)\n",
 		   okops, n, okcon, n
-	   printf "  with --lines: ops/s %d of %d rows, contentions/op %d of %d\n", okaops, n, okacon, n
+	   printf "  with --lines=heads: ops/s %d of %d rows, contentions/op %d of %d\n", okaops, n, okacon, n
 	   printf "  rows whose real runs had their CPUs (share >= 0.90): %d, of them %d within 30 %%\n",
 		   full, fullok }' "$TMP/validation"
 echo "  (share: the workers' CPU time over cpus x wall time; below 1 the host ran"
 echo "   something else meanwhile: other processes, or the run's own flusher when"
 echo "   cpus = cores, and a ticket-lock holder preempted makes its waiters spin."
 echo "   on-cpu: virtual / the ops the real workers made per CPU-second they got."
-echo "   +lists: virtual with --list-lines (every list line followed) / real;"
-echo "   +lines, on-cpu, c/op: virtual with --lines (every shared line the core"
-echo "   writes followed: lists, inode fields, counters, lock words) / real."
+echo "   The virtual columns are the default model (--lines=all: every shared line"
+echo "   the core writes followed: lists, inode fields, counters, lock words);"
+echo "   lists: virtual with --lines=lists (only list lines followed) / real;"
+echo "   heads, on-cpu, c/op: virtual with --lines=heads (one line per lock and"
+echo "   list kind, the coarser older model) / real."
 echo "   At 1 CPU merged's per-point work is fitted to a real run by calibrate;"
 echo "   every other row is a prediction.)"
 echo
@@ -245,7 +248,7 @@ END {
 			con["global"], con["merged"], (con["merged"] > 0) ? con["global"] / con["merged"] : 0
 		printf "  lock-line bounces per op: global %.2f, merged %.2f: global / merged = %.2f\n",
 			bnc["global"], bnc["merged"], (bnc["merged"] > 0) ? bnc["global"] / bnc["merged"] : 0
-		printf "  lock and list-head line transfers per op: global %.2f, merged %.2f: %.2f\n",
+		printf "  cache-line transfers per op (every shared line written): global %.2f, merged %.2f: %.2f\n",
 			xf["global"], xf["merged"], (xf["merged"] > 0) ? xf["global"] / xf["merged"] : 0
 	}
 	printf "  global (ticket) peaks at %d virtual CPU%s; past it, more CPUs give less\n", at,
@@ -297,7 +300,7 @@ if [ -n "${JSON:-}" ]; then
 			"${COSTS:-shipped}" "$( [ -n "$COSTS" ] && grep -v '^#' "$COSTS" | tr '\t' ' ' | sed 's/ *#.*//; s/"//g' | tr '\n' ';')" \
 			"$(echo $VCPUS | sed 's/ /,/g')" "$OPS" "$VALOPS" "$REALDUR" "$REPS"
 		printf '"validation":['
-		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_lines_ops_per_s\":%s,\"virtual_lines_contentions_per_op\":%s}",
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_heads_ops_per_s\":%s,\"virtual_heads_contentions_per_op\":%s}",
 			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$TMP/validation"
 		printf '],"curves":['
 		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"ops_per_s\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"line_xfers_per_op\":%s}",
@@ -306,7 +309,7 @@ if [ -n "${JSON:-}" ]; then
 			"$(tr '\n' ' ' <"$TMP/headline" | sed 's/  */ /g; s/"//g')" "$SPEEDOPS" "${pts:-0}" "${hs:-0}"
 		printf '"runs":{'
 		sep=""
-		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/virtl.*.json "$TMP"/virta.*.json "$TMP"/curve.*.json; do
+		for f in "$TMP"/real.*.json "$TMP"/virt.*.json "$TMP"/virtl.*.json "$TMP"/virth.*.json "$TMP"/curve.*.json; do
 			[ -f "$f" ] || continue
 			printf '%s"%s":' "$sep" "$(basename "$f" .json)"
 			tr -d '\n' <"$f"

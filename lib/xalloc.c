@@ -62,6 +62,20 @@ void *xcalloc(size_t n, size_t size)
 	return checked(calloc(n ? n : 1, size ? size : 1), n * size);
 }
 
+void *xcalloc_aligned(size_t n, size_t size, size_t align)
+{
+	void *p = NULL;
+	size_t bytes;
+
+	if (size && n > SIZE_MAX / size)
+		fatal("out of memory (%zu x %zu bytes wanted)", n, size);
+	bytes = n * size;
+	if (posix_memalign(&p, align, bytes ? bytes : 1))
+		fatal("out of memory (%zu bytes wanted, aligned to %zu)", bytes, align);
+	memset(p, 0, bytes);
+	return p;
+}
+
 void *xrealloc(void *p, size_t size)
 {
 	return checked(realloc(p, size ? size : 1), size);

@@ -15,6 +15,14 @@
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
+/*
+ * xcalloc for a type with an _Alignas (a struct holding a sim_lock): the
+ * block starts at a multiple of align (a power of two, at least a
+ * pointer's size), as malloc's 16 bytes do not guarantee.  So which
+ * fields share a cache line is the type's own layout, the same in every
+ * run, whatever else the process allocated before.  free() frees it.
+ */
+void *xcalloc_aligned(size_t n, size_t size, size_t align);
 void *xrealloc(void *p, size_t size);
 /* xrealloc(p, n * size), with the multiplication checked. */
 void *xreallocarray(void *p, size_t n, size_t size);

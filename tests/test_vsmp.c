@@ -483,9 +483,10 @@ START_TEST(virtual_charges_each_wait_its_cost)
 END_TEST
 
 /*
- * --list-lines follows every line a list operation writes (node,
- * neighbours, head): still deterministic, and it moves more lines than one
- * head per list kind does; only for --virtual.
+ * --lines=lists (or --list-lines) follows every line a list operation
+ * writes (node, neighbours, head): still deterministic, and it moves more
+ * lines than one head per list kind (--lines=heads, --no-lines) does; the
+ * JSON names the model; only for --virtual.
  */
 START_TEST(virtual_list_lines_are_followed)
 {
@@ -493,30 +494,39 @@ START_TEST(virtual_list_lines_are_followed)
 			  "--ops 4000 --cpus 4 --seed 5 --json %s";
 	int st;
 	char *a = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--list-lines");
-	char *b = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--list-lines");
-	char *c = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "");
+	char *b = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--lines=lists");
+	char *c = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--lines=heads");
+	char *d = run_cmd(&st, fmt, bin_path("icache-sim"), test_costs(), "--no-lines");
 	drop_host_time(a);
 	drop_host_time(b);
 	drop_host_time(c);
+	drop_host_time(d);
 	ck_assert_msg(strcmp(a, b) == 0, "same seed, different results:\n%.600s\n%.600s", a, b);
-	ck_assert_msg(strstr(a, "\"list_lines\":true") && !strstr(c, "list_lines"), "%.400s", a);
+	ck_assert_msg(strcmp(c, d) == 0, "--no-lines is not --lines=heads:\n%.600s\n%.600s", c, d);
+	ck_assert_msg(strstr(a, "\"lines\":\"lists\"") && strstr(c, "\"lines\":\"heads\""),
+		      "%.400s\n%.400s", a, c);
 	ck_assert_msg(json_num(a, NULL, "line_xfers") > json_num(c, NULL, "line_xfers"),
 		      "list lines %.0f transfers, list kinds %.0f", json_num(a, NULL, "line_xfers"),
 		      json_num(c, NULL, "line_xfers"));
 	free(a);
 	free(b);
 	free(c);
+	free(d);
 	sim_bad_usage("run --list-lines --ops 10", "--list-lines is for --virtual runs");
+	sim_bad_usage("run --no-lines --ops 10", "--no-lines is for --virtual runs");
+	sim_bad_usage("run --virtual --lines=most --ops 10",
+		      "--lines: 'most' is not a line model (all, lists, heads)");
 }
 END_TEST
 
 /*
- * --lines follows every shared line the core writes (list links, inode
- * fields, counters, lock words and bookkeeping): deterministic; at 2 CPUs
- * it moves more lines than --list-lines, which moves more than one head
- * per list kind, and the lines written inside a hold lengthen it; with
+ * The default model (--lines, --lines=all) follows every shared line the
+ * core writes (list links, inode fields, counters, lock words and
+ * bookkeeping): deterministic; at 2 CPUs it moves more lines than
+ * --lines=lists, which moves more than one head per list kind
+ * (--lines=heads), and the lines written inside a hold lengthen it; with
  * one CPU and no flusher nobody else writes anything, so it charges no
- * transfer and predicts exactly what the model without it does.
+ * transfer and predicts exactly what the coarsest model does.
  */
 static char *lines_run(const char *scheme, const char *workload, int cpus, const char *flag)
 {
@@ -532,14 +542,15 @@ static char *lines_run(const char *scheme, const char *workload, int cpus, const
 
 START_TEST(virtual_lines_are_followed)
 {
-	char *a = lines_run("global", "create-unlink", 2, "--lines");
+	char *a = lines_run("global", "create-unlink", 2, "");
 	char *b = lines_run("global", "create-unlink", 2, "--lines");
 	char *l = lines_run("global", "create-unlink", 2, "--list-lines");
-	char *k = lines_run("global", "create-unlink", 2, "");
+	char *k = lines_run("global", "create-unlink", 2, "--lines=heads");
 	const char *il = "\"class\":\"inode_lock\"";
 
-	ck_assert_msg(strcmp(a, b) == 0, "same seed, different results:\n%.600s\n%.600s", a, b);
-	ck_assert_msg(strstr(a, "\"lines\":true") && !strstr(k, "\"lines\""), "%.400s", a);
+	ck_assert_msg(strcmp(a, b) == 0, "the default is not --lines:\n%.600s\n%.600s", a, b);
+	ck_assert_msg(strstr(a, "\"lines\":\"all\"") && strstr(k, "\"lines\":\"heads\""), "%.400s",
+		      a);
 	double xa = json_num(a, NULL, "line_xfers"), xl = json_num(l, NULL, "line_xfers"),
 	       xk = json_num(k, NULL, "line_xfers");
 	ck_assert_msg(xa > xl && xl > xk, "transfers: lines %.0f, list lines %.0f, kinds %.0f", xa,
@@ -554,8 +565,8 @@ START_TEST(virtual_lines_are_followed)
 	free(k);
 
 	/* One CPU, no flusher: nothing moves, nothing changes. */
-	a = lines_run("merged", "lookup", 1, "--lines");
-	k = lines_run("merged", "lookup", 1, "");
+	a = lines_run("merged", "lookup", 1, "--lines=all");
+	k = lines_run("merged", "lookup", 1, "--no-lines");
 	ck_assert_msg(json_num(a, NULL, "line_xfers") == 0, "%.400s", a);
 	ck_assert_msg(json_num(a, NULL, "seconds") == json_num(k, NULL, "seconds"),
 		      "%.400s\n%.400s", a, k);

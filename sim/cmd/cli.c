@@ -44,11 +44,13 @@ static const char run_options_rest[] =
 	"                    `icache-sim calibrate` (default: the shipped one)\n"
 	"  --jitter PCT      --virtual: each step's work varies by up to PCT % either\n"
 	"                    way (0..90, default 0), seeded by --seed\n"
-	"  --list-lines      --virtual: charge every cache line a list operation writes\n"
-	"                    (node, neighbours, head) by its last writer, not one line\n"
-	"                    per list kind\n"
-	"  --lines           --virtual: as --list-lines, and every other shared line the\n"
-	"                    core writes (inode fields, counters, lock bookkeeping)\n"
+	"  --lines=MODEL     --virtual: which written cache lines a transfer is charged\n"
+	"                    for, when another CPU wrote them last: all (the default:\n"
+	"                    every shared line the core writes: list nodes, neighbours\n"
+	"                    and heads, inode fields, counters, lock bookkeeping),\n"
+	"                    lists (only the lines list operations write), heads (one\n"
+	"                    line per lock and per list kind: the older, coarser model)\n"
+	"  --lines, --list-lines, --no-lines  the same as --lines=all, lists, heads\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5,\n"
 	"                    20 in a build with a sanitizer, which runs slower)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
@@ -159,22 +161,23 @@ bool parse_duration(const char *s, uint64_t *ns)
 
 /* --virtual and --costs, once every flag is known. */
 static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *costs,
-			  bool have_length)
+			  const char *lines_flag, bool have_length)
 {
 	static struct cost_model model;
 	char err[512];
 
 	if (!cfg->virtual_time) {
-		if (costs || cfg->jitter > 0 || cfg->list_lines || cfg->lines) {
+		if (costs || cfg->jitter > 0 || lines_flag) {
 			fprintf(stderr, "icache-sim %s: %s is for --virtual runs\n", cmd,
 				costs           ? "--costs" :
 				cfg->jitter > 0 ? "--jitter" :
-				cfg->list_lines ? "--list-lines" :
-						  "--lines");
+						  lines_flag);
 			return false;
 		}
 		return true;
 	}
+	if (!lines_flag)
+		cfg->lines = true; /* the default model: every shared line */
 	if (cfg->check_every_ns) {
 		fprintf(stderr,
 			"icache-sim %s: --check-every is for real runs (a virtual run is "
@@ -201,6 +204,7 @@ struct flag_parse {
 	struct run_flags *fl;
 	bool have_ops, have_duration, inject_abba;
 	const char *costs;
+	const char *lines_flag; /* the --lines form given, NULL = the default */
 };
 
 /* What a flag group did with argv[i] (and argv[i + 1]). */
@@ -313,15 +317,41 @@ static enum flag_took flag_shape(struct flag_parse *p, const char *a, const char
 	return NOT_MINE;
 }
 
+/*
+ * --lines=all|lists|heads and its short forms: which lines a virtual run
+ * follows (run.h). The last one given wins, as for every other flag.
+ */
+static enum flag_took flag_lines(struct flag_parse *p, const char *a)
+{
+	static const struct {
+		const char *flag;
+		bool list_lines, lines;
+	} form[] = {
+		{ "--lines", false, true },        { "--lines=all", false, true },
+		{ "--lines=lists", true, false },  { "--list-lines", true, false },
+		{ "--lines=heads", false, false }, { "--no-lines", false, false },
+	};
+
+	for (size_t k = 0; k < sizeof(form) / sizeof(form[0]); k++) {
+		if (strcmp(a, form[k].flag))
+			continue;
+		p->cfg->list_lines = form[k].list_lines;
+		p->cfg->lines = form[k].lines;
+		p->lines_flag = form[k].flag;
+		return TOOK_FLAG;
+	}
+	return refuse(p, "--lines", a + 7 + (a[7] == '='),
+		      "is not a line model (all, lists, heads)");
+}
+
 /* The flags without a value. */
 static enum flag_took flag_switch(struct flag_parse *p, const char *a, const char *v)
 {
 	if (strcmp(a, "--virtual") == 0)
 		p->cfg->virtual_time = true;
-	else if (strcmp(a, "--list-lines") == 0)
-		p->cfg->list_lines = true;
-	else if (strcmp(a, "--lines") == 0)
-		p->cfg->lines = true;
+	else if (strncmp(a, "--lines", 7) == 0 || strcmp(a, "--list-lines") == 0 ||
+		 strcmp(a, "--no-lines") == 0)
+		return flag_lines(p, a);
 	else if (strcmp(a, "--no-pin") == 0)
 		p->cfg->pin = false;
 	else if (strcmp(a, "--quiet") == 0)
@@ -428,7 +458,8 @@ static bool flags_done(struct flag_parse *p)
 	}
 	if (p->have_ops)
 		p->cfg->duration_ns = 3600ull * 1000000000ull; /* a safety bound */
-	if (!setup_virtual(p->cmd, p->cfg, p->costs, p->have_ops || p->have_duration))
+	if (!setup_virtual(p->cmd, p->cfg, p->costs, p->lines_flag,
+			   p->have_ops || p->have_duration))
 		return false;
 	if (p->inject_abba)
 		p->cfg->workload = workload_with_abba(p->cfg->workload);

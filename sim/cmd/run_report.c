@@ -48,14 +48,14 @@ static void print_header(FILE *f, const struct run_config *cfg, const struct run
 	if (cfg->virtual_time) {
 		fprintf(f, "virtual time: costs measured on %s%s\n", cfg->costs->source,
 			cfg->lines      ? "; every shared line followed" :
-			cfg->list_lines ? "; every list line followed" :
-					  "");
+			cfg->list_lines ? "; every list line followed (--lines=lists)" :
+					  "; one line per lock and list kind (--lines=heads)");
 		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",
 			r->vpoints, r->host_seconds,
 			r->host_seconds > 0 ? (double)r->vpoints / r->host_seconds : 0);
 		fprintf(f,
-			"%" PRIu64 " ops in %.6f virtual s: %.0f ops/s, %.2f lock and list "
-			"line transfers per op\n\n",
+			"%" PRIu64 " ops in %.6f virtual s: %.0f ops/s, %.2f cache-line "
+			"transfers per op\n\n",
 			r->ops, r->seconds, ops_s,
 			r->ops ? (double)r->line_xfers / (double)r->ops : 0);
 		return;
@@ -142,10 +142,10 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 		json_str(f, cfg->costs->source);
 		fprintf(f, ",\"points\":%" PRIu64 ",\"host_seconds\":%.3f,\"line_xfers\":%" PRIu64,
 			r->vpoints, r->host_seconds, r->line_xfers);
-		if (cfg->list_lines)
-			fprintf(f, ",\"list_lines\":true");
-		if (cfg->lines)
-			fprintf(f, ",\"lines\":true");
+		fprintf(f, ",\"lines\":\"%s\"",
+			cfg->lines      ? "all" :
+			cfg->list_lines ? "lists" :
+					  "heads");
 	} else {
 		fprintf(f, ",\"cpu_seconds\":{\"workers\":%.6f,\"flusher\":%.6f,\"process\":%.6f}",
 			r->worker_cpu_seconds, r->flusher_cpu_seconds, r->process_cpu_seconds);

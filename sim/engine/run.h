@@ -70,13 +70,14 @@ struct run_config {
 	/* --jitter: each step's work varies by up to this fraction either
 	 * way (seeded, so still deterministic); 0 = every step costs the same. */
 	double jitter;
-	/* --list-lines: charge every line a list operation writes (node,
+	/* --lines=lists: charge every line a list operation writes (node,
 	 * neighbours, the very head) by the CPU that wrote it last, instead
-	 * of one line per list kind. */
+	 * of one line per list kind (--lines=heads: neither flag). */
 	bool list_lines;
-	/* --lines: the same for every write of shared data the core makes
-	 * (list links, an inode's fields, shared counters, a lock's
-	 * bookkeeping; list.h's SIM_LINE), so list lines too. */
+	/* --lines=all, the default of --virtual (cli.c sets it): the same
+	 * for every write of shared data the core makes (list links, an
+	 * inode's fields, shared counters, a lock's bookkeeping; list.h's
+	 * SIM_LINE), so list lines too. */
 	bool lines;
 };
 

@@ -21,12 +21,13 @@
  *           t + wake and tries again (a CPU arriving meanwhile may barge).
  * Sleeps on an inode (I_NEW, I_SYNC) end at the waker's clock + wake.
  *
- * Simplifications, each said once here: a list head's line is tracked per
- * list kind (not per superblock or hash bucket, and hash chains are taken
- * as local: a bucket is rarely shared), unless --list-lines, which follows
- * every line a list operation writes (the node, its neighbours, the head),
- * or --lines, which also follows every other write of shared data the
- * core reports (an inode's fields, shared counters, a lock's bookkeeping);
+ * Simplifications, each said once here: by default (--lines=all) every
+ * write of shared data the core reports moves a line (list nodes,
+ * neighbours and heads, an inode's fields, shared counters, a lock's
+ * bookkeeping); --lines=lists follows only the lines a list operation
+ * writes; --lines=heads tracks a list head's line per list kind (not per
+ * superblock or hash bucket, and hash chains are taken as local: a bucket
+ * is rarely shared) and a lock's word, nothing else;
  * only writes move lines (a read of a line another CPU wrote is free);
  * the flusher sleeps 500 us of virtual time when it finds nothing to
  * write, as the real one does.
@@ -73,8 +74,8 @@ struct vcpu {
 };
 
 /*
- * --list-lines, --lines: the simulated CPU that last wrote each cache line
- * a list operation (with --lines, any shared write) wrote, by the line's
+ * --lines=lists|all: the simulated CPU that last wrote each cache line a
+ * list operation (with all, the default, any shared write) wrote, by the line's
  * address (open addressing; a line is never forgotten, as a cache keeps
  * it until another CPU takes it).  Only equality of line addresses
  * matters, never their values, so the result does not depend on where
@@ -101,7 +102,7 @@ struct vrun {
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
 	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
-	struct line_map lines;          /* --list-lines, --lines */
+	struct line_map lines;          /* --lines=lists|all */
 };
 
 /* One virtual run at a time: the core's hooks carry no context. */
