@@ -16,11 +16,11 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 /*
- * xcalloc for a type with an _Alignas (a struct holding a sim_lock): the
- * block starts at a multiple of align (a power of two, at least a
- * pointer's size), as malloc's 16 bytes do not guarantee.  So which
- * fields share a cache line is the type's own layout, the same in every
- * run, whatever else the process allocated before.  free() frees it.
+ * xcalloc whose block starts at a multiple of align (a power of two, at
+ * least a pointer's size), which malloc's 16 bytes do not guarantee.  With
+ * align = 64, a structure starts on a cache line, so which of its fields
+ * share a line is its own layout, the same in every run, whatever else
+ * the process (or a library's thread) allocated before.  free() frees it.
  */
 void *xcalloc_aligned(size_t n, size_t size, size_t align);
 void *xrealloc(void *p, size_t size);

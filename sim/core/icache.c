@@ -103,7 +103,10 @@ static struct inode *pool_take(struct list_head *fifo, size_t *n, size_t keep)
 
 static struct inode *pool_new(void)
 {
-	struct inode *inode = xcalloc_aligned(1, sizeof(*inode), _Alignof(struct inode));
+	/* On a line of its own, as the slab puts it: the virtual mode follows
+	 * its fields' lines, and where malloc put it would decide which of
+	 * them share one (a recording's tracer threads move that). */
+	struct inode *inode = xcalloc_aligned(1, sizeof(*inode), 64);
 	INIT_LIST_HEAD(&inode->i_pool);
 	sim_lock_init(&inode->i_lock, LC_i_lock, 0);
 	pthread_mutex_lock(&pool_lock);
@@ -216,7 +219,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 
 	icache.hash_bits = cfg->hash_bits;
 	size_t nb = (size_t)1 << cfg->hash_bits;
-	icache.hash = xcalloc_aligned(nb, sizeof(*icache.hash), _Alignof(struct hash_bucket));
+	icache.hash = xcalloc_aligned(nb, sizeof(*icache.hash), 64);
 	for (size_t i = 0; i < nb; i++)
 		sim_lock_init(&icache.hash[i].lock, LC_hash_bucket, i);
 
@@ -228,8 +231,7 @@ void icache_init(const struct scheme *s, const struct icache_config *cfg, struct
 	sim_lock_init(&icache.wb.list_lock, LC_inode_wb_list_lock, 1);
 
 	icache.nsbs = cfg->nsbs;
-	icache.sbs = xcalloc_aligned((size_t)cfg->nsbs, sizeof(*icache.sbs),
-				     _Alignof(struct super_block));
+	icache.sbs = xcalloc_aligned((size_t)cfg->nsbs, sizeof(*icache.sbs), 64);
 	for (int i = 0; i < cfg->nsbs; i++) {
 		struct super_block *sb = &icache.sbs[i];
 		sb->s_id = (uint32_t)i;
