@@ -487,7 +487,6 @@ static void check_one(const struct shown *sh, int idx, FILE *why)
 /* The scratch directory: the tree's top level as links, build -> $BUILD. */
 static void make_scratch(void)
 {
-	int st;
 	scratch_make(scratch, sizeof(scratch), "icache-readme");
 	ck_assert_msg(scratch[0], "no scratch directory");
 	free(run_expect(0,
@@ -496,7 +495,6 @@ static void make_scratch(void)
 			"case ${f##*/} in build|.git) ;; *) ln -s \"$f\" . ;; esac; done && "
 			"ln -s \"$b\" build",
 			build_dir(), scratch));
-	(void)st;
 }
 
 START_TEST(readme_examples_print_what_it_shows)
