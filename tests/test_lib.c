@@ -355,9 +355,18 @@ START_TEST(sigs_catch_then_restore)
 	struct sigaction old[2], now;
 	signal(SIGUSR2, SIG_IGN);
 	sigs_catch(sigs, 2, count_signal, 0, old);
+	for (int i = 0; i < 2; i++) {
+		sigaction(sigs[i], NULL, &now);
+		ck_assert(now.sa_handler == count_signal);
+	}
+#ifndef __SANITIZE_THREAD__
+	/* Under ThreadSanitizer a signal raised in Check's forked child is
+	 * not delivered at all (it is, without the fork): the handlers'
+	 * presence above is what that build checks. */
 	raise(SIGUSR1);
 	raise(SIGUSR2);
 	ck_assert_int_eq(caught, 101);
+#endif
 	sigs_restore(sigs, 2, old);
 	sigaction(SIGUSR2, NULL, &now);
 	ck_assert(now.sa_handler == SIG_IGN);

@@ -116,7 +116,7 @@ static void usage(FILE *f)
 		   "the 2010 inode_lock debate.\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n`icache-sim COMMAND --help` tells more.\n");
+	fprintf(f, "\n`icache-sim COMMAND --help` tells more; --version prints the version.\n");
 }
 
 int main(int argc, char **argv)
