@@ -103,10 +103,7 @@ static struct inode *pool_take(struct list_head *fifo, size_t *n, size_t keep)
 
 static struct inode *pool_new(void)
 {
-	/* On a line of its own, as the slab puts it: the virtual mode follows
-	 * its fields' lines, and where malloc put it would decide which of
-	 * them share one (a recording's tracer threads move that). */
-	struct inode *inode = xcalloc_aligned(1, sizeof(*inode), 64);
+	struct inode *inode = xcalloc_aligned(1, sizeof(*inode), 64); /* xalloc.h */
 	INIT_LIST_HEAD(&inode->i_pool);
 	sim_lock_init(&inode->i_lock, LC_i_lock, 0);
 	pthread_mutex_lock(&pool_lock);
