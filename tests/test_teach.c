@@ -164,6 +164,24 @@ START_TEST(source_marks_both_cpus_in_iput_final)
 }
 END_TEST
 
+/* Below 120x32 the lanes take the full width with one pane under them:
+ * after s that pane is the source pane, not the held locks (the status
+ * line says "source pane", so it must be on screen). */
+START_TEST(source_pane_on_a_small_screen)
+{
+	need_traces();
+	const char *s = teach_view("teach-src-small", 100, 28, v4);
+	tmux_expect(s, "/ I_FREEING Enter", "search: I_FREEING", 5);
+	char *scr = tmux_expect_screen(s, "s", "source pane: each CPU's line", 5);
+	ck_assert_msg(strstr(scr, "Source") && strstr(scr, "cpu1 iput_final line:"),
+		      "s on a 100x28 screen says source pane but shows none:\n%.1500s", scr);
+	ck_assert_msg(!strstr(scr, "Held locks"), "the held locks are still below:\n%.1500s", scr);
+	free(scr);
+	/* s again: the held locks come back */
+	tmux_expect(s, "s", "Held locks", 5);
+}
+END_TEST
+
 /* cpu0 drops i_lock in iput_final with no reference: from there to its
  * next touch of inode 42 (the violation), it is drawn UNPROTECTED. */
 START_TEST(unprotected_span)
@@ -597,12 +615,12 @@ int main(void)
 	Suite *s = suite_create("teach");
 	TCase *tc = suite_case(
 		s, "teach", 120, /* five recordings in one case, under load */
-		(const TTest *[]){ source_marks_both_cpus_in_iput_final, unprotected_span,
-				   unprotected_free_runs, two_owners_no_span, inode_history,
-				   new_edge_highlight, order_tree_small_screens, named_threads,
-				   named_threads_of_a_run, small_screen_v4,
-				   hot_locks_and_reports_on_v4, sleep_on_i_freeing,
-				   source_found_checked_or_missing, NULL });
+		(const TTest *[]){
+			source_marks_both_cpus_in_iput_final, source_pane_on_a_small_screen,
+			unprotected_span, unprotected_free_runs, two_owners_no_span, inode_history,
+			new_edge_highlight, order_tree_small_screens, named_threads,
+			named_threads_of_a_run, small_screen_v4, hot_locks_and_reports_on_v4,
+			sleep_on_i_freeing, source_found_checked_or_missing, NULL });
 	tcase_add_unchecked_fixture(tc, record_traces, cleanup);
 	/* After each test, its terminals are closed. */
 	tcase_add_checked_fixture(tc, NULL, tmux_kill_tests);

@@ -1038,9 +1038,9 @@ static void draw_reasons(struct app *a, struct canvas *c)
 
 /* Pane rectangles for the body below the header: the slots' layout; on a
  * smaller screen the lanes over the full width and the focused pane (the
- * held locks while the lanes have the focus) below them, so 80x24 shows
- * two CPU lanes and what they hold; the focused pane alone when zoomed
- * or tiny. */
+ * held locks while the lanes have the focus, or the source pane after s)
+ * below them, so 80x24 shows two CPU lanes and what they hold; the
+ * focused pane alone when zoomed or tiny. */
 static void layout(struct app *a, struct canvas *c, struct rect *r)
 {
 	int top = 1, bh = c->h - 2;
@@ -1053,7 +1053,7 @@ static void layout(struct app *a, struct canvas *c, struct rect *r)
 	}
 	if (c->w < 120 || bh < 30) {
 		int lanes = pane_index(VIEW_LANES);
-		int below = a->focus == lanes ? pane_index(VIEW_LOCKS) : a->focus;
+		int below = a->focus != lanes ? a->focus : show_src ? src : pane_index(VIEW_LOCKS);
 		pane_layout_pair(r, lanes, below, c->w, top, bh);
 		return;
 	}
