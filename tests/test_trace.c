@@ -561,24 +561,11 @@ static void compare_class(const char *sim, const char *view, const char *cls, co
 }
 
 /*
- * Under ThreadSanitizer a known_racy scheme (inode-scale-v4: its
- * iput_final puts an inode on the LRU after dropping i_lock) may hit its
- * real race, and run-all.sh's halt_on_error=1 would stop the recording
- * half-way with exit 66.  This test is about the viewer agreeing with the
- * simulator, so such a scheme runs to the end (halt_on_error=0) and its
- * exit 66, TSan's report of that race, counts as a finished run; the race
- * itself is proved by test_schemes and test_checker.
+ * A known_racy scheme under ThreadSanitizer runs to the end (see
+ * tsan_racy_env in testutil.h); this test is about the viewer agreeing
+ * with the simulator, so its exit 66, TSan's report of that race, counts
+ * as a finished run.
  */
-static const char *racy_env(const struct scheme *sch)
-{
-#ifdef __SANITIZE_THREAD__
-	if (sch->known_racy)
-		return "TSAN_OPTIONS=\"$TSAN_OPTIONS halt_on_error=0\"";
-#endif
-	(void)sch;
-	return "";
-}
-
 static int racy_status(const struct scheme *sch, int st)
 {
 #ifdef __SANITIZE_THREAD__
@@ -602,10 +589,11 @@ START_TEST(lock_stat_agrees_for_every_scheme)
 
 	make_tmpdir(dir, sizeof(dir), "agree");
 	snprintf(tdir, sizeof(tdir), "%s/t", dir);
-	char *sim = run_cmd(&st,
-			    "%s %s record --scheme %s --workload mixed --cpus 2"
-			    " --ops 6000 --json -o %s",
-			    racy_env(sch), bin_path("icache-sim"), sch->name, tdir);
+	char *sim =
+		run_cmd(&st,
+			"%s %s record --scheme %s --workload mixed --cpus 2"
+			" --ops 6000 --json -o %s",
+			tsan_racy_env(sch->known_racy), bin_path("icache-sim"), sch->name, tdir);
 	st = racy_status(sch, st);
 	const char *why = strstr(sim, "\"violations\":[");
 	ck_assert_msg(st == 0, "%s: record exited %d: %.600s", sch->name, st, why ? why : sim);

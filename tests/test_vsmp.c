@@ -135,8 +135,8 @@ END_TEST
 static char *run_scheme_clean(const struct scheme *sc, const char *label, const char *args)
 {
 	int status;
-	char *out = run_cmd(&status, "%s run --scheme %s %s --quiet --json", bin_path("icache-sim"),
-			    sc->name, args);
+	char *out = run_cmd(&status, "%s %s run --scheme %s %s --quiet --json",
+			    tsan_racy_env(sc->known_racy), bin_path("icache-sim"), sc->name, args);
 	ck_assert_msg(strstr(out, "\"ok\":true"), "%s %s invariants: %.800s", sc->name, label, out);
 	ck_assert_msg(sc->known_racy ||
 			      (status == 0 && json_num(out, NULL, "violations_total") == 0),
