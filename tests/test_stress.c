@@ -37,8 +37,15 @@ static void stress(const struct scheme *scheme, const char *workload, int cpus)
 	ck_assert_int_eq(status, 0);
 	ck_assert_uint_gt(r.ops, 0);
 	ck_assert_int_ge(r.invariant_checks, 2);
-	/* Counters agree with the lists they count. */
-	ck_assert_int_eq(r.nr_unused, r.lru_len);
+	/* Counters agree with the lists they count.  2.6.36's nr_unused
+	 * (COUNTERS_2636) counts every unused inode, a dirty one on the
+	 * writeback lists too, so there it can exceed the LRU's length; the
+	 * final invariant check (invariant_failures above) compares it with
+	 * the unused inodes instead. */
+	if (scheme->counters != COUNTERS_2636)
+		ck_assert_int_eq(r.nr_unused, r.lru_len);
+	else
+		ck_assert_int_ge(r.nr_unused, r.lru_len);
 	run_result_free(&r);
 }
 
