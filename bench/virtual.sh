@@ -115,8 +115,8 @@ echo
 
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
 echo "   real runs $RTSAY; load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-printf '  %-14s %-7s %4s %12s %5s %12s %7s %7s %10s %10s %7s %7s %7s %7s %7s\n' workload scheme cpus \
-	"real ops/s" share "virt ops/s" ratio on-cpu "real c/op" "virt c/op" ratio "lists" "heads" on-cpu "c/op"
+printf '  %-14s %-7s %4s %12s %5s %12s %6s %7s %7s %10s %10s %7s %7s %7s %7s %7s\n' workload scheme cpus \
+	"real ops/s" share "virt ops/s" vshare ratio on-cpu "real c/op" "virt c/op" ratio "lists" "heads" on-cpu "c/op"
 : >"$TMP/validation"
 c=1
 while [ "$c" -le "$cores" ]; do
@@ -146,14 +146,21 @@ while [ "$c" -le "$cores" ]; do
 					'BEGIN { print (u > 0) ? o * n / u : 0 }' >>"$TMP/r.onc"
 				rep=$((rep + 1))
 			done
+			# The real run's flusher thread has a spare core when
+			# cpus < cores; at cpus = cores it shares them with the
+			# workers, as the virtual default (a kernel's) does.
+			FL=
+			[ "$c" -lt "$cores" ] && FL=--flusher-cpu=own
 			f=$TMP/virt.$w.$s.$c.json
-			run "$f" --virtual ${COSTS:+--costs "$COSTS"} --scheme "$s" --workload "$w" --cpus "$c" \
+			run "$f" --virtual $FL ${COSTS:+--costs "$COSTS"} --scheme "$s" --workload "$w" --cpus "$c" \
 				--ops "$VALOPS"
 			rops=$(median <"$TMP/r.ops")
 			rcon=$(median <"$TMP/r.con")
 			rshare=$(median <"$TMP/r.share")
 			ronc=$(median <"$TMP/r.onc")
 			vops=$(jnum "$f" ops_per_s)
+			vshare=$(awk -v u="$(jnum "$f" workers)" -v t="$(jnum "$f" seconds)" -v n="$c" \
+				'BEGIN { printf "%.2f", (t > 0) ? u / (n * t) : 0 }')
 			vcon=$(awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
 				'BEGIN { print (b > 0) ? a / b : 0 }')
 			# The coarser models side by side: only the lines list
@@ -161,17 +168,17 @@ while [ "$c" -le "$cores" ]; do
 			# and list kind (--lines=heads, the model before --lines).
 			# (run sets f: vops and vcon are read first.)
 			fl=$TMP/virtl.$w.$s.$c.json
-			run "$fl" --virtual --lines=lists ${COSTS:+--costs "$COSTS"} --scheme "$s" \
+			run "$fl" --virtual $FL --lines=lists ${COSTS:+--costs "$COSTS"} --scheme "$s" \
 				--workload "$w" --cpus "$c" --ops "$VALOPS"
 			lops=$(jnum "$fl" ops_per_s)
 			fa=$TMP/virth.$w.$s.$c.json
-			run "$fa" --virtual --lines=heads ${COSTS:+--costs "$COSTS"} --scheme "$s" \
+			run "$fa" --virtual $FL --lines=heads ${COSTS:+--costs "$COSTS"} --scheme "$s" \
 				--workload "$w" --cpus "$c" --ops "$VALOPS"
 			aops=$(jnum "$fa" ops_per_s)
 			acon=$(awk -v a="$(jsum "$fa" contentions)" -v b="$(jnum "$fa" ops)" \
 				'BEGIN { print (b > 0) ? a / b : 0 }')
-			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %7s %7s %10.3f %10.3f %7s %7s %7s %7s %7s\n' "$w" "$s" "$c" \
-				"$rops" "$rshare" "$vops" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
+			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %6s %7s %7s %10.3f %10.3f %7s %7s %7s %7s %7s\n' "$w" "$s" "$c" \
+				"$rops" "$rshare" "$vops" "$vshare" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
 				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")" \
 				"$(ratio "$aops" "$rops")" "$(ratio "$aops" "$ronc")" "$(ratio "$acon" "$rcon")"
 			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon" >>"$TMP/validation"
@@ -196,6 +203,10 @@ echo "  (share: the workers' CPU time over cpus x wall time; below 1 the host ra
 echo "   something else meanwhile: other processes, or the run's own flusher when"
 echo "   cpus = cores, and a ticket-lock holder preempted makes its waiters spin."
 echo "   on-cpu: virtual / the ops the real workers made per CPU-second they got."
+echo "   vshare: the same share in the virtual run, where the flusher takes it:"
+echo "   with cpus < cores it has a virtual CPU of its own (--flusher-cpu=own), as"
+echo "   the real run's has a spare core; at cpus = cores it shares the last CPU"
+echo "   with that CPU's worker (the default, as a kernel's flusher does)."
 echo "   The virtual columns are the default model (--lines=all: every shared line"
 echo "   the core writes followed: lists, inode fields, counters, lock words);"
 echo "   lists: virtual with --lines=lists (only list lines followed) / real;"

@@ -576,6 +576,56 @@ START_TEST(virtual_lines_are_followed)
 }
 END_TEST
 
+/*
+ * The flusher is a task on one of the box's CPUs (the default), not a CPU
+ * of its own: on one virtual CPU the worker and the flusher together are
+ * on the CPU exactly as long as the run lasts, never longer, and the
+ * worker runs for less than that; with --flusher-cpu=own (the real run's
+ * spare core) the worker has its CPU to itself and gets more done.  Both
+ * stay deterministic, and the header says where the flusher ran.
+ */
+START_TEST(virtual_flusher_shares_a_cpu)
+{
+	char *sh = lines_run("merged", "mixed", 1, "");
+	char *own = lines_run("merged", "mixed", 1, "--flusher-cpu=own");
+	char *again = lines_run("merged", "mixed", 1, "--flusher-cpu=shared");
+	double t = json_num(sh, NULL, "seconds"), w = json_num(sh, "cpu_seconds", "workers"),
+	       f = json_num(sh, "cpu_seconds", "flusher");
+
+	ck_assert_msg(strstr(sh, "\"flusher_cpu\":\"shared\"") &&
+			      strstr(own, "\"flusher_cpu\":\"own\""),
+		      "%.600s", sh);
+	ck_assert_msg(strcmp(sh, again) == 0, "--flusher-cpu=shared is not the default");
+	ck_assert_msg(f > 0 && w < t, "shared: worker %.6f s, flusher %.6f s in %.6f s", w, f, t);
+	ck_assert_msg(w + f <= t * (1 + 1e-6), "one CPU ran %.6f + %.6f s in %.6f s", w, f, t);
+	ck_assert_msg(json_num(own, "cpu_seconds", "workers") +
+				      json_num(own, "cpu_seconds", "flusher") >
+			      json_num(own, NULL, "seconds"),
+		      "own: the flusher's CPU did not add to the worker's: %.600s", own);
+	ck_assert_msg(json_num(own, NULL, "ops_per_s") > json_num(sh, NULL, "ops_per_s"),
+		      "the shared CPU cost the worker nothing");
+	free(sh);
+	free(own);
+	free(again);
+
+	/* Two CPUs and sleeping locks (--locks mutex, and umount's
+	 * iprune_sem): a waiter that sleeps gives its CPU to the flusher,
+	 * and the run ends with every operation done. */
+	sh = lines_run("merged", "mixed", 2, "--locks mutex");
+	ck_assert_int_eq((int)json_num(sh, NULL, "ops"), 3000);
+	free(sh);
+
+	int st;
+	char *hdr = run_cmd(&st, "%s run --virtual --costs %s --workload mixed --cpus 3 --ops 500",
+			    bin_path("icache-sim"), test_costs());
+	ck_assert_msg(st == 0 && strstr(hdr, "the flusher shares cpu2 with its worker: "), "%.600s",
+		      hdr);
+	free(hdr);
+	sim_bad_usage("run --virtual --flusher-cpu=cpu3 --ops 10", "is not where the flusher runs");
+	sim_bad_usage("run --flusher-cpu=own --ops 10", "--flusher-cpu=own is for --virtual runs");
+}
+END_TEST
+
 /* A real run says how much CPU its threads got, so that a reader (and
  * make bench) can tell a slow program from a busy host. */
 START_TEST(real_run_reports_its_cpu_time)
@@ -777,15 +827,15 @@ Suite *vsmp_suite(void)
 	tcase_add_tests(tc, (const TTest *[]){ counters_agree_across_kinds,
 					       default_kind_is_said_in_the_header, NULL });
 	suite_case(s, "virtual", 120,
-		   (const TTest *[]){ virtual_runs_every_scheme_clean, virtual_is_deterministic,
-				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
-				      virtual_mcs_removes_the_ticket_collapse,
-				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
-				      virtual_charges_each_wait_its_cost,
-				      virtual_list_lines_are_followed, virtual_lines_are_followed,
-				      real_run_reports_its_cpu_time, real_time_runs_finish,
-				      calibrate_writes_what_virtual_reads, record_virtual_16_cpus,
-				      record_virtual_stamps_virtual_time, NULL });
+		   (const TTest *[]){
+			   virtual_runs_every_scheme_clean, virtual_is_deterministic,
+			   virtual_jitter_is_seeded, virtual_catches_the_v4_race,
+			   virtual_mcs_removes_the_ticket_collapse, cost_files_are_checked,
+			   virtual_charges_each_lock_its_cost, virtual_charges_each_wait_its_cost,
+			   virtual_list_lines_are_followed, virtual_lines_are_followed,
+			   virtual_flusher_shares_a_cpu, real_run_reports_its_cpu_time,
+			   real_time_runs_finish, calibrate_writes_what_virtual_reads,
+			   record_virtual_16_cpus, record_virtual_stamps_virtual_time, NULL });
 	return s;
 }
 

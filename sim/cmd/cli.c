@@ -51,6 +51,10 @@ static const char run_options_rest[] =
 	"                    lists (only the lines list operations write), heads (one\n"
 	"                    line per lock and per list kind: the older, coarser model)\n"
 	"  --lines, --list-lines, --no-lines  the same as --lines=all, lists, heads\n"
+	"  --flusher-cpu=WHERE  --virtual: shared (the default: the flusher shares the\n"
+	"                    last CPU with its worker, as a kernel's flusher thread\n"
+	"                    runs on one of the box's CPUs) or own (a CPU of its own,\n"
+	"                    as a real run's flusher has a spare core)\n"
 	"  --watchdog SECS   no lock taken for SECS = deadlock report (0.1..600, default 5,\n"
 	"                    20 in a build with a sanitizer, which runs slower)\n"
 	"  --check-every D   also stop the world and check invariants every D\n"
@@ -167,11 +171,12 @@ static bool setup_virtual(const char *cmd, struct run_config *cfg, const char *c
 	char err[512];
 
 	if (!cfg->virtual_time) {
-		if (costs || cfg->jitter > 0 || lines_flag) {
+		if (costs || cfg->jitter > 0 || lines_flag || cfg->flusher_own_cpu) {
 			fprintf(stderr, "icache-sim %s: %s is for --virtual runs\n", cmd,
-				costs           ? "--costs" :
-				cfg->jitter > 0 ? "--jitter" :
-						  lines_flag);
+				costs                ? "--costs" :
+				cfg->jitter > 0      ? "--jitter" :
+				cfg->flusher_own_cpu ? "--flusher-cpu=own" :
+						       lines_flag);
 			return false;
 		}
 		return true;
@@ -352,6 +357,11 @@ static enum flag_took flag_switch(struct flag_parse *p, const char *a, const cha
 	else if (strncmp(a, "--lines", 7) == 0 || strcmp(a, "--list-lines") == 0 ||
 		 strcmp(a, "--no-lines") == 0)
 		return flag_lines(p, a);
+	else if (strcmp(a, "--flusher-cpu=own") == 0 || strcmp(a, "--flusher-cpu=shared") == 0)
+		p->cfg->flusher_own_cpu = strcmp(a, "--flusher-cpu=own") == 0;
+	else if (strncmp(a, "--flusher-cpu", 13) == 0)
+		return refuse(p, "--flusher-cpu", a + 13 + (a[13] == '='),
+			      "is not where the flusher runs (shared, own)");
 	else if (strcmp(a, "--no-pin") == 0)
 		p->cfg->pin = false;
 	else if (strcmp(a, "--quiet") == 0)

@@ -32,6 +32,17 @@ static const char *lock_kind_why(const struct run_config *cfg)
 	return " (the default: more simulated CPUs than cores, so they sleep)";
 }
 
+/* Where the virtual flusher ran, and the CPU time it and the workers had. */
+static void print_flusher_cpu(FILE *f, const struct run_config *cfg, const struct run_result *r)
+{
+	if (cfg->flusher_own_cpu)
+		fprintf(f, "the flusher on a CPU of its own (--flusher-cpu=own)");
+	else
+		fprintf(f, "the flusher shares cpu%d with its worker", cfg->ncpus - 1);
+	fprintf(f, ": %.6f virtual CPU-s, the workers %.6f\n", r->flusher_cpu_seconds,
+		r->worker_cpu_seconds);
+}
+
 static void print_header(FILE *f, const struct run_config *cfg, const struct run_result *r)
 {
 	double ops_s = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
@@ -50,6 +61,8 @@ static void print_header(FILE *f, const struct run_config *cfg, const struct run
 			cfg->lines      ? "; every shared line followed" :
 			cfg->list_lines ? "; every list line followed (--lines=lists)" :
 					  "; one line per lock and list kind (--lines=heads)");
+		if (cfg->workload->flusher)
+			print_flusher_cpu(f, cfg, r);
 		fprintf(f, "simulated %" PRIu64 " points in %.2f s of host time (%.0f points/s)\n",
 			r->vpoints, r->host_seconds,
 			r->host_seconds > 0 ? (double)r->vpoints / r->host_seconds : 0);
@@ -146,10 +159,13 @@ void print_json(FILE *f, const struct run_config *cfg, const struct run_result *
 			cfg->lines      ? "all" :
 			cfg->list_lines ? "lists" :
 					  "heads");
-	} else {
-		fprintf(f, ",\"cpu_seconds\":{\"workers\":%.6f,\"flusher\":%.6f,\"process\":%.6f}",
-			r->worker_cpu_seconds, r->flusher_cpu_seconds, r->process_cpu_seconds);
+		if (cfg->workload->flusher)
+			fprintf(f, ",\"flusher_cpu\":\"%s\"",
+				cfg->flusher_own_cpu ? "own" : "shared");
 	}
+	/* Real: host CPU time; virtual: virtual time on a CPU (run.h). */
+	fprintf(f, ",\"cpu_seconds\":{\"workers\":%.6f,\"flusher\":%.6f,\"process\":%.6f}",
+		r->worker_cpu_seconds, r->flusher_cpu_seconds, r->process_cpu_seconds);
 	fprintf(f, ",\"seed\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"seconds\":%.6f,\"ops_per_s\":%.1f",
 		cfg->seed, r->ops, r->seconds, ops_s);
 	fprintf(f, ",\"vfs_cache_pressure\":%u", cfg->vfs_cache_pressure);

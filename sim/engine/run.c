@@ -256,10 +256,12 @@ static void *flusher_main(void *p)
 		 * writeback_sb_inodes calls cond_resched() after each inode
 		 * (fs/fs-writeback.c at v2.6.39).  Under a real-time policy
 		 * (chrt -f) nothing else takes the core from us: a pass that
-		 * finds only an I_NEW inode (its creator preempted, waiting
-		 * for this very core) counts it, returns at once and starts
-		 * again, for ever.  So there a pass that wrote something gives
-		 * the core away; the host's ordinary scheduler preempts us.
+		 * writes a little at a time while a worker waits for this
+		 * very core would keep it for ever.  So there a pass that
+		 * wrote something gives the core away; the host's ordinary
+		 * scheduler preempts us.  (A pass that finds only inodes
+		 * someone else owns, I_NEW or being freed, wrote nothing:
+		 * wb_writeback then sleeps, and so do we.)
 		 */
 		if (n == 0)
 			usleep(500);

@@ -79,6 +79,11 @@ struct run_config {
 	 * inode's fields, shared counters, a lock's bookkeeping; list.h's
 	 * SIM_LINE), so list lines too. */
 	bool lines;
+	/* --flusher-cpu=own: the virtual flusher runs on a CPU of its own,
+	 * as a real run's flusher thread does on a spare core; the default
+	 * (shared) puts it on the last CPU beside that CPU's worker, as a
+	 * kernel's flusher thread is scheduled on one of the box's CPUs. */
+	bool flusher_own_cpu;
 };
 
 /* --locks not given: spin (ticket) if every simulated CPU has a core. */
@@ -120,7 +125,9 @@ struct run_result {
 	/* Real mode: the CPU time the host gave the workers (all together),
 	 * the flusher, and the whole process while the workers ran (they,
 	 * the flusher, liburcu's call_rcu thread, the watchdog), so that a
-	 * reader can tell a slow program from one the host did not run. */
+	 * reader can tell a slow program from one the host did not run.
+	 * Virtual mode: the virtual time the workers and the flusher spent on
+	 * a CPU (running or spinning; process is their sum). */
 	double worker_cpu_seconds, flusher_cpu_seconds, process_cpu_seconds;
 	int interrupted; /* the signal that stopped it early, or 0 */
 };

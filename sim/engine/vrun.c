@@ -31,6 +31,19 @@
  * only writes move lines (a read of a line another CPU wrote is free);
  * the flusher sleeps 500 us of virtual time when it finds nothing to
  * write, as the real one does.
+ *
+ * The flusher is a task, not a CPU: by default it shares the last
+ * simulated CPU with that CPU's worker (--flusher-cpu=own gives it a CPU
+ * of its own, as a real run's flusher thread has a spare core).  The two
+ * share the CPU as CFS does, in two rules with 2.6.39's unscaled
+ * constants (kernel/sched_fair.c): a task that wakes is placed at most
+ * sched_latency / 2 = 3 ms of CPU time behind the other (place_entity),
+ * and the one running gives way at its next point where it holds no
+ * lock once it is sched_wakeup_granularity = 1 ms ahead of the one
+ * waiting.  A task spinning for a lock keeps the CPU, as a kernel's
+ * does; one that sleeps (on an inode, or for a sleeping lock: an rw
+ * semaphore, or any lock under --locks mutex) gives it to the other task
+ * only if it holds no lock itself.  A context switch costs nothing.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,11 +63,20 @@
 #include "sim/engine/vrun.h"
 
 #define VSTACK (256 * 1024)
-#define FLUSHER_IDLE_PS (500ull * 1000 * 1000) /* 500 us */
+#define FLUSHER_IDLE_PS (500ull * 1000 * 1000)     /* 500 us */
+#define SLEEPER_PS (3ull * 1000 * 1000 * 1000)     /* sched_latency / 2 */
+#define WAKEUP_GRAN_PS (1ull * 1000 * 1000 * 1000) /* sched_wakeup_granularity */
 /* No operation finished anywhere in this many points: a livelock. */
 #define LIVELOCK_POINTS (20ull * 1000 * 1000)
 
-enum vstate { V_READY, V_RUNNING, V_BLOCKED, V_SLEEPING, V_DONE };
+/*
+ * A task's state.  On its CPU: V_RUNNING, V_READY (in the heap, its
+ * clock the time it runs next), V_BLOCKED (spinning for a lock).  Off
+ * it: V_SLEEPING (on an inode), V_OFF_CPU (could run, but the other task
+ * of its CPU has it), V_IDLE (the flusher's sleep, until idle_until,
+ * while the other task has the CPU), V_DONE.
+ */
+enum vstate { V_READY, V_RUNNING, V_BLOCKED, V_SLEEPING, V_OFF_CPU, V_IDLE, V_DONE };
 
 struct vcpu {
 	int idx;
@@ -71,6 +93,14 @@ struct vcpu {
 	uint64_t ops_target;
 	bool flusher;
 	uint64_t rng; /* --jitter: this CPU's xorshift state */
+	/* A CPU two tasks share (the flusher and the last worker): */
+	struct vcpu *twin;   /* the other task on this CPU, or NULL */
+	int line_id;         /* whose cache it writes in: the CPU's id */
+	uint64_t run_ps;     /* time on the CPU (running or spinning) */
+	uint64_t fair_ps;    /* run_ps as CFS counts it (vruntime): placed on waking */
+	uint64_t idle_until; /* V_IDLE */
+	bool idling;         /* in the heap only as the end of its idle */
+	bool gave_cpu;       /* V_BLOCKED on a sleeping lock, its CPU given up */
 };
 
 /*
@@ -121,42 +151,65 @@ static void heap_set(struct vrun *r, int i, struct vcpu *v)
 	v->heap_pos = i;
 }
 
-static void heap_push(struct vrun *r, struct vcpu *v)
+/* Move v, at heap slot i, up towards the root while it is before its
+ * parent, and down while a child is before it. */
+static void heap_sift(struct vrun *r, int i, struct vcpu *v)
 {
-	int i = r->nheap++;
 	while (i > 0 && before(v, r->heap[(i - 1) / 2])) {
 		heap_set(r, i, r->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
-	heap_set(r, i, v);
-	v->state = V_READY;
-}
-
-static struct vcpu *heap_pop(struct vrun *r)
-{
-	struct vcpu *top = r->heap[0], *last = r->heap[--r->nheap];
-	int i = 0;
 	for (;;) {
 		int c = 2 * i + 1;
 		if (c >= r->nheap)
 			break;
 		if (c + 1 < r->nheap && before(r->heap[c + 1], r->heap[c]))
 			c++;
-		if (!before(r->heap[c], last))
+		if (!before(r->heap[c], v))
 			break;
 		heap_set(r, i, r->heap[c]);
 		i = c;
 	}
-	if (r->nheap)
-		heap_set(r, i, last);
-	top->heap_pos = -1;
+	heap_set(r, i, v);
+}
+
+static void heap_push(struct vrun *r, struct vcpu *v)
+{
+	heap_sift(r, r->nheap++, v);
+	v->state = V_READY;
+}
+
+/* Take v out of the heap, wherever it is. */
+static void heap_remove(struct vrun *r, struct vcpu *v)
+{
+	struct vcpu *last = r->heap[--r->nheap];
+	if (last != v)
+		heap_sift(r, v->heap_pos, last);
+	v->heap_pos = -1;
+}
+
+static struct vcpu *heap_pop(struct vrun *r)
+{
+	struct vcpu *top = r->heap[0];
+	heap_remove(r, top);
 	return top;
 }
 
 /* ---- switching ------------------------------------------------------------ */
 
+static bool on_cpu(const struct vcpu *v)
+{
+	return v->state == V_RUNNING || v->state == V_READY ||
+	       (v->state == V_BLOCKED && !v->gave_cpu);
+}
+
+/* v's clock moves to ps; time it spent on its CPU counts as its run time. */
 static void set_clock(struct vcpu *v, uint64_t ps)
 {
+	if (ps > v->ps && on_cpu(v)) {
+		v->run_ps += ps - v->ps;
+		v->fair_ps += ps - v->ps;
+	}
 	v->ps = ps;
 	v->cpu->vclock = ps / 1000;
 	if (V && V->cur == v)
@@ -198,6 +251,12 @@ static void maybe_give_way(struct vrun *r, struct vcpu *v)
 
 /* ---- the cost of each point ---------------------------------------------- */
 
+/* The cache a task of this id writes in (the main thread's own). */
+static int line_id_of(const struct vrun *r, int cpu_id)
+{
+	return cpu_id < r->nv ? r->v[cpu_id].line_id : cpu_id;
+}
+
 static uint64_t lock_line_cost(struct vrun *r, struct vcpu *v, const struct sim_lock *l)
 {
 	if (v->handed) {
@@ -206,7 +265,7 @@ static uint64_t lock_line_cost(struct vrun *r, struct vcpu *v, const struct sim_
 	}
 	if (r->cfg->lines)
 		return 0; /* v_line charged the lock word's line when it was written */
-	if (l->prev_cpu >= 0 && l->prev_cpu != v->cpu->id) {
+	if (l->prev_cpu >= 0 && line_id_of(r, l->prev_cpu) != v->line_id) {
 		r->xfers++;
 		return r->xfer_ps;
 	}
@@ -266,11 +325,11 @@ static void v_line(const void *addr)
 		return; /* the main thread, setting up or tearing down */
 	struct vrun *r = V;
 	int *owner = line_owner_of(&r->lines, addr);
-	if (*owner >= 0 && *owner != v->cpu->id) {
+	if (*owner >= 0 && *owner != v->line_id) {
 		r->xfers++;
 		set_clock(v, v->ps + r->xfer_ps);
 	}
-	*owner = v->cpu->id;
+	*owner = v->line_id;
 }
 
 static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
@@ -280,8 +339,8 @@ static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
 	if (list < 0 || list >= NR_INODE_LISTS || list == LIST_hash)
 		return 0;
 	int was = r->line_owner[list];
-	r->line_owner[list] = v->cpu->id;
-	if (was >= 0 && was != v->cpu->id) {
+	r->line_owner[list] = v->line_id;
+	if (was >= 0 && was != v->line_id) {
 		r->xfers++;
 		return r->xfer_ps;
 	}
@@ -291,6 +350,96 @@ static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
 static uint64_t later(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
+}
+
+/* ---- two tasks on one CPU: the flusher and the last worker ---------------- */
+
+/* w wakes while t has their CPU: CFS puts it at most 3 ms behind t. */
+static void place_woken(struct vcpu *w, const struct vcpu *t)
+{
+	uint64_t floor = t->fair_ps > SLEEPER_PS ? t->fair_ps - SLEEPER_PS : 0;
+	w->fair_ps = later(w->fair_ps, floor);
+}
+
+/* v leaves its CPU (sleeps, idles, is done): the other task takes it, at
+ * once if it was waiting, or when its idle is over. */
+static void leave_cpu(struct vrun *r, struct vcpu *v)
+{
+	struct vcpu *t = v->twin;
+	if (!t || (t->state != V_OFF_CPU && t->state != V_IDLE))
+		return;
+	t->idling = t->state == V_IDLE;
+	set_clock(t, later(t->idling ? t->idle_until : t->ps, v->ps));
+	heap_push(r, t);
+}
+
+/* w, asleep, may run again from virtual time at: at once if its CPU is
+ * free, else when the other task of its CPU gives it way. */
+static void make_runnable(struct vrun *r, struct vcpu *w, uint64_t at)
+{
+	struct vcpu *t = w->twin;
+	set_clock(w, at);
+	if (t && t->idling && t->state == V_READY && t->idle_until > at) {
+		heap_remove(r, t); /* the CPU was idle until t's timer: w has it */
+		t->state = V_IDLE;
+	} else if (t && on_cpu(t)) {
+		place_woken(w, t);
+		w->state = V_OFF_CPU;
+		return;
+	}
+	heap_push(r, w);
+}
+
+/* At each of v's points: the other task of its CPU wakes if its idle is
+ * over, and gets the CPU if v holds no lock and is 1 ms of CPU ahead. */
+static void share_cpu(struct vrun *r, struct vcpu *v)
+{
+	struct vcpu *t = v->twin;
+	if (!t)
+		return;
+	if (t->state == V_IDLE && t->idle_until <= v->ps) {
+		t->state = V_OFF_CPU;
+		place_woken(t, v);
+	}
+	if (t->state != V_OFF_CPU || atomic_load(&v->cpu->nheld) > 0 ||
+	    v->fair_ps <= t->fair_ps + WAKEUP_GRAN_PS)
+		return;
+	v->state = V_OFF_CPU;
+	set_clock(t, later(t->ps, v->ps));
+	heap_push(r, t);
+	run_next(r, v); /* back when t leaves the CPU or gives it way */
+}
+
+/* The flusher found nothing to write: it sleeps 500 us, and its CPU's
+ * worker, if it was waiting, has the CPU meanwhile. */
+static void flusher_idle(struct vrun *r, struct vcpu *v)
+{
+	struct vcpu *t = v->twin;
+	v->idle_until = v->ps + FLUSHER_IDLE_PS;
+	v->state = V_IDLE;
+	if (t && t->state == V_OFF_CPU) {
+		leave_cpu(r, v);
+		run_next(r, v); /* back when t wakes it, or leaves the CPU */
+	} else {
+		set_clock(v, v->idle_until); /* not run time: it is V_IDLE */
+		v->state = V_RUNNING;
+		v->idling = true;
+		maybe_give_way(r, v);
+	}
+	v->idling = false;
+}
+
+/* A sleeping lock's waiter w may try again from virtual time at. */
+static void wake_waiter(struct vrun *r, struct vcpu *w, uint64_t at)
+{
+	if (w->gave_cpu) {
+		w->gave_cpu = false;
+		w->state = V_SLEEPING; /* as it was: its wait is not run time */
+		make_runnable(r, w, at);
+		return;
+	}
+	set_clock(w, at);
+	heap_push(r, w);
 }
 
 /* l was just released by v: who runs next, and when. */
@@ -304,9 +453,8 @@ static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock 
 		for (int i = 0; i < r->nv; i++) {
 			struct vcpu *w = &r->v[i];
 			if (w->state == V_BLOCKED && w->blocked_on == l) {
-				set_clock(w, later(w->ps, v->ps) + r->wake_ps);
 				w->blocked_on = NULL;
-				heap_push(r, w);
+				wake_waiter(r, w, later(w->ps, v->ps) + r->wake_ps);
 			}
 		}
 		return;
@@ -338,7 +486,9 @@ static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock 
 		break;
 	default:
 		set_clock(v, v->ps + r->wake_call_ps);
-		set_clock(pick, later(pick->ps, v->ps) + r->wake_ps);
+		pick->blocked_on = NULL;
+		wake_waiter(r, pick, later(pick->ps, v->ps) + r->wake_ps);
+		return;
 	}
 	pick->blocked_on = NULL;
 	heap_push(r, pick);
@@ -427,6 +577,7 @@ static void v_point(const struct sched_event *ev)
 		deadlock(r, "livelock: no operation finished in 20000000 points");
 	if (ev->kind == SEV_release)
 		release_wakes(r, v, ev->lock);
+	share_cpu(r, v);
 	maybe_give_way(r, v);
 }
 
@@ -439,6 +590,10 @@ static void v_blocked(struct sim_cpu *c, struct sim_lock *l, enum site site)
 	v->waited = true;
 	v->blocked_on = l;
 	v->blocked_at = v->ps;
+	if ((l->is_rwsem || l->kind == LOCK_MUTEX) && atomic_load(&c->nheld) == 0) {
+		v->gave_cpu = true; /* it sleeps: the other task may run */
+		leave_cpu(V, v);
+	}
 	run_next(V, v);
 }
 
@@ -449,6 +604,8 @@ static void v_wait(struct sim_cpu *c, uint64_t ino, enum site site)
 		return;
 	v->state = V_SLEEPING;
 	v->sleep_ino = ino;
+	if (atomic_load(&v->cpu->nheld) == 0)
+		leave_cpu(V, v); /* a task asleep holding a lock keeps its CPU */
 	run_next(V, v);
 }
 
@@ -460,10 +617,8 @@ static void v_wake(struct sim_cpu *c, uint64_t ino)
 		return;
 	for (int i = 0; i < r->nv; i++) {
 		struct vcpu *w = &r->v[i];
-		if (w->state == V_SLEEPING && w->sleep_ino == ino) {
-			set_clock(w, later(w->ps, v->ps) + r->wake_ps);
-			heap_push(r, w);
-		}
+		if (w->state == V_SLEEPING && w->sleep_ino == ino)
+			make_runnable(r, w, later(w->ps, v->ps) + r->wake_ps);
 	}
 }
 
@@ -501,6 +656,10 @@ static void deadlock(struct vrun *r, const char *what)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 						"; sleeps on inode %llu",
 						(unsigned long long)w->sleep_ino);
+		else if (w->state == V_OFF_CPU && off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"; waits for its CPU, which %s has",
+						w->twin->cpu->name);
 		if (off < sizeof(buf))
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "\n");
 	}
@@ -519,6 +678,7 @@ static void v_done(struct vrun *r, struct vcpu *v)
 		r->workers_left--;
 		r->end_ps = later(r->end_ps, v->ps);
 	}
+	leave_cpu(r, v);
 	run_next(r, v); /* never comes back */
 }
 
@@ -544,10 +704,8 @@ static void v_flusher(void *p)
 	while (r->workers_left > 0) {
 		long n = r->cfg->scheme->writeback_inodes(&icache.wb, 64);
 		atomic_fetch_add_explicit(&v->cpu->ops_done, 1, memory_order_relaxed);
-		if (n == 0) {
-			set_clock(v, v->ps + FLUSHER_IDLE_PS);
-			maybe_give_way(r, v);
-		}
+		if (n == 0)
+			flusher_idle(r, v);
 	}
 	v_done(r, v);
 }
@@ -557,6 +715,17 @@ static void v_flusher(void *p)
 static uint64_t to_ps(double ns)
 {
 	return (uint64_t)(ns * 1000.0 + 0.5);
+}
+
+/* The flusher f runs on worker w's CPU; w has it first (f waits its turn,
+ * as a task just started waits for the one running). */
+static void share_last_cpu(struct vrun *r, struct vcpu *w, struct vcpu *f)
+{
+	w->twin = f;
+	f->twin = w;
+	f->line_id = w->line_id;
+	heap_remove(r, f);
+	f->state = V_OFF_CPU;
 }
 
 static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_cpu *cpus)
@@ -582,6 +751,7 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 		v->cpu = &cpus[i];
 		v->heap_pos = -1;
 		v->flusher = i >= r->nworkers;
+		v->line_id = i;
 		v->rng = (cfg->seed + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(i + 1) << 32;
 		if (cfg->ops)
 			v->ops_target = cfg->ops / (uint64_t)r->nworkers +
@@ -590,6 +760,8 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 			return false;
 		heap_push(r, v);
 	}
+	if (n > r->nworkers && !cfg->flusher_own_cpu)
+		share_last_cpu(r, &r->v[r->nworkers - 1], &r->v[r->nworkers]);
 	return true;
 }
 
@@ -652,6 +824,10 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	result->line_xfers = r.xfers;
 	for (int i = 0; i < nworkers; i++)
 		result->ops += atomic_load(&cpus[i].ops_done);
+	for (int i = 0; i < r.nv; i++)
+		*(r.v[i].flusher ? &result->flusher_cpu_seconds : &result->worker_cpu_seconds) +=
+			(double)r.v[i].run_ps / 1e12;
+	result->process_cpu_seconds = result->worker_cpu_seconds + result->flusher_cpu_seconds;
 	run_collect(result, ptrs, nthreads, 0, keep_inodes);
 	if (cfg->trace_run)
 		trace_run_end(result->ops, (uint32_t)result->violations, 0);

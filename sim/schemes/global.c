@@ -390,9 +390,9 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	wb_queue_io(wb, __site);
 	while (written < nr && (inode = wb_io_oldest(wb)) != NULL) {
 		if (inode_state(inode) & (I_NEW | I_WILL_FREE)) {
-			/* requeue_io: not ours to write now. */
+			/* requeue_io: not ours to write now.  Not counted: a
+			 * pass that wrote nothing lets the flusher sleep. */
 			inode_wb_move(inode, wb, LIST_b_more_io, __site);
-			written++;
 			continue;
 		}
 		/* BUG_ON(inode->i_state & I_FREEING): whoever sets it takes

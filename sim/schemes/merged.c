@@ -384,10 +384,10 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	while (written < nr && (inode = wb_io_oldest(wb)) != NULL) {
 		spin_lock(&inode->i_lock);
 		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
-			/* Not ours to write: someone owns it. */
+			/* Not ours to write: someone owns it.  Not counted: a
+			 * pass that wrote nothing lets the flusher sleep. */
 			spin_unlock(&inode->i_lock);
 			inode_wb_move(inode, wb, LIST_b_more_io, __site);
-			written++;
 			continue;
 		}
 		inode_ref_get(inode, __site);

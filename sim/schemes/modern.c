@@ -618,9 +618,9 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 	wb_queue_io(wb, __site);
 	while (written < nr && (inode = wb_io_oldest(wb)) != NULL) {
 		spin_lock(&inode->i_lock);
-		written++;
 		if (inode_state(inode) & (I_NEW | I_FREEING | I_WILL_FREE)) {
-			/* Not ours to write: someone owns it. */
+			/* Not ours to write: someone owns it.  Not counted: a
+			 * pass that wrote nothing lets the flusher sleep. */
 			wb_redirty_tail(inode, wb, __site);
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -635,6 +635,7 @@ static long writeback_inodes(struct bdi_writeback *wb, long nr)
 		spin_unlock(&wb->list_lock);
 		inode_state_assign(inode, (inode_state(inode) | I_SYNC) & ~I_DIRTY_PAGES, __site);
 		spin_unlock(&inode->i_lock);
+		written++;
 		write_single_inode(inode);
 		spin_lock(&wb->list_lock);
 		spin_lock(&inode->i_lock);
