@@ -117,6 +117,12 @@ void free_strs(char **v, size_t n)
 		free(v[i]);
 }
 
+void free_each(void *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
 void xpthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	int err = pthread_create(t, attr, fn, arg);

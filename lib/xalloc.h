@@ -31,6 +31,17 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* free() each of the n strings of v (v itself stays the caller's). */
 void free_strs(char **v, size_t n);
+/* free() each of the n blocks of v, in order (any may be NULL). */
+void free_each(void *const *v, size_t n);
+/*
+ * A destructor's run of free() calls as one list, freed in the order
+ * written, so the structure itself goes last:
+ *     free_all(l->title, l->path, l);
+ * (the list is a compound literal: an array of void *, counted by sizeof.)
+ */
+#define free_all(...)                             \
+	free_each((void *const[]){ __VA_ARGS__ }, \
+		  sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
 
 /* pthread_create, or die saying why (no program here can go on without
  * the thread it asked for). */

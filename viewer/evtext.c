@@ -61,40 +61,27 @@ static bool trace_only_text(const struct trace_index *ix, const struct ix_event 
 }
 
 /* The value of field f of e, from where the index keeps it. */
+#define LOAD_(slot, member) \
+	case slot:          \
+		return e->member;
 static uint64_t field_value(const struct trace_index *ix, const struct ix_event *e,
 			    const struct ix_field *f)
 {
 	switch (f->slot) {
-	case SL_CPU:
-		return e->cpu;
-	case SL_A:
-		return e->a;
-	case SL_B:
-		return e->b;
-	case SL_SITE:
-		return e->site;
+		IX_PLAIN_SLOTS(LOAD_)
 	case SL_OBJ:
 		return ix_id_value(ix, e->obj);
-	case SL_VAL:
-		return e->val;
 	case SL_HI:
 		return e->val >> 32;
 	case SL_LO:
 		return e->val & 0xffffffffu;
-	case SL_RAW:
-		return e->obj;
-	case SL_SRC:
-		return e->src;
-	case SL_LINE:
-		return e->line;
-	case SL_LIFE:
-		return e->life;
 	case SL_STRID:
 	case SL_SIDE:
 		break;
 	}
 	return 0;
 }
+#undef LOAD_
 
 /* One field's value as text: enum labels, hex masks, strings, numbers. */
 static void field_text(const struct trace_index *ix, const struct ix_event *e,

@@ -433,7 +433,6 @@ static struct ix_event *new_event(struct trace_index *ix, int64_t ts)
 	return e;
 }
 
-/* Put field f's value where the event table says it goes. */
 /* Events before nev are settled: no later one shares their time.  The
  * layer above (the timeline) replays them, and may reorder them. */
 static void settle(struct trace_index *ix)
@@ -443,29 +442,20 @@ static void settle(struct trace_index *ix)
 	ix_store_settled(ix, ix->nev);
 }
 
+/* Put field f's value where the event table says it goes. */
+#define STORE_(slot, member)                          \
+	case slot:                                    \
+		e->member = (__typeof__(e->member))v; \
+		break;
 static void fill_slot(struct trace_index *ix, const struct ix_raw *r, struct ix_event *e, int f,
 		      uint64_t v, const char *str)
 {
 	if ((r->is_class >> f & 1) && v >= IX_MAX_CLASSES)
 		v = IX_MAX_CLASSES - 1;
 	switch (ix_schemas[r->type].fields[f].slot) {
-	case SL_CPU:
-		e->cpu = (uint16_t)v;
-		break;
-	case SL_A:
-		e->a = (uint8_t)v;
-		break;
-	case SL_B:
-		e->b = (uint8_t)v;
-		break;
-	case SL_SITE:
-		e->site = (uint8_t)v;
-		break;
+		IX_PLAIN_SLOTS(STORE_)
 	case SL_OBJ:
 		e->obj = id_intern(ix, v);
-		break;
-	case SL_VAL:
-		e->val = v;
 		break;
 	case SL_HI:
 		e->val |= (v & 0xffffffffu) << 32;
@@ -476,22 +466,11 @@ static void fill_slot(struct trace_index *ix, const struct ix_raw *r, struct ix_
 	case SL_STRID:
 		e->obj = str_intern(ix, str ? str : "");
 		break;
-	case SL_RAW:
-		e->obj = (uint32_t)v;
-		break;
-	case SL_SRC:
-		e->src = (uint8_t)v;
-		break;
-	case SL_LINE:
-		e->line = (uint16_t)v;
-		break;
-	case SL_LIFE:
-		e->life = (uint16_t)v;
-		break;
 	case SL_SIDE:
 		break;
 	}
 }
+#undef STORE_
 
 /* The side tables of the events that do not fit in 32 bytes; v and s are
  * the fields in the table's order. */
@@ -1687,16 +1666,7 @@ void ix_decode_free(struct trace_index *ix)
 	loader_free(ix, ix->loader);
 	health_free(ix);
 	free_strs(ix->strs, ix->nstrs);
-	free(ix->strs);
 	ix_store_free(ix);
-	free(ix->ids);
-	free(ix->id_hash);
-	free(ix->viols);
-	free(ix->runs);
-	free(ix->rules);
-	free(ix->discards);
-	free(ix->uspans);
-	free(ix->strip);
-	free(ix->path);
-	free(ix);
+	free_all(ix->strs, ix->ids, ix->id_hash, ix->viols, ix->runs, ix->rules, ix->discards,
+		 ix->uspans, ix->strip, ix->path, ix);
 }

@@ -59,6 +59,25 @@ struct ix_event {
 	uint16_t life; /* lock, inode_alloc/free: the life id, low 16 bits (0 none) */
 };
 
+/*
+ * The slots (enum ix_slot, names.h) that keep a field's value as it is, each
+ * in one member of struct ix_event: X(slot, member).  The decoder stores a
+ * value there (narrowed to the member's width) and the event's text reads
+ * it back, both from this list.  The other slots are spelled out where they
+ * are used: SL_OBJ interns an inode number, SL_HI/SL_LO share val, SL_STRID
+ * interns a string, SL_SIDE goes to a side table.
+ */
+#define IX_PLAIN_SLOTS(X) \
+	X(SL_CPU, cpu)    \
+	X(SL_A, a)        \
+	X(SL_B, b)        \
+	X(SL_SITE, site)  \
+	X(SL_VAL, val)    \
+	X(SL_RAW, obj)    \
+	X(SL_SRC, src)    \
+	X(SL_LINE, line)  \
+	X(SL_LIFE, life)
+
 struct ix_violation {
 	uint8_t kind, cls_a, cls_b, site_a, site_b;
 	uint16_t cpu;

@@ -497,7 +497,8 @@ static void model_gap(struct model *m, const struct trace_index *ix, const struc
 }
 
 /* inode_list: the inode joins, leaves or moves between lists. */
-static void inode_list_event(struct model *m, const struct ix_event *e)
+static void inode_list_event(struct model *m, const struct trace_index *ix,
+			     const struct ix_event *e, struct cpu_state *c)
 {
 	struct inode_state *s = inode_get(m, e->obj);
 	uint16_t bit = e->a < 16 ? (uint16_t)(1u << e->a) : 0;
@@ -510,7 +511,8 @@ static void inode_list_event(struct model *m, const struct ix_event *e)
 }
 
 /* inode_alloc: a new inode, or a new life of a number still evicting. */
-static void inode_alloc_event(struct model *m, const struct ix_event *e)
+static void inode_alloc_event(struct model *m, const struct trace_index *ix,
+			      const struct ix_event *e, struct cpu_state *c)
 {
 	struct inode_state *old = omap_get(&m->inodes, e->obj);
 	/* A second life of this number while the first is still being
@@ -537,13 +539,13 @@ static void inode_alloc_event(struct model *m, const struct ix_event *e)
 
 /* inode_free: the inode (or its older life) is gone, and its i_lock
  * (kept aside, in case an RCU grace period keeps it: rcu_free_event). */
-static void inode_free_event(struct model *m, const struct ix_event *e)
+static void inode_free_event(struct model *m, const struct trace_index *ix,
+			     const struct ix_event *e, struct cpu_state *c)
 {
 	struct inode_state *s = omap_get(&m->inodes, e->obj);
 	if (e->life) {
 		uint64_t key = lock_key(i_lock_class, e->obj, e->life);
 		const struct lock_inst *dead = omap_get(&m->locks, key);
-		struct cpu_state *c = cpu_slot(m, e->cpu);
 		c->freed_key = 0;
 		if (dead && dead->holder < 0) {
 			c->freed_key = key;
@@ -563,7 +565,8 @@ static void inode_free_event(struct model *m, const struct ix_event *e)
 
 /* inode_rcu_free: the memory (and i_lock) of the inode this CPU just freed
  * stays until the grace period ends; inode_rcu_freed: now it is gone. */
-static void rcu_free_event(struct model *m, const struct ix_event *e)
+static void rcu_free_event(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			   struct cpu_state *c)
 {
 	if (e->type == EV_inode_rcu_freed) {
 		const struct lock_inst *li = model_lock(m, i_lock_class, e->obj, e->life);
@@ -571,21 +574,23 @@ static void rcu_free_event(struct model *m, const struct ix_event *e)
 			omap_del(&m->locks, lock_key(i_lock_class, e->obj, e->life));
 		return;
 	}
-	struct cpu_state *c = cpu_slot(m, e->cpu);
-	if (c->freed_key && (uint32_t)c->freed_key == e->obj &&
-	    !omap_get(&m->locks, c->freed_key)) {
-		struct lock_inst *li = omap_put(&m->locks, c->freed_key);
+	/* (not a lane event: c is NULL) */
+	struct cpu_state *freer = cpu_slot(m, e->cpu);
+	if (freer->freed_key && (uint32_t)freer->freed_key == e->obj &&
+	    !omap_get(&m->locks, freer->freed_key)) {
+		struct lock_inst *li = omap_put(&m->locks, freer->freed_key);
 		*li = (struct lock_inst){ .holder = -1,
-					  .last_cpu = c->freed_last_cpu,
+					  .last_cpu = freer->freed_last_cpu,
 					  .old_last_cpu = -1 };
 	}
-	c->freed_key = 0;
+	freer->freed_key = 0;
 }
 
 /* XOR rather than "= new": old is read atomically with the change, so
  * this holds whatever order same-time events come in (EVENTS.md section
  * 5).  Who set a flag a sleeper waits on is kept for the sleeper. */
-static void inode_state_event(struct model *m, const struct ix_event *e)
+static void inode_state_event(struct model *m, const struct trace_index *ix,
+			      const struct ix_event *e, struct cpu_state *c)
 {
 	struct inode_state *s = inode_get(m, e->obj);
 	uint32_t o = (uint32_t)(e->val >> 32), n = (uint32_t)e->val;
@@ -596,7 +601,8 @@ static void inode_state_event(struct model *m, const struct ix_event *e)
 
 /* op_begin / op_end: the CPU is inside an operation; an op_begin after a
  * loss window also means the CPU is known again. */
-static void op_event(struct model *m, const struct ix_event *e, struct cpu_state *c)
+static void op_event(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+		     struct cpu_state *c)
 {
 	if (c->unknown && e->ts > m->gap_end)
 		cpu_known_again(m, c);
@@ -608,80 +614,101 @@ static void op_event(struct model *m, const struct ix_event *e, struct cpu_state
 }
 
 /* inode_wait / inode_wait_end: the CPU sleeps on (or wakes from) a state
- * bit of an inode; returns the CPU's slot. */
-static struct cpu_state *wait_event(struct model *m, const struct ix_event *e)
+ * bit of an inode. */
+static void wait_event(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+		       struct cpu_state *c)
 {
-	struct cpu_state *c = cpu_slot(m, e->cpu);
 	c->sleeping = e->type == EV_inode_wait;
 	c->sleep_obj = e->obj;
 	c->sleep_state = (uint32_t)e->val;
 	c->sleep_ev = m->pos;
+}
+
+/* inode_ref: refcounts change without a lock: a sum, as the flags' XOR. */
+static void inode_ref_event(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			    struct cpu_state *c)
+{
+	inode_get(m, e->obj)->count +=
+		(int32_t)(uint32_t)e->val - (int32_t)(uint32_t)(e->val >> 32);
+}
+
+static void inode_nlink_event(struct model *m, const struct trace_index *ix,
+			      const struct ix_event *e, struct cpu_state *c)
+{
+	inode_get(m, e->obj)->nlink = (uint32_t)e->val;
+}
+
+static void violation_event(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			    struct cpu_state *c)
+{
+	m->violations++;
+}
+
+/* discarded_events / discarded_packets: the tracer lost some. */
+static void discard_event(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+			  struct cpu_state *c)
+{
+	m->discards++;
+	model_gap(m, ix, e);
+}
+
+/*
+ * What each type of event does to the replay state, indexed by the type
+ * (enum ix_type, names.h); NULL: nothing (run_begin, sched_step, the RCU
+ * read sections...: the panes read those from the index).  c is the
+ * event's CPU (event_cpu), NULL for an event of no CPU.
+ */
+typedef void apply_fn(struct model *m, const struct trace_index *ix, const struct ix_event *e,
+		      struct cpu_state *c);
+static apply_fn *const apply[EV__COUNT] = {
+	[EV_lock_acquire] = apply_lock,
+	[EV_lock_contended] = apply_lock,
+	[EV_lock_acquired] = apply_lock,
+	[EV_lock_release] = apply_lock,
+	[EV_lock_trylock] = apply_lock,
+	[EV_inode_state] = inode_state_event,
+	[EV_inode_ref] = inode_ref_event,
+	[EV_inode_list] = inode_list_event,
+	[EV_inode_alloc] = inode_alloc_event,
+	[EV_inode_free] = inode_free_event,
+	[EV_inode_rcu_free] = rcu_free_event,
+	[EV_inode_rcu_freed] = rcu_free_event,
+	[EV_inode_nlink] = inode_nlink_event,
+	[EV_op_begin] = op_event,
+	[EV_op_end] = op_event,
+	[EV_violation] = violation_event,
+	[EV_inode_wait] = wait_event,
+	[EV_inode_wait_end] = wait_event,
+	[EV_discarded_events] = discard_event,
+	[EV_discarded_packets] = discard_event,
+};
+
+/*
+ * The CPU event e belongs to, NULL for none: the lane events up to
+ * sched_step, a violation, a sleep.  A CPU first seen inside a loss
+ * window (not by a sleep) may have lost its earlier events.
+ */
+static struct cpu_state *event_cpu(struct model *m, const struct ix_event *e)
+{
+	if (e->type == EV_inode_wait || e->type == EV_inode_wait_end)
+		return cpu_slot(m, e->cpu);
+	if (e->type > EV_sched_step && e->type != EV_violation)
+		return NULL;
+	struct cpu_state *c = cpu_slot(m, e->cpu);
+	if (c->last_ev == UINT64_MAX && m->gaps && e->ts <= m->gap_end) {
+		c->unknown = true;
+		c->unknown_since = e->ts;
+	}
 	return c;
 }
 
 void model_apply(struct model *m, const struct trace_index *ix)
 {
 	const struct ix_event *e = &ix->ev[m->pos];
-	struct cpu_state *c = NULL;
+	struct cpu_state *c = event_cpu(m, e);
 
-	if (e->type <= EV_sched_step || e->type == EV_violation)
-		c = cpu_slot(m, e->cpu);
-	if (c && c->last_ev == UINT64_MAX && m->gaps && e->ts <= m->gap_end) {
-		/* First seen inside a loss window: its earlier events may be lost. */
-		c->unknown = true;
-		c->unknown_since = e->ts;
-	}
-	switch (e->type) {
-	case EV_lock_acquire:
-	case EV_lock_contended:
-	case EV_lock_acquired:
-	case EV_lock_release:
-	case EV_lock_trylock:
-		apply_lock(m, ix, e, c);
-		break;
-	/* refcounts change without a lock: a sum, as the flags' XOR */
-	case EV_inode_state:
-		inode_state_event(m, e);
-		break;
-	case EV_inode_ref:
-		inode_get(m, e->obj)->count +=
-			(int32_t)(uint32_t)e->val - (int32_t)(uint32_t)(e->val >> 32);
-		break;
-	case EV_inode_list:
-		inode_list_event(m, e);
-		break;
-	case EV_inode_alloc:
-		inode_alloc_event(m, e);
-		break;
-	case EV_inode_free:
-		inode_free_event(m, e);
-		break;
-	case EV_inode_rcu_free:
-	case EV_inode_rcu_freed:
-		rcu_free_event(m, e);
-		break;
-	case EV_inode_nlink:
-		inode_get(m, e->obj)->nlink = (uint32_t)e->val;
-		break;
-	case EV_op_begin:
-	case EV_op_end:
-		op_event(m, e, c);
-		break;
-	case EV_violation:
-		m->violations++;
-		break;
-	case EV_inode_wait:
-	case EV_inode_wait_end:
-		c = wait_event(m, e);
-		break;
-	case EV_discarded_events:
-	case EV_discarded_packets:
-		m->discards++;
-		model_gap(m, ix, e);
-		break;
-	default:
-		break;
-	}
+	if (e->type < EV__COUNT && apply[e->type])
+		apply[e->type](m, ix, e, c);
 	if (c) {
 		c->last_ev = m->pos;
 		if (e->line) {

@@ -140,12 +140,7 @@ void split_free(struct ix_split *sp)
 	dir_guard_end(&sp->guard);
 	for (size_t c = 0; sp->seqs && c < (size_t)sp->n * sp->nstreams; c++)
 		free(sp->seqs[c]);
-	free(sp->seqs);
-	free(sp->count);
-	free(sp->pkts);
-	free(sp->owners);
-	free(sp->next);
-	free(sp);
+	free_all(sp->seqs, sp->count, sp->pkts, sp->owners, sp->next, sp);
 }
 
 /* Decoder k's directory for trace directory d (made by make_share). */

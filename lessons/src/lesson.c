@@ -670,21 +670,12 @@ struct lesson *lesson_parse(const char *path, struct diag *d)
 
 static void step_free(struct step *s)
 {
-	free(s->title);
-	free(s->at_text);
-	free(s->rewind);
-	free(s->text);
-	free(s->ask);
 	free_strs(s->choice, (size_t)s->nchoice);
-	free(s->answer_text);
-	free(s->explain);
 	free_strs(s->hint, (size_t)s->nhint);
-	free(s->scenario);
-	free(s->reach_text);
-	free(s->solution);
-	free(s->compare);
 	free_strs(s->require_text, (size_t)s->nrequire);
 	free_strs(s->forbid_text, (size_t)s->nforbid);
+	free_all(s->title, s->at_text, s->rewind, s->text, s->ask, s->answer_text, s->explain,
+		 s->scenario, s->reach_text, s->solution, s->compare);
 }
 
 void lesson_free(struct lesson *l)
@@ -693,15 +684,9 @@ void lesson_free(struct lesson *l)
 		return;
 	for (int i = 0; i < l->nsteps; i++)
 		step_free(&l->steps[i]);
-	free(l->steps);
 	free_strs(l->goals, (size_t)l->ngoals);
 	free_strs(l->credits, (size_t)l->ncredits);
-	free(l->title);
-	free(l->scenario);
-	free(l->path);
-	free(l->dir);
-	free(l->name);
-	free(l);
+	free_all(l->steps, l->title, l->scenario, l->path, l->dir, l->name, l);
 }
 
 char *lesson_resolve(const struct lesson *l, const char *rel)

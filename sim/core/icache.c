@@ -328,6 +328,13 @@ static void assert_list_lock(enum inode_list_id list, struct inode *inode, enum 
 	assert_lock_held(icache.scheme->list_lock(list, inode), site, what, inode);
 }
 
+/* The event of one change of inode's lists (action: enum list_action). */
+static void list_event(struct inode *inode, enum inode_list_id list, enum list_action action,
+		       enum site site)
+{
+	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, list, action, site);
+}
+
 /* ---- allocation --------------------------------------------------------- */
 
 struct inode *alloc_inode(struct super_block *sb, uint64_t ino)
@@ -621,6 +628,15 @@ static struct inode *hash_live_twin(struct hash_bucket *b, const struct inode *i
 	return NULL;
 }
 
+/* i_hashed follows the hash, written under the hash's lock, for
+ * inode_hashed() that reads it without (the kernel's hlist_unhashed). */
+static void set_hashed(struct inode *inode, bool hashed, enum site site)
+{
+	SIM_LINE(&inode->i_hashed);
+	atomic_store_explicit(&inode->i_hashed, hashed, memory_order_relaxed);
+	list_event(inode, LIST_hash, hashed ? LACT_add : LACT_del, site);
+}
+
 void inode_hash_add(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_hash, inode, site, "the hash");
@@ -638,9 +654,7 @@ void inode_hash_add(struct inode *inode, enum site site)
 				 cpu_name(), inode->i_sb->s_id, (unsigned long long)inode->i_ino,
 				 site_name(site));
 	hlist_add_head_rcu(&inode->i_hash, &b->head);
-	SIM_LINE(&inode->i_hashed);
-	atomic_store_explicit(&inode->i_hashed, true, memory_order_relaxed);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_hash, LACT_add, site);
+	set_hashed(inode, true, site);
 }
 
 void inode_hash_del(struct inode *inode, enum site site)
@@ -649,20 +663,7 @@ void inode_hash_del(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "unhashes") || !inode_hashed(inode))
 		return;
 	hlist_del_init_rcu(&inode->i_hash);
-	SIM_LINE(&inode->i_hashed);
-	atomic_store_explicit(&inode->i_hashed, false, memory_order_relaxed);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_hash, LACT_del, site);
-}
-
-struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
-{
-	struct hlist_node *n;
-	hlist_for_each(n, &b->head) {
-		struct inode *inode = container_of(n, struct inode, i_hash);
-		if (inode->i_ino == ino && inode->i_sb == sb)
-			return inode;
-	}
-	return NULL;
+	set_hashed(inode, false, site);
 }
 
 struct inode *hash_chain_next(struct hash_bucket *b, struct super_block *sb, uint64_t ino,
@@ -696,6 +697,12 @@ struct inode *hash_chain_next_rcu(struct hash_bucket *b, struct super_block *sb,
 	return NULL;
 }
 
+/* The first: hash_chain_next from the chain's head. */
+struct inode *hash_chain_find(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
+{
+	return hash_chain_next(b, sb, ino, NULL);
+}
+
 bool hash_chain_has(struct hash_bucket *b, struct super_block *sb, uint64_t ino)
 {
 	return hash_chain_find(b, sb, ino) != NULL;
@@ -720,15 +727,22 @@ struct inode *sb_list_next_rcu(struct super_block *sb, struct inode *after)
 	return n == &sb->s_inodes ? NULL : list_entry(n, struct inode, i_sb_list);
 }
 
+/* s_nr_inodes, the length of s_inodes (for umount), follows the list
+ * under its lock: inode joined it (+1) or left it (-1). */
+static void count_sb_inodes(struct inode *inode, long n, enum site site)
+{
+	SIM_LINE(&inode->i_sb->s_nr_inodes);
+	atomic_fetch_add(&inode->i_sb->s_nr_inodes, n);
+	list_event(inode, LIST_sb, n > 0 ? LACT_add : LACT_del, site);
+}
+
 void inode_sb_list_add(struct inode *inode, enum site site)
 {
 	assert_list_lock(LIST_sb, inode, site, "sb->s_inodes");
 	if (!alive_for_list(inode, LIST_sb, site) || inode_on_sb_list(inode))
 		return;
 	list_add_rcu(&inode->i_sb_list, &inode->i_sb->s_inodes);
-	SIM_LINE(&inode->i_sb->s_nr_inodes);
-	atomic_fetch_add(&inode->i_sb->s_nr_inodes, 1);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_add, site);
+	count_sb_inodes(inode, +1, site);
 }
 
 void inode_sb_list_del(struct inode *inode, enum site site)
@@ -737,9 +751,7 @@ void inode_sb_list_del(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "removes from s_inodes") || !inode_on_sb_list(inode))
 		return;
 	list_del_rcu(&inode->i_sb_list);
-	SIM_LINE(&inode->i_sb->s_nr_inodes);
-	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_del, site);
+	count_sb_inodes(inode, -1, site);
 }
 
 void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
@@ -750,21 +762,17 @@ void inode_sb_dispose_add(struct inode *inode, struct list_head *dispose, enum s
 	/* Not for RCU-walked lists: a walker on this inode would follow it
 	 * onto the dispose list.  V4, the only user, has no such walker. */
 	list_move(&inode->i_sb_list, dispose);
-	SIM_LINE(&inode->i_sb->s_nr_inodes);
-	atomic_fetch_sub(&inode->i_sb->s_nr_inodes, 1);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb, LACT_del, site);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb_dispose, LACT_add,
-			 site);
+	count_sb_inodes(inode, -1, site);
+	list_event(inode, LIST_sb_dispose, LACT_add, site);
 }
 
 struct inode *inode_sb_dispose_pop(struct list_head *dispose, enum site site)
 {
-	if (list_empty(dispose))
-		return NULL;
-	struct inode *inode = list_first_entry(dispose, struct inode, i_sb_list);
-	list_del_init(&inode->i_sb_list);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_sb_dispose, LACT_del,
-			 site);
+	struct inode *inode = list_first_entry_or_null(dispose, struct inode, i_sb_list);
+	if (inode) {
+		list_del_init(&inode->i_sb_list);
+		list_event(inode, LIST_sb_dispose, LACT_del, site);
+	}
 	return inode;
 }
 
@@ -816,14 +824,13 @@ void inode_lru_add(struct inode *inode, enum site site)
 	if (!list_empty(&inode->i_lru)) {
 		/* 2.6.36: moving from inode_in_use to inode_unused. */
 		if (inode->i_lru_on == LIST_in_use)
-			trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use,
-					 LACT_del, site);
+			list_event(inode, LIST_in_use, LACT_del, site);
 		list_del_init(&inode->i_lru);
 	}
 	list_add(&inode->i_lru, &icache.inode_lru);
 	inode->i_lru_on = LIST_lru;
 	lru_count(1);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, act, site);
+	list_event(inode, LIST_lru, act, site);
 }
 
 void inode_lru_del(struct inode *inode, enum site site)
@@ -834,7 +841,7 @@ void inode_lru_del(struct inode *inode, enum site site)
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
 	lru_count(-1);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_del, site);
+	list_event(inode, LIST_lru, LACT_del, site);
 }
 
 void inode_lru_rotate(struct inode *inode, enum site site)
@@ -843,7 +850,7 @@ void inode_lru_rotate(struct inode *inode, enum site site)
 	if (!inode_alive(inode, site, "rotates") || inode->i_lru_on != LIST_lru)
 		return;
 	list_move(&inode->i_lru, &icache.inode_lru);
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_lru, LACT_rotate, site);
+	list_event(inode, LIST_lru, LACT_rotate, site);
 }
 
 struct inode *inode_lru_youngest(void)
@@ -869,7 +876,7 @@ void inode_in_use_add(struct inode *inode, enum site site)
 		inode_lru_del(inode, site);
 	list_add(&inode->i_lru, &icache.inode_in_use);
 	inode->i_lru_on = LIST_in_use;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use, LACT_add, site);
+	list_event(inode, LIST_in_use, LACT_add, site);
 }
 
 void inode_in_use_del(struct inode *inode, enum site site)
@@ -880,7 +887,7 @@ void inode_in_use_del(struct inode *inode, enum site site)
 		return;
 	list_del_init(&inode->i_lru);
 	inode->i_lru_on = (enum inode_list_id) - 1;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use, LACT_del, site);
+	list_event(inode, LIST_in_use, LACT_del, site);
 }
 
 void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site site)
@@ -892,24 +899,23 @@ void inode_dispose_add(struct inode *inode, struct list_head *dispose, enum site
 	else if (!list_empty(&inode->i_lru)) {
 		if (inode->i_lru_on == LIST_in_use) {
 			assert_list_lock(LIST_in_use, inode, site, "inode_in_use");
-			trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_in_use,
-					 LACT_del, site);
+			list_event(inode, LIST_in_use, LACT_del, site);
 		}
 		list_del_init(&inode->i_lru);
 	}
 	list_add(&inode->i_lru, dispose);
 	inode->i_lru_on = LIST_dispose;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_dispose, LACT_add, site);
+	list_event(inode, LIST_dispose, LACT_add, site);
 }
 
 struct inode *inode_dispose_pop(struct list_head *dispose, enum site site)
 {
-	if (list_empty(dispose))
-		return NULL;
-	struct inode *inode = list_first_entry(dispose, struct inode, i_lru);
-	list_del_init(&inode->i_lru);
-	inode->i_lru_on = (enum inode_list_id) - 1;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, LIST_dispose, LACT_del, site);
+	struct inode *inode = list_first_entry_or_null(dispose, struct inode, i_lru);
+	if (inode) {
+		list_del_init(&inode->i_lru);
+		inode->i_lru_on = (enum inode_list_id) - 1;
+		list_event(inode, LIST_dispose, LACT_del, site);
+	}
 	return inode;
 }
 
@@ -940,12 +946,11 @@ void inode_wb_move(struct inode *inode, struct bdi_writeback *wb, enum inode_lis
 		return;
 	bool was_on = inode_on_wb(inode);
 	if (was_on)
-		trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, inode->i_wb_on,
-				 LACT_del, site);
+		list_event(inode, inode->i_wb_on, LACT_del, site);
 	list_move(&inode->i_wb_list, wb_list_head(wb, to));
 	SIM_LINE(&inode->i_wb_on);
 	inode->i_wb_on = to;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, to, LACT_add, site);
+	list_event(inode, to, LACT_add, site);
 }
 
 void inode_wb_del(struct inode *inode, enum site site)
@@ -955,8 +960,7 @@ void inode_wb_del(struct inode *inode, enum site site)
 	assert_list_lock(inode->i_wb_on, inode, site, "the writeback lists");
 	if (!inode_alive(inode, site, "removes from a writeback list"))
 		return;
-	trace_inode_list(this_cpu, inode->i_ino, inode->i_lock.life, inode->i_wb_on, LACT_del,
-			 site);
+	list_event(inode, inode->i_wb_on, LACT_del, site);
 	list_del_init(&inode->i_wb_list);
 	inode->i_wb_on = (enum inode_list_id) - 1;
 }

@@ -129,6 +129,9 @@ static inline void list_splice_init(struct list_head *from, struct list_head *to
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
+/* The first entry, or NULL if the list is empty (as in later kernels). */
+#define list_first_entry_or_null(head, type, member) \
+	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 
 /* Walk a list; the _safe form allows the current node to be unlinked. */
 #define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
