@@ -181,7 +181,7 @@ while [ "$c" -le "$cores" ]; do
 				"$rops" "$rshare" "$vops" "$vshare" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
 				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")" \
 				"$(ratio "$aops" "$rops")" "$(ratio "$aops" "$ronc")" "$(ratio "$acon" "$rcon")"
-			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon" >>"$TMP/validation"
+			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon $vshare ${FL:+own}" >>"$TMP/validation"
 		done
 	done
 	c=$((c + 1))
@@ -311,8 +311,8 @@ if [ -n "${JSON:-}" ]; then
 			"${COSTS:-shipped}" "$( [ -n "$COSTS" ] && grep -v '^#' "$COSTS" | tr '\t' ' ' | sed 's/ *#.*//; s/"//g' | tr '\n' ';')" \
 			"$(echo $VCPUS | sed 's/ /,/g')" "$OPS" "$VALOPS" "$REALDUR" "$REPS"
 		printf '"validation":['
-		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_heads_ops_per_s\":%s,\"virtual_heads_contentions_per_op\":%s}",
-			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$TMP/validation"
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_heads_ops_per_s\":%s,\"virtual_heads_contentions_per_op\":%s,\"virtual_cpu_share\":%s,\"virtual_flusher_cpu\":\"%s\"}",
+			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ($14 == "own") ? "own" : "shared" }' "$TMP/validation"
 		printf '],"curves":['
 		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"ops_per_s\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"line_xfers_per_op\":%s}",
 			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7 }' "$TMP/curves"
