@@ -21,7 +21,7 @@
 #                 second
 #
 # Environment: BUILD, OUT, QUICK, JSON (write the section's figures there),
-# TMPDIR; RT=1 runs the real validation runs under `chrt -f 5` (real-time,
+# TMPDIR; RT=1 runs calibrate and the real validation runs under `chrt -f 5` (real-time,
 # so that the host's other work cannot preempt them; needs the right to,
 # else they run as usual and the header says so); VALIDATE_ONLY=1 stops
 # after the validation.  Exit status 0, or 1 if a run failed.
@@ -101,7 +101,9 @@ if [ "$CAL" = shipped ]; then
 	echo "-- calibrate: skipped in QUICK; the shipped cost model is used"
 else
 	echo "-- calibrate: this host's cost model"
-	if ! "$SIM" calibrate -o "$OUT/costs.txt" >"$TMP/cal.txt" 2>&1; then
+	# Under RT=1 calibrate too runs real-time: its step runs are real
+	# runs, and other work on the cores would stretch them.
+	if ! $RTRUN "$SIM" calibrate -o "$OUT/costs.txt" >"$TMP/cal.txt" 2>&1; then
 		echo "bench: icache-sim calibrate failed:" >&2
 		cat "$TMP/cal.txt" >&2
 		exit 1
