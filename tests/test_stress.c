@@ -10,7 +10,14 @@
 #include "sim/engine/run.h"
 #include "tests/testutil.h"
 
-static void stress(const struct scheme *scheme, const char *workload, int cpus)
+/*
+ * One timed run.  Its stop-the-world checks come from the main thread
+ * every 120 ms of wall time: a host that starves that thread (a loaded
+ * machine, a sanitizer at low priority) can let the 400 ms run end before
+ * the first one, so a run with fewer than two checks (periodic + final)
+ * is tried again, up to three times.  Each attempt must be clean.
+ */
+static int stress_once(const struct scheme *scheme, const char *workload, int cpus)
 {
 	struct run_config cfg;
 	struct run_result r;
@@ -36,7 +43,7 @@ static void stress(const struct scheme *scheme, const char *workload, int cpus)
 	ck_assert_uint_eq(r.violations, 0);
 	ck_assert_int_eq(status, 0);
 	ck_assert_uint_gt(r.ops, 0);
-	ck_assert_int_ge(r.invariant_checks, 2);
+	ck_assert_int_ge(r.invariant_checks, 1);
 	/* Counters agree with the lists they count.  2.6.36's nr_unused
 	 * (COUNTERS_2636) counts every unused inode, a dirty one on the
 	 * writeback lists too, so there it can exceed the LRU's length; the
@@ -46,7 +53,18 @@ static void stress(const struct scheme *scheme, const char *workload, int cpus)
 		ck_assert_int_eq(r.nr_unused, r.lru_len);
 	else
 		ck_assert_int_ge(r.nr_unused, r.lru_len);
+	int checks = r.invariant_checks;
 	run_result_free(&r);
+	return checks;
+}
+
+static void stress(const struct scheme *scheme, const char *workload, int cpus)
+{
+	int checks = 0;
+	for (int attempt = 0; attempt < 3 && checks < 2; attempt++)
+		checks = stress_once(scheme, workload, cpus);
+	ck_assert_msg(checks >= 2, "%s/%s: no stop-the-world check in three runs", scheme->name,
+		      workload);
 }
 
 /* The n-th registered scheme that must run clean (not known_racy). */
