@@ -405,8 +405,7 @@ static void share_cpu(struct vrun *r, struct vcpu *v)
 	    v->fair_ps <= t->fair_ps + WAKEUP_GRAN_PS)
 		return;
 	v->state = V_OFF_CPU;
-	set_clock(t, later(t->ps, v->ps));
-	heap_push(r, t);
+	leave_cpu(r, v);
 	run_next(r, v); /* back when t leaves the CPU or gives it way */
 }
 
