@@ -213,9 +213,11 @@ echo "   The virtual columns are the default model (--lines=all: every shared li
 echo "   the core writes followed: lists, inode fields, counters, lock words);"
 echo "   lists: virtual with --lines=lists (only list lines followed) / real;"
 echo "   heads, on-cpu, c/op: virtual with --lines=heads (one line per lock and"
-echo "   list kind, the coarser older model) / real."
-echo "   At 1 CPU merged's per-point work is fitted to a real run by calibrate;"
-echo "   every other row is a prediction.)"
+echo "   list kind, the coarser older model) / real; both use the steps fitted"
+echo "   for the default model."
+echo "   At 1 CPU each scheme's per-point work is fitted to a real run by"
+echo "   calibrate, so the 1-CPU ops/s rows check that fit (and its flusher);"
+echo "   the 2-CPU rows and every contention figure are predictions.)"
 echo
 [ "${VALIDATE_ONLY:-0}" = 1 ] && exit $status
 

@@ -368,10 +368,28 @@ START_TEST(cost_files_are_checked)
 	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
 				   "step_default_ns 4\nstep_ns lookup 5.5\n",
 				   "t", &m, err, sizeof(err)));
-	ck_assert(cost_step_ns(&m, "lookup") == 5.5);
-	ck_assert(cost_step_ns(&m, "mixed") == 4);
+	ck_assert(cost_step_ns(&m, "lookup", NULL) == 5.5);
+	ck_assert(cost_step_ns(&m, "mixed", NULL) == 4);
 	ck_assert(m.lock_ns == 0); /* optional: a file from before it was measured */
 	ck_assert(m.contended_ns == 0);
+	ck_assert(m.xfer_more_ns < 0); /* absent: every store stalls */
+	/* A scheme's own step, else the workload's, else the default. */
+	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
+				   "step_default_ns 4\nstep_ns lookup 5.5\n"
+				   "step_ns lookup global 2.5\nstep_ns mixed merged 7\n"
+				   "xfer_more_ns 0\n",
+				   "t", &m, err, sizeof(err)));
+	ck_assert(cost_step_ns(&m, "lookup", "global") == 2.5);
+	ck_assert(cost_step_ns(&m, "lookup", "merged") == 5.5);
+	ck_assert(cost_step_ns(&m, "lookup", NULL) == 5.5);
+	ck_assert(cost_step_ns(&m, "mixed", "merged") == 7);
+	ck_assert(cost_step_ns(&m, "mixed", "global") == 4);
+	ck_assert(m.xfer_more_ns == 0);
+	ck_assert(!cost_model_parse("source x\nstep_ns lookup global 1 2\n", "s", &m, err,
+				    sizeof(err)));
+	ck_assert_str_eq(err, "s:2: step_ns needs a workload, maybe a scheme, and a number");
+	ck_assert(!cost_model_parse("step_ns lookup global fast\n", "s", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "s:1: not a number of nanoseconds");
 	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
 				   "step_default_ns 4\nlock_ns 96.5\ncontended_ns 41.5\n",
 				   "t", &m, err, sizeof(err)));
@@ -479,6 +497,37 @@ START_TEST(virtual_charges_each_wait_its_cost)
 	double grew = (t1 - t0) / (200 * c1);
 	ck_assert_msg(grew > 0.5 && grew <= 1.0, "%.0f ns -> %.0f ns, %.0f contentions: %.3f", t0,
 		      t1, c1, grew);
+}
+END_TEST
+
+/*
+ * xfer_more_ns (--lines=all only): a store's line is in flight while its
+ * CPU goes on, and only a locked read-modify-write, or a waiter seeing a
+ * release, waits for it.  With stores that cost next to nothing more
+ * (xfer_more_ns 0) a 4-CPU merged create-unlink takes less virtual time
+ * than when every store stalls (no xfer_more_ns), and a huge one (each
+ * further line in flight 1 ms later) makes it far slower: the lines in
+ * flight are waited for.  --lines=lists is not changed by it.
+ */
+START_TEST(virtual_stores_overlap)
+{
+	const char *base = "source t\nxfer_ns 200\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 20\nlock_ns 80\n";
+	const char *args = "--scheme merged --workload create-unlink --cpus 4 --seed 3";
+	char with[512], huge[512], lists[256];
+	double stall, overlap, slow, a, b, n;
+
+	snprintf(with, sizeof(with), "%sxfer_more_ns 0\n", base);
+	snprintf(huge, sizeof(huge), "%sxfer_more_ns 1000000\n", base);
+	virtual_run(base, args, "acquisitions", &stall, &n);
+	virtual_run(with, args, "acquisitions", &overlap, &n);
+	virtual_run(huge, args, "acquisitions", &slow, &n);
+	ck_assert_msg(overlap < 0.9 * stall, "overlapped %.0f ns, stalled %.0f ns", overlap, stall);
+	ck_assert_msg(slow > 10 * stall, "1 ms a line: %.0f ns, stalled %.0f ns", slow, stall);
+	snprintf(lists, sizeof(lists), "%s --lines=lists", args);
+	virtual_run(base, lists, "contentions", &a, &n);
+	virtual_run(with, lists, "contentions", &b, &n);
+	ck_assert_msg(a == b, "--lines=lists: %.0f ns against %.0f ns", b, a);
 }
 END_TEST
 
@@ -689,14 +738,27 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	char *out =
 		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);
 	ck_assert_msg(status == 0, "%s", out);
-	ck_assert_msg(strstr(out, "cache-line transfer") && strstr(out, "written to"), "%s", out);
+	ck_assert_msg(strstr(out, "cache-line transfer") && strstr(out, "each further line") &&
+			      strstr(out, "step (ns)      global") && strstr(out, "written to"),
+		      "%s", out);
 	free(out);
 	struct cost_model m;
 	char err[256];
 	ck_assert_msg(cost_model_load(path, &m, err, sizeof(err)), "%s", err);
 	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0 &&
-		  m.contended_ns > 0);
-	ck_assert(cost_step_ns(&m, "create-unlink") > 0);
+		  m.contended_ns > 0 && m.xfer_more_ns >= 0);
+	ck_assert(cost_step_ns(&m, "create-unlink", NULL) > 0);
+	/* Each scheme has its own step, and merged's stands for any other. */
+	for (int k = 0; all_schemes[k]; k++) {
+		double own = -1;
+		for (int i = 0; i < m.nsteps; i++)
+			if (!strcmp(m.step[i].workload, "create-unlink") &&
+			    !strcmp(m.step[i].scheme, all_schemes[k]->name))
+				own = m.step[i].ns;
+		ck_assert_msg(own > 0, "no create-unlink step for %s", all_schemes[k]->name);
+	}
+	ck_assert(cost_step_ns(&m, "create-unlink", NULL) ==
+		  cost_step_ns(&m, "create-unlink", "merged"));
 	ck_assert_msg(strstr(m.source, "cores, 20"), "%s", m.source);
 	out = run_cmd(&status,
 		      "%s run --virtual --costs %s --cpus 4 --ops 2000 --workload create-unlink",
@@ -827,15 +889,16 @@ Suite *vsmp_suite(void)
 	tcase_add_tests(tc, (const TTest *[]){ counters_agree_across_kinds,
 					       default_kind_is_said_in_the_header, NULL });
 	suite_case(s, "virtual", 120,
-		   (const TTest *[]){
-			   virtual_runs_every_scheme_clean, virtual_is_deterministic,
-			   virtual_jitter_is_seeded, virtual_catches_the_v4_race,
-			   virtual_mcs_removes_the_ticket_collapse, cost_files_are_checked,
-			   virtual_charges_each_lock_its_cost, virtual_charges_each_wait_its_cost,
-			   virtual_list_lines_are_followed, virtual_lines_are_followed,
-			   virtual_flusher_shares_a_cpu, real_run_reports_its_cpu_time,
-			   real_time_runs_finish, calibrate_writes_what_virtual_reads,
-			   record_virtual_16_cpus, record_virtual_stamps_virtual_time, NULL });
+		   (const TTest *[]){ virtual_runs_every_scheme_clean, virtual_is_deterministic,
+				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
+				      virtual_mcs_removes_the_ticket_collapse,
+				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
+				      virtual_charges_each_wait_its_cost,
+				      virtual_list_lines_are_followed, virtual_lines_are_followed,
+				      virtual_flusher_shares_a_cpu, real_run_reports_its_cpu_time,
+				      real_time_runs_finish, calibrate_writes_what_virtual_reads,
+				      virtual_stores_overlap, record_virtual_16_cpus,
+				      record_virtual_stamps_virtual_time, NULL });
 	return s;
 }
 

@@ -5,6 +5,10 @@
  *
  *   xfer_ns       two threads pinned to two cores ping-pong one cache
  *                 line; a round trip moves it twice
+ *   xfer_more_ns  the same, each side storing to 1 and then to 8 more
+ *                 lines (4 KiB apart) before it hands over: what each
+ *                 line after the first adds, (T8 - T1) / 7, when the
+ *                 store buffer has them in flight together
  *   wake_ns       two threads ping-pong through a mutex and condition
  *                 variable (futex sleeps); a round trip is two wakeups
  *   wake_call_ns  FUTEX_WAKE with nobody waiting: the releaser's share
@@ -15,14 +19,18 @@
  *                 the simulator's lock code (validator, lock_stat and its
  *                 clock reads, tracepoint checks): what a real run pays
  *                 per uncontended lock, whatever the scheme
- *   step_ns W     a real 1-CPU run of workload W (merged, --locks ticket)
+ *   step_ns W S   a real 1-CPU run of workload W under scheme S (--locks ticket)
  *                 keeps its CPU busy for T (the worker thread's CPU time);
  *                 the same run made virtually passes P points of its CPU
  *                 that are not a lock's acquisition, and is charged M for
  *                 its locks and the modelled transfers and waits (with the
- *                 flusher): step = (T - M) / P, so that a 1-CPU virtual run
- *                 of merged takes as long as the real one.  That figure is
- *                 thus fitted; other schemes and 2 CPUs and up are not.
+ *                 flusher, on a CPU of its own as the real run's is):
+ *                 step = (T - M) / P, so that a 1-CPU virtual run
+ *                 of W under S takes as long as the real one.  That figure
+ *                 is thus fitted at 1 CPU; 2 CPUs and up are predictions.
+ *                 The code between two points differs from scheme to
+ *                 scheme (merged's inodes are freed through RCU, global's
+ *                 one lock stays in the cache), so each has its own.
  *
  * A shared host disturbs any one measurement (a thread preempted mid
  * ping-pong costs a time slice), so each figure is the fastest of several
@@ -48,6 +56,7 @@
 #include "sim/core/clock.h"
 #include "sim/core/lock.h"
 #include "sim/core/lockdep.h"
+#include "sim/core/scheme.h"
 #include "sim/engine/costs.h"
 
 #define BATCHES 40
@@ -149,6 +158,58 @@ static void ping(long rounds)
 static double measure_xfer(long rounds)
 {
 	return ping_pong(rounds, ball_reset, pong, ping);
+}
+
+/* ---- several lines between two cores ---------------------------------------- */
+
+#define MORE_LINES 8
+#define LINE_GAP 64 /* lines apart: 4 KiB, no two in one prefetched pair */
+
+static _Alignas(64) struct {
+	atomic_long v;
+	char pad[64 - sizeof(atomic_long)];
+} spread[MORE_LINES * LINE_GAP];
+static int pp_nlines;
+
+/* Plain stores to the first pp_nlines lines, then the hand-over. */
+static void store_lines(long i)
+{
+	for (int k = 0; k < pp_nlines; k++)
+		atomic_store_explicit(&spread[k * LINE_GAP].v, i, memory_order_relaxed);
+}
+
+static void *pong_lines(void *p)
+{
+	pin(1);
+	for (long i = 0; i < pp_rounds; i++) {
+		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 1)
+			spin_pause();
+		store_lines(i);
+		atomic_store_explicit(&ball, 2 * i + 2, memory_order_release);
+	}
+	return p;
+}
+
+static void ping_lines(long rounds)
+{
+	for (long i = 0; i < rounds; i++) {
+		store_lines(i);
+		atomic_store_explicit(&ball, 2 * i + 1, memory_order_release);
+		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 2)
+			spin_pause();
+	}
+}
+
+static double measure_xfer_more(long rounds)
+{
+	pp_nlines = 1;
+	double one = ping_pong(rounds, ball_reset, pong_lines, ping_lines);
+	pp_nlines = MORE_LINES;
+	double all = ping_pong(rounds, ball_reset, pong_lines, ping_lines);
+	if (one < 0 || all < 0)
+		return -1;
+	double more = (all - one) / (MORE_LINES - 1);
+	return more > 0 ? more : 0;
 }
 
 /* ---- sleeping and waking ------------------------------------------------------- */
@@ -273,13 +334,15 @@ static double measure_contended(long n)
 
 /* ---- the work between two points ---------------------------------------------- */
 
-static double measure_step(const struct workload *w, uint64_t ops, const struct cost_model *m)
+static double measure_step(const struct workload *w, const struct scheme *s, uint64_t ops,
+			   const struct cost_model *m)
 {
 	struct run_config cfg;
 	struct run_result r;
 	double best = 1e18;
 
 	run_config_defaults(&cfg);
+	cfg.scheme = s;
 	cfg.workload = w;
 	cfg.ncpus = 1;
 	cfg.ops = ops;
@@ -301,9 +364,11 @@ static double measure_step(const struct workload *w, uint64_t ops, const struct 
 	struct cost_model trial = *m;
 	double step = 0;
 	cfg.virtual_time = true;
+	cfg.flusher_own_cpu = true; /* as the real run's: on the other core */
+	cfg.lines = true;           /* the default model, as run --virtual's */
 	cfg.costs = &trial;
 	for (int pass = 0; pass < 2; pass++) {
-		cost_set_step(&trial, w->name, step);
+		cost_set_step(&trial, w->name, s->name, step);
 		run_workload(&cfg, &r, false);
 		uint64_t points = r.worker_step_points;
 		double modelled = r.seconds * 1e9 - step * (double)points;
@@ -322,21 +387,46 @@ static const struct {
 	uint64_t ops;
 } step_runs[] = {
 	{ "create-unlink", 200000 }, { "lookup", 200000 }, { "writeback", 100000 },
-	{ "pressure", 100000 },      { "umount", 2000 },   { "mixed", 50000 },
+	{ "pressure", 100000 },      { "umount", 2000 },   { "mixed", 200000 },
 	{ "iput-race", 100000 },
 };
 
+/* Each workload under each scheme; merged's step also stands for a
+ * scheme the file does not name (and mixed's for a workload). */
 static void measure_steps(struct cost_model *m, int div)
 {
 	for (size_t i = 0; i < sizeof(step_runs) / sizeof(step_runs[0]); i++) {
 		const struct workload *w = workload_find(step_runs[i].workload);
 		if (!w)
 			continue;
-		double ns = measure_step(w, step_runs[i].ops / (uint64_t)div, m);
-		if (ns > 0)
-			cost_set_step(m, w->name, ns);
-		if (strcmp(w->name, "mixed") == 0)
-			m->step_default_ns = ns;
+		for (int k = 0; all_schemes[k]; k++) {
+			const struct scheme *s = all_schemes[k];
+			double ns = measure_step(w, s, step_runs[i].ops / (uint64_t)div, m);
+			if (ns <= 0)
+				continue;
+			cost_set_step(m, w->name, s->name, ns);
+			if (strcmp(s->name, "merged") != 0)
+				continue;
+			cost_set_step(m, w->name, NULL, ns);
+			if (strcmp(w->name, "mixed") == 0)
+				m->step_default_ns = ns;
+		}
+	}
+}
+
+/* The steps as a table: a row per workload, a column per scheme. */
+static void print_steps(const struct cost_model *m)
+{
+	printf("  step (ns)     ");
+	for (int k = 0; all_schemes[k]; k++)
+		printf(" %s", all_schemes[k]->name);
+	printf("\n");
+	for (size_t i = 0; i < sizeof(step_runs) / sizeof(step_runs[0]); i++) {
+		printf("  %-14s", step_runs[i].workload);
+		for (int k = 0; all_schemes[k]; k++)
+			printf(" %*.1f", (int)strlen(all_schemes[k]->name),
+			       cost_step_ns(m, step_runs[i].workload, all_schemes[k]->name));
+		printf("\n");
 	}
 }
 
@@ -387,12 +477,13 @@ int cmd_calibrate(int argc, char **argv)
 	snprintf(m.source, sizeof(m.source), "%s, %d cores, %s", host_cpu_model(), host_cpus(),
 		 date);
 	m.xfer_ns = measure_xfer(5000 / div);
+	m.xfer_more_ns = measure_xfer_more(5000 / div);
 	m.wake_ns = measure_wake(500 / div);
 	m.wake_call_ns = measure_wake_call(5000 / div);
 	m.lock_ns = measure_lock(20000 / div);
 	m.contended_ns = measure_contended(20000 / div);
 	m.step_default_ns = 1; /* until mixed is measured; the counts need none */
-	if (m.xfer_ns < 0 || m.wake_ns < 0)
+	if (m.xfer_ns < 0 || m.xfer_more_ns < 0 || m.wake_ns < 0)
 		return usage_error("cannot start a measuring thread");
 	measure_steps(&m, div);
 	if (!cost_model_write(out, &m)) {
@@ -400,12 +491,12 @@ int cmd_calibrate(int argc, char **argv)
 		return 2;
 	}
 	printf("cost model of %s\n", m.source);
-	printf("  cache-line transfer   %8.1f ns\n  futex wake (sleeper)  %8.1f ns\n"
+	printf("  cache-line transfer   %8.1f ns\n  ... each further line %8.1f ns\n"
+	       "  futex wake (sleeper)  %8.1f ns\n"
 	       "  FUTEX_WAKE call       %8.1f ns\n  lock taken, released  %8.1f ns\n"
 	       "  ... after a wait      %8.1f ns more\n",
-	       m.xfer_ns, m.wake_ns, m.wake_call_ns, m.lock_ns, m.contended_ns);
-	for (int i = 0; i < m.nsteps; i++)
-		printf("  step, %-14s %8.1f ns\n", m.step[i].workload, m.step[i].ns);
+	       m.xfer_ns, m.xfer_more_ns, m.wake_ns, m.wake_call_ns, m.lock_ns, m.contended_ns);
+	print_steps(&m);
 	printf("written to %s\n", out);
 	return 0;
 }

@@ -526,7 +526,7 @@ void inode_ref_get(struct inode *inode, enum site site)
 				 "it is marked %s: it belongs to whoever set that flag",
 				 cpu_name(), (unsigned long long)inode->i_ino, site_name(site),
 				 state & I_FREEING ? "I_FREEING" : "I_WILL_FREE");
-	SIM_LINE(&inode->i_count);
+	SIM_LINE_RMW(&inode->i_count);
 	int old = atomic_fetch_add_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old + 1, site);
 	/* 0 -> 1 revives an unused inode that the shrinker or an evicting
@@ -544,7 +544,7 @@ void inode_ref_get(struct inode *inode, enum site site)
 
 int inode_ref_put(struct inode *inode, enum site site)
 {
-	SIM_LINE(&inode->i_count);
+	SIM_LINE_RMW(&inode->i_count);
 	int old = atomic_fetch_sub_explicit(&inode->i_count, 1, memory_order_acq_rel);
 	trace_inode_ref(this_cpu, inode->i_ino, inode->i_lock.life, old, old - 1, site);
 	if (old <= 0)
@@ -564,7 +564,7 @@ bool inode_ref_put_unless_last(struct inode *inode, enum site site)
 		return true;
 	/* Not the last reference: no lock needed. */
 	if (old > 1)
-		SIM_LINE(&inode->i_count);
+		SIM_LINE_RMW(&inode->i_count);
 	while (old > 1) {
 		if (atomic_compare_exchange_weak_explicit(&inode->i_count, &old, old - 1,
 							  memory_order_acq_rel,
@@ -1024,7 +1024,7 @@ uint64_t get_next_ino_percpu(void)
 	if ((res & (LAST_INO_BATCH - 1)) == 0) {
 		/* Start of a fresh batch; ++res below skips its first number,
 		 * so 0 is never handed out. */
-		SIM_LINE(&icache.shared_last_ino);
+		SIM_LINE_RMW(&icache.shared_last_ino);
 		res = atomic_fetch_add(&icache.shared_last_ino, LAST_INO_BATCH);
 	}
 	c->last_ino = ++res;

@@ -30,6 +30,14 @@ extern void (*sim_list_line)(const void *link);
 			(hook)(arg);                     \
 	} while (0)
 #define LIST_LINE(link) SIM_HOOK(sim_list_line, link)
+/*
+ * LIST_LINE is a link the operation reads before it writes (the node it
+ * unlinks, the head it adds at: its CPU waits for the line); LIST_STORE
+ * one it only stores to (a neighbour found through that link, the new
+ * node), whose line may still be on its way while the CPU goes on.
+ */
+extern void (*sim_list_store)(const void *link);
+#define LIST_STORE(link) SIM_HOOK(sim_list_store, link)
 
 /*
  * The same for every other write of shared data the core makes (--lines):
@@ -41,6 +49,15 @@ extern void (*sim_list_line)(const void *link);
  */
 extern void (*sim_line_write)(const void *addr);
 #define SIM_LINE(addr) SIM_HOOK(sim_line_write, addr)
+
+/*
+ * The same for a locked read-modify-write (x86's lock-prefixed xadd,
+ * xchg, cmpxchg: taking a lock, an atomic_t): unlike a plain store it
+ * first waits until every earlier store of its CPU is visible, and it
+ * waits for its own line.  SIM_LINE_RMW(&word) before the operation.
+ */
+extern void (*sim_line_rmw)(const void *addr);
+#define SIM_LINE_RMW(addr) SIM_HOOK(sim_line_rmw, addr)
 
 struct list_head {
 	struct list_head *next, *prev;
@@ -64,9 +81,6 @@ static inline bool list_empty(const struct list_head *h)
 
 static inline void __list_link(struct list_head *n, struct list_head *prev, struct list_head *next)
 {
-	LIST_LINE(n);
-	LIST_LINE(prev);
-	LIST_LINE(next);
 	next->prev = n;
 	n->next = next;
 	n->prev = prev;
@@ -76,12 +90,18 @@ static inline void __list_link(struct list_head *n, struct list_head *prev, stru
 /* Add n right after head: the "young" end of an LRU. */
 static inline void list_add(struct list_head *n, struct list_head *head)
 {
+	LIST_LINE(head);
+	LIST_STORE(n);
+	LIST_STORE(head->next);
 	__list_link(n, head, head->next);
 }
 
 /* Add n right before head: the tail, the end that is reclaimed first. */
 static inline void list_add_tail(struct list_head *n, struct list_head *head)
 {
+	LIST_LINE(head);
+	LIST_STORE(n);
+	LIST_STORE(head->prev);
 	__list_link(n, head->prev, head);
 }
 
@@ -89,8 +109,8 @@ static inline void list_add_tail(struct list_head *n, struct list_head *head)
 static inline void list_del_init(struct list_head *n)
 {
 	LIST_LINE(n);
-	LIST_LINE(n->prev);
-	LIST_LINE(n->next);
+	LIST_STORE(n->prev);
+	LIST_STORE(n->next);
 	n->next->prev = n->prev;
 	n->prev->next = n->next;
 	INIT_LIST_HEAD(n);
@@ -115,10 +135,10 @@ static inline void list_splice_init(struct list_head *from, struct list_head *to
 		return;
 	struct list_head *first = from->next, *last = from->prev;
 	LIST_LINE(from);
-	LIST_LINE(first);
-	LIST_LINE(last);
+	LIST_STORE(first);
+	LIST_STORE(last);
 	LIST_LINE(to);
-	LIST_LINE(to->next);
+	LIST_STORE(to->next);
 	first->prev = to;
 	last->next = to->next;
 	to->next->prev = last;
@@ -172,10 +192,10 @@ static inline bool hlist_unhashed(const struct hlist_node *n)
 
 static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 {
-	LIST_LINE(n);
+	LIST_STORE(n);
 	LIST_LINE(h);
 	if (h->first)
-		LIST_LINE(h->first);
+		LIST_STORE(h->first);
 	n->next = h->first;
 	if (h->first)
 		h->first->pprev = &n->next;
@@ -188,9 +208,9 @@ static inline void hlist_del_init(struct hlist_node *n)
 	if (hlist_unhashed(n))
 		return;
 	LIST_LINE(n);
-	LIST_LINE(n->pprev);
+	LIST_STORE(n->pprev);
 	if (n->next)
-		LIST_LINE(n->next);
+		LIST_STORE(n->next);
 	*n->pprev = n->next;
 	if (n->next)
 		n->next->pprev = n->pprev;
@@ -217,10 +237,10 @@ static inline void hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h
 {
 	struct hlist_node *first = h->first;
 
-	LIST_LINE(n);
+	LIST_STORE(n);
 	LIST_LINE(h);
 	if (first)
-		LIST_LINE(first);
+		LIST_STORE(first);
 	rcu_set_next(n->next, first);
 	n->pprev = &h->first;
 	rcu_set_next(h->first, n);
@@ -235,9 +255,9 @@ static inline void hlist_del_init_rcu(struct hlist_node *n)
 		return;
 	struct hlist_node *next = n->next;
 	LIST_LINE(n);
-	LIST_LINE(n->pprev);
+	LIST_STORE(n->pprev);
 	if (next)
-		LIST_LINE(next);
+		LIST_STORE(next);
 	rcu_set_next(*n->pprev, next);
 	if (next)
 		next->pprev = n->pprev;
@@ -251,9 +271,9 @@ static inline void list_add_rcu(struct list_head *n, struct list_head *head)
 {
 	struct list_head *next = head->next;
 
-	LIST_LINE(n);
+	LIST_STORE(n);
 	LIST_LINE(head);
-	LIST_LINE(next);
+	LIST_STORE(next);
 	rcu_set_next(n->next, next);
 	n->prev = head;
 	rcu_set_next(head->next, n);
@@ -270,8 +290,8 @@ static inline void list_del_rcu(struct list_head *n)
 	struct list_head *next = n->next;
 
 	LIST_LINE(n);
-	LIST_LINE(n->prev);
-	LIST_LINE(next);
+	LIST_STORE(n->prev);
+	LIST_STORE(next);
 	rcu_set_next(n->prev->next, next);
 	next->prev = n->prev;
 	n->prev = NULL;

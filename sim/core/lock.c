@@ -36,7 +36,9 @@ __thread struct sim_cpu *this_cpu;
 __thread struct src_mark sim_src_nocpu;
 const struct sched_hooks *sim_sched;
 void (*sim_list_line)(const void *link);  /* list.h: --virtual --list-lines, --lines */
+void (*sim_list_store)(const void *link); /* list.h: the same */
 void (*sim_line_write)(const void *addr); /* list.h: --virtual --lines */
+void (*sim_line_rmw)(const void *addr);   /* list.h: --virtual --lines */
 enum lock_kind sim_lock_kind = LOCK_MUTEX;
 bool sim_virtual_time;
 
@@ -258,7 +260,7 @@ static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
 {
 	switch (l->kind) {
 	case LOCK_TICKET:
-		SIM_LINE(&l->tk_next);
+		SIM_LINE_RMW(&l->tk_next);
 		c->wait_ticket = atomic_fetch_add_explicit(&l->tk_next, 1, memory_order_relaxed);
 		return atomic_load_explicit(&l->tk_owner, memory_order_acquire) == c->wait_ticket;
 	case LOCK_MCS: {
@@ -266,7 +268,7 @@ static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
 		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
 		atomic_store_explicit(&n->locked, 1, memory_order_relaxed);
 		c->wait_node = n;
-		SIM_LINE(&l->mcs_tail);
+		SIM_LINE_RMW(&l->mcs_tail);
 		prev = atomic_exchange_explicit(&l->mcs_tail, n, memory_order_acq_rel);
 		if (!prev)
 			return true;
@@ -275,7 +277,7 @@ static bool kind_enter(struct sim_cpu *c, struct sim_lock *l)
 		return false;
 	}
 	default:
-		SIM_LINE(&l->mu);
+		SIM_LINE_RMW(&l->mu);
 		return mutex_enter(l);
 	}
 }
@@ -378,7 +380,7 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 	switch (l->kind) {
 	case LOCK_TICKET: {
 		unsigned t = atomic_load_explicit(&l->tk_owner, memory_order_acquire);
-		SIM_LINE(&l->tk_next);
+		SIM_LINE_RMW(&l->tk_next);
 		if (!atomic_compare_exchange_strong_explicit(
 			    &l->tk_next, &t, t + 1, memory_order_acquire, memory_order_relaxed))
 			return false;
@@ -388,7 +390,7 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 	case LOCK_MCS: {
 		struct mcs_node *n = mcs_node_get(c), *none = NULL;
 		atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
-		SIM_LINE(&l->mcs_tail);
+		SIM_LINE_RMW(&l->mcs_tail);
 		if (!atomic_compare_exchange_strong_explicit(
 			    &l->mcs_tail, &none, n, memory_order_acquire, memory_order_relaxed)) {
 			mcs_node_put(c, n);
@@ -398,7 +400,7 @@ static bool kind_try(struct sim_cpu *c, struct sim_lock *l)
 		return true;
 	}
 	default:
-		SIM_LINE(&l->mu);
+		SIM_LINE_RMW(&l->mu);
 		return pthread_mutex_trylock(&l->mu) == 0;
 	}
 }
@@ -421,7 +423,7 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 		l->mcs_mine = NULL;
 		next = atomic_load_explicit(&n->next, memory_order_acquire);
 		if (!next) {
-			SIM_LINE(&l->mcs_tail);
+			SIM_LINE_RMW(&l->mcs_tail);
 			if (atomic_compare_exchange_strong_explicit(&l->mcs_tail, &self, NULL,
 								    memory_order_release,
 								    memory_order_relaxed)) {
@@ -440,7 +442,7 @@ static void kind_leave(struct sim_cpu *c, struct sim_lock *l)
 		break;
 	}
 	default:
-		SIM_LINE(&l->mu);
+		SIM_LINE_RMW(&l->mu);
 		pthread_mutex_unlock(&l->mu);
 	}
 }

@@ -7,7 +7,9 @@
  *   xfer_ns  92.5
  *   lock_ns  80.1      (optional)
  *   contended_ns 40.2  (optional)
- *   step_ns create-unlink 41.2
+ *   xfer_more_ns 3.1   (optional)
+ *   step_ns create-unlink 41.2          (any scheme)
+ *   step_ns create-unlink merged 40.7   (merged's own)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,24 +37,34 @@ static bool parse_ns(const char *s, double *out)
 	return true;
 }
 
-void cost_set_step(struct cost_model *m, const char *workload, double ns)
+static bool same_step(const struct cost_model *m, int i, const char *workload, const char *scheme)
+{
+	return strcmp(m->step[i].workload, workload) == 0 &&
+	       strcmp(m->step[i].scheme, scheme ? scheme : "") == 0;
+}
+
+void cost_set_step(struct cost_model *m, const char *workload, const char *scheme, double ns)
 {
 	for (int i = 0; i < m->nsteps; i++) {
-		if (strcmp(m->step[i].workload, workload) == 0) {
+		if (same_step(m, i, workload, scheme)) {
 			m->step[i].ns = ns;
 			return;
 		}
 	}
-	if (m->nsteps == COST_MAX_WORKLOADS)
+	if (m->nsteps == COST_MAX_STEPS)
 		return;
 	snprintf(m->step[m->nsteps].workload, sizeof(m->step[0].workload), "%s", workload);
+	snprintf(m->step[m->nsteps].scheme, sizeof(m->step[0].scheme), "%s", scheme ? scheme : "");
 	m->step[m->nsteps++].ns = ns;
 }
 
-double cost_step_ns(const struct cost_model *m, const char *workload)
+double cost_step_ns(const struct cost_model *m, const char *workload, const char *scheme)
 {
+	for (int i = 0; scheme && *scheme && i < m->nsteps; i++)
+		if (same_step(m, i, workload, scheme))
+			return m->step[i].ns;
 	for (int i = 0; i < m->nsteps; i++)
-		if (strcmp(m->step[i].workload, workload) == 0)
+		if (same_step(m, i, workload, ""))
 			return m->step[i].ns;
 	return m->step_default_ns;
 }
@@ -75,6 +87,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		{ "step_default_ns", offsetof(struct cost_model, step_default_ns) },
 		{ "lock_ns", offsetof(struct cost_model, lock_ns) },           /* optional */
 		{ "contended_ns", offsetof(struct cost_model, contended_ns) }, /* optional */
+		{ "xfer_more_ns", offsetof(struct cost_model, xfer_more_ns) }, /* optional */
 	};
 	if (strcmp(key, "source") == 0) {
 		snprintf(m->source, sizeof(m->source), "%s", val);
@@ -89,20 +102,25 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		return true;
 	}
 	if (strcmp(key, "step_ns") == 0) {
-		char *wl = val, *ns = val + strcspn(val, " \t");
+		/* step_ns WORKLOAD [SCHEME] NS */
+		char *word[3];
+		int n = 0;
+		for (char *sv, *t = strtok_r(val, " \t", &sv); t; t = strtok_r(NULL, " \t", &sv))
+			if (n++ < 3)
+				word[n - 1] = t;
 		double v;
-		if (!*ns)
+		if (n < 2 || n > 3)
 			return fail(err, errlen, name, line,
-				    "step_ns needs a workload and a number");
-		*ns++ = 0;
-		if (!parse_ns(ns, &v))
+				    "step_ns needs a workload, maybe a scheme, and a number");
+		if (!parse_ns(word[n - 1], &v))
 			return fail(err, errlen, name, line, "not a number of nanoseconds");
-		cost_set_step(m, wl, v);
+		cost_set_step(m, word[0], n == 3 ? word[1] : NULL, v);
 		return true;
 	}
 	return fail(err, errlen, name, line,
 		    "unknown key (source, xfer_ns, wake_ns, "
-		    "wake_call_ns, step_default_ns, lock_ns, contended_ns, step_ns)");
+		    "wake_call_ns, step_default_ns, lock_ns, contended_ns, xfer_more_ns, "
+		    "step_ns)");
 }
 
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
@@ -112,6 +130,7 @@ bool cost_model_parse(const char *text, const char *name, struct cost_model *m, 
 	int line = 0;
 
 	memset(m, 0, sizeof(*m));
+	m->xfer_more_ns = -1; /* absent */
 	while (*text) {
 		char buf[512];
 		size_t n = strcspn(text, "\n");
@@ -175,9 +194,13 @@ bool cost_model_write(const char *path, const struct cost_model *m)
 	fprintf(f, "lock_ns %.1f\t\t# a lock taken and released, uncontended\n", m->lock_ns);
 	fprintf(f, "contended_ns %.1f\t# and what a wait for it adds (its clock reads)\n",
 		m->contended_ns);
+	if (m->xfer_more_ns >= 0)
+		fprintf(f, "xfer_more_ns %.1f\t# each further line in flight with it\n",
+			m->xfer_more_ns);
 	fprintf(f, "step_default_ns %.1f\t# between two points, any workload\n",
 		m->step_default_ns);
 	for (int i = 0; i < m->nsteps; i++)
-		fprintf(f, "step_ns %s %.1f\n", m->step[i].workload, m->step[i].ns);
+		fprintf(f, "step_ns %s%s%s %.1f\n", m->step[i].workload,
+			*m->step[i].scheme ? " " : "", m->step[i].scheme, m->step[i].ns);
 	return fclose(f) == 0;
 }

@@ -11,10 +11,18 @@
  *     own lock code, lock_stat's clock reads and the validator included:
  *     both halves run while the lock is held, so they lengthen the hold);
  *   - the code between two other instrumentation points costs step_ns
- *     (measured per workload: a real 1-CPU run's time, less its locks and
- *     the modelled transfers and waits, over its other points);
+ *     (measured per workload and scheme: a real 1-CPU run's time, less
+ *     its locks and the modelled transfers and waits, over its other
+ *     points; a file may give a workload's step for any scheme);
  *   - touching a lock's or a list head's cache line last written by
  *     another CPU costs xfer_ns (two pinned threads ping-ponging a line);
+ *   - with --lines=all and a file that has xfer_more_ns, a plain store
+ *     does not stall its CPU: its line arrives xfer_ns later, and each
+ *     further line stored while one is still on its way arrives
+ *     xfer_more_ns after the last (the store buffer overlaps the misses;
+ *     calibrate times a ping-pong of 1 and of 8 lines).  Only a locked
+ *     read-modify-write (a lock taken, an atomic_t) waits for them, and a
+ *     lock's release is seen by its waiters when they have arrived;
  *   - a ticket lock's handoff with n spinners costs xfer_ns * (n + 1) / 2:
  *     the release invalidates every spinner's copy, their re-reads are
  *     served one after another, and the next owner is on average in the
@@ -31,7 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define COST_MAX_WORKLOADS 16
+#define COST_MAX_STEPS 64
 
 struct cost_model {
 	char source[256]; /* the host and date it was measured on */
@@ -44,12 +52,16 @@ struct cost_model {
 	/* Optional: 0 (a file without it) charges a contended acquisition
 	 * what an uncontended one costs, the model before it was measured. */
 	double contended_ns;
+	/* Optional: < 0 (a file without it) charges every line a store
+	 * moves xfer_ns at once, the model before it was measured. */
+	double xfer_more_ns;
 	double step_default_ns; /* a workload not measured */
 	int nsteps;
 	struct {
 		char workload[32];
+		char scheme[32]; /* "": any scheme without a step of its own */
 		double ns;
-	} step[COST_MAX_WORKLOADS];
+	} step[COST_MAX_STEPS];
 };
 
 /* The shipped default (costs_default.c), measured on the machine it names. */
@@ -60,7 +72,9 @@ bool cost_model_load(const char *path, struct cost_model *m, char *err, size_t e
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
 		      size_t errlen);
 bool cost_model_write(const char *path, const struct cost_model *m);
-double cost_step_ns(const struct cost_model *m, const char *workload);
-void cost_set_step(struct cost_model *m, const char *workload, double ns);
+/* The step of workload under scheme: its own, else the workload's for any
+ * scheme, else step_default_ns.  scheme may be NULL or "" (any). */
+double cost_step_ns(const struct cost_model *m, const char *workload, const char *scheme);
+void cost_set_step(struct cost_model *m, const char *workload, const char *scheme, double ns);
 
 #endif

@@ -29,6 +29,12 @@
  * superblock or hash bucket, and hash chains are taken as local: a bucket
  * is rarely shared) and a lock's word, nothing else;
  * only writes move lines (a read of a line another CPU wrote is free);
+ * with --lines=all and a cost file that measured xfer_more_ns, the line
+ * of a store to a line not read first (list.h's LIST_STORE) is in flight
+ * while its CPU goes on (store_miss), with no limit on the lines in
+ * flight, and only a locked read-modify-write waits for it (v_line_rmw:
+ * a lock taken, i_count; a counter the kernel keeps as a plain field
+ * under a lock, such as nr_unused, counts as a plain field);
  * the flusher sleeps 500 us of virtual time when it finds nothing to
  * write, as the real one does.
  *
@@ -101,6 +107,7 @@ struct vcpu {
 	uint64_t idle_until; /* V_IDLE */
 	bool idling;         /* in the heap only as the end of its idle */
 	bool gave_cpu;       /* V_BLOCKED on a sleeping lock, its CPU given up */
+	uint64_t drained_ps; /* when the lines its stores moved have all arrived */
 };
 
 /*
@@ -129,6 +136,8 @@ struct vrun {
 	struct vcpu *cur;
 	struct fiber main;
 	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps, lock_ps, contended_ps;
+	uint64_t more_ps; /* xfer_more_ns; stores stall their CPU without it */
+	bool overlap;     /* --lines=all with xfer_more_ns: stores overlap */
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
 	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
@@ -316,20 +325,61 @@ static int *line_owner_of(struct line_map *m, const void *addr)
 
 static struct vcpu *me(void);
 
-/* list.h's hooks: the running CPU writes the line of addr (a list link,
- * or with --lines any shared field). */
+/* v writes the line of addr: did another CPU write it last? */
+static bool line_moves(struct vrun *r, struct vcpu *v, const void *addr)
+{
+	int *owner = line_owner_of(&r->lines, addr);
+	bool moves = *owner >= 0 && *owner != v->line_id;
+	*owner = v->line_id;
+	if (moves)
+		r->xfers++;
+	return moves;
+}
+
+/* A plain store missed: its line is on its way, and v goes on.  With
+ * others on their way it arrives xfer_more after the last of them. */
+static void store_miss(struct vrun *r, struct vcpu *v)
+{
+	if (v->drained_ps > v->ps)
+		v->drained_ps += r->more_ps;
+	else
+		v->drained_ps = v->ps + r->xfer_ps;
+}
+
+/* list.h's hooks: the running CPU reads, then writes, the line of addr (a
+ * list link, or with --lines any shared field): it waits for the line. */
 static void v_line(const void *addr)
 {
 	struct vcpu *v = me();
 	if (!v)
 		return; /* the main thread, setting up or tearing down */
 	struct vrun *r = V;
-	int *owner = line_owner_of(&r->lines, addr);
-	if (*owner >= 0 && *owner != v->line_id) {
-		r->xfers++;
+	if (line_moves(r, v, addr))
 		set_clock(v, v->ps + r->xfer_ps);
-	}
-	*owner = v->line_id;
+}
+
+/* list.h's LIST_STORE: a link the running CPU only stores to. */
+static void v_line_store(const void *addr)
+{
+	struct vcpu *v = me();
+	if (v && !V->overlap)
+		v_line(addr); /* the model without xfer_more: it waits */
+	else if (v && line_moves(V, v, addr))
+		store_miss(V, v);
+}
+
+/* A locked read-modify-write of addr: it waits for v's stores in flight,
+ * then for its own line. */
+static void v_line_rmw(const void *addr)
+{
+	struct vcpu *v = me();
+	if (!v)
+		return;
+	struct vrun *r = V;
+	if (r->overlap && v->drained_ps > v->ps)
+		set_clock(v, v->drained_ps);
+	if (line_moves(r, v, addr))
+		set_clock(v, v->ps + r->xfer_ps);
 }
 
 static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
@@ -446,6 +496,9 @@ static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock 
 {
 	struct vcpu *pick = NULL;
 	uint64_t n = 0;
+	/* Its waiters see the release once v's earlier stores have arrived
+	 * (x86 makes stores visible in order). */
+	uint64_t t = r->overlap ? later(v->ps, v->drained_ps) : v->ps;
 
 	if (l->is_rwsem) {
 		/* A sleeping rw-lock: every sleeper wakes and tries again. */
@@ -453,7 +506,7 @@ static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock 
 			struct vcpu *w = &r->v[i];
 			if (w->state == V_BLOCKED && w->blocked_on == l) {
 				w->blocked_on = NULL;
-				wake_waiter(r, w, later(w->ps, v->ps) + r->wake_ps);
+				wake_waiter(r, w, later(w->ps, t) + r->wake_ps);
 			}
 		}
 		return;
@@ -475,18 +528,18 @@ static void release_wakes(struct vrun *r, struct vcpu *v, const struct sim_lock 
 	switch (l->kind) {
 	case LOCK_TICKET:
 		r->xfers += n; /* every spinner reads the line again */
-		set_clock(pick, later(pick->ps, v->ps) + r->xfer_ps * (n + 1) / 2);
+		set_clock(pick, later(pick->ps, t) + r->xfer_ps * (n + 1) / 2);
 		pick->handed = true;
 		break;
 	case LOCK_MCS:
 		r->xfers++;
-		set_clock(pick, later(pick->ps, v->ps) + r->xfer_ps);
+		set_clock(pick, later(pick->ps, t) + r->xfer_ps);
 		pick->handed = true;
 		break;
 	default:
 		set_clock(v, v->ps + r->wake_call_ps);
 		pick->blocked_on = NULL;
-		wake_waiter(r, pick, later(pick->ps, v->ps) + r->wake_ps);
+		wake_waiter(r, pick, later(pick->ps, t) + r->wake_ps);
 		return;
 	}
 	pick->blocked_on = NULL;
@@ -733,12 +786,14 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 	int n = r->nv;
 
 	r->cfg = cfg;
-	r->step_ps = to_ps(cost_step_ns(cm, cfg->workload->name));
+	r->step_ps = to_ps(cost_step_ns(cm, cfg->workload->name, cfg->scheme->name));
 	r->xfer_ps = to_ps(cm->xfer_ns);
 	r->wake_ps = to_ps(cm->wake_ns);
 	r->wake_call_ps = to_ps(cm->wake_call_ns);
 	r->lock_ps = to_ps(cm->lock_ns);
 	r->contended_ps = to_ps(cm->contended_ns);
+	r->overlap = cfg->lines && cm->xfer_more_ns >= 0;
+	r->more_ps = r->overlap ? to_ps(cm->xfer_more_ns) : 0;
 	r->duration_ps = cfg->duration_ns * 1000;
 	for (int i = 0; i < NR_INODE_LISTS; i++)
 		r->line_owner[i] = -1;
@@ -807,13 +862,19 @@ int vrun_workload(const struct run_config *cfg, struct run_result *result, bool 
 	vclock_begin();     /* until run_end: the run ends at its virtual end */
 	if (cfg->trace_run) /* stamped at virtual time 0 */
 		trace_ev_virtual_time((uint16_t)cfg->ncpus, vclock_attached());
-	if (cfg->list_lines || cfg->lines)
+	if (cfg->list_lines || cfg->lines) {
 		sim_list_line = v_line;
-	if (cfg->lines)
+		sim_list_store = v_line_store;
+	}
+	if (cfg->lines) {
 		sim_line_write = v_line;
+		sim_line_rmw = v_line_rmw;
+	}
 	vrun_go(&r);
 	sim_list_line = NULL;
+	sim_list_store = NULL;
 	sim_line_write = NULL;
+	sim_line_rmw = NULL;
 	result->host_seconds = (double)(now_ns() - t0) / 1e9;
 	V = NULL;
 	result->seconds = (double)r.end_ps / 1e12;
