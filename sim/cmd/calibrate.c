@@ -445,15 +445,16 @@ int cmd_calibrate(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("usage: icache-sim calibrate [-o FILE] [--quick]\n\n"
 			       "Measure the virtual mode's cost model on this host: a cache-line\n"
-			       "transfer between two cores, a futex sleep/wake, a lock taken and\n"
-			       "released, and the work between two instrumentation points of each\n"
-			       "workload (real 1-CPU runs, their worker's CPU time).  Each figure is\n"
+			       "transfer between two cores (and what each further line stored with\n"
+			       "it adds), a futex sleep/wake, a lock taken and released, and the\n"
+			       "work between two instrumentation points of each workload under each\n"
+			       "scheme (real 1-CPU runs, their worker's CPU time).  Each figure is\n"
 			       "the fastest of several batches.  Writes the cost file that\n"
 			       "`icache-sim run --virtual --costs FILE` reads.\n\n"
 			       "options:\n"
 			       "  -o FILE    where to write it (default icache-costs.txt)\n"
 			       "  --quick    ten times shorter runs (less precise)\n\n"
-			       "Needs two cores for the transfers.  Takes about 20 s.\n"
+			       "Needs two cores for the transfers.  Takes about 30 s.\n"
 			       "exit status: 0 written, 2 bad usage or it cannot measure here\n");
 			return 0;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
