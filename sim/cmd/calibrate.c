@@ -126,13 +126,28 @@ static double ping_pong(long rounds, void (*reset)(void), void *(*partner)(void 
 	return best;
 }
 
-/* ---- a cache line between two cores ------------------------------------------ */
+/* ---- cache lines between two cores ------------------------------------------ */
+
+#define MORE_LINES 8
+#define LINE_GAP 64 /* lines apart: 4 KiB, no two in one prefetched pair */
 
 static _Alignas(64) atomic_long ball;
+static _Alignas(64) struct {
+	atomic_long v;
+	char pad[64 - sizeof(atomic_long)];
+} spread[MORE_LINES * LINE_GAP];
+static int pp_nlines; /* lines each side stores to before it hands over */
 
 static void ball_reset(void)
 {
 	atomic_store(&ball, 0);
+}
+
+/* Plain stores to the first pp_nlines lines of spread. */
+static void store_lines(long i)
+{
+	for (int k = 0; k < pp_nlines; k++)
+		atomic_store_explicit(&spread[k * LINE_GAP].v, i, memory_order_relaxed);
 }
 
 static void *pong(void *p)
@@ -141,6 +156,7 @@ static void *pong(void *p)
 	for (long i = 0; i < pp_rounds; i++) {
 		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 1)
 			spin_pause();
+		store_lines(i);
 		atomic_store_explicit(&ball, 2 * i + 2, memory_order_release);
 	}
 	return p;
@@ -149,63 +165,29 @@ static void *pong(void *p)
 static void ping(long rounds)
 {
 	for (long i = 0; i < rounds; i++) {
+		store_lines(i);
 		atomic_store_explicit(&ball, 2 * i + 1, memory_order_release);
 		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 2)
 			spin_pause();
 	}
+}
+
+/* One way of a hand-over in which each side first stores to n lines. */
+static double hand_over(long rounds, int n)
+{
+	pp_nlines = n;
+	return ping_pong(rounds, ball_reset, pong, ping);
 }
 
 static double measure_xfer(long rounds)
 {
-	return ping_pong(rounds, ball_reset, pong, ping);
-}
-
-/* ---- several lines between two cores ---------------------------------------- */
-
-#define MORE_LINES 8
-#define LINE_GAP 64 /* lines apart: 4 KiB, no two in one prefetched pair */
-
-static _Alignas(64) struct {
-	atomic_long v;
-	char pad[64 - sizeof(atomic_long)];
-} spread[MORE_LINES * LINE_GAP];
-static int pp_nlines;
-
-/* Plain stores to the first pp_nlines lines, then the hand-over. */
-static void store_lines(long i)
-{
-	for (int k = 0; k < pp_nlines; k++)
-		atomic_store_explicit(&spread[k * LINE_GAP].v, i, memory_order_relaxed);
-}
-
-static void *pong_lines(void *p)
-{
-	pin(1);
-	for (long i = 0; i < pp_rounds; i++) {
-		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 1)
-			spin_pause();
-		store_lines(i);
-		atomic_store_explicit(&ball, 2 * i + 2, memory_order_release);
-	}
-	return p;
-}
-
-static void ping_lines(long rounds)
-{
-	for (long i = 0; i < rounds; i++) {
-		store_lines(i);
-		atomic_store_explicit(&ball, 2 * i + 1, memory_order_release);
-		while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 2)
-			spin_pause();
-	}
+	return hand_over(rounds, 0);
 }
 
 static double measure_xfer_more(long rounds)
 {
-	pp_nlines = 1;
-	double one = ping_pong(rounds, ball_reset, pong_lines, ping_lines);
-	pp_nlines = MORE_LINES;
-	double all = ping_pong(rounds, ball_reset, pong_lines, ping_lines);
+	double one = hand_over(rounds, 1);
+	double all = hand_over(rounds, MORE_LINES);
 	if (one < 0 || all < 0)
 		return -1;
 	double more = (all - one) / (MORE_LINES - 1);
