@@ -105,9 +105,11 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		/* step_ns WORKLOAD [SCHEME] NS */
 		char *word[3];
 		int n = 0;
-		for (char *sv, *t = strtok_r(val, " \t", &sv); t; t = strtok_r(NULL, " \t", &sv))
-			if (n++ < 3)
-				word[n - 1] = t;
+		for (char *sv, *t = strtok_r(val, " \t", &sv); t; t = strtok_r(NULL, " \t", &sv)) {
+			if (n < 3)
+				word[n] = t;
+			n++;
+		}
 		double v;
 		if (n < 2 || n > 3)
 			return fail(err, errlen, name, line,
