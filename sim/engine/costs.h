@@ -16,11 +16,13 @@
  *     points; a file may give a workload's step for any scheme);
  *   - touching a lock's or a list head's cache line last written by
  *     another CPU costs xfer_ns (two pinned threads ping-ponging a line);
- *   - with --lines=all and a file that has xfer_more_ns, a plain store
- *     does not stall its CPU: its line arrives xfer_ns later, and each
- *     further line stored while one is still on its way arrives
- *     xfer_more_ns after the last (the store buffer overlaps the misses;
- *     calibrate times a ping-pong of 1 and of 8 lines).  Only a locked
+ *   - with --lines=all and a file that has xfer_more_ns, a store to a
+ *     line the CPU has not read first (a list neighbour, a new node:
+ *     list.h's LIST_STORE) does not stall it: the line arrives xfer_ns
+ *     later, and each further line stored while one is still on its way
+ *     arrives xfer_more_ns after the last (the store buffer overlaps the
+ *     misses; calibrate times a ping-pong of 1 and of 8 lines); a line
+ *     read first (a field updated, a list head) still stalls.  Only a locked
  *     read-modify-write (a lock taken, an atomic_t) waits for them, and a
  *     lock's release is seen by its waiters when they have arrived;
  *   - a ticket lock's handoff with n spinners costs xfer_ns * (n + 1) / 2:
