@@ -372,12 +372,13 @@ START_TEST(cost_files_are_checked)
 	ck_assert(cost_step_ns(&m, "mixed", NULL) == 4);
 	ck_assert(m.lock_ns == 0); /* optional: a file from before it was measured */
 	ck_assert(m.contended_ns == 0);
-	ck_assert(m.xfer_more_ns < 0); /* absent: every store stalls */
+	ck_assert(m.xfer_more_ns < 0);                     /* absent: every store stalls */
+	ck_assert(m.line_ns < 0 && cost_line_ns(&m) == 1); /* absent: a line costs xfer_ns */
 	/* A scheme's own step, else the workload's, else the default. */
 	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
 				   "step_default_ns 4\nstep_ns lookup 5.5\n"
 				   "step_ns lookup global 2.5\nstep_ns mixed merged 7\n"
-				   "xfer_more_ns 0\n",
+				   "xfer_more_ns 0\nline_ns 0.5\n",
 				   "t", &m, err, sizeof(err)));
 	ck_assert(cost_step_ns(&m, "lookup", "global") == 2.5);
 	ck_assert(cost_step_ns(&m, "lookup", "merged") == 5.5);
@@ -385,6 +386,9 @@ START_TEST(cost_files_are_checked)
 	ck_assert(cost_step_ns(&m, "mixed", "merged") == 7);
 	ck_assert(cost_step_ns(&m, "mixed", "global") == 4);
 	ck_assert(m.xfer_more_ns == 0);
+	ck_assert(m.line_ns == 0.5 && cost_line_ns(&m) == 0.5);
+	ck_assert(!cost_model_parse("source x\nline_ns -3\n", "l", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "l:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("source x\nstep_ns lookup global 1 2\n", "s", &m, err,
 				    sizeof(err)));
 	ck_assert_str_eq(err, "s:2: step_ns needs a workload, maybe a scheme, and a number");
@@ -500,6 +504,15 @@ START_TEST(virtual_charges_each_wait_its_cost)
 }
 END_TEST
 
+/* virtual_run on the cost file base with the lines of extra added. */
+static void virtual_run_with(const char *base, const char *extra, const char *args,
+			     const char *column, double *ns, double *sum)
+{
+	char text[1024];
+	snprintf(text, sizeof(text), "%s%s", base, extra);
+	virtual_run(text, args, column, ns, sum);
+}
+
 /*
  * xfer_more_ns (--lines=all only): a store's line is in flight while its
  * CPU goes on, and only a locked read-modify-write, or a waiter seeing a
@@ -514,20 +527,53 @@ START_TEST(virtual_stores_overlap)
 	const char *base = "source t\nxfer_ns 200\nwake_ns 4000\nwake_call_ns 150\n"
 			   "step_default_ns 20\nlock_ns 80\n";
 	const char *args = "--scheme merged --workload create-unlink --cpus 4 --seed 3";
-	char with[512], huge[512], lists[256];
+	char lists[256];
 	double stall, overlap, slow, a, b, n;
 
-	snprintf(with, sizeof(with), "%sxfer_more_ns 0\n", base);
-	snprintf(huge, sizeof(huge), "%sxfer_more_ns 1000000\n", base);
-	virtual_run(base, args, "acquisitions", &stall, &n);
-	virtual_run(with, args, "acquisitions", &overlap, &n);
-	virtual_run(huge, args, "acquisitions", &slow, &n);
+	virtual_run_with(base, "", args, "acquisitions", &stall, &n);
+	virtual_run_with(base, "xfer_more_ns 0\n", args, "acquisitions", &overlap, &n);
+	virtual_run_with(base, "xfer_more_ns 1000000\n", args, "acquisitions", &slow, &n);
 	ck_assert_msg(overlap < 0.9 * stall, "overlapped %.0f ns, stalled %.0f ns", overlap, stall);
 	ck_assert_msg(slow > 10 * stall, "1 ms a line: %.0f ns, stalled %.0f ns", slow, stall);
 	snprintf(lists, sizeof(lists), "%s --lines=lists", args);
-	virtual_run(base, lists, "contentions", &a, &n);
-	virtual_run(with, lists, "contentions", &b, &n);
+	virtual_run_with(base, "", lists, "contentions", &a, &n);
+	virtual_run_with(base, "xfer_more_ns 0\n", lists, "contentions", &b, &n);
 	ck_assert_msg(a == b, "--lines=lists: %.0f ns against %.0f ns", b, a);
+}
+END_TEST
+
+/*
+ * line_ns: what a line another CPU wrote last costs, apart from xfer_ns,
+ * what a hand-over to a spinning CPU costs.  A file whose line_ns equals
+ * its xfer_ns gives the result of a file without line_ns, bit for bit;
+ * a cheaper line makes a 4-CPU merged create-unlink shorter; and a lock's
+ * hand-over still costs xfer_ns: with every line at 200 ns, a 1 ms
+ * xfer_ns makes a 4-CPU global run (six contentions an operation) far
+ * slower.
+ */
+START_TEST(virtual_line_cost_is_its_own)
+{
+	const char *base = "source t\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 20\nlock_ns 80\nxfer_more_ns 5\n";
+	const char *merged = "--scheme merged --workload create-unlink --cpus 4 --seed 3";
+	const char *global = "--scheme global --workload create-unlink --cpus 4 --seed 3";
+	double absent, equal, less, c_absent, c_equal, c;
+
+	virtual_run_with(base, "xfer_ns 200\n", merged, "contentions", &absent, &c_absent);
+	virtual_run_with(base, "xfer_ns 200\nline_ns 200\n", merged, "contentions", &equal,
+			 &c_equal);
+	virtual_run_with(base, "xfer_ns 200\nline_ns 20\n", merged, "contentions", &less, &c);
+	ck_assert_msg(absent == equal && c_absent == c_equal,
+		      "line_ns = xfer_ns: %.0f ns, %.0f contentions; without: %.0f ns, %.0f", equal,
+		      c_equal, absent, c_absent);
+	ck_assert_msg(less < 0.9 * absent, "20 ns lines: %.0f ns; 200 ns lines: %.0f ns", less,
+		      absent);
+	virtual_run_with(base, "xfer_ns 200\nline_ns 200\n", global, "contentions", &equal,
+			 &c_equal);
+	virtual_run_with(base, "xfer_ns 1000000\nline_ns 200\n", global, "contentions", &less, &c);
+	ck_assert_msg(c_equal > 1000, "global, 4 CPUs: only %.0f contentions", c_equal);
+	ck_assert_msg(less > 100 * equal, "1 ms hand-overs: %.0f ns; 200 ns ones: %.0f ns", less,
+		      equal);
 }
 END_TEST
 
@@ -739,6 +785,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);
 	ck_assert_msg(status == 0, "%s", out);
 	ck_assert_msg(strstr(out, "cache-line transfer") && strstr(out, "each further line") &&
+			      strstr(out, "a line another wrote") &&
 			      strstr(out, "step (ns)      global") && strstr(out, "written to"),
 		      "%s", out);
 	free(out);
@@ -746,7 +793,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	char err[256];
 	ck_assert_msg(cost_model_load(path, &m, err, sizeof(err)), "%s", err);
 	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0 &&
-		  m.contended_ns > 0 && m.xfer_more_ns >= 0);
+		  m.contended_ns > 0 && m.xfer_more_ns >= 0 && m.line_ns > 0);
 	ck_assert(cost_step_ns(&m, "create-unlink", NULL) > 0);
 	/* Each scheme has its own step, and merged's stands for any other. */
 	for (int k = 0; all_schemes[k]; k++) {
@@ -889,16 +936,16 @@ Suite *vsmp_suite(void)
 	tcase_add_tests(tc, (const TTest *[]){ counters_agree_across_kinds,
 					       default_kind_is_said_in_the_header, NULL });
 	suite_case(s, "virtual", 120,
-		   (const TTest *[]){ virtual_runs_every_scheme_clean, virtual_is_deterministic,
-				      virtual_jitter_is_seeded, virtual_catches_the_v4_race,
-				      virtual_mcs_removes_the_ticket_collapse,
-				      cost_files_are_checked, virtual_charges_each_lock_its_cost,
-				      virtual_charges_each_wait_its_cost,
-				      virtual_list_lines_are_followed, virtual_lines_are_followed,
-				      virtual_flusher_shares_a_cpu, real_run_reports_its_cpu_time,
-				      real_time_runs_finish, calibrate_writes_what_virtual_reads,
-				      virtual_stores_overlap, record_virtual_16_cpus,
-				      record_virtual_stamps_virtual_time, NULL });
+		   (const TTest *[]){
+			   virtual_runs_every_scheme_clean, virtual_is_deterministic,
+			   virtual_jitter_is_seeded, virtual_catches_the_v4_race,
+			   virtual_mcs_removes_the_ticket_collapse, cost_files_are_checked,
+			   virtual_charges_each_lock_its_cost, virtual_charges_each_wait_its_cost,
+			   virtual_list_lines_are_followed, virtual_lines_are_followed,
+			   virtual_flusher_shares_a_cpu, real_run_reports_its_cpu_time,
+			   real_time_runs_finish, calibrate_writes_what_virtual_reads,
+			   virtual_stores_overlap, virtual_line_cost_is_its_own,
+			   record_virtual_16_cpus, record_virtual_stamps_virtual_time, NULL });
 	return s;
 }
 

@@ -8,6 +8,7 @@
  *   lock_ns  80.1      (optional)
  *   contended_ns 40.2  (optional)
  *   xfer_more_ns 3.1   (optional)
+ *   line_ns  45.0      (optional)
  *   step_ns create-unlink 41.2          (any scheme)
  *   step_ns create-unlink merged 40.7   (merged's own)
  */
@@ -69,6 +70,11 @@ double cost_step_ns(const struct cost_model *m, const char *workload, const char
 	return m->step_default_ns;
 }
 
+double cost_line_ns(const struct cost_model *m)
+{
+	return m->line_ns >= 0 ? m->line_ns : m->xfer_ns;
+}
+
 /* One line, comments and blanks already gone. */
 static bool parse_line(char *p, const char *name, int line, struct cost_model *m, unsigned *seen,
 		       char *err, size_t errlen)
@@ -88,6 +94,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		{ "lock_ns", offsetof(struct cost_model, lock_ns) },           /* optional */
 		{ "contended_ns", offsetof(struct cost_model, contended_ns) }, /* optional */
 		{ "xfer_more_ns", offsetof(struct cost_model, xfer_more_ns) }, /* optional */
+		{ "line_ns", offsetof(struct cost_model, line_ns) },           /* optional */
 	};
 	if (strcmp(key, "source") == 0) {
 		snprintf(m->source, sizeof(m->source), "%s", val);
@@ -122,7 +129,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 	return fail(err, errlen, name, line,
 		    "unknown key (source, xfer_ns, wake_ns, "
 		    "wake_call_ns, step_default_ns, lock_ns, contended_ns, xfer_more_ns, "
-		    "step_ns)");
+		    "line_ns, step_ns)");
 }
 
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
@@ -133,6 +140,7 @@ bool cost_model_parse(const char *text, const char *name, struct cost_model *m, 
 
 	memset(m, 0, sizeof(*m));
 	m->xfer_more_ns = -1; /* absent */
+	m->line_ns = -1;      /* absent */
 	while (*text) {
 		char buf[512];
 		size_t n = strcspn(text, "\n");
@@ -199,6 +207,8 @@ bool cost_model_write(const char *path, const struct cost_model *m)
 	if (m->xfer_more_ns >= 0)
 		fprintf(f, "xfer_more_ns %.1f\t# each further line in flight with it\n",
 			m->xfer_more_ns);
+	if (m->line_ns >= 0)
+		fprintf(f, "line_ns %.1f\t\t# a line another CPU wrote, fetched\n", m->line_ns);
 	fprintf(f, "step_default_ns %.1f\t# between two points, any workload\n",
 		m->step_default_ns);
 	for (int i = 0; i < m->nsteps; i++)

@@ -14,11 +14,19 @@
  *     (measured per workload and scheme: a real 1-CPU run's time, less
  *     its locks and the modelled transfers and waits, over its other
  *     points; a file may give a workload's step for any scheme);
- *   - touching a lock's or a list head's cache line last written by
- *     another CPU costs xfer_ns (two pinned threads ping-ponging a line);
+ *   - touching a line last written by another CPU (a lock word, a list
+ *     link, with --lines=all any shared field) costs line_ns: calibrate
+ *     follows a chain of lines another CPU has just written, one miss at
+ *     a time.  A file without line_ns charges xfer_ns there, the model
+ *     before it was measured, which charged a moved line what a lock's
+ *     hand-over costs: on the AMD VM that was twice too much;
+ *   - a hand-over to a CPU spinning on the line (a ticket or MCS lock
+ *     passed on, below) costs xfer_ns: two pinned threads ping-ponging
+ *     a line, where each turn is two trips (the store takes the line
+ *     from the spinner, the spinner fetches it back);
  *   - with --lines=all and a file that has xfer_more_ns, a store to a
  *     line the CPU has not read first (a list neighbour, a new node:
- *     list.h's LIST_STORE) does not stall it: the line arrives xfer_ns
+ *     list.h's LIST_STORE) does not stall it: the line arrives line_ns
  *     later, and each further line stored while one is still on its way
  *     arrives xfer_more_ns after the last (the store buffer overlaps the
  *     misses; calibrate times a ping-pong of 1 and of 8 lines); a line
@@ -57,6 +65,9 @@ struct cost_model {
 	/* Optional: < 0 (a file without it) charges every line a store
 	 * moves xfer_ns at once, the model before it was measured. */
 	double xfer_more_ns;
+	/* Optional: < 0 (a file without it) charges a line another CPU
+	 * wrote last xfer_ns, the model before it was measured. */
+	double line_ns;
 	double step_default_ns; /* a workload not measured */
 	int nsteps;
 	struct {
@@ -78,5 +89,7 @@ bool cost_model_write(const char *path, const struct cost_model *m);
  * scheme, else step_default_ns.  scheme may be NULL or "" (any). */
 double cost_step_ns(const struct cost_model *m, const char *workload, const char *scheme);
 void cost_set_step(struct cost_model *m, const char *workload, const char *scheme, double ns);
+/* What a line another CPU wrote last costs: line_ns, or xfer_ns without it. */
+double cost_line_ns(const struct cost_model *m);
 
 #endif

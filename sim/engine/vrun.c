@@ -135,7 +135,9 @@ struct vrun {
 	int nheap;
 	struct vcpu *cur;
 	struct fiber main;
-	uint64_t step_ps, xfer_ps, wake_ps, wake_call_ps, lock_ps, contended_ps;
+	uint64_t step_ps, wake_ps, wake_call_ps, lock_ps, contended_ps;
+	uint64_t line_ps; /* a line another CPU wrote last: line_ns */
+	uint64_t xfer_ps; /* a hand-over to a CPU spinning on the line */
 	uint64_t more_ps; /* xfer_more_ns; stores stall their CPU without it */
 	bool overlap;     /* --lines=all with xfer_more_ns: stores overlap */
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
@@ -276,7 +278,7 @@ static uint64_t lock_line_cost(struct vrun *r, struct vcpu *v, const struct sim_
 		return 0; /* v_line charged the lock word's line when it was written */
 	if (l->prev_cpu >= 0 && line_id_of(r, l->prev_cpu) != v->line_id) {
 		r->xfers++;
-		return r->xfer_ps;
+		return r->line_ps;
 	}
 	return 0;
 }
@@ -343,7 +345,7 @@ static void store_miss(struct vrun *r, struct vcpu *v)
 	if (v->drained_ps > v->ps)
 		v->drained_ps += r->more_ps;
 	else
-		v->drained_ps = v->ps + r->xfer_ps;
+		v->drained_ps = v->ps + r->line_ps;
 }
 
 /* list.h's hooks: the running CPU reads, then writes, the line of addr (a
@@ -355,7 +357,7 @@ static void v_line(const void *addr)
 		return; /* the main thread, setting up or tearing down */
 	struct vrun *r = V;
 	if (line_moves(r, v, addr))
-		set_clock(v, v->ps + r->xfer_ps);
+		set_clock(v, v->ps + r->line_ps);
 }
 
 /* list.h's LIST_STORE: a link the running CPU only stores to. */
@@ -379,7 +381,7 @@ static void v_line_rmw(const void *addr)
 	if (r->overlap && v->drained_ps > v->ps)
 		set_clock(v, v->drained_ps);
 	if (line_moves(r, v, addr))
-		set_clock(v, v->ps + r->xfer_ps);
+		set_clock(v, v->ps + r->line_ps);
 }
 
 static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
@@ -392,7 +394,7 @@ static uint64_t list_line_cost(struct vrun *r, struct vcpu *v, int list)
 	r->line_owner[list] = v->line_id;
 	if (was >= 0 && was != v->line_id) {
 		r->xfers++;
-		return r->xfer_ps;
+		return r->line_ps;
 	}
 	return 0;
 }
@@ -556,7 +558,7 @@ static uint64_t event_cost(struct vrun *r, struct vcpu *v, const struct sched_ev
 		if (r->cfg->lines)
 			return 0; /* its write of the lock word was charged (v_line) */
 		r->xfers++;       /* it read a line another CPU holds */
-		return r->xfer_ps;
+		return r->line_ps;
 	case SEV_list:
 		return list_line_cost(r, v, (int)ev->a);
 	default:
@@ -788,6 +790,7 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 	r->cfg = cfg;
 	r->step_ps = to_ps(cost_step_ns(cm, cfg->workload->name, cfg->scheme->name));
 	r->xfer_ps = to_ps(cm->xfer_ns);
+	r->line_ps = to_ps(cost_line_ns(cm));
 	r->wake_ps = to_ps(cm->wake_ns);
 	r->wake_call_ps = to_ps(cm->wake_call_ns);
 	r->lock_ps = to_ps(cm->lock_ns);
