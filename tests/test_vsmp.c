@@ -744,7 +744,9 @@ END_TEST
  * unpinned and as real-time as the workers, looped over an I_NEW inode
  * whose creator was waiting for the flusher's core, and the watchdog,
  * starved as well, never reported it.  Each run must now end, clean, well
- * within the watchdog's limit (a hang would be its report, status 1).
+ * within the watchdog's limit (a hang would be its report, status 1), on
+ * merged and on global, whose spinners there keep their cores (below):
+ * a waiter that cannot get on still sleeps after its spins.
  * Skipped where the real-time policy is not allowed.
  */
 START_TEST(real_time_runs_finish)
@@ -765,13 +767,50 @@ START_TEST(real_time_runs_finish)
 	for (int i = 0; i < 4; i++) {
 		out = run_cmd(
 			&status,
-			"chrt -f 5 %s run --locks ticket --scheme merged --workload mixed "
+			"chrt -f 5 %s run --locks ticket --scheme %s --workload mixed "
 			"--cpus 2 --duration 300ms --watchdog 1 --seed %d --quiet --json 2>&1",
-			bin_path("icache-sim"), i + 1);
+			bin_path("icache-sim"), i % 2 ? "global" : "merged", i + 1);
 		ck_assert_msg(status == 0 && strstr(out, "\"ops_per_s\""), "run %d: %.900s", i,
 			      out);
 		free(out);
 	}
+}
+END_TEST
+
+static void *ask_spin_yields(void *p)
+{
+	*(bool *)p = sim_spin_yields();
+	return NULL;
+}
+
+/*
+ * A real-time spinner keeps its core: a thread of the host's ordinary
+ * scheduler gives it away now and then while it spins (its lock's holder
+ * may need it), a SCHED_FIFO one does not (no thread of its priority
+ * preempts its holder, and a yield would hand its core, and its place in
+ * the lock's queue, to the run's flusher).  Skipped where SCHED_FIFO is
+ * not allowed.
+ */
+START_TEST(real_time_spinners_keep_their_core)
+{
+	pthread_attr_t attr;
+	struct sched_param sp = { .sched_priority = 5 };
+	pthread_t t;
+	bool yields = true;
+
+	ck_assert(sim_spin_yields() == !thread_is_real_time());
+	ck_assert(pthread_attr_init(&attr) == 0);
+	ck_assert(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0);
+	ck_assert(pthread_attr_setschedpolicy(&attr, SCHED_FIFO) == 0);
+	ck_assert(pthread_attr_setschedparam(&attr, &sp) == 0);
+	if (pthread_create(&t, &attr, ask_spin_yields, &yields) != 0) {
+		fprintf(stderr, "vsmp: SCHED_FIFO not allowed, skipped\n");
+		pthread_attr_destroy(&attr);
+		return;
+	}
+	pthread_join(t, NULL);
+	pthread_attr_destroy(&attr);
+	ck_assert_msg(!yields, "a SCHED_FIFO spinner gives its core away");
 }
 END_TEST
 
@@ -936,16 +975,26 @@ Suite *vsmp_suite(void)
 	tcase_add_tests(tc, (const TTest *[]){ counters_agree_across_kinds,
 					       default_kind_is_said_in_the_header, NULL });
 	suite_case(s, "virtual", 120,
-		   (const TTest *[]){
-			   virtual_runs_every_scheme_clean, virtual_is_deterministic,
-			   virtual_jitter_is_seeded, virtual_catches_the_v4_race,
-			   virtual_mcs_removes_the_ticket_collapse, cost_files_are_checked,
-			   virtual_charges_each_lock_its_cost, virtual_charges_each_wait_its_cost,
-			   virtual_list_lines_are_followed, virtual_lines_are_followed,
-			   virtual_flusher_shares_a_cpu, real_run_reports_its_cpu_time,
-			   real_time_runs_finish, calibrate_writes_what_virtual_reads,
-			   virtual_stores_overlap, virtual_line_cost_is_its_own,
-			   record_virtual_16_cpus, record_virtual_stamps_virtual_time, NULL });
+		   (const TTest *[]){ virtual_runs_every_scheme_clean,
+				      virtual_is_deterministic,
+				      virtual_jitter_is_seeded,
+				      virtual_catches_the_v4_race,
+				      virtual_mcs_removes_the_ticket_collapse,
+				      cost_files_are_checked,
+				      virtual_charges_each_lock_its_cost,
+				      virtual_charges_each_wait_its_cost,
+				      virtual_list_lines_are_followed,
+				      virtual_lines_are_followed,
+				      virtual_flusher_shares_a_cpu,
+				      real_run_reports_its_cpu_time,
+				      real_time_runs_finish,
+				      real_time_spinners_keep_their_core,
+				      calibrate_writes_what_virtual_reads,
+				      virtual_stores_overlap,
+				      virtual_line_cost_is_its_own,
+				      record_virtual_16_cpus,
+				      record_virtual_stamps_virtual_time,
+				      NULL });
 	return s;
 }
 

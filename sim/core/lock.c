@@ -70,6 +70,36 @@ static inline uint64_t lock_now(const struct sim_cpu *c)
 	return sim_virtual_time ? c->vclock : now_ns();
 }
 
+bool thread_is_real_time(void)
+{
+	int policy = sched_getscheduler(0);
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+/*
+ * Does this thread give its core away now and then while it spins
+ * (every 128 looks)?
+ * Under the host's ordinary scheduler, yes: a host thread's lock holder
+ * can be preempted, by the very spinner waiting for it among others, and
+ * an oversubscribed host must let it run.  Under a real-time policy, no:
+ * there no thread of the run takes the core from another of its priority,
+ * so a holder keeps running, and a yield would only hand this CPU's core
+ * to the run's flusher while this CPU holds its place in a ticket or MCS
+ * queue; every later waiter would then wait for it to come back (5-20 us
+ * a time on the AMD VM, and a 2-CPU mixed run 40 % slower), which a
+ * kernel CPU, never preempted while it spins, does not do.  A waiter that
+ * spins SPIN_BEFORE_SLEEP times still sleeps, so nothing spins for ever.
+ * (-1: not looked up yet on this thread.)
+ */
+static _Thread_local int spin_yields = -1;
+
+bool sim_spin_yields(void)
+{
+	if (spin_yields < 0)
+		spin_yields = !thread_is_real_time();
+	return spin_yields;
+}
+
 /* What a spinning CPU does between two looks at the lock word. */
 static inline void cpu_pause(unsigned *spins)
 {
@@ -78,9 +108,7 @@ static inline void cpu_pause(unsigned *spins)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield");
 #endif
-	/* A kernel CPU spinning is never preempted; a host thread's lock
-	 * holder can be, so an oversubscribed host gives way now and then. */
-	if (++*spins % 128 == 0)
+	if (++*spins % 128 == 0 && sim_spin_yields())
 		sched_yield();
 }
 

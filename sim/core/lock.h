@@ -50,6 +50,11 @@ enum lock_kind { LOCK_MUTEX, LOCK_TICKET, LOCK_MCS, NR_LOCK_KINDS };
 extern enum lock_kind sim_lock_kind;
 const char *lock_kind_name(enum lock_kind k);
 bool lock_kind_parse(const char *s, enum lock_kind *out);
+/* Does the calling thread run under a real-time policy (chrt -f, -r)? */
+bool thread_is_real_time(void);
+/* Does it give its core away now and then while it spins?  Not under a
+ * real-time policy (lock.c says why). */
+bool sim_spin_yields(void);
 
 /* An MCS waiter's node: it spins on its own line, not the lock's. */
 struct mcs_node {

@@ -233,18 +233,11 @@ static void *worker_main(void *p)
 	return NULL;
 }
 
-/* Does the calling thread run under a real-time policy (chrt -f, -r)? */
-static bool real_time(void)
-{
-	int policy = sched_getscheduler(0);
-	return policy == SCHED_FIFO || policy == SCHED_RR;
-}
-
 static void *flusher_main(void *p)
 {
 	struct worker_arg *a = p;
 	struct run_ctx *ctx = a->ctx;
-	bool rt = real_time();
+	bool rt = thread_is_real_time();
 
 	this_cpu = a->cpu;
 	rcu_register_sim_thread();
