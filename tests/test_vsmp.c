@@ -823,7 +823,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	char *out =
 		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);
 	ck_assert_msg(status == 0, "%s", out);
-	ck_assert_msg(strstr(out, "cache-line transfer") && strstr(out, "each further line") &&
+	ck_assert_msg(strstr(out, "cache-line hand-over") && strstr(out, "each further line") &&
 			      strstr(out, "a line another wrote") &&
 			      strstr(out, "step (ns)      global") && strstr(out, "written to"),
 		      "%s", out);

@@ -5,7 +5,11 @@
  *
  *   xfer_ns       two threads pinned to two cores ping-pong one cache
  *                 line; a round trip moves it twice
- *   xfer_more_ns  the same, each side storing to 1 and then to 8 more
+ *   line_ns       a line another CPU wrote, fetched here: a chain of
+ *                 64 lines the partner has just written, followed one
+ *                 dependent miss at a time (a hand-over above is two
+ *                 trips, this is one)
+ *   xfer_more_ns  the same ping-pong, each side storing to 1 and then to 8 more
  *                 lines (4 KiB apart) before it hands over: what each
  *                 line after the first adds, (T8 - T1) / 7, when the
  *                 store buffer has them in flight together
@@ -33,10 +37,12 @@
  *                 one lock stays in the cache), so each has its own.
  *
  * A shared host disturbs any one measurement (a thread preempted mid
- * ping-pong costs a time slice), so each figure is the fastest of several
- * batches: the undisturbed cost, which is what the model wants.  For the
- * same reason T is CPU time, not wall time: a worker the host preempts
- * stops its CPU clock, not the wall clock.  Every thread of the 1-CPU
+ * ping-pong costs a time slice), so each one-thread figure is the fastest
+ * of several batches: the undisturbed cost, which is what the model wants.
+ * A two-core figure is the median of its batches instead: a VM's two CPUs
+ * may also share one core for a while, which makes a batch faster than
+ * the machine usually is.  For the same reason T is CPU time, not wall
+ * time: a worker the host preempts stops its CPU clock, not the wall clock.  Every thread of the 1-CPU
  * runs may use every core, as in `icache-sim run --cpus 1` (its flusher
  * runs beside the worker, not on its core).
  */
@@ -532,11 +538,12 @@ int cmd_calibrate(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("usage: icache-sim calibrate [-o FILE] [--quick]\n\n"
 			       "Measure the virtual mode's cost model on this host: a cache-line\n"
-			       "transfer between two cores (and what each further line stored with\n"
-			       "it adds), a futex sleep/wake, a lock taken and released, and the\n"
-			       "work between two instrumentation points of each workload under each\n"
-			       "scheme (real 1-CPU runs, their worker's CPU time).  Each figure is\n"
-			       "the fastest of several batches.  Writes the cost file that\n"
+			       "hand-over between two cores (and what each further line stored with\n"
+			       "it adds), a line another core wrote, fetched, a futex sleep/wake, a\n"
+			       "lock taken and released, and the work between two instrumentation\n"
+			       "points of each workload under each scheme (real 1-CPU runs, their\n"
+			       "worker's CPU time).  The two-core figures are the median of 40\n"
+			       "batches, the others the fastest.  Writes the cost file that\n"
 			       "`icache-sim run --virtual --costs FILE` reads.\n\n"
 			       "options:\n"
 			       "  -o FILE    where to write it (default icache-costs.txt)\n"
@@ -580,7 +587,7 @@ int cmd_calibrate(int argc, char **argv)
 		return 2;
 	}
 	printf("cost model of %s\n", m.source);
-	printf("  cache-line transfer   %8.1f ns\n  ... each further line %8.1f ns\n"
+	printf("  cache-line hand-over  %8.1f ns\n  ... each further line %8.1f ns\n"
 	       "  a line another wrote  %8.1f ns\n"
 	       "  futex wake (sleeper)  %8.1f ns\n"
 	       "  FUTEX_WAKE call       %8.1f ns\n  lock taken, released  %8.1f ns\n"

@@ -198,7 +198,7 @@ bool cost_model_write(const char *path, const struct cost_model *m)
 	fprintf(f, "# icache-sim cost model, written by `icache-sim calibrate`.\n"
 		   "# Every figure was measured on the host below; see icache-sim(1).\n");
 	fprintf(f, "source %s\n", m->source);
-	fprintf(f, "xfer_ns %.1f\t\t# a cache line from another CPU\n", m->xfer_ns);
+	fprintf(f, "xfer_ns %.1f\t\t# a line handed to a CPU spinning on it\n", m->xfer_ns);
 	fprintf(f, "wake_ns %.1f\t\t# a sleeping waiter runs again\n", m->wake_ns);
 	fprintf(f, "wake_call_ns %.1f\t# the releaser's FUTEX_WAKE\n", m->wake_call_ns);
 	fprintf(f, "lock_ns %.1f\t\t# a lock taken and released, uncontended\n", m->lock_ns);

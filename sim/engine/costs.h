@@ -19,7 +19,7 @@
  *     follows a chain of lines another CPU has just written, one miss at
  *     a time.  A file without line_ns charges xfer_ns there, the model
  *     before it was measured, which charged a moved line what a lock's
- *     hand-over costs: on the AMD VM that was twice too much;
+ *     hand-over costs: on the AMD VM, 1.6 times too much;
  *   - a hand-over to a CPU spinning on the line (a ticket or MCS lock
  *     passed on, below) costs xfer_ns: two pinned threads ping-ponging
  *     a line, where each turn is two trips (the store takes the line
