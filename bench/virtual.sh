@@ -54,17 +54,18 @@ else
 	SPEEDOPS=100000
 	CAL=
 	VALWORKLOADS="create-unlink mixed"
+fi
+WORKLOADS="create-unlink mixed"
 # The validation's virtual runs vary each step's work by up to 10 % either
 # way (--jitter, seeded).  A real run's steps are never all alike; with
 # every step the same, the virtual flusher's 500 us timer locks onto the
 # worker's op cycle: in a 1-CPU create-unlink/global run it came round
-# 333 times and never found an inode to write, where the real one wrote
-# 1.5 a pass, and the contentions per op were a third of the real ones.
+# 333 times and never found an inode to write, where the real one found
+# some (2.5 inode_lock holds a pass), and the contentions per op were a
+# third of the real ones.
 # The figures move between 2 and 5 % and hardly from 5 to 20 %
 # (docs/bench.md, "What one moved line costs"); the curves use none.
 VJITTER=10
-fi
-WORKLOADS="create-unlink mixed"
 SCHEMES=$("$SIM" schemes | awk '/^[^ \t]/ { print $1 }')
 SCHEMES=$(echo $SCHEMES)
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
