@@ -135,7 +135,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 if [ -f "$LIB" ] && cc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DLTTNG_UST_COMPAT_API_VERSION=1 \
 	-I"$ROOT" -o "$TMP/tracecost" "$HERE/tracecost.c" "$LIB" "$BUILD/lib/liblab.a" \
-	$(pkg-config --libs lttng-ust lttng-ctl babeltrace2 2>/dev/null || echo -llttng-ust -llttng-ust-common -ldl -llttng-ctl -lbabeltrace2) \
+	$(pkg-config --libs lttng-ust lttng-ctl babeltrace2 liburcu-memb 2>/dev/null || echo -llttng-ust -llttng-ust-common -ldl -llttng-ctl -lbabeltrace2 -lurcu-memb -lurcu-common) \
 	-lm 2>"$TMP/err"; then
 	case ${QUICK:-0} in "" | 0 | no | false) N=2000000 ;; *) N=300000 ;; esac
 	mkdir -p "$TMP/bare"
