@@ -404,6 +404,14 @@ static bool inode_kill(struct inode *inode, enum site site)
 {
 	if (!inode_alive(inode, site, "destroys"))
 		return false;
+	/* Two CPUs freeing one inode at once (a broken scheme) may both
+	 * have found it alive: only the one that marks it dead goes on, the
+	 * other is reported, or the pool would hand the inode out twice. */
+	uint32_t alive = INODE_MAGIC;
+	SIM_LINE(&inode->i_magic);
+	if (!__atomic_compare_exchange_n(&inode->i_magic, &alive, INODE_FREED, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return inode_alive(inode, site, "destroys");
 	bool hashed = !hlist_unhashed(&inode->i_hash), on_sb = inode_on_sb_list(inode);
 	bool listed =
 		hashed || on_sb || !list_empty(&inode->i_wb_list) || !list_empty(&inode->i_lru);
@@ -417,8 +425,6 @@ static bool inode_kill(struct inode *inode, enum site site)
 	if (inode->i_published)
 		trace_inode_free(this_cpu, inode->i_ino, inode->i_sb->s_id, inode->i_lock.life);
 	nr_inodes_dec();
-	SIM_LINE(&inode->i_magic);
-	inode->i_magic = INODE_FREED;
 	return !listed;
 }
 
