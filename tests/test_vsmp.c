@@ -820,8 +820,15 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	char path[] = "/tmp/icache-vsmp-cal.XXXXXX";
 	scratch_file(path, NULL);
 	int status;
-	char *out =
-		run_cmd(&status, "%s calibrate --quick -o %s 2>&1", bin_path("icache-sim"), path);
+	/* calibrate runs every scheme for real, inode-scale-v4 and its known
+	 * race among them: under ThreadSanitizer that race may end it with
+	 * 66 (the other schemes' races are test_core's and test_stress's). */
+	char *out = run_cmd(&status, "%s %s calibrate --quick -o %s 2>&1", tsan_racy_env(true),
+			    bin_path("icache-sim"), path);
+#ifdef __SANITIZE_THREAD__
+	if (status == 66)
+		status = 0;
+#endif
 	ck_assert_msg(status == 0, "%s", out);
 	ck_assert_msg(strstr(out, "cache-line hand-over") && strstr(out, "each further line") &&
 			      strstr(out, "a line another wrote") &&
