@@ -42,9 +42,10 @@
  * A two-core figure is the median of its batches instead: a VM's two CPUs
  * may also share one core for a while, which makes a batch faster than
  * the machine usually is.  For the same reason T is CPU time, not wall
- * time: a worker the host preempts stops its CPU clock, not the wall clock.  Every thread of the 1-CPU
- * runs may use every core, as in `icache-sim run --cpus 1` (its flusher
- * runs beside the worker, not on its core).
+ * time: a worker the host preempts stops its CPU clock, not the wall
+ * clock.  Every thread of the 1-CPU runs may use every core, as in
+ * `icache-sim run --cpus 1` (its flusher runs beside the worker, not on
+ * its core).
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -204,15 +205,15 @@ static double measure_xfer(long rounds)
  * A line another CPU wrote, read and then written here: the partner
  * dirties a chain of CHAIN_LINES lines, then we follow it, reading each
  * line's link and writing its value.  Each load waits for the one before
- * (the link is on the line), so no two misses overlap; the lines are two
- * apart and in a shuffled order, so no prefetcher guesses the next, and
- * few enough to stay in the partner's first-level cache.  Each is on a
- * page of its own: what a line costs depends on where its address is
- * homed (on the AMD VM a chain within two pages took 48 ns a line in one
- * process and 130 in the next), so the walk averages over 64 pages.  No
- * one spins on these lines, unlike the ball above, whose every hand-over
- * is two trips: the store invalidates the spinner's copy, and the spinner
- * fetches it again.
+ * (the link is on the line), so no two misses overlap; the lines are in
+ * a shuffled order, so no prefetcher guesses the next, and few enough to
+ * stay in the partner's first-level cache.  Each is on a page of its own
+ * (4 KiB and 128 bytes apart): what a line costs depends on where its
+ * address is homed (on the AMD VM a chain within two pages took 48 ns a
+ * line in one process and 130 in the next), so the walk averages over 64
+ * pages.  No one spins on these lines, unlike the ball above, whose every
+ * hand-over is two trips: the store invalidates the spinner's copy, and
+ * the spinner fetches it again.
  */
 #define CHAIN_LINES 64
 #define CHAIN_GAP 33 /* 128-byte slots apart: 4 KiB + 128 bytes */
