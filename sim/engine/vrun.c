@@ -693,31 +693,33 @@ static void deadlock(struct vrun *r, const char *what)
 	for (int i = 0; i < r->nv && off < sizeof(buf); i++) {
 		struct vcpu *w = &r->v[i];
 		int n = atomic_load(&w->cpu->nheld);
+		const char *sep = " ";
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s:", w->cpu->name);
-		for (int k = 0; k < n && off < sizeof(buf); k++)
+		for (int k = 0; k < n && off < sizeof(buf); k++, sep = "; ")
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						"%s holds %s (instance %llu, taken in %s)",
-						k ? ";" : "",
+						"%sholds %s (instance %llu, taken in %s)", sep,
 						lock_class_name(w->cpu->held[k].lock->cls),
 						(unsigned long long)w->cpu->held[k].lock->inst,
 						site_name(w->cpu->held[k].site));
 		if (w->state == V_BLOCKED && off < sizeof(buf))
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						"; waits for %s (instance %llu)",
+						"%swaits for %s (instance %llu)", sep,
 						lock_class_name(w->blocked_on->cls),
 						(unsigned long long)w->blocked_on->inst);
 		else if (w->state == V_SLEEPING && off < sizeof(buf))
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						"; sleeps on inode %llu",
+						"%ssleeps on inode %llu", sep,
 						(unsigned long long)w->sleep_ino);
 		else if (w->state == V_OFF_CPU && off < sizeof(buf))
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						"; waits for its CPU, which %s has",
+						"%swaits for its CPU, which %s has", sep,
 						w->twin->cpu->name);
 		if (off < sizeof(buf))
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "\n");
 	}
 	report_violation(VIOL_deadlock, -1, -1, -1, -1, -1, -1, 0, "%s", buf);
+	if (r->cfg->quiet) /* the report goes out even so: it ends the run */
+		fprintf(stderr, "icache-sim: %s", buf);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(1);
