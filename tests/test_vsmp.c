@@ -372,8 +372,9 @@ START_TEST(cost_files_are_checked)
 	ck_assert(cost_step_ns(&m, "mixed", NULL) == 4);
 	ck_assert(m.lock_ns == 0); /* optional: a file from before it was measured */
 	ck_assert(m.contended_ns == 0);
-	ck_assert(m.xfer_more_ns < 0);                     /* absent: every store stalls */
-	ck_assert(m.line_ns < 0 && cost_line_ns(&m) == 1); /* absent: a line costs xfer_ns */
+	ck_assert(m.xfer_more_ns < 0);                        /* absent: every store stalls */
+	ck_assert(m.line_ns < 0 && cost_line_ns(&m) == 1);    /* absent: a line costs xfer_ns */
+	ck_assert(m.nap_ns < 0 && cost_nap_ns(&m) == 500000); /* absent: the nap asked for */
 	/* A scheme's own step, else the workload's, else the default. */
 	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
 				   "step_default_ns 4\nstep_ns lookup 5.5\n"
@@ -387,6 +388,12 @@ START_TEST(cost_files_are_checked)
 	ck_assert(cost_step_ns(&m, "mixed", "global") == 4);
 	ck_assert(m.xfer_more_ns == 0);
 	ck_assert(m.line_ns == 0.5 && cost_line_ns(&m) == 0.5);
+	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
+				   "step_default_ns 4\nnap_ns 565000\n",
+				   "t", &m, err, sizeof(err)));
+	ck_assert(cost_nap_ns(&m) == 565000);
+	ck_assert(!cost_model_parse("source x\nnap_ns soon\n", "n", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "n:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("source x\nline_ns -3\n", "l", &m, err, sizeof(err)));
 	ck_assert_str_eq(err, "l:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("source x\nstep_ns lookup global 1 2\n", "s", &m, err,
@@ -574,6 +581,29 @@ START_TEST(virtual_line_cost_is_its_own)
 	ck_assert_msg(c_equal > 1000, "global, 4 CPUs: only %.0f contentions", c_equal);
 	ck_assert_msg(less > 100 * equal, "1 ms hand-overs: %.0f ns; 200 ns ones: %.0f ns", less,
 		      equal);
+}
+END_TEST
+
+/*
+ * nap_ns is how long the flusher's 500 us nap lasts (calibrate times a
+ * real usleep(500)): 500000 is the model without it, bit for bit, and a
+ * nap ten times longer makes the flusher come round, and so run, less.
+ */
+START_TEST(virtual_flusher_naps_as_long_as_measured)
+{
+	const char *base = "source t\nxfer_ns 200\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 20\nlock_ns 80\nline_ns 100\n";
+	const char *args = "--scheme global --workload create-unlink --cpus 1 --flusher-cpu=own";
+	double ns_absent, ns_equal, ns_long, fl_absent, fl_equal, fl_long;
+
+	virtual_run_with(base, "", args, "flusher", &ns_absent, &fl_absent);
+	virtual_run_with(base, "nap_ns 500000\n", args, "flusher", &ns_equal, &fl_equal);
+	virtual_run_with(base, "nap_ns 5000000\n", args, "flusher", &ns_long, &fl_long);
+	ck_assert_msg(ns_absent == ns_equal && fl_absent == fl_equal,
+		      "nap_ns 500000: %.0f ns, flusher %g s; without: %.0f ns, %g s", ns_equal,
+		      fl_equal, ns_absent, fl_absent);
+	ck_assert_msg(fl_absent > 0 && fl_long < 0.5 * fl_absent,
+		      "5 ms naps: the flusher ran %g s; 500 us naps: %g s", fl_long, fl_absent);
 }
 END_TEST
 
@@ -832,6 +862,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	ck_assert_msg(status == 0, "%s", out);
 	ck_assert_msg(strstr(out, "cache-line hand-over") && strstr(out, "each further line") &&
 			      strstr(out, "a line another wrote") &&
+			      strstr(out, "flusher's usleep(500)") &&
 			      strstr(out, "step (ns)      global") && strstr(out, "written to"),
 		      "%s", out);
 	free(out);
@@ -840,6 +871,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	ck_assert_msg(cost_model_load(path, &m, err, sizeof(err)), "%s", err);
 	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0 &&
 		  m.contended_ns > 0 && m.xfer_more_ns >= 0 && m.line_ns > 0);
+	ck_assert_msg(m.nap_ns >= 500000, "usleep(500) lasted %.0f ns", m.nap_ns);
 	ck_assert(cost_step_ns(&m, "create-unlink", NULL) > 0);
 	/* Each scheme has its own step, and merged's stands for any other. */
 	for (int k = 0; all_schemes[k]; k++) {
@@ -859,6 +891,73 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	ck_assert_msg(status == 0 && strstr(out, "virtual time: costs measured on "), "%s", out);
 	free(out);
 	unlink(path);
+}
+END_TEST
+
+/* A cost file with the given hand-over, for calibrate --check. */
+static void handover_file(char *path, double xfer_ns)
+{
+	char text[256];
+	snprintf(text, sizeof(text),
+		 "source test\nxfer_ns %.3f\nwake_ns 2\nwake_call_ns 3\nstep_default_ns 4\n",
+		 xfer_ns);
+	scratch_file(path, text);
+}
+
+/* The hand-over calibrate --check printed. */
+static double checked_handover(const char *out)
+{
+	const char *p = strstr(out, "hand-over ");
+	ck_assert_msg(p, "%s", out);
+	return strtod(p + strlen("hand-over "), NULL);
+}
+
+/*
+ * calibrate --check: a file whose hand-over is far from this host's (a
+ * millisecond, a picosecond) says the CPUs have moved, exit 1; one with
+ * the hand-over just measured says the same placement, exit 0, unless
+ * the host really moved them in between, which the figure it prints
+ * shows.  A file it cannot read is named, exit 2.
+ */
+START_TEST(calibrate_checks_the_placement)
+{
+	const double far[] = { 1e6, 0.001 };
+	char path[] = "/tmp/icache-vsmp-chk.XXXXXX";
+	int status;
+	double measured = 0;
+
+	for (int i = 0; i < 2; i++) {
+		strcpy(path, "/tmp/icache-vsmp-chk.XXXXXX");
+		handover_file(path, far[i]);
+		char *out = run_cmd(&status, "%s calibrate --check %s --quick 2>&1",
+				    bin_path("icache-sim"), path);
+		ck_assert_msg(status == 1 && strstr(out, "the CPUs have moved") &&
+				      strstr(out, path),
+			      "exit %d: %s", status, out);
+		measured = checked_handover(out);
+		ck_assert_msg(measured > 0, "%s", out);
+		free(out);
+		unlink(path);
+	}
+	strcpy(path, "/tmp/icache-vsmp-chk.XXXXXX");
+	handover_file(path, measured);
+	char *out = run_cmd(&status, "%s calibrate --check %s --quick 2>&1", bin_path("icache-sim"),
+			    path);
+	double now = checked_handover(out);
+	bool moved = now > 2 * measured || measured > 2 * now;
+	ck_assert_msg(status == (moved ? 1 : 0), "exit %d after %.1f ns: %s", status, measured,
+		      out);
+	ck_assert_msg(strstr(out, moved ? "the CPUs have moved" : "the same placement"), "%s", out);
+	free(out);
+	unlink(path);
+
+	out = run_cmd(&status, "%s calibrate --check /nonexistent/costs.txt 2>&1",
+		      bin_path("icache-sim"));
+	/* one line, naming the file */
+	ck_assert_msg(status == 2 && strstr(out, "/nonexistent/costs.txt") &&
+			      strchr(out, '\n') == out + strlen(out) - 1,
+		      "exit %d: %s", status, out);
+	free(out);
 }
 END_TEST
 
@@ -997,8 +1096,10 @@ Suite *vsmp_suite(void)
 				      real_time_runs_finish,
 				      real_time_spinners_keep_their_core,
 				      calibrate_writes_what_virtual_reads,
+				      calibrate_checks_the_placement,
 				      virtual_stores_overlap,
 				      virtual_line_cost_is_its_own,
+				      virtual_flusher_naps_as_long_as_measured,
 				      record_virtual_16_cpus,
 				      record_virtual_stamps_virtual_time,
 				      NULL });

@@ -9,6 +9,7 @@
  *   contended_ns 40.2  (optional)
  *   xfer_more_ns 3.1   (optional)
  *   line_ns  45.0      (optional)
+ *   nap_ns   565000    (optional)
  *   step_ns create-unlink 41.2          (any scheme)
  *   step_ns create-unlink merged 40.7   (merged's own)
  */
@@ -75,6 +76,11 @@ double cost_line_ns(const struct cost_model *m)
 	return m->line_ns >= 0 ? m->line_ns : m->xfer_ns;
 }
 
+double cost_nap_ns(const struct cost_model *m)
+{
+	return m->nap_ns >= 0 ? m->nap_ns : COST_NAP_ASKED_NS;
+}
+
 /* One line, comments and blanks already gone. */
 static bool parse_line(char *p, const char *name, int line, struct cost_model *m, unsigned *seen,
 		       char *err, size_t errlen)
@@ -95,6 +101,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		{ "contended_ns", offsetof(struct cost_model, contended_ns) }, /* optional */
 		{ "xfer_more_ns", offsetof(struct cost_model, xfer_more_ns) }, /* optional */
 		{ "line_ns", offsetof(struct cost_model, line_ns) },           /* optional */
+		{ "nap_ns", offsetof(struct cost_model, nap_ns) },             /* optional */
 	};
 	if (strcmp(key, "source") == 0) {
 		snprintf(m->source, sizeof(m->source), "%s", val);
@@ -129,7 +136,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 	return fail(err, errlen, name, line,
 		    "unknown key (source, xfer_ns, wake_ns, "
 		    "wake_call_ns, step_default_ns, lock_ns, contended_ns, xfer_more_ns, "
-		    "line_ns, step_ns)");
+		    "line_ns, nap_ns, step_ns)");
 }
 
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
@@ -141,6 +148,7 @@ bool cost_model_parse(const char *text, const char *name, struct cost_model *m, 
 	memset(m, 0, sizeof(*m));
 	m->xfer_more_ns = -1; /* absent */
 	m->line_ns = -1;      /* absent */
+	m->nap_ns = -1;       /* absent */
 	while (*text) {
 		char buf[512];
 		size_t n = strcspn(text, "\n");
@@ -209,6 +217,9 @@ bool cost_model_write(const char *path, const struct cost_model *m)
 			m->xfer_more_ns);
 	if (m->line_ns >= 0)
 		fprintf(f, "line_ns %.1f\t\t# a line another CPU wrote, fetched\n", m->line_ns);
+	if (m->nap_ns >= 0)
+		fprintf(f, "nap_ns %.1f\t# the flusher's usleep(500), as long as it lasts\n",
+			m->nap_ns);
 	fprintf(f, "step_default_ns %.1f\t# between two points, any workload\n",
 		m->step_default_ns);
 	for (int i = 0; i < m->nsteps; i++)

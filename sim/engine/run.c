@@ -27,6 +27,7 @@
 #include "sim/core/rcu.h"
 #include "sim/core/trace.h"
 #include "sim/core/violation.h"
+#include "sim/engine/costs.h"
 #include "sim/engine/run.h"
 #include "sim/engine/vrun.h"
 
@@ -256,8 +257,8 @@ static void *flusher_main(void *p)
 		 * someone else owns, I_NEW or being freed, wrote nothing:
 		 * wb_writeback then sleeps, and so do we.)
 		 */
-		if (n == 0)
-			usleep(500);
+		if (n == 0) /* 500 us; calibrate times it (nap_ns) */
+			usleep((useconds_t)(COST_NAP_ASKED_NS / 1000));
 		else if (rt)
 			sched_yield();
 	}
