@@ -82,6 +82,7 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/icache-vbench.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT" "$TMP/plot"
+: >"$TMP/checks"
 status=0
 
 # jnum FILE KEY: the first "KEY":number.  jsum FILE KEY: all of them added.
@@ -121,42 +122,88 @@ else
 	sed 's/^/  /' "$TMP/cal.txt"
 	COSTS=$OUT/costs.txt
 fi
+
+# A VM's host may move its two CPUs (two threads of one core hand a line
+# over several times faster than two cores do), and a cost file measured
+# in one placement says nothing of a run made in the other.  `calibrate
+# --check` measures the hand-over again (about 2 s) and exits 1 when it is
+# more than 2x off the file's.  check_cores LABEL: that, its line kept in
+# $TMP/checks and its hand-over in $ho.
+check_cores() {
+	ho=-
+	[ -n "$COSTS" ] || return 0
+	$RTRUN "$SIM" calibrate --check "$COSTS" >"$TMP/check" 2>&1
+	rc=$?
+	ho=$(awk '$1 == "hand-over" { printf "%.0f", $2 }' "$TMP/check")
+	echo "$1: $(cat "$TMP/check")" >>"$TMP/checks"
+	[ "$rc" -eq 0 ]
+}
+ATTEMPTS=3
+if [ -n "$COSTS" ]; then
+	# calibrate found the CPUs where they were at its start and at its
+	# end; if they have moved since, its figures are of the other
+	# placement.
+	cal=1
+	while ! check_cores "after calibrate" && [ "$cal" -lt "$ATTEMPTS" ]; do
+		cal=$((cal + 1))
+		echo "  the CPUs have moved since (hand-over now $ho ns); calibrating again ($cal of $ATTEMPTS)"
+		if ! $RTRUN "$SIM" calibrate -o "$OUT/costs.txt" >"$TMP/cal.txt" 2>&1; then
+			echo "bench: icache-sim calibrate failed:" >&2
+			cat "$TMP/cal.txt" >&2
+			exit 1
+		fi
+		sed 's/^/  /' "$TMP/cal.txt"
+	done
+fi
 echo
 
 # ---- 2. validation ------------------------------------------------------------
 
 echo "-- validation: virtual prediction ($VALOPS ops) / real run (--locks ticket, $REALDUR, median of $REPS)"
 echo "   real runs $RTSAY; load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-printf '  %-14s %-7s %4s %12s %5s %12s %6s %7s %7s %10s %10s %7s %7s %7s %7s %7s\n' workload scheme cpus \
-	"real ops/s" share "virt ops/s" vshare ratio on-cpu "real c/op" "virt c/op" ratio "lists" "heads" on-cpu "c/op"
+[ -n "$COSTS" ] && echo "   a row's real runs are made again (at most $ATTEMPTS times) if the CPUs" \
+	"moved during them; hand-over: calibrate --check's before and after, in ns"
+printf '  %-14s %-7s %4s %12s %5s %12s %6s %7s %7s %10s %10s %7s %7s %7s %7s %7s %9s\n' workload scheme cpus \
+	"real ops/s" share "virt ops/s" vshare ratio on-cpu "real c/op" "virt c/op" ratio "lists" "heads" on-cpu "c/op" \
+	"hand-over"
 : >"$TMP/validation"
 c=1
 while [ "$c" -le "$cores" ]; do
 	for w in $VALWORKLOADS; do
 		for s in global merged; do
-			: >"$TMP/r.ops"
-			: >"$TMP/r.con"
-			: >"$TMP/r.share"
-			: >"$TMP/r.onc"
-			rep=1
-			while [ "$rep" -le "$REPS" ]; do
-				f=$TMP/real.$w.$s.$c.$rep.json
-				PREFIX=$RTRUN
-				run "$f" --locks ticket --scheme "$s" --workload "$w" --cpus "$c" \
-					--duration "$REALDUR" --seed "$rep"
-				PREFIX=
-				jnum "$f" ops_per_s >>"$TMP/r.ops"
-				awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
-					'BEGIN { print (b > 0) ? a / b : 0 }' >>"$TMP/r.con"
-				# The share of their CPUs the host gave the workers
-				# (their CPU time / (cpus x wall)), and the ops/s
-				# they made per second they were running.
-				u=$(jnum "$f" workers)
-				awk -v u="$u" -v t="$(jnum "$f" seconds)" -v n="$c" \
-					'BEGIN { print (t > 0) ? u / (n * t) : 0 }' >>"$TMP/r.share"
-				awk -v u="$u" -v o="$(jnum "$f" ops)" -v n="$c" \
-					'BEGIN { print (u > 0) ? o * n / u : 0 }' >>"$TMP/r.onc"
-				rep=$((rep + 1))
+			attempt=1
+			while :; do
+				: >"$TMP/r.ops"
+				: >"$TMP/r.con"
+				: >"$TMP/r.share"
+				: >"$TMP/r.onc"
+				same=yes
+				check_cores "$w $s $c before, attempt $attempt" || same=no
+				hob=$ho
+				rep=1
+				while [ "$rep" -le "$REPS" ]; do
+					f=$TMP/real.$w.$s.$c.$rep.json
+					PREFIX=$RTRUN
+					run "$f" --locks ticket --scheme "$s" --workload "$w" --cpus "$c" \
+						--duration "$REALDUR" --seed "$rep"
+					PREFIX=
+					jnum "$f" ops_per_s >>"$TMP/r.ops"
+					awk -v a="$(jsum "$f" contentions)" -v b="$(jnum "$f" ops)" \
+						'BEGIN { print (b > 0) ? a / b : 0 }' >>"$TMP/r.con"
+					# The share of their CPUs the host gave the workers
+					# (their CPU time / (cpus x wall)), and the ops/s
+					# they made per second they were running.
+					u=$(jnum "$f" workers)
+					awk -v u="$u" -v t="$(jnum "$f" seconds)" -v n="$c" \
+						'BEGIN { print (t > 0) ? u / (n * t) : 0 }' >>"$TMP/r.share"
+					awk -v u="$u" -v o="$(jnum "$f" ops)" -v n="$c" \
+						'BEGIN { print (u > 0) ? o * n / u : 0 }' >>"$TMP/r.onc"
+					rep=$((rep + 1))
+				done
+				check_cores "$w $s $c after, attempt $attempt" || same=no
+				hoa=$ho
+				[ "$same" = yes ] || [ "$attempt" -ge "$ATTEMPTS" ] && break
+				attempt=$((attempt + 1))
 			done
 			# The real run's flusher thread has a spare core when
 			# cpus < cores; at cpus = cores it shares them with the
@@ -189,16 +236,20 @@ while [ "$c" -le "$cores" ]; do
 			aops=$(jnum "$fa" ops_per_s)
 			acon=$(awk -v a="$(jsum "$fa" contentions)" -v b="$(jnum "$fa" ops)" \
 				'BEGIN { print (b > 0) ? a / b : 0 }')
-			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %6s %7s %7s %10.3f %10.3f %7s %7s %7s %7s %7s\n' "$w" "$s" "$c" \
+			moved=
+			[ "$same" = yes ] || moved=" moved"
+			printf '  %-14s %-7s %4d %12.0f %5.2f %12.0f %6s %7s %7s %10.3f %10.3f %7s %7s %7s %7s %7s %9s%s\n' "$w" "$s" "$c" \
 				"$rops" "$rshare" "$vops" "$vshare" "$(ratio "$vops" "$rops")" "$(ratio "$vops" "$ronc")" \
 				"$rcon" "$vcon" "$(ratio "$vcon" "$rcon")" "$(ratio "$lops" "$rops")" \
-				"$(ratio "$aops" "$rops")" "$(ratio "$aops" "$ronc")" "$(ratio "$acon" "$rcon")"
-			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon $vshare ${FL:+own}" >>"$TMP/validation"
+				"$(ratio "$aops" "$rops")" "$(ratio "$aops" "$ronc")" "$(ratio "$acon" "$rcon")" \
+				"$hob/$hoa" "$moved"
+			echo "$w $s $c $rops $vops $rcon $vcon $rshare $ronc $lops $aops $acon $vshare ${FL:-shared} $same $attempt $hob $hoa" >>"$TMP/validation"
 		done
 	done
 	c=$((c + 1))
 done
-awk '{ o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
+awk '$15 == "no" { moved++; next }
+     { o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
        if (o >= 0.7 && o <= 1.3) okops++
        if ($6 == 0 && $7 == 0 || (k >= 0.5 && k <= 2)) okcon++
        if ($8 >= 0.9) { full++; if (o >= 0.7 && o <= 1.3) fullok++ }
@@ -210,7 +261,10 @@ awk '{ o = ($4 > 0) ? $5 / $4 : 0; k = ($6 > 0) ? $7 / $6 : 0
 		   okops, n, okcon, n
 	   printf "  with --lines=heads: ops/s %d of %d rows, contentions/op %d of %d\n", okaops, n, okacon, n
 	   printf "  rows whose real runs had their CPUs (share >= 0.90): %d, of them %d within 30 %%\n",
-		   full, fullok }' "$TMP/validation"
+		   full, fullok
+	   if (moved)
+		   printf "  %d row%s left out: the CPUs moved during %s real runs every time\n",
+			   moved, (moved > 1) ? "s" : "", (moved > 1) ? "their" : "its" }' "$TMP/validation"
 echo "  (share: the workers' CPU time over cpus x wall time; below 1 the host ran"
 echo "   something else meanwhile: other processes, or the run's own flusher when"
 echo "   cpus = cores, and a ticket-lock holder preempted makes its waiters spin."
@@ -327,8 +381,9 @@ if [ -n "${JSON:-}" ]; then
 			"${COSTS:-shipped}" "$( [ -n "$COSTS" ] && grep -v '^#' "$COSTS" | tr '\t' ' ' | sed 's/ *#.*//; s/"//g' | tr '\n' ';')" \
 			"$(echo $VCPUS | sed 's/ /,/g')" "$OPS" "$VALOPS" "$VJITTER" "$REALDUR" "$REPS"
 		printf '"validation":['
-		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_heads_ops_per_s\":%s,\"virtual_heads_contentions_per_op\":%s,\"virtual_cpu_share\":%s,\"virtual_flusher_cpu\":\"%s\"}",
-			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ($14 == "own") ? "own" : "shared" }' "$TMP/validation"
+		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"real_ops_per_s\":%s,\"virtual_ops_per_s\":%s,\"real_contentions_per_op\":%s,\"virtual_contentions_per_op\":%s,\"real_cpu_share\":%s,\"real_ops_per_cpu_s\":%s,\"virtual_list_lines_ops_per_s\":%s,\"virtual_heads_ops_per_s\":%s,\"virtual_heads_contentions_per_op\":%s,\"virtual_cpu_share\":%s,\"virtual_flusher_cpu\":\"%s\",\"cpus_moved\":%s,\"attempts\":%d,\"handover_before_ns\":%s,\"handover_after_ns\":%s}",
+			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ($14 == "shared") ? "shared" : "own",
+			($15 == "no") ? "true" : "false", $16, ($17 == "-") ? "null" : $17, ($18 == "-") ? "null" : $18 }' "$TMP/validation"
 		printf '],"curves":['
 		awk '{ printf "%s{\"workload\":\"%s\",\"scheme\":\"%s\",\"cpus\":%d,\"ops_per_s\":%s,\"contentions_per_op\":%s,\"bounces_per_op\":%s,\"line_xfers_per_op\":%s}",
 			(NR > 1) ? "," : "", $1, $2, $3, $4, $5, $6, $7 }' "$TMP/curves"
@@ -342,7 +397,9 @@ if [ -n "${JSON:-}" ]; then
 			tr -d '\n' <"$f"
 			sep=","
 		done
-		printf '},"plot":"%s"}\n' "$plot"
+		printf '},"placement_checks":['
+		awk '{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "%s\"%s\"", (NR > 1) ? "," : "", $0 }' "$TMP/checks" 2>/dev/null
+		printf '],"plot":"%s"}\n' "$plot"
 	} >"$JSON"
 fi
 exit $status
