@@ -71,6 +71,9 @@ static const struct example examples[] = {
 	  UNSTABLE, 0, 1, "a real run on real CPUs: its figures differ every time" },
 	{ "build/bin/icache-sim calibrate -o my-costs.txt", UNSTABLE, 0, 1,
 	  "measures this host's costs" },
+	{ "build/bin/icache-sim calibrate --check my-costs.txt", ELSEWHERE, 0, 0,
+	  "needs the whole calibration above (stopped here after 1 s); test_vsmp's "
+	  "calibrate_checks_the_placement runs --check both ways" },
 	{ PRESSURE_RUN "0 | grep 'at the end'", SAME, 0, 0, NULL },
 	{ PRESSURE_RUN "100 | grep 'at the end'", SAME, 0, 0, NULL },
 	{ "build/bin/icache-sim play lessons/scenarios/modern-creating.scn | grep -E "
