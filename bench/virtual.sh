@@ -127,7 +127,7 @@ fi
 # over several times faster than two cores do), and a cost file measured
 # in one placement says nothing of a run made in the other.  `calibrate
 # --check` measures the hand-over again (about 2 s) and exits 1 when it is
-# more than 2x off the file's.  check_cores LABEL: that, its line kept in
+# more than 3x off the file's.  check_cores LABEL: that, its line kept in
 # $TMP/checks and its hand-over in $ho.
 check_cores() {
 	ho=-

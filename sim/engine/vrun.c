@@ -374,8 +374,8 @@ static void v_line_store(const void *addr)
 /* A locked read-modify-write of addr: it waits for v's stores in flight,
  * then for its own line.  Simplified: it takes effect when the fetch
  * begins (no other CPU runs meanwhile), not when the line leaves its
- * owner, about half-way; moving it half-way shifts lesson 10's figures
- * by up to 3 % and the validation's contention ratios both ways. */
+ * owner, about half-way (measured: moving it there changes lesson 10's
+ * ops/s by up to 2 % and the validation's contention ratios both ways). */
 static void v_line_rmw(const void *addr)
 {
 	struct vcpu *v = me();
