@@ -49,9 +49,9 @@
  * may also share one core for a while, which makes a batch faster than
  * the machine usually is; T is a median for the same reason.  T is CPU
  * time, not wall time: a worker the host preempts stops its CPU clock,
- * not the wall clock.  Every thread of the 1-CPU runs may use every core, as in
- * `icache-sim run --cpus 1` (its flusher runs beside the worker, not on
- * its core).
+ * not the wall clock.  Every thread of the 1-CPU runs may use every core,
+ * as in `icache-sim run --cpus 1` (its flusher runs beside the worker,
+ * not on its core).
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -699,8 +699,8 @@ int cmd_calibrate(int argc, char **argv)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%MZ", gmtime(&now));
 	snprintf(m.source, sizeof(m.source), "%s, %d cores, %s", host_cpu_model(), host_cpus(),
 		 date);
-	/* Measured again, from the start, while the CPUs were not where they
-	 * were at the start: the step fits use the hand-over too. */
+	/* If the CPUs are not where they were at the start, all of it again:
+	 * the step fits use the hand-over too. */
 	for (int attempt = 1;; attempt++) {
 		if (!measure_all(&m, div))
 			return usage_error("cannot start a measuring thread");

@@ -44,8 +44,8 @@
  *     wake_call_ns for the FUTEX_WAKE system call;
  *   - the flusher, finding nothing to write, sleeps 500 us as a real
  *     run's does with usleep(500): that lasts nap_ns (timer slack and the
- *     wakeup make it longer: 557 to 576 us under chrt -f on the AMD VM,
- *     656 us without).  A file without it sleeps exactly 500 us, the
+ *     wakeup make it longer: 536 to 576 us under chrt -f on the AMD VM,
+ *     588 to 656 us without).  A file without it sleeps exactly 500 us, the
  *     model before.  Simplified: the nap costs its CPU nothing.  A
  *     usleep(500) cost 13 to 21 us of CPU on the AMD VM, and charged to
  *     a flusher that shares a CPU it made create-unlink under global at
