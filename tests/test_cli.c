@@ -40,6 +40,9 @@ START_TEST(bad_flags_exit_2_with_one_line)
 		      "-o: '/nonexistent-dir/x.scn' is in a directory that does not exist");
 	sim_bad_usage("run --frobnicate", "unknown option '--frobnicate'");
 	sim_bad_usage("run --scheme", "--scheme needs a value");
+	sim_bad_usage("calibrate --check", "--check needs a FILE");
+	sim_bad_usage("calibrate -o", "-o needs a FILE");
+	sim_bad_usage("calibrate --check /nonexistent/costs.txt", "/nonexistent/costs.txt");
 	sim_bad_usage("run --ops 10 --duration 1s", "not both");
 	sim_bad_usage("frobnicate", "unknown command 'frobnicate'");
 	sim_bad_usage("schemes extra", "unexpected argument 'extra'");

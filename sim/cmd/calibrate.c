@@ -674,11 +674,16 @@ int cmd_calibrate(int argc, char **argv)
 			       "exit status: 0 written (--check: the same placement), 1 --check: the\n"
 			       "CPUs have moved (more than 3x), 2 bad usage or it cannot measure here\n");
 			return 0;
-		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+		} else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--check") == 0) &&
+			   i + 1 == argc) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "%s needs a FILE", argv[i]);
+			return usage_error(msg);
+		} else if (strcmp(argv[i], "-o") == 0) {
 			out = argv[++i];
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			div = 10;
-		} else if (strcmp(argv[i], "--check") == 0 && i + 1 < argc) {
+		} else if (strcmp(argv[i], "--check") == 0) {
 			check = argv[++i];
 		} else {
 			char msg[300];
