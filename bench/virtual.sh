@@ -106,20 +106,25 @@ run() { # OUTFILE ARGS...: one icache-sim run, its JSON kept
 
 # ---- 1. calibrate -----------------------------------------------------------
 
-if [ "$CAL" = shipped ]; then
-	# QUICK: no time to calibrate on a CI box; the shipped model stands in.
-	COSTS=""
-	echo "-- calibrate: skipped in QUICK; the shipped cost model is used"
-else
-	echo "-- calibrate: this host's cost model"
-	# Under RT=1 calibrate too runs real-time: its step runs are real
-	# runs, and other work on the cores would stretch them.
+# calibrate_host: write OUT/costs.txt and show it, or stop the bench.
+# Under RT=1 calibrate too runs real-time: its step runs are real runs,
+# and other work on the cores would stretch them.
+calibrate_host() {
 	if ! $RTRUN "$SIM" calibrate -o "$OUT/costs.txt" >"$TMP/cal.txt" 2>&1; then
 		echo "bench: icache-sim calibrate failed:" >&2
 		cat "$TMP/cal.txt" >&2
 		exit 1
 	fi
 	sed 's/^/  /' "$TMP/cal.txt"
+}
+
+if [ "$CAL" = shipped ]; then
+	# QUICK: no time to calibrate on a CI box; the shipped model stands in.
+	COSTS=""
+	echo "-- calibrate: skipped in QUICK; the shipped cost model is used"
+else
+	echo "-- calibrate: this host's cost model"
+	calibrate_host
 	COSTS=$OUT/costs.txt
 fi
 
@@ -147,12 +152,7 @@ if [ -n "$COSTS" ]; then
 	while ! check_cores "after calibrate" && [ "$cal" -lt "$ATTEMPTS" ]; do
 		cal=$((cal + 1))
 		echo "  the CPUs have moved since (hand-over now $ho ns); calibrating again ($cal of $ATTEMPTS)"
-		if ! $RTRUN "$SIM" calibrate -o "$OUT/costs.txt" >"$TMP/cal.txt" 2>&1; then
-			echo "bench: icache-sim calibrate failed:" >&2
-			cat "$TMP/cal.txt" >&2
-			exit 1
-		fi
-		sed 's/^/  /' "$TMP/cal.txt"
+		calibrate_host
 	done
 fi
 echo
