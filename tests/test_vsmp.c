@@ -375,6 +375,7 @@ START_TEST(cost_files_are_checked)
 	ck_assert(m.xfer_more_ns < 0);                        /* absent: every store stalls */
 	ck_assert(m.line_ns < 0 && cost_line_ns(&m) == 1);    /* absent: a line costs xfer_ns */
 	ck_assert(m.nap_ns < 0 && cost_nap_ns(&m) == 500000); /* absent: the nap asked for */
+	ck_assert(m.lock_hold_ns < 0 && cost_lock_hold_ns(&m) == 0); /* absent: all of lock_ns */
 	/* A scheme's own step, else the workload's, else the default. */
 	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
 				   "step_default_ns 4\nstep_ns lookup 5.5\n"
@@ -392,6 +393,17 @@ START_TEST(cost_files_are_checked)
 				   "step_default_ns 4\nnap_ns 565000\n",
 				   "t", &m, err, sizeof(err)));
 	ck_assert(cost_nap_ns(&m) == 565000);
+	ck_assert(m.nap_spread_ns < 0 && cost_nap_spread_ns(&m) == 0); /* absent: never */
+	m.nap_spread_ns = 9000;
+	ck_assert(cost_nap_spread_ns(&m) == 9000);
+	m.nap_spread_ns = 1e9; /* more than the nap: the nap */
+	ck_assert(cost_nap_spread_ns(&m) == 565000);
+	ck_assert(cost_model_parse("source x\nxfer_ns 1\nwake_ns 2\nwake_call_ns 3\n"
+				   "step_default_ns 4\nlock_ns 90\nlock_hold_ns 60\n",
+				   "t", &m, err, sizeof(err)));
+	ck_assert(cost_lock_hold_ns(&m) == 60);
+	m.lock_hold_ns = 120; /* more than the whole: the whole */
+	ck_assert(cost_lock_hold_ns(&m) == 90);
 	ck_assert(!cost_model_parse("source x\nnap_ns soon\n", "n", &m, err, sizeof(err)));
 	ck_assert_str_eq(err, "n:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("source x\nline_ns -3\n", "l", &m, err, sizeof(err)));
@@ -474,6 +486,72 @@ START_TEST(virtual_charges_each_lock_its_cost)
 	lookup_on_one_cpu(with, &t1, &a1);
 	double per_lock = (t1 - t0) / a1;
 	ck_assert_msg(per_lock > 99 && per_lock < 101, "%.3f ns more per lock", per_lock);
+}
+END_TEST
+
+/* The figure key of lock class cls in a run's JSON (-1: none). */
+static double class_figure(const char *json, const char *cls, const char *key)
+{
+	char at[96];
+	snprintf(at, sizeof(at), "\"class\":\"%s\"", cls);
+	return json_num(json, at, key);
+}
+
+/* A virtual run of args on the cost file text: its JSON (free it). */
+static char *virtual_json(const char *costs_text, const char *args)
+{
+	char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
+	scratch_file(path, costs_text);
+	int status;
+	char *out = run_cmd(&status, "%s run --virtual --costs %s %s --ops 3000 --quiet --json",
+			    bin_path("icache-sim"), path, args);
+	unlink(path);
+	ck_assert_msg(status == 0, "%s: %.500s", args, out);
+	return out;
+}
+
+/*
+ * lock_hold_ns is the part of lock_ns that lock_stat counts as the hold:
+ * it is charged once the lock is taken, the rest before.  A file whose
+ * lock_hold_ns is its lock_ns gives the result of one without, bit for
+ * bit.  On one CPU with nothing to wait for, a smaller one leaves the
+ * run as long (the lock costs as much) and shortens every hold of every
+ * class by the difference, exactly (each hold's ends are rounded to the
+ * nanosecond): a lock taken inside another's hold is still paid in full
+ * inside that hold, before as after.
+ */
+START_TEST(virtual_lock_code_splits_at_the_hold)
+{
+	const char *base = "source t\nxfer_ns 80\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 60\nstep_ns lookup 20\nlock_ns 120\n";
+	const char *args = "--scheme merged --workload lookup --cpus 1";
+	const char *classes[] = { "i_lock", "inode_hash_lock", "inode_lru_lock" };
+	char with[512];
+
+	char *whole = virtual_json(base, args);
+	snprintf(with, sizeof(with), "%slock_hold_ns 120\n", base);
+	char *same = virtual_json(with, args);
+	/* the figures: from the run's virtual seconds on (host time is before) */
+	const char *from = strstr(whole, "\"seconds\""), *from2 = strstr(same, "\"seconds\"");
+	ck_assert(from && from2);
+	ck_assert_msg(!strcmp(from, from2), "lock_hold_ns = lock_ns:\n%s\nwithout:\n%s", from2,
+		      from);
+	snprintf(with, sizeof(with), "%slock_hold_ns 30\n", base);
+	char *split = virtual_json(with, args);
+	double t0 = json_num(whole, NULL, "seconds"), t1 = json_num(split, NULL, "seconds");
+	ck_assert_msg(t0 > 0 && t0 == t1, "%.6f s against %.6f s", t1, t0);
+	for (int i = 0; i < 3; i++) {
+		double acq = class_figure(whole, classes[i], "acquisitions");
+		double h0 = class_figure(whole, classes[i], "hold_ns_total");
+		double h1 = class_figure(split, classes[i], "hold_ns_total");
+		double off = h0 - h1 - 90 * acq;
+		ck_assert(acq > 500 && acq == class_figure(split, classes[i], "acquisitions"));
+		ck_assert_msg(off <= acq && off >= -acq, "%s held %.0f ns, then %.0f, over %.0f",
+			      classes[i], h0, h1, acq);
+	}
+	free(whole);
+	free(same);
+	free(split);
 }
 END_TEST
 
@@ -604,6 +682,49 @@ START_TEST(virtual_flusher_naps_as_long_as_measured)
 		      fl_equal, ns_absent, fl_absent);
 	ck_assert_msg(fl_absent > 0 && fl_long < 0.5 * fl_absent,
 		      "5 ms naps: the flusher ran %g s; 500 us naps: %g s", fl_long, fl_absent);
+}
+END_TEST
+
+/*
+ * nap_spread_ns: each nap lasts nap_ns give or take up to that much,
+ * drawn from the flusher's seeded generator.  0 is the model without it,
+ * bit for bit; a spread changes the run, the same seed repeats it
+ * exactly, another seed gives another, and the naps still last nap_ns
+ * on average (the flusher comes round, and so runs, about as much).
+ */
+START_TEST(virtual_naps_vary_as_measured)
+{
+	const char *base = "source t\nxfer_ns 200\nwake_ns 4000\nwake_call_ns 150\n"
+			   "step_default_ns 20\nlock_ns 80\nline_ns 100\nnap_ns 500000\n";
+	const char *args = "--scheme merged --workload create-unlink --cpus 1 "
+			   "--flusher-cpu=own --jitter 10";
+	char with[512], args2[256];
+
+	char *fixed = virtual_json(base, args);
+	snprintf(with, sizeof(with), "%snap_spread_ns 0\n", base);
+	char *zero = virtual_json(with, args);
+	snprintf(with, sizeof(with), "%snap_spread_ns 50000\n", base);
+	char *spread = virtual_json(with, args);
+	char *again = virtual_json(with, args);
+	snprintf(args2, sizeof(args2), "%s --seed 2", args);
+	char *seed2 = virtual_json(with, args2);
+	/* the figures: from the run's virtual seconds on (host time is before) */
+	const char *f = strstr(fixed, "\"seconds\""), *z = strstr(zero, "\"seconds\"");
+	const char *s1 = strstr(spread, "\"seconds\""), *s2 = strstr(again, "\"seconds\"");
+	const char *s3 = strstr(seed2, "\"seconds\"");
+	ck_assert(f && z && s1 && s2 && s3);
+	ck_assert_msg(!strcmp(f, z), "nap_spread_ns 0:\n%s\nwithout:\n%s", z, f);
+	ck_assert_msg(strcmp(f, s1) != 0, "a 50 us spread changed nothing");
+	ck_assert_msg(!strcmp(s1, s2), "the same seed, two runs:\n%s\n%s", s1, s2);
+	ck_assert_msg(strcmp(s1, s3) != 0, "seeds 1 and 2 gave one run");
+	double fl0 = json_num(fixed, NULL, "flusher"), fl1 = json_num(spread, NULL, "flusher");
+	ck_assert_msg(fl0 > 0 && fl1 > 0.8 * fl0 && fl1 < 1.25 * fl0,
+		      "the flusher ran %g s with naps of 500 +- 50 us, %g s with 500 us", fl1, fl0);
+	free(fixed);
+	free(zero);
+	free(spread);
+	free(again);
+	free(seed2);
 }
 END_TEST
 
@@ -862,7 +983,7 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	ck_assert_msg(status == 0, "%s", out);
 	ck_assert_msg(strstr(out, "cache-line hand-over") && strstr(out, "each further line") &&
 			      strstr(out, "a line another wrote") &&
-			      strstr(out, "flusher's usleep(500)") &&
+			      strstr(out, "flusher's usleep(500)") && strstr(out, "of it, held") &&
 			      strstr(out, "step (ns)      global") && strstr(out, "written to"),
 		      "%s", out);
 	free(out);
@@ -872,6 +993,9 @@ START_TEST(calibrate_writes_what_virtual_reads)
 	ck_assert(m.xfer_ns > 0 && m.wake_ns > 0 && m.wake_call_ns > 0 && m.lock_ns > 0 &&
 		  m.contended_ns > 0 && m.xfer_more_ns >= 0 && m.line_ns > 0);
 	ck_assert_msg(m.nap_ns >= 500000, "usleep(500) lasted %.0f ns", m.nap_ns);
+	/* lock_stat's hold of an empty section: part of the lock's cost */
+	ck_assert_msg(m.lock_hold_ns > 0 && m.lock_hold_ns < m.lock_ns, "held %.1f of %.1f ns",
+		      m.lock_hold_ns, m.lock_ns);
 	ck_assert(cost_step_ns(&m, "create-unlink", NULL) > 0);
 	/* Each scheme has its own step, and merged's stands for any other. */
 	for (int k = 0; all_schemes[k]; k++) {
@@ -1089,6 +1213,7 @@ Suite *vsmp_suite(void)
 				      cost_files_are_checked,
 				      virtual_charges_each_lock_its_cost,
 				      virtual_charges_each_wait_its_cost,
+				      virtual_lock_code_splits_at_the_hold,
 				      virtual_list_lines_are_followed,
 				      virtual_lines_are_followed,
 				      virtual_flusher_shares_a_cpu,
@@ -1100,6 +1225,7 @@ Suite *vsmp_suite(void)
 				      virtual_stores_overlap,
 				      virtual_line_cost_is_its_own,
 				      virtual_flusher_naps_as_long_as_measured,
+				      virtual_naps_vary_as_measured,
 				      record_virtual_16_cpus,
 				      record_virtual_stamps_virtual_time,
 				      NULL });

@@ -18,6 +18,8 @@
  *   wake_call_ns  FUTEX_WAKE with nobody waiting: the releaser's share
  *   nap_ns        the flusher's usleep(500): how long it really lasts
  *                 (timer slack, the wakeup); the median of 20 batches of 10
+ *   nap_spread_ns and how much one differs from the next: half the 5-95 %
+ *                 range of those 200 naps
  *   contended_ns  what the lock code adds when it has to wait: lock_stat
  *                 reads the clock when the wait begins and when it ends
  *                 (sim_spin_lock's contended path): two clock reads
@@ -25,6 +27,8 @@
  *                 the simulator's lock code (validator, lock_stat and its
  *                 clock reads, tracepoint checks): what a real run pays
  *                 per uncontended lock, whatever the scheme
+ *   lock_hold_ns  of that, what lock_stat counted as the hold (the same
+ *                 batch's hold_ns_total over its acquisitions)
  *   step_ns W S   a real 1-CPU run of workload W under scheme S (--locks ticket)
  *                 keeps its CPU busy for T (the worker thread's CPU time,
  *                 the median of three runs); the same run made virtually
@@ -369,20 +373,31 @@ static double measure_wake_call(long calls)
 	return best;
 }
 
-/* The flusher's usleep(500), as the real runs' flusher_main makes it. */
+/*
+ * The flusher's usleep(500), as the real runs' flusher_main makes it:
+ * the median of 20 batches' mean (a rare long nap counts in the mean, as
+ * it does in how often the flusher comes round), and in *give half the
+ * 5-95 % range of the 200 naps one by one.
+ */
 #define NAP_BATCHES 20
 #define NAPS 10
 
-static double measure_nap(void)
+static double measure_nap(double *give)
 {
-	double ns[NAP_BATCHES];
+	double ns[NAP_BATCHES], one[NAP_BATCHES * NAPS];
 	for (int b = 0; b < NAP_BATCHES; b++) {
-		uint64_t t0 = now_ns();
-		for (int i = 0; i < NAPS; i++)
+		double sum = 0;
+		for (int i = 0; i < NAPS; i++) {
+			uint64_t t0 = now_ns();
 			usleep((useconds_t)(COST_NAP_ASKED_NS / 1000));
-		ns[b] = (double)(now_ns() - t0) / NAPS;
+			one[b * NAPS + i] = (double)(now_ns() - t0);
+			sum += one[b * NAPS + i];
+		}
+		ns[b] = sum / NAPS;
 	}
 	qsort(ns, NAP_BATCHES, sizeof(ns[0]), cmp_double);
+	qsort(one, NAP_BATCHES * NAPS, sizeof(one[0]), cmp_double);
+	*give = (one[NAP_BATCHES * NAPS * 95 / 100] - one[NAP_BATCHES * NAPS * 5 / 100]) / 2;
 	return (ns[NAP_BATCHES / 2 - 1] + ns[NAP_BATCHES / 2]) / 2;
 }
 
@@ -390,9 +405,12 @@ static double measure_nap(void)
 
 /*
  * The best ns per lock taken and released, on this thread as a simulated
- * CPU of its own, with a ticket lock (what the step runs use).
+ * CPU of its own, with a ticket lock (what the step runs use); and in
+ * *hold, the part of it lock_stat counts as the hold in that batch (from
+ * the lock's own counters: nothing else runs between taking and
+ * releasing it).
  */
-static double measure_lock(long n)
+static double measure_lock(long n, double *hold)
 {
 	struct sim_cpu *cpu = xcalloc(1, sizeof(*cpu));
 	struct sim_lock *l = xcalloc(1, sizeof(*l));
@@ -407,14 +425,18 @@ static double measure_lock(long n)
 	lockdep_reset(NULL, 0);
 	this_cpu = cpu;
 	for (int b = 0; b < BATCHES; b++) {
+		struct lock_class_stats *st = &cpu->stats[LC_inode_hash_lock];
+		memset(st, 0, sizeof(*st));
 		uint64_t t0 = now_ns();
 		for (long i = 0; i < n; i++) {
 			sim_spin_lock(l, SITE_unknown);
 			sim_spin_unlock(l, SITE_unknown);
 		}
 		double ns = (double)(now_ns() - t0) / (double)n;
-		if (ns < best)
+		if (ns < best) {
 			best = ns;
+			*hold = (double)st->hold_ns_total / (double)n;
+		}
 	}
 	this_cpu = was_cpu;
 	sim_lock_destroy(l);
@@ -625,9 +647,9 @@ static bool measure_all(struct cost_model *m, int div)
 	m->line_ns = measure_line(2000 / div);
 	m->wake_ns = measure_wake(500 / div);
 	m->wake_call_ns = measure_wake_call(5000 / div);
-	m->lock_ns = measure_lock(20000 / div);
+	m->lock_ns = measure_lock(20000 / div, &m->lock_hold_ns);
 	m->contended_ns = measure_contended(20000 / div);
-	m->nap_ns = measure_nap();
+	m->nap_ns = measure_nap(&m->nap_spread_ns);
 	m->step_default_ns = 1; /* until mixed is measured; the counts need none */
 	if (m->xfer_ns < 0 || m->xfer_more_ns < 0 || m->line_ns < 0 || m->wake_ns < 0)
 		return false;
@@ -736,10 +758,12 @@ int cmd_calibrate(int argc, char **argv)
 	       "  a line another wrote  %8.1f ns\n"
 	       "  futex wake (sleeper)  %8.1f ns\n"
 	       "  FUTEX_WAKE call       %8.1f ns\n  lock taken, released  %8.1f ns\n"
+	       "  ... of it, held       %8.1f ns\n"
 	       "  ... after a wait      %8.1f ns more\n"
-	       "  flusher's usleep(500) %8.1f ns\n",
+	       "  flusher's usleep(500) %8.1f ns\n"
+	       "  ... give or take      %8.1f ns\n",
 	       m.xfer_ns, m.xfer_more_ns, m.line_ns, m.wake_ns, m.wake_call_ns, m.lock_ns,
-	       m.contended_ns, m.nap_ns);
+	       m.lock_hold_ns, m.contended_ns, m.nap_ns, m.nap_spread_ns);
 	print_steps(&m);
 	printf("written to %s\n", out);
 	return 0;

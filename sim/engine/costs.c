@@ -10,6 +10,8 @@
  *   xfer_more_ns 3.1   (optional)
  *   line_ns  45.0      (optional)
  *   nap_ns   565000    (optional)
+ *   lock_hold_ns 41.0  (optional)
+ *   nap_spread_ns 8400 (optional)
  *   step_ns create-unlink 41.2          (any scheme)
  *   step_ns create-unlink merged 40.7   (merged's own)
  */
@@ -81,6 +83,19 @@ double cost_nap_ns(const struct cost_model *m)
 	return m->nap_ns >= 0 ? m->nap_ns : COST_NAP_ASKED_NS;
 }
 
+double cost_nap_spread_ns(const struct cost_model *m)
+{
+	double nap = cost_nap_ns(m);
+	if (m->nap_spread_ns <= 0)
+		return 0;
+	return m->nap_spread_ns < nap ? m->nap_spread_ns : nap;
+}
+
+double cost_lock_hold_ns(const struct cost_model *m)
+{
+	return m->lock_hold_ns >= 0 && m->lock_hold_ns < m->lock_ns ? m->lock_hold_ns : m->lock_ns;
+}
+
 /* One line, comments and blanks already gone. */
 static bool parse_line(char *p, const char *name, int line, struct cost_model *m, unsigned *seen,
 		       char *err, size_t errlen)
@@ -97,11 +112,13 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 		{ "wake_ns", offsetof(struct cost_model, wake_ns) },
 		{ "wake_call_ns", offsetof(struct cost_model, wake_call_ns) },
 		{ "step_default_ns", offsetof(struct cost_model, step_default_ns) },
-		{ "lock_ns", offsetof(struct cost_model, lock_ns) },           /* optional */
-		{ "contended_ns", offsetof(struct cost_model, contended_ns) }, /* optional */
-		{ "xfer_more_ns", offsetof(struct cost_model, xfer_more_ns) }, /* optional */
-		{ "line_ns", offsetof(struct cost_model, line_ns) },           /* optional */
-		{ "nap_ns", offsetof(struct cost_model, nap_ns) },             /* optional */
+		{ "lock_ns", offsetof(struct cost_model, lock_ns) },             /* optional */
+		{ "contended_ns", offsetof(struct cost_model, contended_ns) },   /* optional */
+		{ "xfer_more_ns", offsetof(struct cost_model, xfer_more_ns) },   /* optional */
+		{ "line_ns", offsetof(struct cost_model, line_ns) },             /* optional */
+		{ "nap_ns", offsetof(struct cost_model, nap_ns) },               /* optional */
+		{ "lock_hold_ns", offsetof(struct cost_model, lock_hold_ns) },   /* optional */
+		{ "nap_spread_ns", offsetof(struct cost_model, nap_spread_ns) }, /* optional */
 	};
 	if (strcmp(key, "source") == 0) {
 		snprintf(m->source, sizeof(m->source), "%s", val);
@@ -136,7 +153,7 @@ static bool parse_line(char *p, const char *name, int line, struct cost_model *m
 	return fail(err, errlen, name, line,
 		    "unknown key (source, xfer_ns, wake_ns, "
 		    "wake_call_ns, step_default_ns, lock_ns, contended_ns, xfer_more_ns, "
-		    "line_ns, nap_ns, step_ns)");
+		    "line_ns, nap_ns, lock_hold_ns, nap_spread_ns, step_ns)");
 }
 
 bool cost_model_parse(const char *text, const char *name, struct cost_model *m, char *err,
@@ -146,9 +163,11 @@ bool cost_model_parse(const char *text, const char *name, struct cost_model *m, 
 	int line = 0;
 
 	memset(m, 0, sizeof(*m));
-	m->xfer_more_ns = -1; /* absent */
-	m->line_ns = -1;      /* absent */
-	m->nap_ns = -1;       /* absent */
+	m->xfer_more_ns = -1;  /* absent */
+	m->line_ns = -1;       /* absent */
+	m->nap_ns = -1;        /* absent */
+	m->lock_hold_ns = -1;  /* absent */
+	m->nap_spread_ns = -1; /* absent */
 	while (*text) {
 		char buf[512];
 		size_t n = strcspn(text, "\n");
@@ -220,6 +239,12 @@ bool cost_model_write(const char *path, const struct cost_model *m)
 	if (m->nap_ns >= 0)
 		fprintf(f, "nap_ns %.1f\t# the flusher's usleep(500), as long as it lasts\n",
 			m->nap_ns);
+	if (m->nap_spread_ns >= 0)
+		fprintf(f, "nap_spread_ns %.1f\t# and give or take this (half its 5-95 %% range)\n",
+			m->nap_spread_ns);
+	if (m->lock_hold_ns >= 0)
+		fprintf(f, "lock_hold_ns %.1f\t# of lock_ns, what runs while it is held\n",
+			m->lock_hold_ns);
 	fprintf(f, "step_default_ns %.1f\t# between two points, any workload\n",
 		m->step_default_ns);
 	for (int i = 0; i < m->nsteps; i++)

@@ -4,12 +4,21 @@
  * Every number here is measured by `icache-sim calibrate` on some host
  * (the file says which); none is chosen to produce an answer.  The model:
  *
- *   - a lock taken and released costs lock_ns, charged when it is taken
- *     (and a lock taken after a wait, contended_ns more: the lock code's
- *     contended path, lock_stat's two clock reads of the wait)
- *     (one CPU taking and releasing one lock through the simulator's
- *     own lock code, lock_stat's clock reads and the validator included:
- *     both halves run while the lock is held, so they lengthen the hold);
+ *   - a lock taken and released costs lock_ns (one CPU taking and
+ *     releasing one lock through the simulator's own lock code,
+ *     lock_stat's clock reads and the validator included), and a lock
+ *     taken after a wait contended_ns more (the lock code's contended
+ *     path, lock_stat's two clock reads of the wait), charged once it is
+ *     taken.  Of lock_ns, lock_hold_ns runs while the lock is held
+ *     (lock_stat's hold of a lock taken and released with nothing
+ *     between, from the lock's own counters) and is charged once it is
+ *     taken; the rest (the validator, the tracepoint checks, the atomic)
+ *     before.  Simplified: the release's share of the rest is charged
+ *     before the acquisition too, and a trylock, which has no point
+ *     before its attempt, is charged all of lock_ns after it.  A file
+ *     without lock_hold_ns charges all of lock_ns inside the hold: on the
+ *     AMD VM a 1-CPU mixed run under merged then held inode_wb_list_lock
+ *     208 ns per acquisition in its worker, the real run 120 to 125;
  *   - the code between two other instrumentation points costs step_ns
  *     (measured per workload and scheme: a real 1-CPU run's time, less
  *     its locks and the modelled transfers and waits, over its other
@@ -20,6 +29,14 @@
  *     a time.  A file without line_ns charges xfer_ns there, the model
  *     before it was measured, which charged a moved line what a lock's
  *     hand-over costs: on the AMD VM, 1.6 times too much;
+ *     Not modelled: misses that overlap.  Each moved line is a stall of
+ *     its own, but a core that knows several addresses at once (fields
+ *     of one inode) fetches them together: on the AMD VM a chain whose
+ *     nodes are touched at lines 0, 3 and 6 cost 149-164 ns a node, one
+ *     line 146-155, and a chain in address order 16 (the prefetcher).
+ *     Charging nothing for a line near the last one its CPU waited for
+ *     brought the virtual flusher's holds to the real ones but made the
+ *     2-CPU runs 1.26-1.54x too fast (docs/bench.md);
  *   - a hand-over to a CPU spinning on the line (a ticket or MCS lock
  *     passed on, below) costs xfer_ns: two pinned threads ping-ponging
  *     a line, where each turn is two trips (the store takes the line
@@ -46,7 +63,18 @@
  *     run's does with usleep(500): that lasts nap_ns (timer slack and the
  *     wakeup make it longer: 536 to 576 us under chrt -f on the AMD VM,
  *     588 to 656 us without).  A file without it sleeps exactly 500 us, the
- *     model before.  Simplified: the nap costs its CPU nothing.  A
+ *     model before.  No two naps last the same: each lasts nap_ns give or
+ *     take up to nap_spread_ns, drawn uniformly from the flusher's seeded
+ *     generator (calibrate: half the 5-95 % range of 200 naps timed one
+ *     by one; 8.4 us on the AMD VM under chrt -f, 531 to 548 us).  A file
+ *     without it naps exactly nap_ns each time, and the flusher's
+ *     wake-ups may then stay in step with the worker's operations: a
+ *     1-CPU create-unlink under merged, whose one dirty inode lives for
+ *     part of each 2 us operation, met its flusher 30 times in 200 000
+ *     operations with 537 us naps and 397 times with 570 us ones (the
+ *     real run about 400); with a spread of 2.5 or 8.4 us, 325 to 388
+ *     times for any nap from 537 to 600 us.
+ *     Simplified: the nap costs its CPU nothing.  A
  *     usleep(500) cost 13 to 21 us of CPU on the AMD VM, and charged to
  *     a flusher that shares a CPU it made create-unlink under global at
  *     2 CPUs contend 0.80x as much as the real runs (1.04x without).
@@ -79,6 +107,12 @@ struct cost_model {
 	/* Optional: < 0 (a file without it) naps 500 us, the model before
 	 * it was measured. */
 	double nap_ns;
+	/* Optional: < 0 (a file without it) charges all of lock_ns inside
+	 * the hold, the model before it was measured. */
+	double lock_hold_ns;
+	/* Optional: <= 0 (a file without it) naps exactly nap_ns each time,
+	 * the model before it was measured. */
+	double nap_spread_ns;
 	double step_default_ns; /* a workload not measured */
 	int nsteps;
 	struct {
@@ -107,5 +141,9 @@ double cost_line_ns(const struct cost_model *m);
  * what it asks). */
 #define COST_NAP_ASKED_NS 500000.0
 double cost_nap_ns(const struct cost_model *m);
+/* How much a nap may differ from cost_nap_ns, either way (0: never). */
+double cost_nap_spread_ns(const struct cost_model *m);
+/* Of lock_ns, the part charged inside the hold: lock_hold_ns, else all. */
+double cost_lock_hold_ns(const struct cost_model *m);
 
 #endif

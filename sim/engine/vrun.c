@@ -37,7 +37,9 @@
  * under a lock, such as nr_unused, counts as a plain field);
  * the flusher sleeps 500 us when it finds nothing to write, as the real
  * one does, for as long as the cost file's nap_ns says a real usleep(500)
- * lasts (500 us without it), at no cost to its CPU.
+ * lasts (500 us without it), give or take its nap_spread_ns (drawn
+ * uniformly, seeded: a real nap's spread is not uniform), at no cost to
+ * its CPU.
  *
  * The flusher is a task, not a CPU: by default it shares the last
  * simulated CPU with that CPU's worker (--flusher-cpu=own gives it a CPU
@@ -136,11 +138,13 @@ struct vrun {
 	struct vcpu *cur;
 	struct fiber main;
 	uint64_t step_ps, wake_ps, wake_call_ps, lock_ps, contended_ps;
-	uint64_t nap_ps;  /* the flusher's nap */
-	uint64_t line_ps; /* a line another CPU wrote last: line_ns */
-	uint64_t xfer_ps; /* a hand-over to a CPU spinning on the line */
-	uint64_t more_ps; /* xfer_more_ns; stores stall their CPU without it */
-	bool overlap;     /* --lines=all with xfer_more_ns: stores overlap */
+	uint64_t hold_ps;       /* of lock_ps, the part inside the hold */
+	uint64_t nap_ps;        /* the flusher's nap */
+	uint64_t nap_spread_ps; /* it lasts nap_ps +- this, drawn each time */
+	uint64_t line_ps;       /* a line another CPU wrote last: line_ns */
+	uint64_t xfer_ps;       /* a hand-over to a CPU spinning on the line */
+	uint64_t more_ps;       /* xfer_more_ns; stores stall their CPU without it */
+	bool overlap;           /* --lines=all with xfer_more_ns: stores overlap */
 	uint64_t points, worker_points, worker_step_points, xfers, end_ps, duration_ps;
 	uint64_t points_at_last_op;     /* no op done for LIVELOCK_POINTS: livelock */
 	int line_owner[NR_INODE_LISTS]; /* who wrote each list head last */
@@ -465,13 +469,26 @@ static void share_cpu(struct vrun *r, struct vcpu *v)
 	run_next(r, v); /* back when t leaves the CPU or gives it way */
 }
 
+/* How long this nap lasts: nap_ps, or with a spread a seeded draw in
+ * nap_ps +- spread, as no two real usleep(500)s last the same. */
+static uint64_t nap_length(struct vrun *r, struct vcpu *v)
+{
+	uint64_t s = r->nap_spread_ps;
+	if (!s)
+		return r->nap_ps;
+	v->rng ^= v->rng << 13;
+	v->rng ^= v->rng >> 7;
+	v->rng ^= v->rng << 17;
+	return r->nap_ps - s + (v->rng >> 11) % (2 * s + 1);
+}
+
 /* The flusher found nothing to write: it sleeps 500 us (for as long as
  * the cost file says a real usleep(500) lasts), and its CPU's worker, if
  * it was waiting, has the CPU meanwhile. */
 static void flusher_idle(struct vrun *r, struct vcpu *v)
 {
 	struct vcpu *t = v->twin;
-	v->idle_until = v->ps + r->nap_ps;
+	v->idle_until = v->ps + nap_length(r, v);
 	v->state = V_IDLE;
 	if (t && t->state == V_OFF_CPU) {
 		leave_cpu(r, v);
@@ -593,24 +610,29 @@ static uint64_t step_cost(struct vrun *r, struct vcpu *v)
 }
 
 /*
- * The work since v's last point.  The code between a lock's acquire and
- * acquired points is the lock code itself: it costs what calibrate timed
- * for a lock taken and released (lock_stat's clock reads are most of it,
- * and both halves run inside the hold), and after a wait what calibrate
- * timed for the contended path's own clock reads.  Everything else costs
- * a step.
+ * The work since v's last point.  A lock's code costs what calibrate
+ * timed for a lock taken and released: the part lock_stat counts in the
+ * hold once the lock is taken (at its acquired point), the rest before
+ * (at its acquire point, with the step that leads there); after a wait,
+ * what calibrate timed for the contended path's own clock reads too.  A
+ * trylock has no point before its attempt: all of it comes after.
+ * Everything else costs a step.
  */
 static uint64_t work_cost(struct vrun *r, struct vcpu *v, const struct sched_event *ev)
 {
 	if (ev->kind == SEV_acquired && v->waited) {
 		v->waited = false; /* the contended path: its clock reads */
 		if (r->lock_ps)
-			return r->lock_ps + r->contended_ps;
+			return r->hold_ps + r->contended_ps;
 	}
-	if (r->lock_ps && (ev->kind == SEV_acquired || ev->kind == SEV_trylock))
+	if (r->lock_ps && ev->kind == SEV_acquired)
+		return r->hold_ps;
+	if (r->lock_ps && ev->kind == SEV_trylock)
 		return r->lock_ps;
 	if (!v->flusher)
 		r->worker_step_points++;
+	if (ev->kind == SEV_acquire)
+		return step_cost(r, v) + r->lock_ps - r->hold_ps;
 	return step_cost(r, v);
 }
 
@@ -801,7 +823,9 @@ static bool vrun_setup(struct vrun *r, const struct run_config *cfg, struct sim_
 	r->wake_ps = to_ps(cm->wake_ns);
 	r->wake_call_ps = to_ps(cm->wake_call_ns);
 	r->nap_ps = to_ps(cost_nap_ns(cm));
+	r->nap_spread_ps = to_ps(cost_nap_spread_ns(cm));
 	r->lock_ps = to_ps(cm->lock_ns);
+	r->hold_ps = to_ps(cost_lock_hold_ns(cm));
 	r->contended_ps = to_ps(cm->contended_ns);
 	r->overlap = cfg->lines && cm->xfer_more_ns >= 0;
 	r->more_ps = r->overlap ? to_ps(cm->xfer_more_ns) : 0;
