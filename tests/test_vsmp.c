@@ -432,22 +432,27 @@ START_TEST(cost_files_are_checked)
 }
 END_TEST
 
-/*
- * A virtual run of 3000 operations (args: scheme, workload, CPUs) on a cost
- * file holding costs_text: its virtual nanoseconds in *ns, and in *sum the
- * lock_stat column ("acquisitions", "contentions") added over its classes.
- */
-static void virtual_run(const char *costs_text, const char *args, const char *column, double *ns,
-			double *sum)
+/* A virtual run of 3000 operations (args: scheme, workload, CPUs) on a
+ * cost file holding costs_text: its JSON (free it). */
+static char *virtual_json(const char *costs_text, const char *args)
 {
 	char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
-	char key[64];
 	scratch_file(path, costs_text);
 	int status;
 	char *out = run_cmd(&status, "%s run --virtual --costs %s %s --ops 3000 --quiet --json",
 			    bin_path("icache-sim"), path, args);
 	unlink(path);
 	ck_assert_msg(status == 0, "%s: %.500s", args, out);
+	return out;
+}
+
+/* The same run's virtual nanoseconds in *ns, and in *sum the lock_stat
+ * column ("acquisitions", "contentions") added over its classes. */
+static void virtual_run(const char *costs_text, const char *args, const char *column, double *ns,
+			double *sum)
+{
+	char key[64];
+	char *out = virtual_json(costs_text, args);
 	*ns = json_num(out, NULL, "seconds") * 1e9;
 	*sum = 0;
 	snprintf(key, sizeof(key), "\"%s\":", column);
@@ -495,19 +500,6 @@ static double class_figure(const char *json, const char *cls, const char *key)
 	char at[96];
 	snprintf(at, sizeof(at), "\"class\":\"%s\"", cls);
 	return json_num(json, at, key);
-}
-
-/* A virtual run of args on the cost file text: its JSON (free it). */
-static char *virtual_json(const char *costs_text, const char *args)
-{
-	char path[] = "/tmp/icache-vsmp-costs.XXXXXX";
-	scratch_file(path, costs_text);
-	int status;
-	char *out = run_cmd(&status, "%s run --virtual --costs %s %s --ops 3000 --quiet --json",
-			    bin_path("icache-sim"), path, args);
-	unlink(path);
-	ck_assert_msg(status == 0, "%s: %.500s", args, out);
-	return out;
 }
 
 /*
