@@ -469,6 +469,15 @@ static void share_cpu(struct vrun *r, struct vcpu *v)
 	run_next(r, v); /* back when t leaves the CPU or gives it way */
 }
 
+/* v's next 53 random bits (xorshift64, seeded from --seed and its id). */
+static uint64_t v_random(struct vcpu *v)
+{
+	v->rng ^= v->rng << 13;
+	v->rng ^= v->rng >> 7;
+	v->rng ^= v->rng << 17;
+	return v->rng >> 11;
+}
+
 /* How long this nap lasts: nap_ps, or with a spread a seeded draw in
  * nap_ps +- spread, as no two real usleep(500)s last the same. */
 static uint64_t nap_length(struct vrun *r, struct vcpu *v)
@@ -476,10 +485,7 @@ static uint64_t nap_length(struct vrun *r, struct vcpu *v)
 	uint64_t s = r->nap_spread_ps;
 	if (!s)
 		return r->nap_ps;
-	v->rng ^= v->rng << 13;
-	v->rng ^= v->rng >> 7;
-	v->rng ^= v->rng << 17;
-	return r->nap_ps - s + (v->rng >> 11) % (2 * s + 1);
+	return r->nap_ps - s + v_random(v) % (2 * s + 1);
 }
 
 /* The flusher found nothing to write: it sleeps 500 us (for as long as
@@ -602,10 +608,7 @@ static uint64_t step_cost(struct vrun *r, struct vcpu *v)
 	double j = r->cfg->jitter;
 	if (j <= 0)
 		return r->step_ps;
-	v->rng ^= v->rng << 13;
-	v->rng ^= v->rng >> 7;
-	v->rng ^= v->rng << 17;
-	double u = (double)(v->rng >> 11) / 9007199254740992.0; /* [0, 1) */
+	double u = (double)v_random(v) / 9007199254740992.0; /* [0, 1) */
 	return (uint64_t)((double)r->step_ps * (1 - j + 2 * j * u));
 }
 
