@@ -408,6 +408,10 @@ START_TEST(cost_files_are_checked)
 	ck_assert_str_eq(err, "n:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("source x\nline_ns -3\n", "l", &m, err, sizeof(err)));
 	ck_assert_str_eq(err, "l:2: not a number of nanoseconds");
+	ck_assert(!cost_model_parse("source x\n\nnap_spread_ns -3\n", "p", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "p:3: not a number of nanoseconds");
+	ck_assert(!cost_model_parse("source x\nlock_hold_ns half\n", "q", &m, err, sizeof(err)));
+	ck_assert_str_eq(err, "q:2: not a number of nanoseconds");
 	ck_assert(!cost_model_parse("source x\nstep_ns lookup global 1 2\n", "s", &m, err,
 				    sizeof(err)));
 	ck_assert_str_eq(err, "s:2: step_ns needs a workload, maybe a scheme, and a number");

@@ -36,7 +36,7 @@
  *     line 146-155, and a chain in address order 16 (the prefetcher).
  *     Charging nothing for a line near the last one its CPU waited for
  *     brought the virtual flusher's holds to the real ones but made the
- *     2-CPU runs 1.26-1.54x too fast (docs/bench.md);
+ *     2-CPU runs 1.24-1.54x too fast (docs/bench.md);
  *   - a hand-over to a CPU spinning on the line (a ticket or MCS lock
  *     passed on, below) costs xfer_ns: two pinned threads ping-ponging
  *     a line, where each turn is two trips (the store takes the line
@@ -66,10 +66,11 @@
  *     model before.  No two naps last the same: each lasts nap_ns give or
  *     take up to nap_spread_ns, drawn uniformly from the flusher's seeded
  *     generator (calibrate: half the 5-95 % range of 200 naps timed one
- *     by one; 8.4 us on the AMD VM under chrt -f, 531 to 548 us).  A file
- *     without it naps exactly nap_ns each time, and the flusher's
- *     wake-ups may then stay in step with the worker's operations: a
- *     1-CPU create-unlink under merged, whose one dirty inode lives for
+ *     by one, 5.5 to 24.8 us on the AMD VM; 2 000 naps under chrt -f
+ *     there: 531 us at 5 %, 548 at 95 %).  A file without it naps
+ *     exactly nap_ns each time, and the flusher's wake-ups may then stay
+ *     in step with the worker's operations: a 1-CPU create-unlink under
+ *     merged, whose one dirty inode lives for
  *     part of each 2 us operation, met its flusher 30 times in 200 000
  *     operations with 537 us naps and 397 times with 570 us ones (the
  *     real run about 400); with a spread of 2.5 or 8.4 us, 325 to 388
