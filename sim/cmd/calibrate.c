@@ -99,6 +99,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median of v[0..n-1] (sorts v): the middle one, or the mean of the
+ * middle two. */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* ---- two cores handing a turn back and forth ------------------------------ */
 
 static long pp_rounds;
@@ -147,8 +155,7 @@ static double ping_pong(long rounds, void (*reset)(void), void *(*partner)(void 
 		(void)sched_setaffinity(0, sizeof(was), &was);
 	if (n < BATCHES)
 		return -1;
-	qsort(ns, BATCHES, sizeof(ns[0]), cmp_double);
-	return (ns[BATCHES / 2 - 1] + ns[BATCHES / 2]) / 2;
+	return median(ns, BATCHES);
 }
 
 /* ---- cache lines between two cores ------------------------------------------ */
@@ -395,10 +402,9 @@ static double measure_nap(double *give)
 		}
 		ns[b] = sum / NAPS;
 	}
-	qsort(ns, NAP_BATCHES, sizeof(ns[0]), cmp_double);
 	qsort(one, NAP_BATCHES * NAPS, sizeof(one[0]), cmp_double);
 	*give = (one[NAP_BATCHES * NAPS * 95 / 100] - one[NAP_BATCHES * NAPS * 5 / 100]) / 2;
-	return (ns[NAP_BATCHES / 2 - 1] + ns[NAP_BATCHES / 2]) / 2;
+	return median(ns, NAP_BATCHES);
 }
 
 /* ---- a lock, uncontended ------------------------------------------------------- */
@@ -506,8 +512,7 @@ static double measure_step(const struct workload *w, const struct scheme *s, uin
 		busy[i] = r.worker_cpu_seconds > 0 ? r.worker_cpu_seconds : r.seconds;
 		run_result_free(&r);
 	}
-	qsort(busy, STEP_RUNS, sizeof(busy[0]), cmp_double);
-	double real = busy[STEP_RUNS / 2] * 1e9;
+	double real = median(busy, STEP_RUNS) * 1e9;
 
 	/* The same run, virtually, with no step and with a trial step: its
 	 * time grows with the step faster than by the step points the
